@@ -1,0 +1,180 @@
+//! The abstract syntax tree: what the parser produces and the type checker reads.
+//! Every node carries the byte span of its source text so diagnostics can point at it.
+
+/// A half-open byte range `[lo, hi)` into the program text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl Span {
+    pub fn new(lo: usize, hi: usize) -> Span {
+        Span { lo: lo as u32, hi: hi as u32 }
+    }
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub probes: Vec<Probe>,
+}
+
+/// `spec[, spec...] [/predicate/] { body }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    pub specs: Vec<ProbeSpec>,
+    pub predicate: Option<Expr>,
+    pub body: Block,
+    pub span: Span,
+}
+
+/// One probe specification, split at the first `:` only; the provider parses the rest.
+/// `tracepoint:syscalls:sys_enter_*` -> provider `tracepoint`, definition `syscalls:sys_enter_*`;
+/// `BEGIN` -> provider `BEGIN`, definition ``.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeSpec {
+    pub provider: String,
+    pub definition: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// An expression evaluated for its effect: `printf(...)`, `exit()`.
+    Expr(Expr),
+    /// `target = value`, where target is a `Map` or a `Var` expression.
+    Assign { target: Expr, value: Expr },
+    /// `target op= value`, and `target++` / `target--` (op Add/Sub, value 1).
+    AssignOp { target: Expr, op: BinOp, value: Expr },
+    If { cond: Expr, then: Block, els: Option<Block> },
+    Return,
+    /// `delete m[k]` (the expression is a `Map`).
+    Delete(Expr),
+    Block(Block),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// Integer and character literals (`42`, `0x2a`, `052`, `'*'`).
+    Int(u64),
+    /// String literal with escapes already decoded.
+    Str(Vec<u8>),
+    /// A bare identifier: a built-in variable (`comm`, `arg0`, `args`, `retval`), or
+    /// a map used without keys in a function argument (`clear(rx)`).
+    Ident(String),
+    /// `$name`
+    Var(String),
+    /// `@name[k1, k2]`, `@[k]`, `@name` (no keys) and ply's plain `name[k]`.
+    /// `name` is as written, with the `@` when there is one (`@`, `@x`, `rx`).
+    Map { name: String, keys: Vec<Expr> },
+    /// `name(args)`
+    Call { name: String, args: Vec<Expr> },
+    Unary { op: UnOp, expr: Box<Expr> },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Ternary { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
+    Cast { ty: TypeName, expr: Box<Expr> },
+    /// `expr.field` (arrow false) or `expr->field` (arrow true).
+    Member { expr: Box<Expr>, field: String, arrow: bool },
+    /// `expr[index]` on something that is not a map name.
+    Index { expr: Box<Expr>, index: Box<Expr> },
+}
+
+/// A type as written in a cast: `u64`, `unsigned long`, `struct task_struct *`, `char **`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeName {
+    /// The base type's words joined by one space: `unsigned long`, `struct task_struct`, `u8`.
+    pub base: String,
+    /// Number of `*` after the base.
+    pub pointers: u8,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `!x`
+    Not,
+    /// `~x`
+    BitNot,
+    /// `*x`
+    Deref,
+    /// `&x`
+    AddrOf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Mul,
+    Div,
+    Mod,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    /// `&&`, short-circuit
+    And,
+    /// `||`, short-circuit
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Mul => "*",
+            Div => "/",
+            Mod => "%",
+            Add => "+",
+            Sub => "-",
+            Shl => "<<",
+            Shr => ">>",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            BitAnd => "&",
+            BitXor => "^",
+            BitOr => "|",
+            And => "&&",
+            Or => "||",
+        }
+    }
+    pub fn is_comparison(self) -> bool {
+        use BinOp::*;
+        matches!(self, Lt | Le | Gt | Ge | Eq | Ne)
+    }
+}
