@@ -1,1 +1,17 @@
+//! Turning decoded values into the text and JSON sonde prints: printf formatting, map dumps,
+//! histograms, bpftrace-compatible JSON lines. Pure: no kernel access.
+//!
+//! - [`value`]: the decoded [`Value`] and how it prints and sorts.
+//! - [`printf`]: format-string parsing (compile time) and C-exact formatting (run time).
+//! - [`hist`]: hist()/lhist() bucket conventions and bpftrace's histogram lines.
+//! - [`map`]: whole-map text dumps (plain, histogram, avg/stats).
+//! - [`json`]: the same as bpftrace's `-f json` lines.
 
+pub mod hist;
+pub mod json;
+pub mod map;
+pub mod printf;
+pub mod value;
+
+pub use map::{HistEntry, HistKind, StatsEntry};
+pub use value::Value;

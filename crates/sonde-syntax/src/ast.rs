@@ -178,3 +178,26 @@ impl BinOp {
         matches!(self, Lt | Le | Gt | Ge | Eq | Ne)
     }
 }
+
+impl std::fmt::Display for TypeName {
+    /// As C writes it: `u64`, `struct task_struct *`, `char **`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.base)?;
+        if self.pointers > 0 {
+            write!(f, " {}", "*".repeat(self.pointers as usize))?;
+        }
+        Ok(())
+    }
+}
+
+impl UnOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+            UnOp::Deref => "*",
+            UnOp::AddrOf => "&",
+        }
+    }
+}

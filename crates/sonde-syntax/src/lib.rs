@@ -2,3 +2,25 @@
 
 pub mod ast;
 pub mod diag;
+pub mod dump;
+pub mod lexer;
+pub mod parser;
+pub mod render;
+mod suggest;
+
+pub use dump::dump;
+pub use render::{line_col, render};
+pub use suggest::{closest, edit_distance};
+
+use diag::{Diagnostic, Severity};
+
+/// Parses a program. On any error, returns every diagnostic found (the parser recovers at `;`
+/// and `}` to report several at once), in source order of discovery.
+pub fn parse(text: &str) -> Result<ast::Program, Vec<Diagnostic>> {
+    let (program, diags) = parser::parse(text);
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        Err(diags)
+    } else {
+        Ok(program)
+    }
+}

@@ -1,1 +1,47 @@
-fn main() {}
+//! sonde: dynamically instrument a running Linux system.
+//!
+//! The pipeline (see docs/architecture.md): program text -> AST (sonde-syntax) -> typed program ->
+//! BPF instructions (sonde-compile) -> loaded programs and maps (sonde-kernel) -> events ->
+//! output (sonde-output). This crate is the glue: flags, the session, signals, `-c`.
+
+mod child;
+mod cli;
+mod decode;
+mod error;
+mod kernel_env;
+mod list;
+mod output;
+mod session;
+mod signals;
+
+use clap::Parser;
+use error::Failure;
+
+fn main() {
+    std::process::exit(run());
+}
+
+fn run() -> i32 {
+    let cli = match cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let result = if let Some(pattern) = &cli.list {
+        list::run(pattern, cli.debug)
+    } else {
+        match &cli.program {
+            None => Err(Failure::Usage("no program given: `sonde 'PROGRAM'` or `sonde FILE` (see `sonde --help`)".into())),
+            Some(arg) => session::source_from_arg(arg).and_then(|src| session::run(&cli, src)),
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(f) => {
+            f.report();
+            f.exit_code()
+        }
+    }
+}

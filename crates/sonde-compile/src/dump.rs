@@ -1,0 +1,70 @@
+//! Printers for `-S/--dump` and golden tests: the typed program and annotated disassembly.
+
+use crate::lower::{Compiled, ProgramDef};
+use crate::sema::tir::{MapValue, TProgram};
+use sonde_bpf::disasm;
+
+/// The typed program: one line per map and event, then each probe's typed tree.
+pub fn typed(tp: &TProgram) -> String {
+    let mut out = String::new();
+    for m in &tp.maps {
+        let keys: Vec<String> = m.keys.iter().map(|k| k.to_string()).collect();
+        let value = match &m.value {
+            MapValue::Plain(t) => t.to_string(),
+            MapValue::Agg { func, signed } => format!("{}({})", func.name(), if *signed { "signed" } else { "unsigned" }),
+        };
+        out.push_str(&format!("map {}[{}] -> {}\n", m.name, keys.join(", "), value));
+    }
+    for (i, e) in tp.events.iter().enumerate() {
+        let args: Vec<String> = e.args.iter().map(|t| t.to_string()).collect();
+        out.push_str(&format!("event {}: {:?} ({})\n", i, e.kind, args.join(", ")));
+    }
+    for p in &tp.probes {
+        let sites: Vec<String> = p.sites.iter().map(|s| s.point.describe()).collect();
+        out.push_str(&format!("probe {} [{}]\n", p.probe, sites.join(", ")));
+        for (name, ty) in &p.vars {
+            out.push_str(&format!("  var ${}: {}\n", name, ty));
+        }
+        if let Some(pred) = &p.predicate {
+            out.push_str(&format!("  predicate: {:#?}\n", pred));
+        }
+        for s in &p.body {
+            out.push_str(&format!("  {:#?}\n", s));
+        }
+    }
+    out
+}
+
+/// Disassembly of one program, each run of instructions headed by the source line it came from.
+pub fn program(p: &ProgramDef, source: &str) -> String {
+    let mut out = format!("program {} ({:?}, {} instructions)\n", p.name, p.kind, p.insns.len());
+    let mut last_line = usize::MAX;
+    let mut i = 0;
+    while i < p.insns.len() {
+        let (line, _) = sonde_syntax::line_col(source, p.spans[i].lo);
+        if line != last_line {
+            let text = source.lines().nth(line.saturating_sub(1)).unwrap_or("").trim();
+            out.push_str(&format!("; {}: {}\n", line, text));
+            last_line = line;
+        }
+        let (text, used) = disasm::disasm_one(&p.insns, i);
+        out.push_str(&format!("{:4}: {}\n", i, text));
+        i += used.max(1);
+    }
+    out
+}
+
+/// All maps and programs.
+pub fn compiled(c: &Compiled, source: &str) -> String {
+    let mut out = String::new();
+    for (i, m) in c.maps.iter().enumerate() {
+        out.push_str(&format!(
+            "map {} {}: {:?} key {} value {} entries {}\n",
+            i, m.name, m.kind, m.key_size, m.value_size, m.max_entries
+        ));
+    }
+    for p in &c.programs {
+        out.push_str(&program(p, source));
+    }
+    out
+}

@@ -1,0 +1,46 @@
+//! What the compiler needs to know about the running kernel, behind a trait so tests can hand it
+//! fixtures and the compiler never reads /sys itself.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvError {
+    /// The thing asked for does not exist on this kernel.
+    NotFound(String),
+    /// It could not be read (no tracefs, permissions): a sentence saying why.
+    Unavailable(String),
+}
+
+impl fmt::Display for EnvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvError::NotFound(s) | EnvError::Unavailable(s) => f.write_str(s),
+        }
+    }
+}
+
+pub trait Env {
+    /// The text of `events/CATEGORY/NAME/format`.
+    fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError>;
+    /// Every tracepoint as (category, name), for glob expansion and hints.
+    fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError>;
+}
+
+/// Compile-time facts that come from the session rather than the kernel.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `-p PID` or the `-c` child: every probe gets `pid == PID` as an extra predicate.
+    pub filter_pid: Option<u32>,
+    /// The `-c` child's pid, for `cpid` and `$target`.
+    pub child_pid: Option<u32>,
+    /// `bpf_ktime_get_ns()` at start-up, for `elapsed`.
+    pub start_ns: u64,
+    /// Default size of strings read with `str()` and `dyn()`.
+    pub string_size: usize,
+}
+
+impl Options {
+    pub fn new() -> Options {
+        Options { string_size: 64, ..Options::default() }
+    }
+}

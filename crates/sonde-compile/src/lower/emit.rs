@@ -1,0 +1,166 @@
+//! The instruction buffer: emission with source spans, forward labels, map relocations, the stack
+//! frame and the pool of callee-saved registers that hold expression temporaries.
+
+use sonde_bpf::{Cond, Insn, Reg};
+use sonde_syntax::ast::Span;
+
+/// The BPF stack is 512 bytes.
+pub const STACK_LIMIT: i32 = 512;
+/// The register that keeps the context pointer for the whole program.
+pub const CTX: Reg = Reg::R9;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Label(usize);
+
+pub struct Emitter {
+    pub insns: Vec<Insn>,
+    /// The source span each instruction came from (same length as `insns`).
+    pub spans: Vec<Span>,
+    /// (instruction index, map index) for each map-fd load to patch at load time.
+    pub relocs: Vec<(usize, usize)>,
+    pub span: Span,
+    labels: Vec<Option<usize>>,
+    fixups: Vec<(usize, Label)>,
+    free: Vec<Reg>,
+    /// Bytes of stack in use; slots are at negative offsets from the frame pointer.
+    pub stack: i32,
+    /// The first construct that did not fit in the stack or the registers.
+    pub overflow: Option<(Span, &'static str)>,
+}
+
+impl Emitter {
+    pub fn new() -> Emitter {
+        Emitter {
+            insns: Vec::new(),
+            spans: Vec::new(),
+            relocs: Vec::new(),
+            span: Span::default(),
+            labels: Vec::new(),
+            fixups: Vec::new(),
+            free: vec![Reg::R8, Reg::R7, Reg::R6],
+            stack: 0,
+            overflow: None,
+        }
+    }
+
+    pub fn emit(&mut self, i: Insn) {
+        self.insns.push(i);
+        self.spans.push(self.span);
+    }
+
+    pub fn emit_all(&mut self, is: impl IntoIterator<Item = Insn>) {
+        for i in is {
+            self.emit(i);
+        }
+    }
+
+    /// `dst = value`, in one instruction when it fits in 32 bits.
+    pub fn mov_const(&mut self, dst: Reg, value: u64) {
+        let v = value as i64;
+        if v >= i32::MIN as i64 && v <= i32::MAX as i64 {
+            self.emit(Insn::mov64_imm(dst, v as i32));
+        } else {
+            self.emit_all(Insn::ld_imm64(dst, value));
+        }
+    }
+
+    /// `dst = &map`; the fd is patched in when the program is loaded.
+    pub fn ld_map(&mut self, dst: Reg, map: usize) {
+        self.relocs.push((self.insns.len(), map));
+        self.emit_all(Insn::ld_map_fd(dst, 0));
+    }
+
+    pub fn call(&mut self, helper: u32) {
+        self.emit(Insn::call(helper));
+    }
+
+    pub fn label(&mut self) -> Label {
+        self.labels.push(None);
+        Label(self.labels.len() - 1)
+    }
+
+    pub fn bind(&mut self, l: Label) {
+        self.labels[l.0] = Some(self.insns.len());
+    }
+
+    fn fixup(&mut self, l: Label) {
+        self.fixups.push((self.insns.len(), l));
+    }
+
+    pub fn goto(&mut self, l: Label) {
+        self.fixup(l);
+        self.emit(Insn::ja(0));
+    }
+
+    pub fn jmp_imm(&mut self, cond: Cond, r: Reg, imm: i32, l: Label) {
+        self.fixup(l);
+        self.emit(Insn::jmp_imm(cond, r, imm, 0));
+    }
+
+    pub fn jmp_reg(&mut self, cond: Cond, a: Reg, b: Reg, l: Label) {
+        self.fixup(l);
+        self.emit(Insn::jmp_reg(cond, a, b, 0));
+    }
+
+    /// A callee-saved register for a temporary. When all are taken, the caller must spill
+    /// (see `Lower::hold`); running out here records an error instead of panicking.
+    pub fn alloc_reg(&mut self) -> Reg {
+        match self.free.pop() {
+            Some(r) => r,
+            None => {
+                self.overflow.get_or_insert((self.span, "expression is too deeply nested for the BPF registers"));
+                Reg::R6
+            }
+        }
+    }
+
+    pub fn free_reg(&mut self, r: Reg) {
+        if !self.free.contains(&r) {
+            self.free.push(r);
+        }
+    }
+
+    /// Mark a specific register as in use again (after a branch that freed it).
+    pub fn take_reg(&mut self, r: Reg) {
+        self.free.retain(|&x| x != r);
+    }
+
+    pub fn free_regs(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Reserve `size` bytes (rounded up to 8) of stack; returns the offset from the frame pointer.
+    pub fn alloc_stack(&mut self, size: usize) -> i16 {
+        let size = ((size + 7) & !7) as i32;
+        self.stack += size;
+        if self.stack > STACK_LIMIT {
+            self.overflow.get_or_insert((self.span, "this needs more than the 512 bytes of BPF stack"));
+            self.stack = STACK_LIMIT; // keep offsets in range so emission can go on
+            return -(STACK_LIMIT as i16);
+        }
+        -(self.stack as i16)
+    }
+
+    /// Zero `size` bytes (a multiple of 8) of stack at `off`.
+    pub fn zero_stack(&mut self, off: i16, size: usize) {
+        for i in (0..size).step_by(8) {
+            self.emit(Insn::store_imm(sonde_bpf::Size::DW, Reg::FP, off + i as i16, 0));
+        }
+    }
+
+    /// `dst = fp + off`
+    pub fn stack_addr(&mut self, dst: Reg, off: i16) {
+        self.emit(Insn::mov64_reg(dst, Reg::FP));
+        self.emit(Insn::alu64_imm(sonde_bpf::Alu::Add, dst, off as i32));
+    }
+
+    /// Resolve jumps. Labels are always bound before `finish`.
+    pub fn finish(mut self) -> Emitter {
+        for &(at, l) in &self.fixups {
+            let target = self.labels[l.0].expect("every label is bound");
+            self.insns[at].off = (target as i64 - at as i64 - 1) as i16;
+        }
+        self.fixups.clear();
+        self
+    }
+}

@@ -1,0 +1,407 @@
+//! Expressions: scalars into registers, strings and other buffers into stack slots.
+
+use super::emit::CTX;
+use super::{h, Lower, FIRST_USER_MAP};
+use crate::sema::tir::{Builtin, TExpr, TExprKind};
+use crate::types::Type;
+use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
+use sonde_syntax::ast::BinOp;
+
+impl Lower<'_> {
+    /// Evaluate a scalar into a fresh temporary register (the caller frees it).
+    pub fn scalar(&mut self, x: &TExpr) -> Reg {
+        let saved = self.e.span;
+        self.e.span = x.span;
+        let r = self.scalar_inner(x);
+        self.e.span = saved;
+        r
+    }
+
+    fn scalar_inner(&mut self, x: &TExpr) -> Reg {
+        match &x.kind {
+            TExprKind::Int(v) => {
+                let d = self.e.alloc_reg();
+                self.e.mov_const(d, *v);
+                d
+            }
+            TExprKind::Builtin(b) => self.builtin(*b),
+            TExprKind::CtxLoad { offset } => {
+                let d = self.e.alloc_reg();
+                let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
+                self.e.emit(Insn::load(size, d, CTX, *offset as i16));
+                self.extend(d, &x.ty);
+                d
+            }
+            TExprKind::Var(i) => {
+                let d = self.e.alloc_reg();
+                self.e.emit(Insn::load(Size::DW, d, Reg::FP, self.vars[*i].0));
+                d
+            }
+            TExprKind::MapGet { map, keys } => {
+                let key = self.build_key(*map, keys, None);
+                self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+                self.e.stack_addr(Reg::R2, key);
+                self.e.call(h::MAP_LOOKUP_ELEM);
+                let d = self.e.alloc_reg();
+                self.e.emit(Insn::mov64_imm(d, 0));
+                self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R0, 0, 1));
+                self.e.emit(Insn::load(Size::DW, d, Reg::R0, 0));
+                d
+            }
+            TExprKind::Neg(a) => {
+                let d = self.scalar(a);
+                self.e.emit(Insn::alu64_imm(Alu::Neg, d, 0));
+                d
+            }
+            TExprKind::BitNot(a) => {
+                let d = self.scalar(a);
+                self.e.emit(Insn::alu64_imm(Alu::Xor, d, -1));
+                d
+            }
+            TExprKind::Not(a) => {
+                let d = self.scalar(a);
+                self.bool_from_jump(d, |e, d| e.emit(Insn::jmp_imm(Cond::Eq, d, 0, 2)));
+                d
+            }
+            TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            TExprKind::Ternary { cond, then, els } => {
+                let c = self.scalar(cond);
+                let else_l = self.e.label();
+                let end = self.e.label();
+                self.e.jmp_imm(Cond::Eq, c, 0, else_l);
+                self.e.free_reg(c);
+                let d = self.scalar(then);
+                self.e.goto(end);
+                self.e.bind(else_l);
+                self.e.free_reg(d);
+                let o = self.scalar(els);
+                if o != d {
+                    self.e.emit(Insn::mov64_reg(d, o));
+                    self.e.free_reg(o);
+                }
+                self.e.take_reg(d);
+                self.e.bind(end);
+                d
+            }
+            TExprKind::Cast(a) => {
+                let d = self.scalar(a);
+                self.truncate(d, &x.ty);
+                d
+            }
+            TExprKind::Read { ptr, offset, user } => {
+                let p = self.scalar(ptr);
+                let tmp = self.e.alloc_stack(8);
+                self.e.stack_addr(Reg::R1, tmp);
+                self.e.emit(Insn::mov64_imm(Reg::R2, x.ty.size().min(8) as i32));
+                self.e.emit(Insn::mov64_reg(Reg::R3, p));
+                if *offset != 0 {
+                    self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, *offset as i32));
+                }
+                self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ_KERNEL });
+                let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
+                self.e.emit(Insn::load(size, p, Reg::FP, tmp));
+                self.extend(p, &x.ty);
+                p
+            }
+            TExprKind::Strcmp(a, b) => self.strcmp(a, b),
+            TExprKind::Str(_)
+            | TExprKind::CtxBuf { .. }
+            | TExprKind::CtxDataLoc { .. }
+            | TExprKind::ReadStr { .. }
+            | TExprKind::ReadMem { .. } => {
+                self.e.overflow.get_or_insert((x.span, "internal error: a string was used as a number"));
+                self.e.alloc_reg()
+            }
+        }
+    }
+
+    fn builtin(&mut self, b: Builtin) -> Reg {
+        let helper = match b {
+            Builtin::Pid | Builtin::Tid => h::GET_CURRENT_PID_TGID,
+            Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
+            Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
+            Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
+            Builtin::Comm => {
+                self.e.overflow.get_or_insert((self.e.span, "internal error: comm used as a number"));
+                return self.e.alloc_reg();
+            }
+        };
+        self.e.call(helper);
+        let d = self.e.alloc_reg();
+        match b {
+            // The upper half: tgid, gid.
+            Builtin::Pid | Builtin::Gid => {
+                self.e.emit(Insn::mov64_reg(d, Reg::R0));
+                self.e.emit(Insn::alu64_imm(Alu::Rsh, d, 32));
+            }
+            // The lower half: pid, uid; a 32-bit move zero-extends.
+            Builtin::Tid | Builtin::Uid => self.e.emit(Insn::new(sonde_bpf::insn::BPF_ALU | Alu::Mov as u8 | sonde_bpf::insn::BPF_X, d, Reg::R0, 0, 0)),
+            Builtin::Elapsed => {
+                self.e.emit_all(Insn::ld_imm64(Reg::R1, self.opts.start_ns));
+                self.e.emit(Insn::mov64_reg(d, Reg::R0));
+                self.e.emit(Insn::alu64_reg(Alu::Sub, d, Reg::R1));
+            }
+            _ => self.e.emit(Insn::mov64_reg(d, Reg::R0)),
+        }
+        d
+    }
+
+    /// Sign-extend a loaded value narrower than 64 bits (loads zero-extend).
+    pub fn extend(&mut self, d: Reg, ty: &Type) {
+        if let Type::Int { bytes, signed: true } = ty {
+            if *bytes < 8 {
+                let shift = 64 - 8 * *bytes as i32;
+                self.e.emit(Insn::alu64_imm(Alu::Lsh, d, shift));
+                self.e.emit(Insn::alu64_imm(Alu::Arsh, d, shift));
+            }
+        }
+    }
+
+    /// Convert a 64-bit value to a narrower integer type, as a C cast does.
+    fn truncate(&mut self, d: Reg, ty: &Type) {
+        match ty {
+            Type::Int { bytes: 8, .. } => {}
+            Type::Int { bytes, signed: true } => self.extend(d, &Type::Int { bytes: *bytes, signed: true }),
+            Type::Int { bytes: 4, signed: false } => {
+                self.e.emit(Insn::new(sonde_bpf::insn::BPF_ALU | Alu::Mov as u8 | sonde_bpf::insn::BPF_X, d, d, 0, 0))
+            }
+            Type::Int { bytes, signed: false } => {
+                self.e.emit(Insn::alu64_imm(Alu::And, d, ((1u64 << (8 * *bytes as u32)) - 1) as i32))
+            }
+            _ => {}
+        }
+    }
+
+    /// Turn "the jump emitted by `jump` is taken" into d = 1, else d = 0. `jump` must skip 2 instructions.
+    fn bool_from_jump(&mut self, d: Reg, jump: impl FnOnce(&mut super::emit::Emitter, Reg)) {
+        jump(&mut self.e, d);
+        self.e.emit(Insn::mov64_imm(d, 0));
+        self.e.emit(Insn::ja(1));
+        self.e.emit(Insn::mov64_imm(d, 1));
+    }
+
+    /// Evaluate `rhs` while keeping `l` alive, spilling it to the stack if no register is left.
+    pub fn hold_while(&mut self, l: Reg, rhs: &TExpr) -> (Reg, Reg) {
+        if self.e.free_regs() > 0 {
+            let r = self.scalar(rhs);
+            return (l, r);
+        }
+        let slot = self.e.alloc_stack(8);
+        self.e.emit(Insn::store(Size::DW, Reg::FP, slot, l));
+        self.e.free_reg(l);
+        let r = self.scalar(rhs);
+        let l = self.e.alloc_reg();
+        self.e.emit(Insn::load(Size::DW, l, Reg::FP, slot));
+        (l, r)
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: &TExpr, rhs: &TExpr) -> Reg {
+        if lhs.ty.is_string() {
+            let d = self.str_eq(lhs, rhs);
+            if op == BinOp::Ne {
+                self.e.emit(Insn::alu64_imm(Alu::Xor, d, 1));
+            }
+            return d;
+        }
+        match op {
+            BinOp::And | BinOp::Or => return self.logical(op == BinOp::And, lhs, rhs),
+            _ => {}
+        }
+        let l = self.scalar(lhs);
+        let (l, r) = self.hold_while(l, rhs);
+        let signed = crate::sema::arith_type(&lhs.ty, &rhs.ty).is_signed();
+        let alu = match op {
+            BinOp::Add => Some(Alu::Add),
+            BinOp::Sub => Some(Alu::Sub),
+            BinOp::Mul => Some(Alu::Mul),
+            BinOp::Div => Some(Alu::Div),
+            BinOp::Mod => Some(Alu::Mod),
+            BinOp::Shl => Some(Alu::Lsh),
+            BinOp::Shr => Some(if lhs.ty.is_signed() { Alu::Arsh } else { Alu::Rsh }),
+            BinOp::BitAnd => Some(Alu::And),
+            BinOp::BitOr => Some(Alu::Or),
+            BinOp::BitXor => Some(Alu::Xor),
+            _ => None,
+        };
+        if let Some(alu) = alu {
+            self.e.emit(Insn::alu64_reg(alu, l, r));
+        } else {
+            let cond = match (op, signed) {
+                (BinOp::Eq, _) => Cond::Eq,
+                (BinOp::Ne, _) => Cond::Ne,
+                (BinOp::Lt, true) => Cond::Slt,
+                (BinOp::Lt, false) => Cond::Lt,
+                (BinOp::Le, true) => Cond::Sle,
+                (BinOp::Le, false) => Cond::Le,
+                (BinOp::Gt, true) => Cond::Sgt,
+                (BinOp::Gt, false) => Cond::Gt,
+                (BinOp::Ge, true) => Cond::Sge,
+                (_, _) => Cond::Ge,
+            };
+            self.bool_from_jump(l, |e, l| e.emit(Insn::jmp_reg(cond, l, r, 2)));
+        }
+        self.e.free_reg(r);
+        l
+    }
+
+    /// `&&` and `||` with short-circuit evaluation, yielding 0 or 1.
+    fn logical(&mut self, and: bool, lhs: &TExpr, rhs: &TExpr) -> Reg {
+        let decided = self.e.label();
+        let end = self.e.label();
+        // `&&` stops at the first false operand, `||` at the first true one.
+        let stop = if and { Cond::Eq } else { Cond::Ne };
+        let d = self.scalar(lhs);
+        self.e.jmp_imm(stop, d, 0, decided);
+        self.e.free_reg(d);
+        let r = self.scalar(rhs);
+        self.e.jmp_imm(stop, r, 0, decided);
+        self.e.free_reg(r);
+        let d2 = self.e.alloc_reg();
+        self.e.emit(Insn::mov64_imm(d2, if and { 1 } else { 0 }));
+        self.e.goto(end);
+        self.e.bind(decided);
+        self.e.emit(Insn::mov64_imm(d2, if and { 0 } else { 1 }));
+        self.e.bind(end);
+        d2
+    }
+
+    /// Write a value of `x` into the stack slot at `off` of `size` bytes (a multiple of 8), filling
+    /// every byte so it can serve as a map key.
+    pub fn value_into(&mut self, x: &TExpr, off: i16, size: usize) {
+        if x.ty.is_scalar() {
+            let r = self.scalar(x);
+            self.e.emit(Insn::store(Size::DW, Reg::FP, off, r));
+            self.e.free_reg(r);
+            if size > 8 {
+                self.e.zero_stack(off + 8, size - 8);
+            }
+        } else {
+            let saved = self.e.span;
+            self.e.span = x.span;
+            self.buffer(x, off, size);
+            self.e.span = saved;
+        }
+    }
+
+    fn buffer(&mut self, x: &TExpr, off: i16, size: usize) {
+        let len = x.ty.size().min(size);
+        match &x.kind {
+            TExprKind::Str(bytes) => {
+                let mut data = bytes.clone();
+                data.resize(size, 0);
+                for (i, chunk) in data.chunks(4).enumerate() {
+                    let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                    self.e.emit(Insn::store_imm(Size::W, Reg::FP, off + 4 * i as i16, v as i32));
+                }
+            }
+            TExprKind::Builtin(Builtin::Comm) => {
+                if size > 16 {
+                    self.e.zero_stack(off + 16, size - 16);
+                }
+                self.e.stack_addr(Reg::R1, off);
+                self.e.emit(Insn::mov64_imm(Reg::R2, len.min(16) as i32));
+                self.e.call(h::GET_CURRENT_COMM);
+            }
+            TExprKind::CtxBuf { offset, .. } => {
+                self.e.zero_stack(off, size);
+                self.e.stack_addr(Reg::R1, off);
+                self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
+                self.e.emit(Insn::mov64_reg(Reg::R3, CTX));
+                self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, *offset as i32));
+                self.e.call(h::PROBE_READ_KERNEL);
+            }
+            TExprKind::CtxDataLoc { offset } => {
+                // The u32 holds (length << 16 | offset from the start of the record).
+                self.e.zero_stack(off, size);
+                self.e.emit(Insn::load(Size::W, Reg::R3, CTX, *offset as i16));
+                self.e.emit(Insn::alu64_imm(Alu::And, Reg::R3, 0xffff));
+                self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R3, CTX));
+                self.e.stack_addr(Reg::R1, off);
+                self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
+                self.e.call(if x.ty.is_string() { h::PROBE_READ_KERNEL_STR } else { h::PROBE_READ_KERNEL });
+            }
+            TExprKind::ReadStr { ptr, user } | TExprKind::ReadMem { ptr, user } => {
+                let is_str = matches!(x.kind, TExprKind::ReadStr { .. });
+                let p = self.scalar(ptr);
+                self.e.zero_stack(off, size);
+                self.e.stack_addr(Reg::R1, off);
+                self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
+                self.e.emit(Insn::mov64_reg(Reg::R3, p));
+                self.e.free_reg(p);
+                let helper = match (is_str, *user) {
+                    (true, true) => h::PROBE_READ_USER_STR,
+                    (true, false) => h::PROBE_READ_KERNEL_STR,
+                    (false, true) => h::PROBE_READ_USER,
+                    (false, false) => h::PROBE_READ_KERNEL,
+                };
+                self.e.call(helper);
+            }
+            TExprKind::Var(i) => {
+                let from = self.vars[*i].0;
+                let n = x.ty.slot_size().min(size);
+                self.copy_stack(Reg::FP, from, off, n);
+                if size > n {
+                    self.e.zero_stack(off + n as i16, size - n);
+                }
+            }
+            TExprKind::MapGet { map, keys } => {
+                let key = self.build_key(*map, keys, None);
+                self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+                self.e.stack_addr(Reg::R2, key);
+                self.e.call(h::MAP_LOOKUP_ELEM);
+                let missing = self.e.label();
+                let end = self.e.label();
+                self.e.jmp_imm(Cond::Eq, Reg::R0, 0, missing);
+                let n = self.tp.maps[*map].value_size().min(size);
+                self.copy_stack(Reg::R0, 0, off, n);
+                if size > n {
+                    self.e.zero_stack(off + n as i16, size - n);
+                }
+                self.e.goto(end);
+                self.e.bind(missing);
+                self.e.zero_stack(off, size);
+                self.e.bind(end);
+            }
+            TExprKind::Ternary { cond, then, els } => {
+                let c = self.scalar(cond);
+                let else_l = self.e.label();
+                let end = self.e.label();
+                self.e.jmp_imm(Cond::Eq, c, 0, else_l);
+                self.e.free_reg(c);
+                self.buffer(then, off, size);
+                self.e.goto(end);
+                self.e.bind(else_l);
+                self.buffer(els, off, size);
+                self.e.bind(end);
+            }
+            _ => {
+                self.e.overflow.get_or_insert((x.span, "internal error: this value cannot be stored"));
+            }
+        }
+    }
+
+    /// Copy `n` bytes (a multiple of 8) from `base + from` to the stack at `to`, 8 bytes at a time.
+    fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
+        for i in (0..n).step_by(8) {
+            self.e.emit(Insn::load(Size::DW, Reg::R1, base, from + i as i16));
+            self.e.emit(Insn::store(Size::DW, Reg::FP, to + i as i16, Reg::R1));
+        }
+    }
+
+    /// Build a map key on the stack (user keys, then an optional histogram bucket slot) and return
+    /// its offset. The bucket's offset is `key_size - 8`.
+    pub fn build_key(&mut self, map: usize, keys: &[TExpr], _bucket: Option<()>) -> i16 {
+        let info = &self.tp.maps[map];
+        let (offs, size) = info.key_layout();
+        let slots: Vec<usize> = info.keys.iter().map(Type::slot_size).collect();
+        let key = self.e.alloc_stack(size);
+        if keys.is_empty() || offs.is_empty() {
+            self.e.zero_stack(key, size);
+            return key;
+        }
+        for ((k, o), s) in keys.iter().zip(offs).zip(slots) {
+            self.value_into(k, key + o as i16, s);
+        }
+        key
+    }
+}

@@ -1,0 +1,166 @@
+//! Lowering: typed program -> BPF instructions, one program per probe instance, plus the maps they
+//! share. Expression temporaries live in r6-r8 (callee-saved, so they survive helper calls), the
+//! context pointer in r9, strings and keys in stack slots.
+
+mod emit;
+mod expr;
+mod stmt;
+mod strings;
+
+use crate::env::Options;
+use crate::provider::{ProgKind, Site};
+use crate::sema::tir::{EventDef, MapInfo, TProbe, TProgram};
+use emit::{Emitter, CTX};
+use sonde_bpf::{Insn, Reg};
+use sonde_syntax::ast::Span;
+use sonde_syntax::diag::Diagnostic;
+
+/// Index of the ring buffer every event goes through.
+pub const EVENTS_MAP: usize = 0;
+/// Index of the per-CPU counter of events the ring buffer had no room for.
+pub const LOST_MAP: usize = 1;
+/// User maps start here: user map `i` is map `FIRST_USER_MAP + i`.
+pub const FIRST_USER_MAP: usize = 2;
+/// Entries in each hash map.
+pub const MAP_ENTRIES: u32 = 4096;
+/// Size of the event ring buffer (a power of two, a multiple of the page size).
+pub const RINGBUF_SIZE: u32 = 4 << 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapKind {
+    Hash,
+    PerCpuHash,
+    RingBuf,
+    PerCpuArray,
+}
+
+#[derive(Clone, Debug)]
+pub struct MapDef {
+    pub name: String,
+    pub kind: MapKind,
+    pub key_size: u32,
+    pub value_size: u32,
+    pub max_entries: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProgramDef {
+    /// A short name for the kernel and for messages: the first site's description.
+    pub name: String,
+    pub kind: ProgKind,
+    pub sites: Vec<Site>,
+    pub insns: Vec<Insn>,
+    /// (instruction index, map index) of each map-fd load.
+    pub relocs: Vec<(usize, usize)>,
+    /// Source span of each instruction.
+    pub spans: Vec<Span>,
+}
+
+/// Everything the runtime needs: maps to create, programs to load and attach, how to decode events.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub maps: Vec<MapDef>,
+    pub programs: Vec<ProgramDef>,
+    pub events: Vec<EventDef>,
+    /// The user maps' types, in order (map `FIRST_USER_MAP + i` is `user_maps[i]`).
+    pub user_maps: Vec<MapInfo>,
+}
+
+pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let mut maps = vec![
+        MapDef { name: "events".into(), kind: MapKind::RingBuf, key_size: 0, value_size: 0, max_entries: RINGBUF_SIZE },
+        MapDef { name: "lost".into(), kind: MapKind::PerCpuArray, key_size: 4, value_size: 8, max_entries: 1 },
+    ];
+    for m in &tp.maps {
+        let (_, key_size) = m.key_layout();
+        maps.push(MapDef {
+            name: m.name.trim_start_matches('@').to_string(),
+            kind: if m.is_percpu() { MapKind::PerCpuHash } else { MapKind::Hash },
+            key_size: key_size as u32,
+            value_size: m.value_size() as u32,
+            max_entries: MAP_ENTRIES,
+        });
+    }
+    let mut programs = Vec::new();
+    let mut diags = Vec::new();
+    for probe in &tp.probes {
+        match lower_probe(tp, probe, opts) {
+            Ok(p) => programs.push(p),
+            Err(d) => diags.push(d),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    Ok(Compiled { maps, programs, events: tp.events.clone(), user_maps: tp.maps.clone() })
+}
+
+/// State while lowering one probe.
+pub(crate) struct Lower<'a> {
+    pub e: Emitter,
+    pub tp: &'a TProgram,
+    pub opts: &'a Options,
+    pub kind: ProgKind,
+    /// Stack offset and slot size of each `$variable`.
+    pub vars: Vec<(i16, usize)>,
+    /// Where the program returns 0.
+    pub exit: emit::Label,
+}
+
+fn lower_probe(tp: &TProgram, probe: &TProbe, opts: &Options) -> Result<ProgramDef, Diagnostic> {
+    let mut e = Emitter::new();
+    e.span = probe.span;
+    let exit = e.label();
+    let kind = probe.sites[0].kind;
+    let mut lw = Lower { e, tp, opts, kind, vars: Vec::new(), exit };
+    lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
+    for (_, ty) in &probe.vars {
+        let off = lw.e.alloc_stack(ty.slot_size());
+        lw.vars.push((off, ty.slot_size()));
+    }
+    // -p / -c: only the traced process. BEGIN and END run in sonde itself and are never filtered.
+    if let (Some(pid), false) = (opts.filter_pid, kind == ProgKind::RawTracepoint) {
+        lw.e.call(h::GET_CURRENT_PID_TGID);
+        lw.e.emit(Insn::alu64_imm(sonde_bpf::Alu::Rsh, Reg::R0, 32));
+        lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R0, pid as i32, exit);
+    }
+    if let Some(pred) = &probe.predicate {
+        lw.e.span = pred.span;
+        let r = lw.scalar(pred);
+        lw.e.jmp_imm(sonde_bpf::Cond::Eq, r, 0, exit);
+        lw.e.free_reg(r);
+    }
+    lw.block(&probe.body);
+    lw.e.bind(exit);
+    lw.e.emit(Insn::mov64_imm(Reg::R0, 0));
+    lw.e.emit(Insn::exit());
+    let e = lw.e.finish();
+    if let Some((span, msg)) = e.overflow {
+        return Err(Diagnostic::error(span, msg));
+    }
+    Ok(ProgramDef {
+        name: probe.sites[0].point.describe(),
+        kind,
+        sites: probe.sites.clone(),
+        insns: e.insns,
+        relocs: e.relocs,
+        spans: e.spans,
+    })
+}
+
+/// The BPF helper ids this lowering calls (include/uapi/linux/bpf.h).
+pub(crate) mod h {
+    pub const MAP_LOOKUP_ELEM: u32 = 1;
+    pub const MAP_UPDATE_ELEM: u32 = 2;
+    pub const MAP_DELETE_ELEM: u32 = 3;
+    pub const KTIME_GET_NS: u32 = 5;
+    pub const GET_SMP_PROCESSOR_ID: u32 = 8;
+    pub const GET_CURRENT_PID_TGID: u32 = 14;
+    pub const GET_CURRENT_UID_GID: u32 = 15;
+    pub const GET_CURRENT_COMM: u32 = 16;
+    pub const PROBE_READ_USER: u32 = 112;
+    pub const PROBE_READ_KERNEL: u32 = 113;
+    pub const PROBE_READ_USER_STR: u32 = 114;
+    pub const PROBE_READ_KERNEL_STR: u32 = 115;
+    pub const RINGBUF_OUTPUT: u32 = 130;
+}

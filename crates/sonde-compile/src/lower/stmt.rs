@@ -1,0 +1,224 @@
+//! Statements: control flow, map updates, aggregations and output records.
+
+use super::{h, Lower, EVENTS_MAP, FIRST_USER_MAP, LOST_MAP};
+use crate::sema::tir::{AggFunc, TExpr, TStmt, TStmtKind};
+use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
+
+/// bpf_ringbuf_output flags: batch wake-ups (the reader polls on a timer), except for records
+/// that end the session.
+const BPF_RB_NO_WAKEUP: i32 = 1;
+const BPF_RB_FORCE_WAKEUP: i32 = 2;
+/// bpf_map_update_elem flags.
+const BPF_ANY: i32 = 0;
+const BPF_NOEXIST: i32 = 1;
+
+impl Lower<'_> {
+    pub fn block(&mut self, stmts: &[TStmt]) {
+        for s in stmts {
+            // Temporaries of one statement are dead after it: reuse their stack.
+            let mark = self.e.stack;
+            self.e.span = s.span;
+            self.stmt(s);
+            self.e.stack = mark;
+        }
+    }
+
+    fn stmt(&mut self, s: &TStmt) {
+        match &s.kind {
+            TStmtKind::Emit { event, args } => self.emit_record(*event, args, BPF_RB_NO_WAKEUP),
+            TStmtKind::Exit { event, code } => {
+                self.emit_record(*event, std::slice::from_ref(code), BPF_RB_FORCE_WAKEUP);
+                self.e.goto(self.exit);
+            }
+            TStmtKind::MapStore { map, keys, value } => {
+                let key = self.build_key(*map, keys, None);
+                let size = self.tp.maps[*map].value_size();
+                let val = self.e.alloc_stack(size);
+                self.value_into(value, val, size);
+                self.map_update(*map, key, val, BPF_ANY);
+            }
+            TStmtKind::Aggregate { map, keys, func, arg } => self.aggregate(*map, keys, *func, arg.as_ref()),
+            TStmtKind::Delete { map, keys } => {
+                let key = self.build_key(*map, keys, None);
+                self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+                self.e.stack_addr(Reg::R2, key);
+                self.e.call(h::MAP_DELETE_ELEM);
+            }
+            TStmtKind::SetVar { var, value } => {
+                let (off, slot) = self.vars[*var];
+                self.value_into(value, off, slot);
+            }
+            TStmtKind::If { cond, then, els } => {
+                let c = self.scalar(cond);
+                let else_l = self.e.label();
+                let end = self.e.label();
+                self.e.jmp_imm(Cond::Eq, c, 0, else_l);
+                self.e.free_reg(c);
+                self.block(then);
+                self.e.goto(end);
+                self.e.bind(else_l);
+                self.block(els);
+                self.e.bind(end);
+            }
+            TStmtKind::Return => self.e.goto(self.exit),
+        }
+    }
+
+    fn map_update(&mut self, map: usize, key: i16, val: i16, flags: i32) {
+        self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+        self.e.stack_addr(Reg::R2, key);
+        self.e.stack_addr(Reg::R3, val);
+        self.e.emit(Insn::mov64_imm(Reg::R4, flags));
+        self.e.call(h::MAP_UPDATE_ELEM);
+    }
+
+    /// A record `[u64 event id][values...]` into the ring buffer; count it as lost if there is no room.
+    fn emit_record(&mut self, event: usize, args: &[TExpr], flags: i32) {
+        let def = &self.tp.events[event];
+        let size = def.record_size();
+        let slots: Vec<usize> = def.args.iter().map(|t| t.slot_size()).collect();
+        let rec = self.e.alloc_stack(size);
+        self.e.emit(Insn::store_imm(Size::DW, Reg::FP, rec, event as i32));
+        let mut at = rec + 8;
+        for (a, s) in args.iter().zip(slots) {
+            self.value_into(a, at, s);
+            at += s as i16;
+        }
+        self.e.ld_map(Reg::R1, EVENTS_MAP);
+        self.e.stack_addr(Reg::R2, rec);
+        self.e.emit(Insn::mov64_imm(Reg::R3, size as i32));
+        self.e.emit(Insn::mov64_imm(Reg::R4, flags));
+        self.e.call(h::RINGBUF_OUTPUT);
+        let ok = self.e.label();
+        self.e.jmp_imm(Cond::Eq, Reg::R0, 0, ok);
+        // lost[0] += 1 (per CPU, so no atomics needed).
+        let key = self.e.alloc_stack(8);
+        self.e.emit(Insn::store_imm(Size::W, Reg::FP, key, 0));
+        self.e.ld_map(Reg::R1, LOST_MAP);
+        self.e.stack_addr(Reg::R2, key);
+        self.e.call(h::MAP_LOOKUP_ELEM);
+        self.e.jmp_imm(Cond::Eq, Reg::R0, 0, ok);
+        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
+        self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R1, 1));
+        self.e.emit(Insn::store(Size::DW, Reg::R0, 0, Reg::R1));
+        self.e.bind(ok);
+    }
+
+    /// Update a per-CPU aggregation in place when the key exists; insert it otherwise. Looking up
+    /// first avoids a map update (the expensive part) on every event.
+    fn aggregate(&mut self, map: usize, keys: &[TExpr], func: AggFunc, arg: Option<&TExpr>) {
+        let x = match arg {
+            Some(a) => self.scalar(a),
+            None => {
+                let r = self.e.alloc_reg();
+                self.e.emit(Insn::mov64_imm(r, 1));
+                r
+            }
+        };
+        let signed = arg.is_some_and(|a| a.ty.is_signed());
+        let key = self.build_key(map, keys, None);
+        let (_, key_size) = self.tp.maps[map].key_layout();
+        if func.has_bucket() {
+            self.bucket(x, func, signed);
+            self.e.emit(Insn::store(Size::DW, Reg::FP, key + key_size as i16 - 8, Reg::R3));
+            self.e.emit(Insn::mov64_imm(x, 1));
+        }
+        self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+        self.e.stack_addr(Reg::R2, key);
+        self.e.call(h::MAP_LOOKUP_ELEM);
+        let init = self.e.label();
+        let done = self.e.label();
+        self.e.jmp_imm(Cond::Eq, Reg::R0, 0, init);
+        let add = |lw: &mut Lower, off: i16, src: Option<Reg>| {
+            lw.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, off));
+            match src {
+                Some(r) => lw.e.emit(Insn::alu64_reg(Alu::Add, Reg::R1, r)),
+                None => lw.e.emit(Insn::alu64_imm(Alu::Add, Reg::R1, 1)),
+            }
+            lw.e.emit(Insn::store(Size::DW, Reg::R0, off, Reg::R1));
+        };
+        match func {
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => add(self, 0, Some(x)),
+            AggFunc::Avg | AggFunc::Stats => {
+                add(self, 0, None);
+                add(self, 8, Some(x));
+            }
+            AggFunc::Min | AggFunc::Max => {
+                // value {current, set}: replace when unset or when x beats the current value.
+                let store = self.e.label();
+                self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 8));
+                self.e.jmp_imm(Cond::Eq, Reg::R1, 0, store);
+                self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
+                let keep = match (func == AggFunc::Min, signed) {
+                    (true, true) => Cond::Sge,
+                    (true, false) => Cond::Ge,
+                    (false, true) => Cond::Sle,
+                    (false, false) => Cond::Le,
+                };
+                self.e.jmp_reg(keep, x, Reg::R1, done);
+                self.e.bind(store);
+                self.e.emit(Insn::store(Size::DW, Reg::R0, 0, x));
+                self.e.emit(Insn::store_imm(Size::DW, Reg::R0, 8, 1));
+            }
+        }
+        self.e.goto(done);
+        self.e.bind(init);
+        let size = func.value_size();
+        let val = self.e.alloc_stack(size);
+        match func {
+            AggFunc::Avg | AggFunc::Stats => {
+                self.e.emit(Insn::store_imm(Size::DW, Reg::FP, val, 1));
+                self.e.emit(Insn::store(Size::DW, Reg::FP, val + 8, x));
+            }
+            AggFunc::Min | AggFunc::Max => {
+                self.e.emit(Insn::store(Size::DW, Reg::FP, val, x));
+                self.e.emit(Insn::store_imm(Size::DW, Reg::FP, val + 8, 1));
+            }
+            _ => self.e.emit(Insn::store(Size::DW, Reg::FP, val, x)),
+        }
+        self.map_update(map, key, val, BPF_NOEXIST);
+        self.e.bind(done);
+        self.e.free_reg(x);
+    }
+
+    /// The histogram bucket of `x` into r3 (uses r1-r3, no calls). Quantize: 0 for negatives,
+    /// 1 for zero, 2 + log2(x) otherwise. Lhist: 0 below min, n+1 at or above max.
+    fn bucket(&mut self, x: Reg, func: AggFunc, signed: bool) {
+        let done = self.e.label();
+        match func {
+            AggFunc::Lhist { min, max, step } => {
+                let n = (max - min) / step;
+                self.e.emit(Insn::mov64_imm(Reg::R3, 0));
+                self.e.mov_const(Reg::R2, min as u64);
+                self.e.jmp_reg(Cond::Slt, x, Reg::R2, done);
+                self.e.mov_const(Reg::R3, n as u64 + 1);
+                self.e.mov_const(Reg::R2, max as u64);
+                self.e.jmp_reg(Cond::Sge, x, Reg::R2, done);
+                self.e.emit(Insn::mov64_reg(Reg::R3, x));
+                self.e.mov_const(Reg::R2, min as u64);
+                self.e.emit(Insn::alu64_reg(Alu::Sub, Reg::R3, Reg::R2));
+                self.e.mov_const(Reg::R2, step as u64);
+                self.e.emit(Insn::alu64_reg(Alu::Div, Reg::R3, Reg::R2));
+                self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, 1));
+            }
+            _ => {
+                self.e.emit(Insn::mov64_imm(Reg::R3, 0));
+                if signed {
+                    self.e.jmp_imm(Cond::Slt, x, 0, done);
+                }
+                self.e.emit(Insn::mov64_imm(Reg::R3, 1));
+                self.e.jmp_imm(Cond::Eq, x, 0, done);
+                self.e.emit(Insn::mov64_imm(Reg::R3, 2));
+                self.e.emit(Insn::mov64_reg(Reg::R1, x));
+                for shift in [32, 16, 8, 4, 2, 1] {
+                    self.e.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+                    self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R2, shift));
+                    self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R2, 0, 2));
+                    self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, shift));
+                    self.e.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
+                }
+            }
+        }
+        self.e.bind(done);
+    }
+}

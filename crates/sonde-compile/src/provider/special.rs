@@ -1,0 +1,11 @@
+//! BEGIN and END: run once, before every other probe and after the last.
+
+use super::{AttachPoint, ProgKind, Site};
+
+pub fn expand(provider: &str, definition: &str) -> Result<Vec<Site>, String> {
+    if !definition.is_empty() {
+        return Err(format!("`{}` takes no definition", provider));
+    }
+    let point = if provider == "BEGIN" { AttachPoint::Begin } else { AttachPoint::End };
+    Ok(vec![Site { point, kind: ProgKind::RawTracepoint, args: None }])
+}

@@ -1,0 +1,51 @@
+//! `tracepoint:CATEGORY:NAME` (also `CATEGORY/NAME`), with globs; `args`/`data` typed from the format file.
+
+use super::tracepoint_format::parse_format;
+use super::{AttachPoint, ProgKind, Site};
+use crate::env::{Env, EnvError};
+use crate::glob::{glob_match, is_glob};
+use std::rc::Rc;
+
+pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
+    let (category, name) = definition
+        .split_once([':', '/'])
+        .ok_or_else(|| format!("`{}` is not a tracepoint: expected CATEGORY:NAME", definition))?;
+    let names: Vec<(String, String)> = if is_glob(category) || is_glob(name) {
+        let all = env.tracepoints().map_err(|e| e.to_string())?;
+        let hits: Vec<_> =
+            all.into_iter().filter(|(c, n)| glob_match(category, c) && glob_match(name, n)).collect();
+        if hits.is_empty() {
+            return Err(format!("no tracepoint matches `{}`", definition));
+        }
+        hits
+    } else {
+        vec![(category.to_string(), name.to_string())]
+    };
+    names
+        .into_iter()
+        .map(|(c, n)| {
+            let text = env.tracepoint_format(&c, &n).map_err(|e| match e {
+                EnvError::NotFound(_) => unknown(&c, &n, env),
+                EnvError::Unavailable(s) => s,
+            })?;
+            let args = parse_format(&c, &n, &text)?;
+            Ok(Site {
+                point: AttachPoint::Tracepoint { category: c, name: n },
+                kind: ProgKind::Tracepoint,
+                args: Some(Rc::new(args)),
+            })
+        })
+        .collect()
+}
+
+fn unknown(category: &str, name: &str, env: &dyn Env) -> String {
+    let mut msg = format!("unknown tracepoint `{}:{}`", category, name);
+    if let Ok(all) = env.tracepoints() {
+        let full: Vec<String> = all.iter().map(|(c, n)| format!("{}:{}", c, n)).collect();
+        let want = format!("{}:{}", category, name);
+        if let Some(best) = sonde_syntax::closest(&want, full.iter().map(String::as_str)) {
+            msg.push_str(&format!(" (did you mean `{}`?)", best));
+        }
+    }
+    msg
+}

@@ -1,0 +1,148 @@
+//! The checker's driver: expand probe specs into sites, decide which sites share a program, run the
+//! two passes.
+
+use super::maps::MapTable;
+use super::tir::{EventDef, TProbe, TProgram};
+use crate::env::{Env, Options};
+use crate::provider::{self, Site};
+use sonde_syntax::ast::{Block, Expr, ExprKind, Program, Stmt, StmtKind};
+use sonde_syntax::diag::Diagnostic;
+use std::collections::HashMap;
+
+/// Type-check `program` against the kernel described by `env`.
+pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgram, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut groups: Vec<(usize, Vec<Site>)> = Vec::new();
+    for (index, probe) in program.probes.iter().enumerate() {
+        let mut sites = Vec::new();
+        for spec in &probe.specs {
+            match provider::expand(&spec.provider, &spec.definition, env) {
+                Ok(s) => sites.extend(s),
+                Err(msg) => {
+                    let mut d = Diagnostic::error(spec.span, msg);
+                    if !provider::PROVIDERS.contains(&spec.provider.as_str()) && spec.definition.is_empty() {
+                        d = d.with_help("a probe is `provider:definition`, e.g. `tracepoint:syscalls:sys_enter_openat`");
+                    } else if let Some(best) = sonde_syntax::closest(&spec.provider, provider::PROVIDERS.iter().copied()) {
+                        if best != spec.provider {
+                            d = d.with_help(format!("did you mean `{}`?", best));
+                        }
+                    }
+                    diags.push(d);
+                }
+            }
+        }
+        groups.extend(share_programs(index, sites, uses_context(&probe.body, probe.predicate.as_ref())));
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+
+    let mut maps = MapTable::default();
+    // Pass 1: learn map types from every use, ignoring errors (a map may be read before the probe that writes it).
+    for (index, sites) in &groups {
+        let mut cx = Checker::new(opts, &mut maps, true, sites);
+        cx.probe(&program.probes[*index]);
+    }
+    // Pass 2: check for real.
+    let mut probes = Vec::new();
+    let mut events: Vec<EventDef> = Vec::new();
+    for (index, sites) in groups {
+        let probe = &program.probes[index];
+        let mut cx = Checker::new(opts, &mut maps, false, &sites);
+        cx.events = std::mem::take(&mut events);
+        let (predicate, body) = cx.probe(probe);
+        events = std::mem::take(&mut cx.events);
+        diags.append(&mut cx.diags);
+        let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
+        probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
+    }
+    let maps = maps.finish(&mut diags);
+    if diags.is_empty() {
+        Ok(TProgram { probes, maps, events })
+    } else {
+        Err(diags)
+    }
+}
+
+/// Sites whose programs don't read the context can share one program; others get one each.
+fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize, Vec<Site>)> {
+    if uses_ctx {
+        return sites.into_iter().map(|s| (index, vec![s])).collect();
+    }
+    let mut by_kind: Vec<(usize, Vec<Site>)> = Vec::new();
+    let mut slot: HashMap<std::mem::Discriminant<crate::provider::AttachPoint>, usize> = HashMap::new();
+    for s in sites {
+        let key = std::mem::discriminant(&s.point);
+        match slot.get(&key) {
+            Some(&i) => by_kind[i].1.push(s),
+            None => {
+                slot.insert(key, by_kind.len());
+                by_kind.push((index, vec![s]));
+            }
+        }
+    }
+    by_kind
+}
+
+/// Does the probe read `args`/`data` (whose layout differs between tracepoints)?
+fn uses_context(body: &Block, pred: Option<&Expr>) -> bool {
+    fn expr(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(n) => n == "args" || n == "data",
+            ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) => false,
+            ExprKind::Map { keys, .. } => keys.iter().any(expr),
+            ExprKind::Call { args, .. } => args.iter().any(expr),
+            ExprKind::Unary { expr: e, .. } | ExprKind::Cast { expr: e, .. } | ExprKind::Member { expr: e, .. } => expr(e),
+            ExprKind::Binary { lhs, rhs, .. } => expr(lhs) || expr(rhs),
+            ExprKind::Ternary { cond, then, els } => expr(cond) || expr(then) || expr(els),
+            ExprKind::Index { expr: e, index } => expr(e) || expr(index),
+        }
+    }
+    fn stmt(s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Expr(e) | StmtKind::Delete(e) => expr(e),
+            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => expr(target) || expr(value),
+            StmtKind::If { cond, then, els } => expr(cond) || block(then) || els.as_ref().is_some_and(block),
+            StmtKind::Return => false,
+            StmtKind::Block(b) => block(b),
+        }
+    }
+    fn block(b: &Block) -> bool {
+        b.stmts.iter().any(stmt)
+    }
+    block(body) || pred.is_some_and(expr)
+}
+
+pub(super) struct Var {
+    pub name: String,
+    pub ty: crate::types::Type,
+}
+
+/// State while checking one probe instance.
+pub(super) struct Checker<'a> {
+    pub opts: &'a Options,
+    pub maps: &'a mut MapTable,
+    /// Pass 1: learn map types, report nothing.
+    pub discovering: bool,
+    pub sites: &'a [Site],
+    pub vars: Vec<Var>,
+    pub events: Vec<EventDef>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl<'a> Checker<'a> {
+    fn new(opts: &'a Options, maps: &'a mut MapTable, discovering: bool, sites: &'a [Site]) -> Checker<'a> {
+        Checker { opts, maps, discovering, sites, vars: Vec::new(), events: Vec::new(), diags: Vec::new() }
+    }
+
+    pub fn error(&mut self, d: Diagnostic) {
+        if !self.discovering {
+            self.diags.push(d);
+        }
+    }
+
+    pub fn add_event(&mut self, e: EventDef) -> usize {
+        self.events.push(e);
+        self.events.len() - 1
+    }
+}

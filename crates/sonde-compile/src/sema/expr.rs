@@ -1,0 +1,441 @@
+//! Typing expressions.
+
+use super::check::Checker;
+use super::tir::{Builtin, MapValue, TExpr, TExprKind};
+use super::typename;
+use crate::types::Type;
+use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
+use sonde_syntax::diag::Diagnostic;
+
+/// Built-in variables, for hints.
+pub const VARIABLES: &[&str] =
+    &["comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime", "elapsed", "cpid", "args", "data"];
+/// Functions usable in expressions, for hints.
+pub const FUNCTIONS: &[&str] = &[
+    "str", "mem", "dyn", "strcmp", "printf", "print", "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg",
+    "stats", "quantize", "hist", "lhist",
+];
+
+impl Checker<'_> {
+    /// A placeholder after an error so checking can go on without cascading.
+    pub fn poisoned(&self, span: Span) -> TExpr {
+        TExpr { kind: TExprKind::Int(0), ty: Type::S64, span }
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> TExpr {
+        let span = e.span;
+        let mk = |kind, ty| TExpr { kind, ty, span };
+        match &e.kind {
+            ExprKind::Int(v) => {
+                let ty = if *v > i64::MAX as u64 { Type::U64 } else { Type::S64 };
+                mk(TExprKind::Int(*v), ty)
+            }
+            ExprKind::Str(s) => mk(TExprKind::Str(s.clone()), Type::Str(s.len() + 1)),
+            ExprKind::Ident(name) => self.ident(name, span),
+            ExprKind::Var(name) => self.var_read(name, span),
+            ExprKind::Map { name, keys } => self.map_read(name, keys, span),
+            ExprKind::Call { name, args } => self.call_expr(name, args, span),
+            ExprKind::Unary { op, expr } => self.unary(*op, expr, span),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, span),
+            ExprKind::Ternary { cond, then, els } => {
+                let cond = self.scalar(cond, "a condition");
+                let then = self.expr(then);
+                let els = self.expr(els);
+                let ty = match (&then.ty, &els.ty) {
+                    (a, b) if a.is_scalar() && b.is_scalar() => arith_type(a, b),
+                    (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
+                    (a, b) => {
+                        self.error(
+                            Diagnostic::error(span, format!("the branches of `?:` have different types: `{}` and `{}`", a, b))
+                                .with_label(then.span, format!("`{}`", a))
+                                .with_label(els.span, format!("`{}`", b)),
+                        );
+                        return self.poisoned(span);
+                    }
+                };
+                mk(TExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) }, ty)
+            }
+            ExprKind::Cast { ty, expr } => {
+                let inner = self.expr(expr);
+                let target = match typename::resolve(ty) {
+                    Ok(t) => t,
+                    Err(msg) => {
+                        self.error(Diagnostic::error(ty.span, msg));
+                        return self.poisoned(span);
+                    }
+                };
+                if !inner.ty.is_scalar() {
+                    self.error(Diagnostic::error(expr.span, format!("cannot cast a `{}` to `{}`", inner.ty, target)));
+                    return self.poisoned(span);
+                }
+                // A cast keeps track of user memory: `(char *)args->buf` still points into the process.
+                let target = match (target, &inner.ty) {
+                    (Type::Ptr { to, .. }, Type::Ptr { user, .. }) => Type::Ptr { to, user: *user },
+                    (t, _) => t,
+                };
+                mk(TExprKind::Cast(Box::new(inner)), target)
+            }
+            ExprKind::Member { expr, field, .. } => self.member(expr, field, span),
+            ExprKind::Index { expr, index } => self.index(expr, index, span),
+        }
+    }
+
+    /// An expression that must be an integer or pointer.
+    pub fn scalar(&mut self, e: &Expr, what: &str) -> TExpr {
+        let t = self.expr(e);
+        if !t.ty.is_scalar() {
+            self.error(Diagnostic::error(e.span, format!("{} must be an integer, found `{}`", what, t.ty)));
+            return self.poisoned(e.span);
+        }
+        t
+    }
+
+    fn ident(&mut self, name: &str, span: Span) -> TExpr {
+        let b = |b, ty| TExpr { kind: TExprKind::Builtin(b), ty, span };
+        match name {
+            "pid" => b(Builtin::Pid, Type::U32),
+            "kpid" | "tid" => b(Builtin::Tid, Type::U32),
+            "uid" => b(Builtin::Uid, Type::U32),
+            "gid" => b(Builtin::Gid, Type::U32),
+            "cpu" => b(Builtin::Cpu, Type::U32),
+            "time" | "nsecs" => b(Builtin::Nsecs, Type::U64),
+            "walltime" => b(Builtin::Nsecs, Type::Walltime),
+            "elapsed" => b(Builtin::Elapsed, Type::U64),
+            "comm" | "execname" => b(Builtin::Comm, Type::Str(16)),
+            "cpid" => self.child_pid(span),
+            "args" | "data" => {
+                self.error(
+                    Diagnostic::error(span, format!("`{}` is the tracepoint's record: use one of its fields", name))
+                        .with_help(format!("for example `{}->{}`", name, self.first_field().unwrap_or("common_pid".into()))),
+                );
+                self.poisoned(span)
+            }
+            _ => {
+                if let Some(map) = self.maps.lookup(name) {
+                    return self.map_value(map, Vec::new(), span);
+                }
+                let mut d = Diagnostic::error(span, format!("unknown variable `{}`", name));
+                if let Some(best) = sonde_syntax::closest(name, VARIABLES.iter().copied()) {
+                    d = d.with_help(format!("did you mean `{}`?", best));
+                }
+                self.error(d);
+                self.poisoned(span)
+            }
+        }
+    }
+
+    fn child_pid(&mut self, span: Span) -> TExpr {
+        match self.opts.child_pid {
+            Some(p) => TExpr { kind: TExprKind::Int(p as u64), ty: Type::U32, span },
+            None => {
+                self.error(Diagnostic::error(span, "`cpid`/`$target` needs a command to trace: run with `-c COMMAND`"));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    fn first_field(&self) -> Option<String> {
+        let args = self.sites.first()?.args.as_ref()?;
+        args.fields.iter().find(|f| !f.name.starts_with("common_")).map(|f| f.name.clone())
+    }
+
+    fn var_read(&mut self, name: &str, span: Span) -> TExpr {
+        if name == "target" && !self.vars.iter().any(|v| v.name == "target") {
+            return self.child_pid(span);
+        }
+        match self.vars.iter().position(|v| v.name == name) {
+            Some(i) => TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span },
+            None => {
+                self.error(Diagnostic::error(span, format!("variable `${}` is used before it is assigned", name)));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// Check key expressions against the map's key types, returning them typed.
+    pub fn map_keys(&mut self, map: usize, keys: &[Expr], span: Span) -> Vec<TExpr> {
+        let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
+        for k in &typed {
+            if matches!(k.ty, Type::Struct(_) | Type::Void | Type::Array { .. }) {
+                self.error(Diagnostic::error(k.span, format!("a `{}` cannot be a map key", k.ty)));
+            }
+        }
+        let tys: Vec<Type> = typed.iter().map(|k| k.ty.clone()).collect();
+        let key_span = if keys.is_empty() { span } else { keys[0].span.to(keys[keys.len() - 1].span) };
+        if let Err(d) = self.maps.use_keys(map, &tys, key_span) {
+            self.error(d);
+        }
+        typed
+    }
+
+    fn map_read(&mut self, name: &str, keys: &[Expr], span: Span) -> TExpr {
+        let map = self.maps.get_or_create(name, span);
+        let keys = self.map_keys(map, keys, span);
+        self.map_value(map, keys, span)
+    }
+
+    fn map_value(&mut self, map: usize, keys: Vec<TExpr>, span: Span) -> TExpr {
+        let ty = match self.maps.value(map) {
+            Some(MapValue::Plain(t)) => t.clone(),
+            Some(MapValue::Agg { func, .. }) => {
+                let msg = format!(
+                    "`{}` holds a {}() aggregation, which is kept per CPU and can only be printed, not read in a probe",
+                    self.maps.name(map),
+                    func.name()
+                );
+                self.error(Diagnostic::error(span, msg));
+                return self.poisoned(span);
+            }
+            // Not known yet: pass 1 will learn it; pass 2 reports maps that are never assigned.
+            None => Type::S64,
+        };
+        TExpr { kind: TExprKind::MapGet { map, keys }, ty, span }
+    }
+
+    fn unary(&mut self, op: UnOp, e: &Expr, span: Span) -> TExpr {
+        let mk = |kind, ty| TExpr { kind, ty, span };
+        match op {
+            UnOp::Neg => {
+                let t = self.scalar(e, "the operand of `-`");
+                let ty = Type::Int { bytes: 8, signed: true };
+                mk(TExprKind::Neg(Box::new(t)), ty)
+            }
+            UnOp::Not => {
+                let t = self.scalar(e, "the operand of `!`");
+                mk(TExprKind::Not(Box::new(t)), Type::S64)
+            }
+            UnOp::BitNot => {
+                let t = self.scalar(e, "the operand of `~`");
+                let ty = arith_type(&t.ty, &t.ty);
+                mk(TExprKind::BitNot(Box::new(t)), ty)
+            }
+            UnOp::Deref => {
+                let t = self.scalar(e, "the operand of `*`");
+                self.deref(t, 0, span)
+            }
+            UnOp::AddrOf => {
+                self.error(Diagnostic::error(span, "taking the address of a value (`&`) is not supported"));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// `*(ptr + offset)` typed by the pointee.
+    fn deref(&mut self, ptr: TExpr, offset: i64, span: Span) -> TExpr {
+        let (to, user) = match &ptr.ty {
+            Type::Ptr { to, user } => ((**to).clone(), *user),
+            other => {
+                self.error(Diagnostic::error(ptr.span, format!("cannot dereference a `{}`: it is not a pointer", other)));
+                return self.poisoned(span);
+            }
+        };
+        if to == Type::Void {
+            self.error(
+                Diagnostic::error(ptr.span, "cannot dereference a `void *`")
+                    .with_help("cast it to a pointer type first, e.g. `*(u64 *)ptr`"),
+            );
+            return self.poisoned(span);
+        }
+        TExpr { kind: TExprKind::Read { ptr: Box::new(ptr), offset, user }, ty: to, span }
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, span: Span) -> TExpr {
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        let mk = |ty, l, r| TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span };
+        if l.ty.is_string() || r.ty.is_string() {
+            if l.ty.is_string() && r.ty.is_string() && matches!(op, BinOp::Eq | BinOp::Ne) {
+                return mk(Type::S64, l, r);
+            }
+            let msg = if matches!(op, BinOp::Eq | BinOp::Ne) {
+                format!("cannot compare `{}` with `{}`", l.ty, r.ty)
+            } else {
+                format!("`{}` does not apply to strings", op.symbol())
+            };
+            let d = Diagnostic::error(span, msg)
+                .with_label(l.span, format!("`{}`", l.ty))
+                .with_label(r.span, format!("`{}`", r.ty));
+            let d = if matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge) {
+                d.with_help("use strcmp(a, b) to order strings")
+            } else {
+                d
+            };
+            self.error(d);
+            return self.poisoned(span);
+        }
+        for side in [&l, &r] {
+            if !side.ty.is_scalar() {
+                self.error(Diagnostic::error(side.span, format!("`{}` needs integers, found `{}`", op.symbol(), side.ty)));
+                return self.poisoned(span);
+            }
+        }
+        let ty = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+            Type::S64
+        } else {
+            arith_type(&l.ty, &r.ty)
+        };
+        mk(ty, l, r)
+    }
+
+    fn member(&mut self, base: &Expr, field: &str, span: Span) -> TExpr {
+        if let ExprKind::Ident(name) = &base.kind {
+            if name == "args" || name == "data" {
+                return self.context_field(name, field, span);
+            }
+        }
+        let b = self.expr(base);
+        self.error(Diagnostic::error(
+            span,
+            format!("cannot read member `{}` of a `{}`: struct members outside tracepoint records need BTF, which this version does not read yet", field, b.ty),
+        ));
+        self.poisoned(span)
+    }
+
+    fn context_field(&mut self, base: &str, field: &str, span: Span) -> TExpr {
+        let Some(args) = self.sites.first().and_then(|s| s.args.clone()) else {
+            self.error(Diagnostic::error(span, format!("`{}` is only available in tracepoint probes", base)));
+            return self.poisoned(span);
+        };
+        let Some(f) = args.fields.iter().find(|f| f.name == field) else {
+            let names: Vec<&str> = args.fields.iter().map(|f| f.name.as_str()).collect();
+            let mut d = Diagnostic::error(
+                span,
+                format!("tracepoint {} has no field `{}`", self.sites[0].point.describe(), field),
+            );
+            d = match sonde_syntax::closest(field, names.iter().copied()) {
+                Some(best) => d.with_help(format!("did you mean `{}`? its fields are: {}", best, names.join(", "))),
+                None => d.with_help(format!("its fields are: {}", names.join(", "))),
+            };
+            self.error(d);
+            return self.poisoned(span);
+        };
+        let mk = |kind, ty| TExpr { kind, ty, span };
+        if f.data_loc {
+            return mk(TExprKind::CtxDataLoc { offset: f.offset }, Type::Str(self.opts.string_size));
+        }
+        match &f.ty {
+            t if t.is_scalar() => mk(TExprKind::CtxLoad { offset: f.offset }, t.clone()),
+            t => mk(TExprKind::CtxBuf { offset: f.offset, len: t.size() }, t.clone()),
+        }
+    }
+
+    fn index(&mut self, base: &Expr, index: &Expr, span: Span) -> TExpr {
+        let b = self.expr(base);
+        let i = match &index.kind {
+            ExprKind::Int(i) => *i as i64,
+            _ => {
+                self.error(Diagnostic::error(index.span, "an index must be a constant integer"));
+                return self.poisoned(span);
+            }
+        };
+        match (&b.ty, &b.kind) {
+            (Type::Array { elem, len }, TExprKind::CtxBuf { offset, .. }) => {
+                if i < 0 || i as usize >= *len {
+                    self.error(Diagnostic::error(index.span, format!("index {} is outside the array of {} elements", i, len)));
+                    return self.poisoned(span);
+                }
+                let offset = offset + i as usize * elem.size();
+                TExpr { kind: TExprKind::CtxLoad { offset }, ty: (**elem).clone(), span }
+            }
+            (Type::Ptr { to, .. }, _) => {
+                let size = to.size().max(1) as i64;
+                self.deref(b.clone(), i * size, span)
+            }
+            (t, _) => {
+                self.error(Diagnostic::error(base.span, format!("cannot index a `{}`", t)));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+        let mk = |kind, ty| TExpr { kind, ty, span };
+        match name {
+            "str" | "dyn" | "mem" => {
+                if args.is_empty() || args.len() > 2 {
+                    self.error(Diagnostic::error(span, format!("{}() takes an address and an optional size", name)));
+                    return self.poisoned(span);
+                }
+                let size = match args.get(1) {
+                    None => self.opts.string_size,
+                    Some(Expr { kind: ExprKind::Int(n), .. }) if *n > 0 && *n <= 256 => *n as usize,
+                    Some(e) => {
+                        self.error(Diagnostic::error(e.span, "the size must be a constant between 1 and 256"));
+                        return self.poisoned(span);
+                    }
+                };
+                let a = self.expr(&args[0]);
+                match (&a.ty, &a.kind) {
+                    // Already a string (a char array field, a __data_loc field, comm): keep it, resized.
+                    (Type::Str(_), _) if name != "mem" => TExpr { ty: Type::Str(size.min(a.ty.size().max(1))), ..a },
+                    (Type::Str(_), TExprKind::CtxDataLoc { .. }) => TExpr { ty: Type::Bytes(size), ..a },
+                    (Type::Ptr { user, .. }, _) => {
+                        let user = *user;
+                        if name == "mem" {
+                            mk(TExprKind::ReadMem { ptr: Box::new(a), user }, Type::Bytes(size))
+                        } else {
+                            mk(TExprKind::ReadStr { ptr: Box::new(a), user }, Type::Str(size))
+                        }
+                    }
+                    (Type::Int { .. }, _) => {
+                        // An integer address (a kprobe argument): kernel memory.
+                        let ptr = TExpr { ty: Type::Ptr { to: Box::new(Type::Void), user: false }, ..a };
+                        if name == "mem" {
+                            mk(TExprKind::ReadMem { ptr: Box::new(ptr), user: false }, Type::Bytes(size))
+                        } else {
+                            mk(TExprKind::ReadStr { ptr: Box::new(ptr), user: false }, Type::Str(size))
+                        }
+                    }
+                    (t, _) => {
+                        self.error(Diagnostic::error(args[0].span, format!("{}() needs an address, found `{}`", name, t)));
+                        self.poisoned(span)
+                    }
+                }
+            }
+            "strcmp" => {
+                if args.len() != 2 {
+                    self.error(Diagnostic::error(span, "strcmp() takes two strings"));
+                    return self.poisoned(span);
+                }
+                let a = self.expr(&args[0]);
+                let b = self.expr(&args[1]);
+                for x in [&a, &b] {
+                    if !x.ty.is_string() {
+                        self.error(Diagnostic::error(x.span, format!("strcmp() compares strings, found `{}`", x.ty)));
+                        return self.poisoned(span);
+                    }
+                }
+                mk(TExprKind::Strcmp(Box::new(a), Box::new(b)), Type::S64)
+            }
+            "count" | "sum" | "min" | "max" | "avg" | "stats" | "quantize" | "hist" | "lhist" => {
+                self.error(
+                    Diagnostic::error(span, format!("{}() is an aggregation: assign it to a map", name))
+                        .with_help(format!("for example `@name[key] = {}(...)`", name)),
+                );
+                self.poisoned(span)
+            }
+            "printf" | "print" | "exit" | "clear" | "zero" | "delete" => {
+                self.error(Diagnostic::error(span, format!("{}() returns nothing; call it as a statement", name)));
+                self.poisoned(span)
+            }
+            _ => {
+                let mut d = Diagnostic::error(span, format!("unknown function `{}`", name));
+                if let Some(best) = sonde_syntax::closest(name, FUNCTIONS.iter().copied()) {
+                    d = d.with_help(format!("did you mean `{}`?", best));
+                }
+                self.error(d);
+                self.poisoned(span)
+            }
+        }
+    }
+}
+
+/// C's usual arithmetic conversions, simplified to 64 bits: unsigned if either side is a u64 or pointer.
+pub fn arith_type(a: &Type, b: &Type) -> Type {
+    let unsigned64 = |t: &Type| matches!(t, Type::Int { bytes: 8, signed: false } | Type::Ptr { .. } | Type::Sym | Type::Walltime);
+    if unsigned64(a) || unsigned64(b) {
+        Type::U64
+    } else {
+        Type::S64
+    }
+}

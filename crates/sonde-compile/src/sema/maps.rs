@@ -1,0 +1,149 @@
+//! Map types, inferred from every use: key types from the first use with keys, the value from
+//! assignments. Later uses must agree; strings of different sizes widen to the largest.
+
+use super::tir::{MapInfo, MapValue};
+use crate::types::Type;
+use sonde_syntax::ast::Span;
+use sonde_syntax::diag::Diagnostic;
+use std::collections::HashMap;
+
+#[derive(Debug)]
+struct Entry {
+    name: String,
+    keys: Option<(Vec<Type>, Span)>,
+    value: Option<(MapValue, Span)>,
+    first: Span,
+}
+
+#[derive(Default, Debug)]
+pub struct MapTable {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+}
+
+impl MapTable {
+    pub fn lookup(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn get_or_create(&mut self, name: &str, span: Span) -> usize {
+        if let Some(&i) = self.by_name.get(name) {
+            return i;
+        }
+        self.entries.push(Entry { name: name.to_string(), keys: None, value: None, first: span });
+        self.by_name.insert(name.to_string(), self.entries.len() - 1);
+        self.entries.len() - 1
+    }
+
+    pub fn name(&self, map: usize) -> &str {
+        &self.entries[map].name
+    }
+
+    /// The key types as known so far (widened), for converting key expressions.
+    pub fn keys(&self, map: usize) -> Option<&[Type]> {
+        self.entries[map].keys.as_ref().map(|(k, _)| k.as_slice())
+    }
+
+    pub fn value(&self, map: usize) -> Option<&MapValue> {
+        self.entries[map].value.as_ref().map(|(v, _)| v)
+    }
+
+    /// Record a use with these key types; an error if it disagrees with earlier uses.
+    pub fn use_keys(&mut self, map: usize, keys: &[Type], span: Span) -> Result<(), Diagnostic> {
+        let e = &mut self.entries[map];
+        match &mut e.keys {
+            None => {
+                e.keys = Some((keys.to_vec(), span));
+                Ok(())
+            }
+            Some((known, first)) => {
+                if known.len() != keys.len() {
+                    return Err(Diagnostic::error(
+                        span,
+                        format!("map `{}` is used with {} key(s) here but {} elsewhere", e.name, keys.len(), known.len()),
+                    )
+                    .with_label(*first, format!("used with {} key(s) here", known.len())));
+                }
+                for (k, new) in known.iter_mut().zip(keys) {
+                    if !k.compatible(new) {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!("map `{}` is used with a key of type `{}` here but `{}` elsewhere", e.name, new, k),
+                        )
+                        .with_label(*first, format!("key of type `{}` here", k)));
+                    }
+                    widen(k, new);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Record an assignment of this kind of value.
+    pub fn use_value(&mut self, map: usize, value: MapValue, span: Span) -> Result<(), Diagnostic> {
+        let e = &mut self.entries[map];
+        match &mut e.value {
+            None => {
+                e.value = Some((value, span));
+                Ok(())
+            }
+            Some((known, first)) => {
+                let ok = match (&mut *known, &value) {
+                    (MapValue::Plain(a), MapValue::Plain(b)) if a.compatible(b) => {
+                        widen(a, b);
+                        true
+                    }
+                    (MapValue::Agg { func: a, signed: sa }, MapValue::Agg { func: b, .. }) if a == b => {
+                        if let MapValue::Agg { signed, .. } = value {
+                            *sa |= signed;
+                        }
+                        true
+                    }
+                    _ => false,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Diagnostic::error(
+                        span,
+                        format!("map `{}` is assigned {} here but {} elsewhere", e.name, describe(&value), describe(known)),
+                    )
+                    .with_label(*first, format!("assigned {} here", describe(known))))
+                }
+            }
+        }
+    }
+
+    /// The final map list; maps that are read but never written are errors.
+    pub fn finish(self, diags: &mut Vec<Diagnostic>) -> Vec<MapInfo> {
+        let mut out = Vec::new();
+        for e in self.entries {
+            let value = match e.value {
+                Some((v, _)) => v,
+                None => {
+                    diags.push(Diagnostic::error(e.first, format!("map `{}` is used but never assigned a value", e.name)));
+                    continue;
+                }
+            };
+            let keys = e.keys.map(|(k, _)| k).unwrap_or_default();
+            out.push(MapInfo { name: e.name, keys, value, span: e.first });
+        }
+        out
+    }
+}
+
+fn widen(known: &mut Type, new: &Type) {
+    match (known, new) {
+        (Type::Str(a), Type::Str(b)) => *a = (*a).max(*b),
+        (Type::Bytes(a), Type::Bytes(b)) => *a = (*a).max(*b),
+        (k @ Type::Int { .. }, Type::Int { bytes: 8, signed: false }) => *k = Type::U64,
+        _ => {}
+    }
+}
+
+fn describe(v: &MapValue) -> String {
+    match v {
+        MapValue::Plain(t) => format!("a value of type `{}`", t),
+        MapValue::Agg { func, .. } => format!("the aggregation {}()", func.name()),
+    }
+}

@@ -1,0 +1,13 @@
+//! Type checking: AST + kernel facts -> typed program. Map key and value types are inferred from
+//! every use across all probes, so the checker runs twice: a discovery pass that only learns map
+//! types, then the real pass that reports errors and builds the typed program.
+
+mod check;
+mod expr;
+mod maps;
+mod stmt;
+pub mod tir;
+mod typename;
+
+pub use check::check;
+pub use expr::arith_type;

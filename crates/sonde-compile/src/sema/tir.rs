@@ -1,0 +1,211 @@
+//! The typed program: what the checker produces and `lower` turns into BPF. Every expression knows
+//! its type; maps, variables and output events are resolved to indices.
+
+use crate::provider::Site;
+use crate::types::Type;
+use sonde_syntax::ast::{BinOp, Span};
+
+#[derive(Clone, Debug)]
+pub struct TExpr {
+    pub kind: TExprKind,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// Thread group id (the user's "pid").
+    Pid,
+    /// Kernel pid (thread id).
+    Tid,
+    Uid,
+    Gid,
+    Cpu,
+    /// Nanoseconds since boot (monotonic clock).
+    Nsecs,
+    /// Nanoseconds since sonde started.
+    Elapsed,
+    /// Name of the current task, char[16].
+    Comm,
+}
+
+#[derive(Clone, Debug)]
+pub enum TExprKind {
+    Int(u64),
+    /// A string literal (without the trailing NUL).
+    Str(Vec<u8>),
+    Builtin(Builtin),
+    /// A scalar field of the probe context at this offset (tracepoint record).
+    CtxLoad { offset: usize },
+    /// A char array (or other buffer) inside the context.
+    CtxBuf { offset: usize, len: usize },
+    /// A `__data_loc` string: the u32 at `offset` locates it inside the record.
+    CtxDataLoc { offset: usize },
+    Var(usize),
+    /// Value of a plain map at these keys; zero or an empty string when absent.
+    MapGet { map: usize, keys: Vec<TExpr> },
+    Neg(Box<TExpr>),
+    Not(Box<TExpr>),
+    BitNot(Box<TExpr>),
+    /// Arithmetic, bitwise, comparison and logical operators on scalars, and `==`/`!=` on strings.
+    Binary { op: BinOp, lhs: Box<TExpr>, rhs: Box<TExpr> },
+    Ternary { cond: Box<TExpr>, then: Box<TExpr>, els: Box<TExpr> },
+    /// Integer conversion to `ty`.
+    Cast(Box<TExpr>),
+    /// Read `ty` from memory at `ptr + offset` (pointer dereference, member of a pointed-to struct).
+    Read { ptr: Box<TExpr>, offset: i64, user: bool },
+    /// `str(ptr, size)`: a NUL-terminated string read from memory.
+    ReadStr { ptr: Box<TExpr>, user: bool },
+    /// `mem(ptr, size)`: raw bytes read from memory.
+    ReadMem { ptr: Box<TExpr>, user: bool },
+    /// `strcmp(a, b)`: -1, 0 or 1.
+    Strcmp(Box<TExpr>, Box<TExpr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct TStmt {
+    pub kind: TStmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum TStmtKind {
+    /// Send a record for output event `event` carrying these values (printf, print, exit, clear...).
+    Emit { event: usize, args: Vec<TExpr> },
+    /// `exit()`: emit the event, then stop this program.
+    Exit { event: usize, code: TExpr },
+    MapStore { map: usize, keys: Vec<TExpr>, value: TExpr },
+    Aggregate { map: usize, keys: Vec<TExpr>, func: AggFunc, arg: Option<TExpr> },
+    Delete { map: usize, keys: Vec<TExpr> },
+    SetVar { var: usize, value: TExpr },
+    If { cond: TExpr, then: Vec<TStmt>, els: Vec<TStmt> },
+    Return,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggFunc {
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    Stats,
+    Quantize,
+    Lhist { min: i64, max: i64, step: i64 },
+}
+
+impl AggFunc {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggFunc::Count => "count",
+            AggFunc::Sum => "sum",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+            AggFunc::Avg => "avg",
+            AggFunc::Stats => "stats",
+            AggFunc::Quantize => "quantize",
+            AggFunc::Lhist { .. } => "lhist",
+        }
+    }
+    /// Bytes of the per-CPU value: count/sum one u64; min/max {value, set}; avg/stats {count, sum};
+    /// histograms count per bucket (the bucket is part of the key).
+    pub fn value_size(self) -> usize {
+        match self {
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => 8,
+            AggFunc::Min | AggFunc::Max | AggFunc::Avg | AggFunc::Stats => 16,
+        }
+    }
+    /// Histograms add a u64 bucket index after the user's keys.
+    pub fn has_bucket(self) -> bool {
+        matches!(self, AggFunc::Quantize | AggFunc::Lhist { .. })
+    }
+}
+
+/// What a map holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapValue {
+    Plain(Type),
+    /// An aggregation; `signed` is the signedness of the aggregated expression.
+    Agg { func: AggFunc, signed: bool },
+}
+
+#[derive(Clone, Debug)]
+pub struct MapInfo {
+    pub name: String,
+    /// Key types (empty for `@x` without keys).
+    pub keys: Vec<Type>,
+    pub value: MapValue,
+    pub span: Span,
+}
+
+impl MapInfo {
+    /// Byte offset of each key in the packed key, and the total key size (at least 8: the kernel
+    /// needs a key, so key-less maps use a single zero u64).
+    pub fn key_layout(&self) -> (Vec<usize>, usize) {
+        let mut offs = Vec::new();
+        let mut at = 0;
+        for k in &self.keys {
+            offs.push(at);
+            at += k.slot_size();
+        }
+        if let MapValue::Agg { func, .. } = self.value {
+            if func.has_bucket() {
+                at += 8;
+            }
+        }
+        (offs, at.max(8))
+    }
+    pub fn value_size(&self) -> usize {
+        match &self.value {
+            MapValue::Plain(t) => t.slot_size(),
+            MapValue::Agg { func, .. } => func.value_size(),
+        }
+    }
+    pub fn is_percpu(&self) -> bool {
+        matches!(self.value, MapValue::Agg { .. })
+    }
+}
+
+/// What user space does with a record.
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    Printf { format: Vec<u8> },
+    /// `print(a, b)`: each value in its default format.
+    Print,
+    Exit,
+    PrintMap { map: usize },
+    ClearMap { map: usize },
+}
+
+#[derive(Clone, Debug)]
+pub struct EventDef {
+    pub kind: EventKind,
+    /// Types of the values in the record, each in a slot of `slot_size()` after the u64 event id.
+    pub args: Vec<Type>,
+}
+
+impl EventDef {
+    pub fn record_size(&self) -> usize {
+        8 + self.args.iter().map(Type::slot_size).sum::<usize>()
+    }
+}
+
+/// One probe instance, checked against one site's context.
+#[derive(Clone, Debug)]
+pub struct TProbe {
+    /// Index of the probe in the source program.
+    pub probe: usize,
+    pub sites: Vec<Site>,
+    pub predicate: Option<TExpr>,
+    pub body: Vec<TStmt>,
+    /// Types of the `$variables` of this probe.
+    pub vars: Vec<(String, Type)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct TProgram {
+    pub probes: Vec<TProbe>,
+    pub maps: Vec<MapInfo>,
+    pub events: Vec<EventDef>,
+}

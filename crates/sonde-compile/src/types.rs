@@ -1,0 +1,116 @@
+//! The type system: C's integers, pointers, fixed-size strings and structs.
+
+use std::fmt;
+use std::rc::Rc;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    Void,
+    /// An integer of 1, 2, 4 or 8 bytes.
+    Int { bytes: u8, signed: bool },
+    /// A pointer; `user` is true for pointers into user memory (syscall arguments, uprobe args),
+    /// which must be read with the `_user` probe-read helpers.
+    Ptr { to: Box<Type>, user: bool },
+    /// A NUL-terminated string in a buffer of this many bytes (`char[N]`).
+    Str(usize),
+    /// Raw bytes from `mem()`, printed as hex.
+    Bytes(usize),
+    /// A fixed array of non-char elements (from tracepoint fields such as `__u8 saddr[4]`).
+    Array { elem: Box<Type>, len: usize },
+    Struct(Rc<StructDef>),
+    /// A kernel address printed as a symbol (`caller`, `ksym()`).
+    Sym,
+    /// A timestamp in nanoseconds since boot printed as wall-clock time (`walltime`).
+    Walltime,
+}
+
+#[derive(Debug, PartialEq)]
+pub struct StructDef {
+    pub name: String,
+    pub size: usize,
+    pub fields: Vec<Field>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub offset: usize,
+    pub ty: Type,
+    /// `__data_loc` fields: a u32 holding (length << 16 | offset) of data stored after the record.
+    pub data_loc: bool,
+}
+
+impl Type {
+    pub const U8: Type = Type::Int { bytes: 1, signed: false };
+    pub const U16: Type = Type::Int { bytes: 2, signed: false };
+    pub const U32: Type = Type::Int { bytes: 4, signed: false };
+    pub const U64: Type = Type::Int { bytes: 8, signed: false };
+    pub const S32: Type = Type::Int { bytes: 4, signed: true };
+    pub const S64: Type = Type::Int { bytes: 8, signed: true };
+
+    /// Size in bytes of a value of this type in memory.
+    pub fn size(&self) -> usize {
+        match self {
+            Type::Void => 0,
+            Type::Int { bytes, .. } => *bytes as usize,
+            Type::Ptr { .. } | Type::Sym | Type::Walltime => 8,
+            Type::Str(n) | Type::Bytes(n) => *n,
+            Type::Array { elem, len } => elem.size() * len,
+            Type::Struct(s) => s.size,
+        }
+    }
+
+    /// Values that live in a register (integers, pointers, addresses).
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, Type::Int { .. } | Type::Ptr { .. } | Type::Sym | Type::Walltime)
+    }
+
+    pub fn is_signed(&self) -> bool {
+        matches!(self, Type::Int { signed: true, .. })
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self, Type::Str(_))
+    }
+
+    /// Size of this type as stored in a map key, map value or event record: scalars widen to 8 bytes,
+    /// buffers round up to 8 so every field stays aligned.
+    pub fn slot_size(&self) -> usize {
+        if self.is_scalar() {
+            8
+        } else {
+            (self.size() + 7) & !7
+        }
+    }
+
+    /// Two types can share a map slot or variable: scalars with scalars, strings with strings of any size.
+    pub fn compatible(&self, other: &Type) -> bool {
+        match (self, other) {
+            (a, b) if a.is_scalar() && b.is_scalar() => true,
+            (Type::Str(_), Type::Str(_)) => true,
+            (Type::Bytes(_), Type::Bytes(_)) => true,
+            (a, b) => a == b,
+        }
+    }
+
+    /// A char element makes an array a string.
+    pub fn is_char(&self) -> bool {
+        matches!(self, Type::Int { bytes: 1, .. })
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Void => write!(f, "void"),
+            Type::Int { bytes, signed } => write!(f, "{}{}", if *signed { "s" } else { "u" }, *bytes as u32 * 8),
+            Type::Ptr { to, .. } => write!(f, "{} *", to),
+            Type::Str(n) => write!(f, "char[{}]", n),
+            Type::Bytes(n) => write!(f, "u8[{}] (bytes)", n),
+            Type::Array { elem, len } => write!(f, "{}[{}]", elem, len),
+            Type::Struct(s) => write!(f, "struct {}", s.name),
+            Type::Sym => write!(f, "symbol"),
+            Type::Walltime => write!(f, "walltime"),
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Golden tests: each `tests/golden/NAME.sonde` compiles (against fixture tracepoints) to the typed
+//! program and annotated disassembly in `NAME.out`, or to the diagnostics there. `BLESS=1` rewrites
+//! the `.out` files. The verifier lane loads every program that compiles into the running kernel.
+
+mod common;
+
+use common::FixtureEnv;
+use sonde_compile::{Compiled, Options};
+use sonde_syntax::diag::SourceFile;
+use std::path::{Path, PathBuf};
+
+fn goldens() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut v: Vec<PathBuf> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "sonde")).collect();
+    v.sort();
+    v
+}
+
+fn opts() -> Options {
+    let mut o = Options::new();
+    o.start_ns = 1_000_000;
+    o
+}
+
+/// Compile one golden: the text to compare, and the programs when it compiled.
+fn compile(path: &Path) -> (String, Option<Compiled>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let file = SourceFile { name: path.file_name().unwrap().to_string_lossy().into(), text: text.clone() };
+    let env = FixtureEnv::new();
+    let render = |diags: Vec<sonde_syntax::diag::Diagnostic>| {
+        diags.iter().map(|d| sonde_syntax::render(d, &file, false)).collect::<String>()
+    };
+    let ast = match sonde_syntax::parse(&text) {
+        Ok(a) => a,
+        Err(d) => return (render(d), None),
+    };
+    let typed = match sonde_compile::check(&ast, &env, &opts()) {
+        Ok(t) => t,
+        Err(d) => return (render(d), None),
+    };
+    match sonde_compile::lower(&typed, &opts()) {
+        Ok(c) => {
+            let out = format!("{}\n{}", sonde_compile::dump::typed(&typed), sonde_compile::dump::compiled(&c, &text));
+            (out, Some(c))
+        }
+        Err(d) => (render(d), None),
+    }
+}
+
+#[test]
+fn goldens_match() {
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut failed = Vec::new();
+    for path in goldens() {
+        let (got, _) = compile(&path);
+        let out = path.with_extension("out");
+        if bless {
+            std::fs::write(&out, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&out).unwrap_or_default();
+        if got != want {
+            eprintln!("--- {} differs; got:\n{}", path.display(), got);
+            failed.push(path.display().to_string());
+        }
+    }
+    assert!(failed.is_empty(), "goldens differ (BLESS=1 to accept): {:?}", failed);
+}
+
+#[test]
+fn goldens_pass_the_verifier() {
+    if unsafe { libc_geteuid() } != 0 {
+        eprintln!("skipped: not root, cannot load BPF programs");
+        return;
+    }
+    let mut loaded = 0;
+    for path in goldens() {
+        let (_, compiled) = compile(&path);
+        let Some(c) = compiled else { continue };
+        if let Err(e) = sonde_kernel_load(&c) {
+            panic!("{}: {}", path.display(), e);
+        }
+        loaded += c.programs.len();
+    }
+    assert!(loaded > 10, "only {} programs loaded", loaded);
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
+
+/// Create the maps and load every program, as the runtime does.
+fn sonde_kernel_load(c: &Compiled) -> Result<(), String> {
+    use sonde_compile::provider::ProgKind;
+    use sonde_compile::MapKind;
+    use sonde_kernel::map::{Map, MapSpec, MapType};
+    use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+    let maps: Vec<Map> = c
+        .maps
+        .iter()
+        .map(|m| {
+            let map_type = match m.kind {
+                MapKind::Hash => MapType::Hash,
+                MapKind::PerCpuHash => MapType::PerCpuHash,
+                MapKind::RingBuf => MapType::RingBuf,
+                MapKind::PerCpuArray => MapType::PerCpuArray,
+            };
+            Map::create(&MapSpec {
+                map_type,
+                key_size: m.key_size,
+                value_size: m.value_size,
+                max_entries: m.max_entries,
+                name: &m.name,
+                flags: 0,
+            })
+            .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    for p in &c.programs {
+        let mut insns = p.insns.clone();
+        for &(at, map) in &p.relocs {
+            insns[at].imm = maps[map].fd();
+        }
+        let bytes = sonde_bpf::insn::encode(&insns);
+        let prog_type = match p.kind {
+            ProgKind::RawTracepoint => ProgType::RawTracepoint,
+            ProgKind::Tracepoint => ProgType::Tracepoint,
+            ProgKind::PerfEvent => ProgType::PerfEvent,
+        };
+        Program::load(&ProgSpec {
+            prog_type,
+            insns: &bytes,
+            license: "GPL",
+            name: &p.name,
+            expected_attach_type: None,
+            attach_btf_id: None,
+        })
+        .map_err(|e| format!("program {}: {}", p.name, e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! Programs: load through the verifier, run BEGIN/END with BPF_PROG_TEST_RUN, and list what the
+//! kernel holds (for tests that prove teardown).
+
+use crate::error::{KernelError, Result};
+use crate::sys::{self, cmd, IdAttr, InfoAttr, ProgInfo, ProgLoadAttr, TestRunAttr};
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgType {
+    #[doc(alias = "BPF_PROG_TYPE_KPROBE")]
+    Kprobe,
+    #[doc(alias = "BPF_PROG_TYPE_TRACEPOINT")]
+    Tracepoint,
+    #[doc(alias = "BPF_PROG_TYPE_PERF_EVENT")]
+    PerfEvent,
+    #[doc(alias = "BPF_PROG_TYPE_RAW_TRACEPOINT")]
+    RawTracepoint,
+    #[doc(alias = "BPF_PROG_TYPE_TRACING")]
+    Tracing,
+}
+
+impl ProgType {
+    /// The uapi `enum bpf_prog_type` value.
+    pub fn id(self) -> u32 {
+        match self {
+            ProgType::Kprobe => 2,
+            ProgType::Tracepoint => 5,
+            ProgType::PerfEvent => 7,
+            ProgType::RawTracepoint => 17,
+            ProgType::Tracing => 26,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ProgSpec<'a> {
+    pub prog_type: ProgType,
+    /// Encoded 8-byte `struct bpf_insn`s, map fds already patched in.
+    pub insns: &'a [u8],
+    pub license: &'a str,
+    /// Truncated and sanitized to the kernel's 15 chars of `[A-Za-z0-9_.]`.
+    pub name: &'a str,
+    pub expected_attach_type: Option<u32>,
+    pub attach_btf_id: Option<u32>,
+}
+
+/// A loaded program. Dropping it closes the fd; the kernel frees it once no link holds it.
+#[derive(Debug)]
+pub struct Program {
+    fd: OwnedFd,
+    name: String,
+    prog_type: ProgType,
+}
+
+/// First retry buffer and the cap: a failing log rarely needs more than 1 MiB, a pathological one is
+/// cut at 16 MiB (newer kernels keep its tail, older ones its head).
+const LOG_START: usize = 1 << 20;
+const LOG_MAX: usize = 16 << 20;
+
+impl Program {
+    /// Load without a log (the verifier runs faster without one); only if that fails, load again
+    /// with log_level 1 to explain why.
+    pub fn load(spec: &ProgSpec) -> Result<Program> {
+        if spec.insns.is_empty() || !spec.insns.len().is_multiple_of(8) {
+            return Err(KernelError::Size {
+                object: spec.name.to_string(),
+                what: "the program",
+                expected: spec.insns.len().next_multiple_of(8).max(8),
+                got: spec.insns.len(),
+            });
+        }
+        let license = CString::new(spec.license.replace('\0', "")).unwrap_or_default();
+        let attempt = |log: &mut [u8]| {
+            let mut attr = ProgLoadAttr {
+                prog_type: spec.prog_type.id(),
+                insn_cnt: (spec.insns.len() / 8) as u32,
+                insns: sys::addr(spec.insns),
+                license: sys::addr_cstr(&license),
+                log_level: if log.is_empty() { 0 } else { 1 },
+                log_size: log.len() as u32,
+                log_buf: sys::addr_mut(log),
+                prog_name: crate::name::obj_name(spec.name),
+                expected_attach_type: spec.expected_attach_type.unwrap_or(0),
+                attach_btf_id: spec.attach_btf_id.unwrap_or(0),
+                ..Default::default()
+            };
+            sys::bpf_fd(cmd::PROG_LOAD, &mut attr)
+        };
+        let program = |fd| Program {
+            fd,
+            name: spec.name.to_string(),
+            prog_type: spec.prog_type,
+        };
+        let errno = match attempt(&mut []) {
+            Ok(fd) => return Ok(program(fd)),
+            // No log would explain a missing capability.
+            Err(e @ (libc::EPERM | libc::EMFILE | libc::ENFILE)) => {
+                return Err(KernelError::Syscall {
+                    op: "bpf(BPF_PROG_LOAD)",
+                    errno: e,
+                })
+            }
+            Err(e) => e,
+        };
+        let mut log = vec![0u8; LOG_START];
+        loop {
+            match attempt(&mut log) {
+                Ok(fd) => return Ok(program(fd)),
+                Err(libc::ENOSPC) if log.len() < LOG_MAX => log = vec![0u8; log.len() * 4],
+                Err(e) => {
+                    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+                    let text = String::from_utf8_lossy(&log[..end]).into_owned();
+                    if text.trim().is_empty() {
+                        // Refused before the verifier ran (a bad attr): the errno is all there is.
+                        return Err(KernelError::Syscall {
+                            op: "bpf(BPF_PROG_LOAD)",
+                            errno,
+                        });
+                    }
+                    return Err(KernelError::Verifier {
+                        prog: spec.name.to_string(),
+                        errno: e,
+                        log: text,
+                    });
+                }
+            }
+        }
+    }
+
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn prog_type(&self) -> ProgType {
+        self.prog_type
+    }
+
+    /// Run the program once in the kernel with `ctx` as its context and return r0. This is how BEGIN
+    /// and END run: RAW_TRACEPOINT programs accept an empty ctx (or up to 12 u64 arguments).
+    pub fn test_run(&self, ctx: &[u8]) -> Result<u32> {
+        let mut attr = TestRunAttr {
+            prog_fd: self.fd() as u32,
+            ctx_size_in: ctx.len() as u32,
+            ctx_in: sys::addr(ctx),
+            ..Default::default()
+        };
+        sys::bpf(cmd::PROG_TEST_RUN, &mut attr)
+            .map_err(KernelError::sys("bpf(BPF_PROG_TEST_RUN)"))?;
+        Ok(attr.retval)
+    }
+
+    /// The kernel's id for this program (what bpftool shows).
+    pub fn id(&self) -> Result<u32> {
+        Ok(info_by_fd(&self.fd)?.id)
+    }
+}
+
+/// Ids of every program loaded in the kernel, by anyone (BPF_PROG_GET_NEXT_ID).
+pub fn loaded_ids() -> Result<Vec<u32>> {
+    let mut ids = Vec::new();
+    let mut attr = IdAttr::default();
+    loop {
+        match sys::bpf(cmd::PROG_GET_NEXT_ID, &mut attr) {
+            Ok(_) => ids.push(attr.next_id),
+            Err(libc::ENOENT) => return Ok(ids),
+            Err(e) => {
+                return Err(KernelError::Syscall {
+                    op: "bpf(BPF_PROG_GET_NEXT_ID)",
+                    errno: e,
+                })
+            }
+        }
+        attr.id = attr.next_id;
+    }
+}
+
+/// The name of the program with kernel id `id`, or None if it is gone.
+pub fn name_by_id(id: u32) -> Result<Option<String>> {
+    let mut attr = IdAttr {
+        id,
+        ..Default::default()
+    };
+    let fd = match sys::bpf_fd(cmd::PROG_GET_FD_BY_ID, &mut attr) {
+        Ok(fd) => fd,
+        Err(libc::ENOENT) => return Ok(None),
+        Err(e) => {
+            return Err(KernelError::Syscall {
+                op: "bpf(BPF_PROG_GET_FD_BY_ID)",
+                errno: e,
+            })
+        }
+    };
+    let info = info_by_fd(&fd)?;
+    let end = info
+        .name
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(info.name.len());
+    Ok(Some(
+        String::from_utf8_lossy(&info.name[..end]).into_owned(),
+    ))
+}
+
+fn info_by_fd(fd: &OwnedFd) -> Result<ProgInfo> {
+    let mut info = ProgInfo::default();
+    let mut attr = InfoAttr {
+        bpf_fd: fd.as_raw_fd() as u32,
+        info_len: std::mem::size_of::<ProgInfo>() as u32,
+        info: sys::addr_info(&mut info),
+    };
+    sys::bpf(cmd::OBJ_GET_INFO_BY_FD, &mut attr)
+        .map_err(KernelError::sys("bpf(BPF_OBJ_GET_INFO_BY_FD)"))?;
+    Ok(info)
+}

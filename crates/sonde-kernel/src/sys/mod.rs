@@ -1,0 +1,201 @@
+//! The raw layer: every `unsafe` block of the crate lives in this module: the syscalls here, the
+//! `#[repr(C)]` structs the kernel reads (`attr.rs`), the ring buffer mapping (`mmap.rs`) and the
+//! helper process that closes slow fds (`background.rs`). The modules above see safe functions that
+//! take checked slices and return `OwnedFd`s or errnos.
+//!
+//! Each `bpf_attr` variant is its own struct with every byte spelled out (explicit padding, no
+//! implicit holes) and `Default` zeroing it. We pass `size_of` the variant we fill: the kernel
+//! zero-extends a short attr to its own union size and rejects a long one only if the tail it does not
+//! know is non-zero, so the same struct works on 6.1 through 6.18.
+//!
+//! Soundness: attrs carry user addresses as plain `u64`s, and the kernel writes through them as far as
+//! the map's or command's sizes say. So the functions that pass attrs are `pub(crate)`: the safe
+//! modules above set addresses only from live slices they have length-checked against the object
+//! (see `map.rs`), and nothing outside the crate can hand the kernel an arbitrary pointer.
+#![allow(unsafe_code)]
+
+mod attr;
+mod background;
+mod mmap;
+
+pub use attr::*;
+pub(crate) use background::close_in_background;
+pub(crate) use mmap::Mmap;
+
+use std::ffi::CStr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+pub type Errno = i32;
+
+pub(crate) fn errno() -> Errno {
+    std::io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
+}
+
+/// bpf(2) with an attr variant; returns the non-negative result.
+pub(crate) fn bpf<A: BpfAttr>(cmd: u32, attr: &mut A) -> Result<i64, Errno> {
+    // SAFETY: attr is a live, fully initialised repr(C) struct of the size we pass; pointers inside it
+    // were set by safe callers from slices that outlive this call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            cmd,
+            attr as *mut A,
+            std::mem::size_of::<A>() as u32,
+        )
+    };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(r)
+    }
+}
+
+/// bpf(2) for the commands whose result is a new fd.
+pub(crate) fn bpf_fd<A: BpfAttr>(cmd: u32, attr: &mut A) -> Result<OwnedFd, Errno> {
+    let fd = bpf(cmd, attr)?;
+    // SAFETY: the kernel just returned this fd to us and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Address of a buffer for an attr field. Lives in the raw layer so callers never touch pointers.
+pub(crate) fn addr(buf: &[u8]) -> u64 {
+    if buf.is_empty() {
+        0
+    } else {
+        buf.as_ptr() as u64
+    }
+}
+
+pub(crate) fn addr_mut(buf: &mut [u8]) -> u64 {
+    if buf.is_empty() {
+        0
+    } else {
+        buf.as_mut_ptr() as u64
+    }
+}
+
+pub(crate) fn addr_cstr(s: &CStr) -> u64 {
+    s.as_ptr() as u64
+}
+
+pub(crate) fn addr_info(info: &mut ProgInfo) -> u64 {
+    info as *mut ProgInfo as u64
+}
+
+pub(crate) fn perf_event_open(
+    attr: &mut PerfEventAttr,
+    pid: i32,
+    cpu: i32,
+) -> Result<OwnedFd, Errno> {
+    attr.size = std::mem::size_of::<PerfEventAttr>() as u32;
+    // SAFETY: attr is a complete perf_event_attr of the size it declares.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            attr as *mut PerfEventAttr,
+            pid,
+            cpu,
+            -1,
+            PERF_FLAG_FD_CLOEXEC,
+        )
+    };
+    if r < 0 {
+        return Err(errno());
+    }
+    // SAFETY: a fresh fd from the kernel.
+    Ok(unsafe { OwnedFd::from_raw_fd(r as RawFd) })
+}
+
+/// ioctl with an integer argument (all the perf ioctls we use).
+pub(crate) fn ioctl(fd: &OwnedFd, req: u64, arg: u64) -> Result<(), Errno> {
+    // SAFETY: the perf ioctls we pass take an integer, not a pointer.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), req as _, arg as libc::c_ulong) };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(())
+    }
+}
+
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n > 0 {
+        n as usize
+    } else {
+        4096
+    }
+}
+
+pub(crate) fn epoll_create() -> Result<OwnedFd, Errno> {
+    // SAFETY: no pointers.
+    let r = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    if r < 0 {
+        return Err(errno());
+    }
+    // SAFETY: fresh fd.
+    Ok(unsafe { OwnedFd::from_raw_fd(r) })
+}
+
+pub(crate) fn epoll_add(ep: &OwnedFd, fd: RawFd) -> Result<(), Errno> {
+    let mut ev = libc::epoll_event {
+        events: libc::EPOLLIN as u32,
+        u64: fd as u64,
+    };
+    // SAFETY: ev is a valid epoll_event.
+    let r = unsafe { libc::epoll_ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(())
+    }
+}
+
+/// Waits for readiness; returns how many fds are ready (0 on timeout or signal).
+pub(crate) fn epoll_wait(ep: &OwnedFd, timeout_ms: i32) -> Result<usize, Errno> {
+    let mut evs = [libc::epoll_event { events: 0, u64: 0 }; 4];
+    // SAFETY: evs has room for the count we pass.
+    let r = unsafe {
+        libc::epoll_wait(
+            ep.as_raw_fd(),
+            evs.as_mut_ptr(),
+            evs.len() as i32,
+            timeout_ms,
+        )
+    };
+    if r < 0 {
+        let e = errno();
+        return if e == libc::EINTR { Ok(0) } else { Err(e) };
+    }
+    Ok(r as usize)
+}
+
+pub fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid out-parameter; the clocks we pass always exist on Linux.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+pub(crate) fn mount_tracefs(target: &CStr) -> Result<(), Errno> {
+    // SAFETY: all arguments are NUL-terminated strings or null.
+    let r = unsafe {
+        libc::mount(
+            c"nodev".as_ptr(),
+            target.as_ptr(),
+            c"tracefs".as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(())
+    }
+}

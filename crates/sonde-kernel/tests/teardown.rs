@@ -1,0 +1,68 @@
+//! After everything is dropped, nothing this test loaded is left in the kernel or in our fd table.
+//! Its own binary: other tests' objects would come and go in the same /proc/self/fd.
+
+mod common;
+
+use sonde_kernel::attach::{
+    attach_perf_event, attach_raw_tracepoint, attach_tracepoint_with, PerfAttach, PerfEventSpec,
+};
+use sonde_kernel::map::{Map, MapSpec, MapType};
+use sonde_kernel::prog::{self, ProgType};
+use sonde_kernel::ringbuf::RingBuf;
+use std::time::{Duration, Instant};
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+#[test]
+fn dropping_everything_leaves_no_program_or_fd_behind() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let tp = common::getpid_id();
+    let fds_before = open_fds();
+    let mut ids = Vec::new();
+    {
+        let counter = common::counter_map();
+        let ring = Map::create(&MapSpec {
+            map_type: MapType::RingBuf,
+            key_size: 0,
+            value_size: 0,
+            max_entries: 4096,
+            name: "t",
+            flags: 0,
+        })
+        .unwrap();
+        let reader = RingBuf::new(&ring).unwrap();
+        let a = common::thread_counter(ProgType::Tracepoint, &counter, common::gettid());
+        let b = common::counter(ProgType::PerfEvent, &counter);
+        let c = common::thread_counter(ProgType::RawTracepoint, &counter, common::gettid());
+        let d = common::ringbuf_sender(&ring, common::gettid());
+        for p in [&a, &b, &c, &d] {
+            ids.push(p.id().unwrap());
+        }
+        let links = vec![
+            attach_tracepoint_with(&a, tp, PerfAttach::Link).unwrap(),
+            attach_tracepoint_with(&d, tp, PerfAttach::Ioctl).unwrap(),
+            attach_perf_event(&b, PerfEventSpec::cpu_clock(1_000_000, 0)).unwrap(),
+            attach_raw_tracepoint(&c, "sys_enter").unwrap(),
+        ];
+        common::getpid_syscall(10);
+        assert!(open_fds() > fds_before);
+        drop(links);
+        drop(reader);
+    }
+    assert_eq!(open_fds(), fds_before, "every fd we opened is closed");
+    // The kernel frees programs after an RCU grace period: give it a moment.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let live = prog::loaded_ids().unwrap();
+        let left: Vec<u32> = ids.iter().copied().filter(|id| live.contains(id)).collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "programs still loaded: {left:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

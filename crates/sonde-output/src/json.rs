@@ -1,0 +1,137 @@
+//! bpftrace-compatible JSON lines (`-f json`): one object per line, spaced exactly as bpftrace
+//! writes them (`{"type": "map", "data": {"@": {"bash": 3}}}`: a space after every `:` and
+//! after the `,` between members; tuples/arrays of values are `[a,b]` with no space, and
+//! histogram bucket lists `[{...}, {...}]` with one, both as in bpftrace). That is why this
+//! module writes the text itself instead of using serde_json's printer.
+//!
+//! Functions return the line without its trailing newline. A map with no entries gives
+//! `{"@name": {}}` (bpftrace would print nothing; a line is easier to consume).
+
+use crate::hist::Bucket;
+use crate::map::{display_name, hist_total, sorted, sorted_stats, HistEntry, HistKind, StatsEntry};
+use crate::value::Value;
+
+/// A JSON string literal, escaping as bpftrace does (`\"`, `\\`, `\n`, `\r`, `\t`, other
+/// control characters as `\u00XX`).
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Any JSON value in bpftrace's spacing: `{"k": v, "k2": v2}` and `[a,b]`.
+pub fn to_string(v: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::Null => "null".into(),
+        J::Bool(b) => b.to_string(),
+        J::Number(n) => n.to_string(),
+        J::String(s) => quote(s),
+        J::Array(items) => format!("[{}]", join(items.iter().map(to_string), ",")),
+        J::Object(m) => {
+            let members = m.iter().map(|(k, v)| format!("{}: {}", quote(k), to_string(v)));
+            format!("{{{}}}", join(members, ", "))
+        }
+    }
+}
+
+fn join(items: impl Iterator<Item = String>, sep: &str) -> String {
+    items.collect::<Vec<_>>().join(sep)
+}
+
+fn line(kind: &str, data: &str) -> String {
+    format!("{{\"type\": {}, \"data\": {data}}}", quote(kind))
+}
+
+/// A text message of type `kind` (bpftrace uses this for printf, time, cat, join, syscall).
+/// printf output is bytes: pass `&String::from_utf8_lossy(&bytes)`.
+pub fn message(kind: &str, text: &str) -> String {
+    line(kind, &quote(text))
+}
+
+pub fn printf(text: &str) -> String {
+    message("printf", text)
+}
+
+pub fn attached_probes(n: usize) -> String {
+    line("attached_probes", &format!("{{\"probes\": {n}}}"))
+}
+
+pub fn lost_events(n: u64) -> String {
+    line("lost_events", &format!("{{\"events\": {n}}}"))
+}
+
+/// `print(expr)` of a non-map value.
+pub fn value(v: &Value) -> String {
+    line("value", &to_string(&v.to_json()))
+}
+
+/// `{"@name": {"k1,k2": v, ...}}`, or `{"@name": v}` when the map has no keys.
+fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, String)>) -> String {
+    let name = quote(&display_name(name));
+    let mut members = Vec::new();
+    for (keys, v) in entries {
+        if keys.is_empty() {
+            return format!("{{{name}: {v}}}");
+        }
+        let key: Vec<String> = keys.iter().map(Value::to_string).collect();
+        members.push(format!("{}: {v}", quote(&key.join(","))));
+    }
+    format!("{{{name}: {{{}}}}}", members.join(", "))
+}
+
+pub fn map(name: &str, entries: &[(Vec<Value>, Value)]) -> String {
+    let items = sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, to_string(&v.to_json())));
+    line("map", &map_data(name, items))
+}
+
+fn buckets_json(buckets: &[Bucket]) -> String {
+    let items = buckets.iter().map(|b| {
+        let mut fields = Vec::new();
+        if let Some(min) = b.min {
+            fields.push(format!("\"min\": {min}"));
+        }
+        if let Some(max) = b.max {
+            fields.push(format!("\"max\": {max}"));
+        }
+        fields.push(format!("\"count\": {}", b.count));
+        format!("{{{}}}", fields.join(", "))
+    });
+    format!("[{}]", join(items, ", "))
+}
+
+pub fn hist(name: &str, entries: &[HistEntry], kind: HistKind) -> String {
+    let items =
+        sorted(entries, |c| hist_total(c)).into_iter().map(|(k, c)| (k, buckets_json(&kind.buckets(c))));
+    line("hist", &map_data(name, items))
+}
+
+/// `{"count": 3, "average": 2, "total": 6}` per key.
+pub fn stats(name: &str, entries: &[StatsEntry]) -> String {
+    let items = sorted_stats(entries).into_iter().map(|(k, count, avg, total)| {
+        (
+            k,
+            format!(
+                "{{\"count\": {count}, \"average\": {}, \"total\": {}}}",
+                to_string(&avg.to_json()),
+                to_string(&total.to_json())
+            ),
+        )
+    });
+    line("stats", &map_data(name, items))
+}
+
+#[cfg(test)]
+mod tests;

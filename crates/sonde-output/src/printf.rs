@@ -1,0 +1,352 @@
+//! printf format strings: parsed once at compile time (to check the arguments) and applied to
+//! decoded values at run time, with glibc's output for the conversions we support:
+//! `d i u x X o c s p %`, flags `- 0 + space #`, a numeric width and precision, and length
+//! modifiers `hh h l ll j z t`.
+//!
+//! Integer arguments are truncated to the width the length modifier names, as C's varargs
+//! would: no modifier means 32 bits (`%x` of -1 is `ffffffff`, `%d` of 2^32+5 is `5`),
+//! `hh`/`h` 8/16, and `l ll j z t` 64. Use `%ld`/`%lx`/`%lu` for 64-bit values.
+
+use crate::value::{until_nul, Value};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Literal(Vec<u8>),
+    Conv(Spec),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub minus: bool,
+    pub zero: bool,
+    pub plus: bool,
+    pub space: bool,
+    pub hash: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Length {
+    #[default]
+    None,
+    Hh,
+    H,
+    L,
+    Ll,
+    J,
+    Z,
+    T,
+}
+
+impl Length {
+    /// Width in bits of the C type this modifier names for an integer conversion.
+    pub fn bits(self) -> u32 {
+        match self {
+            Length::Hh => 8,
+            Length::H => 16,
+            Length::None => 32,
+            _ => 64,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub flags: Flags,
+    pub width: Option<usize>,
+    pub precision: Option<usize>,
+    pub length: Length,
+    /// One of `d i u x X o c s p` (`%%` never becomes a Spec).
+    pub conv: char,
+}
+
+impl Spec {
+    pub fn wants_string(&self) -> bool {
+        self.conv == 's'
+    }
+    pub fn wants_integer(&self) -> bool {
+        matches!(self.conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 'p')
+    }
+    /// `%d`/`%i`: the argument is read as signed.
+    pub fn is_signed(&self) -> bool {
+        matches!(self.conv, 'd' | 'i')
+    }
+    /// Bits of the argument that are printed: 8 for `%c`, 64 for `%p`, else by length modifier.
+    pub fn int_bits(&self) -> u32 {
+        match self.conv {
+            'c' => 8,
+            'p' => 64,
+            _ => self.length.bits(),
+        }
+    }
+}
+
+/// `pos` is the byte offset of the `%` that starts the bad conversion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatError {
+    UnknownConversion {
+        pos: usize,
+        conv: char,
+    },
+    /// `%*d` / `%.*s`: the width or precision would come from an argument; not supported.
+    StarWidth {
+        pos: usize,
+    },
+    /// The string ends inside a conversion (`"50%"`, `"%-"`).
+    TrailingPercent {
+        pos: usize,
+    },
+    /// A length modifier on `%s`, `%c` or `%p` (that would mean wide characters).
+    LengthNotAllowed {
+        pos: usize,
+        conv: char,
+    },
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatError::UnknownConversion { pos, conv } => write!(
+                f,
+                "unknown or unsupported conversion '%{conv}' at offset {pos} \
+                 (supported: %d %i %u %x %X %o %c %s %p %%)"
+            ),
+            FormatError::StarWidth { pos } => write!(
+                f,
+                "'*' width/precision at offset {pos} is not supported; write the number in the format"
+            ),
+            FormatError::TrailingPercent { pos } => {
+                write!(f, "format ends inside the conversion at offset {pos}; write '%%' for a literal '%'")
+            }
+            FormatError::LengthNotAllowed { pos, conv } => {
+                write!(f, "length modifier not allowed on '%{conv}' at offset {pos}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+pub fn parse(fmt: &[u8]) -> Result<Vec<Piece>, FormatError> {
+    let mut pieces = Vec::new();
+    let mut lit = Vec::new();
+    let mut i = 0;
+    while i < fmt.len() {
+        if fmt[i] != b'%' {
+            lit.push(fmt[i]);
+            i += 1;
+            continue;
+        }
+        let (spec, next) = parse_spec(fmt, i)?;
+        i = next;
+        match spec {
+            None => lit.push(b'%'),
+            Some(spec) => {
+                if !lit.is_empty() {
+                    pieces.push(Piece::Literal(std::mem::take(&mut lit)));
+                }
+                pieces.push(Piece::Conv(spec));
+            }
+        }
+    }
+    if !lit.is_empty() {
+        pieces.push(Piece::Literal(lit));
+    }
+    Ok(pieces)
+}
+
+/// The conversions in order: one per argument.
+pub fn specs(pieces: &[Piece]) -> impl Iterator<Item = &Spec> {
+    pieces.iter().filter_map(|p| match p {
+        Piece::Conv(s) => Some(s),
+        Piece::Literal(_) => None,
+    })
+}
+
+/// One conversion starting at the `%` at `pos`; `None` for `%%`. Returns the index after it.
+fn parse_spec(fmt: &[u8], pos: usize) -> Result<(Option<Spec>, usize), FormatError> {
+    let mut i = pos + 1;
+    let at = |i: usize| fmt.get(i).copied().ok_or(FormatError::TrailingPercent { pos });
+    let mut flags = Flags::default();
+    loop {
+        match at(i)? {
+            b'-' => flags.minus = true,
+            b'0' => flags.zero = true,
+            b'+' => flags.plus = true,
+            b' ' => flags.space = true,
+            b'#' => flags.hash = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    let width = number(fmt, &mut i);
+    if at(i)? == b'*' {
+        return Err(FormatError::StarWidth { pos });
+    }
+    let mut precision = None;
+    if at(i)? == b'.' {
+        i += 1;
+        if at(i)? == b'*' {
+            return Err(FormatError::StarWidth { pos });
+        }
+        precision = Some(number(fmt, &mut i).unwrap_or(0));
+    }
+    let length = match (at(i)?, fmt.get(i + 1)) {
+        (b'h', Some(b'h')) => Length::Hh,
+        (b'l', Some(b'l')) => Length::Ll,
+        (b'h', _) => Length::H,
+        (b'l', _) => Length::L,
+        (b'j', _) => Length::J,
+        (b'z', _) => Length::Z,
+        (b't', _) => Length::T,
+        _ => Length::None,
+    };
+    i += match length {
+        Length::None => 0,
+        Length::Hh | Length::Ll => 2,
+        _ => 1,
+    };
+    let c = at(i)?;
+    let conv = match c {
+        b'%' => return Ok((None, i + 1)),
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' => c as char,
+        _ => {
+            let s = String::from_utf8_lossy(&fmt[i..fmt.len().min(i + 4)]);
+            let conv = s.chars().next().unwrap_or('?');
+            return Err(FormatError::UnknownConversion { pos, conv });
+        }
+    };
+    if length != Length::None && matches!(conv, 's' | 'c' | 'p') {
+        return Err(FormatError::LengthNotAllowed { pos, conv });
+    }
+    Ok((Some(Spec { flags, width, precision, length, conv }), i + 1))
+}
+
+fn number(fmt: &[u8], i: &mut usize) -> Option<usize> {
+    let start = *i;
+    while fmt.get(*i).is_some_and(u8::is_ascii_digit) {
+        *i += 1;
+    }
+    let digits = std::str::from_utf8(&fmt[start..*i]).ok()?;
+    // Absurd widths saturate rather than fail; glibc would refuse them at run time.
+    (*i > start).then(|| digits.parse().unwrap_or(usize::MAX).min(1 << 16))
+}
+
+/// Apply the format. Arguments are matched to conversions in order; a conversion with no
+/// argument prints nothing, extra arguments are ignored. A non-integer value under an integer
+/// conversion (or a non-string under `%s`) prints its text form, padded like `%s`.
+pub fn format(pieces: &[Piece], args: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut args = args.iter();
+    for piece in pieces {
+        match piece {
+            Piece::Literal(b) => out.extend_from_slice(b),
+            Piece::Conv(spec) => {
+                if let Some(arg) = args.next() {
+                    conv(&mut out, spec, arg);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
+    let bits = match arg {
+        Value::Int { v, .. } => Some(*v),
+        Value::Sym { addr, .. } => Some(*addr),
+        _ => None,
+    };
+    match (spec.conv, bits) {
+        ('s', _) => {
+            let text = match arg {
+                Value::Str(b) => until_nul(b).to_vec(),
+                other => other.to_string().into_bytes(),
+            };
+            let cut = spec.precision.map_or(text.len(), |p| p.min(text.len()));
+            pad(out, spec, b"", &text[..cut], false);
+        }
+        ('c', Some(v)) => pad(out, spec, b"", &[v as u8], false),
+        ('p', Some(0)) => pad(out, spec, b"", b"(nil)", false),
+        (_, Some(v)) => int(out, spec, v),
+        (_, None) => pad(out, spec, b"", arg.to_string().as_bytes(), false),
+    }
+}
+
+/// An integer conversion of the 64-bit pattern `v`.
+fn int(out: &mut Vec<u8>, spec: &Spec, v: u64) {
+    let bits = spec.int_bits();
+    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let u = v & mask;
+    let f = spec.flags;
+    let mut prefix: &[u8] = b"";
+    let mut digits = match spec.conv {
+        'd' | 'i' => {
+            // Sign-extend from the truncated width.
+            let s = ((u << (64 - bits)) as i64) >> (64 - bits);
+            prefix = if s < 0 {
+                b"-"
+            } else if f.plus {
+                b"+"
+            } else if f.space {
+                b" "
+            } else {
+                b""
+            };
+            s.unsigned_abs().to_string()
+        }
+        'u' => u.to_string(),
+        'o' => format!("{u:o}"),
+        'x' | 'p' => format!("{u:x}"),
+        _ => format!("{u:X}"),
+    };
+    if spec.precision == Some(0) && u == 0 {
+        digits.clear();
+    }
+    let min = spec.precision.unwrap_or(0);
+    if digits.len() < min {
+        digits = "0".repeat(min - digits.len()) + &digits;
+    }
+    match spec.conv {
+        'o' if f.hash && !digits.starts_with('0') => digits.insert(0, '0'),
+        'x' if f.hash && u != 0 => prefix = b"0x",
+        'X' if f.hash && u != 0 => prefix = b"0X",
+        // glibc prints %p as %#lx that also honours '+' and ' '.
+        'p' => {
+            prefix = if f.plus {
+                b"+0x"
+            } else if f.space {
+                b" 0x"
+            } else {
+                b"0x"
+            }
+        }
+        _ => {}
+    }
+    // '0' pads between the sign/prefix and the digits, unless a precision was given.
+    let zero = f.zero && !f.minus && spec.precision.is_none();
+    pad(out, spec, prefix, digits.as_bytes(), zero)
+}
+
+/// `prefix` then `body`, padded to the width: on the right for '-', with zeros after the
+/// prefix when `zero`, else with spaces on the left.
+fn pad(out: &mut Vec<u8>, spec: &Spec, prefix: &[u8], body: &[u8], zero: bool) {
+    let len = prefix.len() + body.len();
+    let fill = spec.width.unwrap_or(0).saturating_sub(len);
+    if spec.flags.minus {
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(body);
+        out.resize(out.len() + fill, b' ');
+    } else if zero {
+        out.extend_from_slice(prefix);
+        out.resize(out.len() + fill, b'0');
+        out.extend_from_slice(body);
+    } else {
+        out.resize(out.len() + fill, b' ');
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(body);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,133 @@
+//! Casts: `(u64)x`, `(unsigned long long)x`, `(struct task_struct *)arg0`, `(foo **)p`.
+
+use super::{PResult, Parser};
+use crate::ast::{Expr, ExprKind, Span, TypeName};
+use crate::lexer::{Lexer, Token, TokenKind};
+
+/// Words that always name a type, so `(word` starts a cast.
+const TYPE_WORDS: &[&str] = &[
+    "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "i8", "i16", "i32", "i64", "__u8", "__u16", "__u32", "__u64",
+    "__s8", "__s16", "__s32", "__s64", "char", "short", "int", "long", "unsigned", "signed", "void", "bool", "_Bool",
+];
+
+/// Words that combine into one C type: `unsigned long long int`.
+const COMBINING: &[&str] = &["unsigned", "signed", "char", "short", "int", "long"];
+
+/// Dropped wherever they appear: they do not change how a value is read.
+const QUALIFIERS: &[&str] = &["const", "volatile"];
+
+const TAGS: &[&str] = &["struct", "union", "enum"];
+
+impl<'a> Parser<'a> {
+    /// With `(` as the lookahead: does a type name follow? Reads ahead on a copy of the lexer.
+    pub(super) fn cast_ahead(&mut self) -> bool {
+        let mut lx = self.lex.clone();
+        let text = self.text;
+        let word = |t: &Token| {
+            if t.kind == TokenKind::Ident {
+                text.get(t.span.lo as usize..t.span.hi as usize)
+            } else {
+                None
+            }
+        };
+        let mut t = next(&mut lx);
+        let mut qualified = false;
+        while word(&t).is_some_and(|w| QUALIFIERS.contains(&w)) {
+            qualified = true;
+            t = next(&mut lx);
+        }
+        let Some(w) = word(&t) else { return qualified };
+        if qualified || TAGS.contains(&w) || TYPE_WORDS.contains(&w) || w.ends_with("_t") {
+            return true;
+        }
+        // Any other name is a type only as `(name *)`, `(name **)`...: `(x * y)` multiplies.
+        let mut stars = 0;
+        loop {
+            t = next(&mut lx);
+            if t.kind != TokenKind::Star {
+                break;
+            }
+            stars += 1;
+        }
+        stars > 0 && t.kind == TokenKind::RParen
+    }
+
+    /// `( type ) operand`, with the `(` as lookahead.
+    pub(super) fn cast(&mut self) -> PResult<Expr> {
+        let open = self.bump();
+        let ty = self.type_name()?;
+        self.close(TokenKind::RParen, "`)` to end the cast", &open)?;
+        let e = self.unary()?;
+        Ok(Expr { span: open.span.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } })
+    }
+
+    fn type_name(&mut self) -> PResult<TypeName> {
+        let mut words: Vec<&str> = Vec::new();
+        let mut span: Option<Span> = None;
+        while let Some(w) = self.peek_word() {
+            if QUALIFIERS.contains(&w) {
+                self.bump();
+                continue;
+            }
+            let joins = match words.as_slice() {
+                [] => true,
+                [tag] if TAGS.contains(tag) => true,
+                [.., last] => COMBINING.contains(last) && COMBINING.contains(&w),
+            };
+            if !joins {
+                break;
+            }
+            let t = self.bump();
+            span = Some(span.map_or(t.span, |s| s.to(t.span)));
+            words.push(w);
+        }
+        let Some(mut span) = span else {
+            let t = self.peek().clone();
+            self.expected("a type name", &t);
+            return Err(());
+        };
+        if let [tag] = words.as_slice() {
+            if TAGS.contains(tag) {
+                let t = self.peek().clone();
+                self.expected(&format!("a name after `{}`", tag), &t);
+                return Err(());
+            }
+        }
+        let mut pointers: u8 = 0;
+        loop {
+            if self.peek().kind == TokenKind::Star {
+                let t = self.bump();
+                span = span.to(t.span);
+                pointers = match pointers.checked_add(1) {
+                    Some(n) => n,
+                    None => {
+                        self.emit(crate::diag::Diagnostic::error(t.span, "too many `*` in a type"));
+                        return Err(());
+                    }
+                };
+            } else if self.peek_word().is_some_and(|w| QUALIFIERS.contains(&w)) {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        Ok(TypeName { base: words.join(" "), pointers, span })
+    }
+
+    /// The lookahead's text if it is an identifier.
+    fn peek_word(&mut self) -> Option<&'a str> {
+        let t = self.peek();
+        let (ident, span) = (t.kind == TokenKind::Ident, t.span);
+        let text = self.text;
+        ident.then(|| text.get(span.lo as usize..span.hi as usize).unwrap_or(""))
+    }
+}
+
+fn next(lx: &mut Lexer) -> Token {
+    loop {
+        let t = lx.next_token();
+        if t.kind != TokenKind::Error {
+            return t;
+        }
+    }
+}

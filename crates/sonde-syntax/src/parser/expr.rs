@@ -1,0 +1,241 @@
+//! Expressions: Pratt parsing with C's precedence.
+
+use super::{PResult, Parser, MAX_DEPTH};
+use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::diag::Diagnostic;
+use crate::lexer::{Token, TokenKind};
+
+impl Parser<'_> {
+    /// A full expression. Nesting is counted in `unary` and in the arms of `?:`, which every
+    /// recursion passes through.
+    pub(super) fn expr(&mut self) -> PResult<Expr> {
+        self.ternary()
+    }
+
+    /// An expression inside brackets, where `/` divides even within a predicate.
+    pub(super) fn inner_expr(&mut self) -> PResult<Expr> {
+        let saved = std::mem::replace(&mut self.slash_ends, false);
+        let e = self.expr();
+        self.slash_ends = saved;
+        e
+    }
+
+    /// `cond ? a : b`, right associative.
+    fn ternary(&mut self) -> PResult<Expr> {
+        let cond = self.binary(1)?;
+        if self.eat(TokenKind::Question).is_none() {
+            return Ok(cond);
+        }
+        // Both arms recurse into `ternary` without passing through `unary`: count them here.
+        let then = self.nested(|p| p.inner_expr())?;
+        self.expect(TokenKind::Colon, "`:` in conditional expression `cond ? a : b`")?;
+        let els = self.nested(|p| p.expr())?;
+        let span = cond.span.to(els.span);
+        Ok(Expr { kind: ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) }, span })
+    }
+
+    /// Binary operators binding at least as tightly as `min`.
+    fn binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        // Left-associative chains grow the tree without recursing, so measure it instead.
+        let mut d = depth(&lhs);
+        while let Some((op, prec)) = binop(&self.peek().kind) {
+            if prec < min || (op == BinOp::Div && self.slash_ends) {
+                break;
+            }
+            let t = self.bump();
+            let rhs = self.binary(prec + 1)?;
+            d = 1 + d.max(depth(&rhs));
+            if d > MAX_DEPTH {
+                self.too_deep(t.span);
+                return Err(());
+            }
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span };
+        }
+        Ok(lhs)
+    }
+
+    /// Prefix operators and casts.
+    pub(super) fn unary(&mut self) -> PResult<Expr> {
+        self.nested(|p| {
+            let op = match p.peek_kind() {
+                TokenKind::Minus => UnOp::Neg,
+                TokenKind::Bang => UnOp::Not,
+                TokenKind::Tilde => UnOp::BitNot,
+                TokenKind::Star => UnOp::Deref,
+                TokenKind::Amp => UnOp::AddrOf,
+                TokenKind::PlusPlus | TokenKind::MinusMinus => return p.prefix_increment(),
+                TokenKind::LParen if p.cast_ahead() => return p.cast(),
+                _ => return p.postfix(),
+            };
+            let t = p.bump();
+            let e = p.unary()?;
+            Ok(Expr { span: t.span.to(e.span), kind: ExprKind::Unary { op, expr: Box::new(e) } })
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn prefix_increment(&mut self) -> PResult<Expr> {
+        let span = self.peek_span();
+        let op = self.text_of(span);
+        let msg = format!("`{}` only works as a statement after a map or variable, like `@n{}`", op, op);
+        self.emit(Diagnostic::error(span, msg));
+        Err(())
+    }
+
+    /// Field access and indexing after a primary expression.
+    pub(super) fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        let mut d = depth(&e);
+        loop {
+            match self.peek().kind {
+                TokenKind::Dot | TokenKind::Arrow => {
+                    let t = self.bump();
+                    let arrow = t.kind == TokenKind::Arrow;
+                    let what = if arrow { "a field name after `->`" } else { "a field name after `.`" };
+                    let f = self.expect(TokenKind::Ident, what)?;
+                    let field = self.text_of(f.span).to_string();
+                    e = Expr { span: e.span.to(f.span), kind: ExprKind::Member { expr: Box::new(e), field, arrow } };
+                    d += 1;
+                }
+                TokenKind::LBracket => {
+                    let open = self.bump();
+                    let index = self.inner_expr()?;
+                    let close = self.close(TokenKind::RBracket, "`]` after index", &open)?;
+                    d = 1 + d.max(depth(&index));
+                    e = Expr {
+                        span: e.span.to(close.span),
+                        kind: ExprKind::Index { expr: Box::new(e), index: Box::new(index) },
+                    };
+                }
+                _ => return Ok(e),
+            }
+            if d > MAX_DEPTH {
+                self.too_deep(e.span);
+                return Err(());
+            }
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        match self.peek().kind {
+            TokenKind::Int(_)
+            | TokenKind::Str(_)
+            | TokenKind::Ident
+            | TokenKind::Var
+            | TokenKind::At
+            | TokenKind::LParen => {}
+            _ => return self.missing("an expression"),
+        }
+        let t = self.bump();
+        let kind = match t.kind {
+            TokenKind::Int(v) => ExprKind::Int(v),
+            TokenKind::Str(mut s) => {
+                // Adjacent literals concatenate, as in C.
+                let mut span = t.span;
+                while matches!(self.peek().kind, TokenKind::Str(_)) {
+                    let next = self.bump();
+                    if let TokenKind::Str(more) = next.kind {
+                        s.extend(more);
+                    }
+                    span = span.to(next.span);
+                }
+                return Ok(Expr { kind: ExprKind::Str(s), span });
+            }
+            TokenKind::Var => ExprKind::Var(self.text_of(t.span).get(1..).unwrap_or("").to_string()),
+            TokenKind::At => return self.map(&t),
+            TokenKind::Ident => match self.peek().kind {
+                TokenKind::LParen => return self.call(&t),
+                TokenKind::LBracket => return self.map(&t),
+                _ => ExprKind::Ident(self.text_of(t.span).to_string()),
+            },
+            _ => {
+                // `( expr )`: the span covers the parentheses so carets include them.
+                let mut e = self.inner_expr()?;
+                let close = self.close(TokenKind::RParen, "`)`", &t)?;
+                e.span = t.span.to(close.span);
+                return Ok(e);
+            }
+        };
+        Ok(Expr { kind, span: t.span })
+    }
+
+    /// `@`, `@name`, `@name[keys]`, or ply's `name[keys]`.
+    fn map(&mut self, name: &Token) -> PResult<Expr> {
+        let mut span = name.span;
+        let mut keys = Vec::new();
+        if self.peek().kind == TokenKind::LBracket {
+            let open = self.bump();
+            let (k, close) = self.list(&open, TokenKind::RBracket, "`,` or `]` after map key")?;
+            keys = k;
+            span = span.to(close.span);
+        }
+        let name = self.text_of(name.span).to_string();
+        Ok(Expr { kind: ExprKind::Map { name, keys }, span })
+    }
+
+    /// `name(args)`.
+    fn call(&mut self, name: &Token) -> PResult<Expr> {
+        let open = self.bump();
+        let (args, close) = if self.peek().kind == TokenKind::RParen {
+            (Vec::new(), self.bump())
+        } else {
+            self.list(&open, TokenKind::RParen, "`,` or `)` after function argument")?
+        };
+        let kind = ExprKind::Call { name: self.text_of(name.span).to_string(), args };
+        Ok(Expr { kind, span: name.span.to(close.span) })
+    }
+
+    /// Comma-separated expressions up to `close`; the opener is already consumed.
+    fn list(&mut self, open: &Token, close: TokenKind, what: &str) -> PResult<(Vec<Expr>, Token)> {
+        let mut items = Vec::new();
+        loop {
+            items.push(self.inner_expr()?);
+            if self.eat(TokenKind::Comma).is_none() {
+                let end = self.close(close, what, open)?;
+                return Ok((items, end));
+            }
+        }
+    }
+}
+
+/// Operator and precedence (higher binds tighter).
+fn binop(k: &TokenKind) -> Option<(BinOp, u8)> {
+    use TokenKind::*;
+    Some(match k {
+        OrOr => (BinOp::Or, 1),
+        AndAnd => (BinOp::And, 2),
+        Pipe => (BinOp::BitOr, 3),
+        Caret => (BinOp::BitXor, 4),
+        Amp => (BinOp::BitAnd, 5),
+        EqEq => (BinOp::Eq, 6),
+        Ne => (BinOp::Ne, 6),
+        Lt => (BinOp::Lt, 7),
+        Le => (BinOp::Le, 7),
+        Gt => (BinOp::Gt, 7),
+        Ge => (BinOp::Ge, 7),
+        Shl => (BinOp::Shl, 8),
+        Shr => (BinOp::Shr, 8),
+        Plus => (BinOp::Add, 9),
+        Minus => (BinOp::Sub, 9),
+        Star => (BinOp::Mul, 10),
+        Slash => (BinOp::Div, 10),
+        Percent => (BinOp::Mod, 10),
+        _ => return None,
+    })
+}
+
+/// Height of an expression tree. Only called on trees the depth limits already bound.
+fn depth(e: &Expr) -> usize {
+    let max = |es: &[Expr]| es.iter().map(depth).max().unwrap_or(0);
+    1 + match &e.kind {
+        ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => 0,
+        ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => max(es),
+        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Member { expr, .. } => depth(expr),
+        ExprKind::Binary { lhs, rhs, .. } => depth(lhs).max(depth(rhs)),
+        ExprKind::Index { expr, index } => depth(expr).max(depth(index)),
+        ExprKind::Ternary { cond, then, els } => depth(cond).max(depth(then)).max(depth(els)),
+    }
+}

@@ -1,0 +1,263 @@
+//! `sonde-workload`: a deterministic syscall generator for sonde's end-to-end tests.
+//!
+//! Every subcommand makes an exact, known number of syscalls, issued directly with
+//! `libc::syscall(SYS_...)` (no std I/O, no libc wrappers that might cache, retry or
+//! substitute another syscall), so a test can assert exact counts.
+//!
+//! Start-up noise: the crate uses `#![no_main]`, so Rust's runtime initialisation
+//! (`lang_start`: the poll() on fds 0-2, SIGPIPE's rt_sigaction, the main-thread
+//! stack-guard probe that reads /proc/self/maps, sigaltstack) never runs. What remains
+//! before `main` is the dynamic loader's work (execve, brk, mmap, openat of
+//! /etc/ld.so.cache and libc.so.6, one read of libc's ELF header, ...), all of it under
+//! the exec'd comm `sonde-workload`, before any `comm NAME` subcommand renames the
+//! process. `getpid`, `nanosleep`, `write`, `prctl` and `wait4` are never called at
+//! start-up or exit. See the crate's tests/strace.rs for the checks.
+
+#![no_main]
+
+use std::ffi::{CStr, CString};
+use std::process::exit;
+
+const USAGE: &str = "\
+sonde-workload: make an exact, known number of syscalls (for sonde's tests)
+
+USAGE:
+    sonde-workload CMD [ARGS...] [[--] CMD [ARGS...]]...
+
+Commands run in order, in one process; `--` between them is optional.
+Every syscall is issued directly with syscall(2).
+
+COMMANDS:
+    getpid N          N getpid() calls
+    openat N PATH     N openat(AT_FDCWD, PATH, O_RDONLY) calls; each fd that
+                      opened is closed (close() is not counted by the N); failed
+                      opens count too (a missing PATH gives -ENOENT)
+    read N SIZE       one openat of /dev/zero, then N read(fd, buf, SIZE) calls
+                      (each returns SIZE), then one close
+    write N SIZE      one openat of /dev/null, then N write(fd, buf, SIZE) calls
+                      (each returns SIZE), then one close
+    sleep MS          one nanosleep() of MS milliseconds
+    comm NAME         prctl(PR_SET_NAME, NAME) (truncated to 15 bytes), then
+                      run the rest of the command line: `comm wl_x getpid 10`
+    fork NAME         fork a child that sets its comm to NAME and exits with
+                      exit_group(0); the parent waits for it with wait4()
+    seq               no-op; `seq CMD... -- CMD...` reads naturally
+    waitfile PATH     poll faccessat(PATH, F_OK) every 2ms (with nanosleep)
+                      until PATH exists; gives up after 60s with exit 1
+    exit CODE         exit_group(CODE) at once; later commands do not run
+    help, -h, --help  print this text
+
+EXAMPLES:
+    sonde-workload comm wl_test getpid 10
+    sonde-workload comm wl_r seq read 5 1000 -- read 3 5000
+";
+
+fn die(msg: &str) -> ! {
+    // Error path only: a write(2) to stderr here does not disturb any count.
+    eprintln!("sonde-workload: {msg}");
+    exit(2)
+}
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+fn num(what: &str, s: Option<&String>) -> u64 {
+    let s = s.unwrap_or_else(|| die(&format!("missing {what}")));
+    s.parse()
+        .unwrap_or_else(|_| die(&format!("bad {what}: {s:?} (want a non-negative integer)")))
+}
+
+fn arg<'a>(what: &str, s: Option<&'a String>) -> &'a String {
+    s.unwrap_or_else(|| die(&format!("missing {what}")))
+}
+
+fn cstr(s: &str) -> CString {
+    CString::new(s).unwrap_or_else(|_| die(&format!("NUL byte in {s:?}")))
+}
+
+unsafe fn open_ro(path: &CStr, flags: libc::c_int) -> libc::c_long {
+    libc::syscall(libc::SYS_openat, libc::AT_FDCWD, path.as_ptr(), flags, 0)
+}
+
+unsafe fn close(fd: libc::c_long) {
+    libc::syscall(libc::SYS_close, fd);
+}
+
+fn nanosleep_ms(ms: u64) {
+    let mut req = libc::timespec {
+        tv_sec: (ms / 1000) as libc::time_t,
+        tv_nsec: ((ms % 1000) * 1_000_000) as libc::c_long,
+    };
+    let mut rem = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    loop {
+        let r = unsafe { libc::syscall(libc::SYS_nanosleep, &req, &mut rem) };
+        // Only a signal (EINTR) makes it go round again.
+        if r == 0 || errno() != libc::EINTR {
+            return;
+        }
+        req = rem;
+    }
+}
+
+fn set_comm(name: &str) {
+    let c = cstr(name);
+    let r = unsafe { libc::syscall(libc::SYS_prctl, libc::PR_SET_NAME, c.as_ptr(), 0, 0, 0) };
+    if r != 0 {
+        die(&format!(
+            "prctl(PR_SET_NAME, {name:?}) failed: errno {}",
+            errno()
+        ));
+    }
+}
+
+fn getpid(n: u64) {
+    for _ in 0..n {
+        unsafe { libc::syscall(libc::SYS_getpid) };
+    }
+}
+
+fn openat(n: u64, path: &str) {
+    let c = cstr(path);
+    for _ in 0..n {
+        let fd = unsafe { open_ro(&c, libc::O_RDONLY) };
+        if fd >= 0 {
+            unsafe { close(fd) };
+        }
+    }
+}
+
+fn read(n: u64, size: u64) {
+    let mut buf = vec![0u8; size as usize];
+    let fd = unsafe { open_ro(c"/dev/zero", libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        die(&format!("open /dev/zero: errno {}", errno()));
+    }
+    for _ in 0..n {
+        let r = unsafe { libc::syscall(libc::SYS_read, fd, buf.as_mut_ptr(), size as usize) };
+        if r != size as libc::c_long {
+            die(&format!("read(/dev/zero, {size}) returned {r}"));
+        }
+    }
+    unsafe { close(fd) };
+}
+
+fn write(n: u64, size: u64) {
+    let buf = vec![b'x'; size as usize];
+    let fd = unsafe { open_ro(c"/dev/null", libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        die(&format!("open /dev/null: errno {}", errno()));
+    }
+    for _ in 0..n {
+        let r = unsafe { libc::syscall(libc::SYS_write, fd, buf.as_ptr(), size as usize) };
+        if r != size as libc::c_long {
+            die(&format!("write(/dev/null, {size}) returned {r}"));
+        }
+    }
+    unsafe { close(fd) };
+}
+
+fn fork(name: &str) {
+    let c = cstr(name);
+    // fork(2) directly: glibc's fork() wrapper also runs atfork handlers and may
+    // call other syscalls (e.g. set_robust_list) in the child.
+    let pid = unsafe { libc::syscall(libc::SYS_fork) };
+    if pid < 0 {
+        die(&format!("fork failed: errno {}", errno()));
+    }
+    if pid == 0 {
+        unsafe {
+            libc::syscall(libc::SYS_prctl, libc::PR_SET_NAME, c.as_ptr(), 0, 0, 0);
+            libc::syscall(libc::SYS_exit_group, 0);
+        }
+        unreachable!();
+    }
+    let mut status: libc::c_int = 0;
+    loop {
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_wait4,
+                pid,
+                &mut status,
+                0,
+                std::ptr::null_mut::<libc::rusage>(),
+            )
+        };
+        if r == pid || errno() != libc::EINTR {
+            break;
+        }
+    }
+}
+
+fn waitfile(path: &str) {
+    let c = cstr(path);
+    for _ in 0..30_000 {
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_faccessat,
+                libc::AT_FDCWD,
+                c.as_ptr(),
+                libc::F_OK,
+                0,
+            )
+        };
+        if r == 0 {
+            return;
+        }
+        nanosleep_ms(2);
+    }
+    eprintln!("sonde-workload: waitfile: {path} did not appear within 60s");
+    exit(1);
+}
+
+fn run(args: &[String]) {
+    let mut it = args.iter();
+    let mut ran = false;
+    while let Some(cmd) = it.next() {
+        match cmd.as_str() {
+            "--" | "seq" => {}
+            "help" | "-h" | "--help" => {
+                let _ = unsafe { libc::write(1, USAGE.as_ptr().cast(), USAGE.len()) };
+                exit(0);
+            }
+            "getpid" => getpid(num("N", it.next())),
+            "openat" => {
+                let n = num("N", it.next());
+                openat(n, arg("PATH", it.next()));
+            }
+            "read" => {
+                let n = num("N", it.next());
+                read(n, num("SIZE", it.next()));
+            }
+            "write" => {
+                let n = num("N", it.next());
+                write(n, num("SIZE", it.next()));
+            }
+            "sleep" => nanosleep_ms(num("MS", it.next())),
+            "comm" => set_comm(arg("NAME", it.next())),
+            "fork" => fork(arg("NAME", it.next())),
+            "waitfile" => waitfile(arg("PATH", it.next())),
+            "exit" => unsafe {
+                libc::syscall(libc::SYS_exit_group, num("CODE", it.next()) as libc::c_int);
+            },
+            other => die(&format!("unknown command {other:?} (try --help)")),
+        }
+        ran = true;
+    }
+    if !ran {
+        eprint!("{USAGE}");
+        exit(2);
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
+    // std::env::args works without lang_start on Linux/glibc: std captures argv
+    // from an .init_array hook.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    run(&args);
+    0
+}

@@ -1,0 +1,112 @@
+//! The `-c` command: started before the probes are attached (so its pid is known at compile
+//! time), held at a pipe until they are, and killed if sonde fails before releasing it.
+
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+
+pub struct HeldChild {
+    child: Child,
+    /// Closing this releases the child.
+    gate: Option<OwnedFd>,
+    pub exited: Option<i32>,
+}
+
+impl HeldChild {
+    pub fn spawn(command: &str) -> io::Result<HeldChild> {
+        let mut fds = [0i32; 2];
+        // SAFETY: pipe2 fills two fds we then own.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let rfd = read_end.as_raw_fd();
+        // std's spawn waits for exec, so the child cannot block before it; instead a tiny shell
+        // waits on the pipe (fd 3), then execs the command: the pid stays the one we compiled in.
+        // EOF without the go line means sonde died: exit quietly.
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c").arg("read -r go <&3 || exit 1; exec 3<&-; exec \"$@\"").arg("sonde");
+        cmd.args(argv(command));
+        // SAFETY: dup2 is async-signal-safe; it places the pipe's read end at fd 3 for the shell.
+        unsafe {
+            cmd.pre_exec(move || {
+                // dup2 onto itself keeps O_CLOEXEC, so clear it by hand in that case.
+                let ok = if rfd == 3 { libc::fcntl(3, libc::F_SETFD, 0) } else { libc::dup2(rfd, 3) };
+                if ok < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn()?;
+        drop(read_end);
+        Ok(HeldChild { child, gate: Some(write_end), exited: None })
+    }
+
+    /// The pid the command will have.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Let the command run.
+    pub fn release(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            let mut f = std::fs::File::from(gate);
+            let _ = f.write_all(b"go\n");
+        }
+    }
+
+    /// Has the command exited? Reaps it.
+    pub fn poll_exit(&mut self) -> bool {
+        if self.exited.is_some() {
+            return true;
+        }
+        if let Ok(Some(status)) = self.child.try_wait() {
+            self.exited = Some(status.code().unwrap_or(128));
+            return true;
+        }
+        false
+    }
+
+    pub fn kill(&mut self) {
+        if self.exited.is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            self.exited = Some(137);
+        }
+    }
+}
+
+impl Drop for HeldChild {
+    fn drop(&mut self) {
+        // A child never released must not outlive a failed sonde (it would hold pipes open).
+        if self.gate.is_some() {
+            self.kill();
+        }
+    }
+}
+
+/// The command's argv. A plain command is split on blanks and exec'd directly, as bpftrace does,
+/// so `cpid` is the command itself; anything using shell syntax goes through `/bin/sh -c`
+/// (then `cpid` is that shell, whose children inherit nothing else from sonde).
+fn argv(command: &str) -> Vec<String> {
+    const SHELL_SYNTAX: &[char] = &['|', '&', ';', '<', '>', '(', ')', '$', '`', '\\', '"', '\'', '*', '?', '[', '#', '~', '{', '}', '\n'];
+    let assigns = command.split_whitespace().next().is_some_and(|w| w.contains('='));
+    if assigns || command.contains(SHELL_SYNTAX) {
+        return vec!["/bin/sh".into(), "-c".into(), command.into()];
+    }
+    command.split_whitespace().map(String::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::argv;
+
+    #[test]
+    fn plain_commands_are_split_and_shell_syntax_goes_to_sh() {
+        assert_eq!(argv("ls -l  /tmp"), ["ls", "-l", "/tmp"]);
+        assert_eq!(argv("ls | wc"), ["/bin/sh", "-c", "ls | wc"]);
+        assert_eq!(argv("X=1 env"), ["/bin/sh", "-c", "X=1 env"]);
+    }
+}

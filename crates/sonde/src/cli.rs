@@ -1,0 +1,56 @@
+//! The command line, defined once with its documentation.
+
+use clap::{Parser, ValueEnum};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// Dynamically instrument the running kernel: ply's language (and bpftrace's spellings), compiled
+/// straight to BPF.
+#[derive(Parser, Debug)]
+#[command(
+    name = "sonde",
+    version,
+    about,
+    after_help = "Examples:\n  sonde 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'\n  sonde -c 'ls' 'tracepoint:syscalls:sys_exit_read /pid == cpid/ { @ = hist(args->ret); }'\n  sonde -l 'tracepoint:sched:*'\n\nExit status: 0 on success, 1 when the kernel refuses something or events were lost, 2 for usage and compile errors."
+)]
+pub struct Cli {
+    /// Start COMMAND (as `sh -c`) once every probe is attached; stop when it exits. `cpid` and `$target` hold its pid.
+    #[arg(short = 'c', long = "command", value_name = "COMMAND")]
+    pub command: Option<String>,
+
+    /// Print debugging output (what is loaded and attached, and how long it took).
+    #[arg(short = 'd', long)]
+    pub debug: bool,
+
+    /// Compile and load every program into the kernel's verifier, attach nothing, and exit.
+    #[arg(short = 'e', long = "dry-run")]
+    pub dry_run: bool,
+
+    /// Dump the AST, the typed program, the BPF instructions (with source lines) and the maps.
+    #[arg(short = 'S', long)]
+    pub dump: bool,
+
+    /// On lost events, warn and keep going instead of exiting with an error.
+    #[arg(short = 'k', long = "keep-going")]
+    pub keep_going: bool,
+
+    /// Trace only process PID.
+    #[arg(short = 'p', long, value_name = "PID")]
+    pub pid: Option<u32>,
+
+    /// List the probes matching PATTERN (e.g. 'tracepoint:syscalls:*', 'sched:*') and exit.
+    #[arg(short = 'l', long, value_name = "PATTERN", num_args = 0..=1, default_missing_value = "*")]
+    pub list: Option<String>,
+
+    /// Output format: text, or one JSON object per line (bpftrace's schema).
+    #[arg(short = 'f', long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    /// The program text, or a file holding it.
+    #[arg(value_name = "PROGRAM-FILE | PROGRAM-TEXT")]
+    pub program: Option<String>,
+}

@@ -1,0 +1,73 @@
+//! Why a run failed, and its exit status: 2 for usage and compile errors, 1 for the kernel's refusals.
+
+use sonde_compile::ProgramDef;
+use sonde_kernel::error::KernelError;
+use sonde_syntax::diag::{Diagnostic, SourceFile};
+
+pub enum Failure {
+    Usage(String),
+    Compile(Vec<Diagnostic>, SourceFile),
+    /// A kernel or system refusal, already a sentence.
+    Setup(String),
+    Attach(String, String),
+    /// The verifier refused a program: which probe, its last words, the source line.
+    Verifier { probe: String, log_tail: String, at: Option<String> },
+}
+
+impl Failure {
+    pub fn kernel(e: KernelError) -> Failure {
+        Failure::Setup(e.to_string())
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Failure::Usage(_) | Failure::Compile(..) => 2,
+            _ => 1,
+        }
+    }
+
+    pub fn report(&self) {
+        let color = unsafe { libc::isatty(2) } == 1;
+        match self {
+            Failure::Usage(m) => eprintln!("sonde: {}", m),
+            Failure::Compile(diags, file) => {
+                for d in diags {
+                    eprint!("{}", sonde_syntax::render(d, file, color));
+                }
+                let n = diags.len();
+                eprintln!("sonde: {} error{} in the program; nothing was attached", n, if n == 1 { "" } else { "s" });
+            }
+            Failure::Setup(m) => eprintln!("sonde: {}", m),
+            Failure::Attach(probe, m) => eprintln!("sonde: cannot attach {}: {}", probe, m),
+            Failure::Verifier { probe, log_tail, at } => {
+                eprintln!("sonde: the kernel's verifier rejected the program for {}:", probe);
+                for l in log_tail.lines() {
+                    eprintln!("    {}", l);
+                }
+                if let Some(at) = at {
+                    eprint!("{}", at);
+                }
+            }
+        }
+    }
+}
+
+/// Turn a load failure into a report naming the probe and pointing at the source line of the
+/// instruction the verifier stopped at.
+pub fn verifier_failure(e: KernelError, p: &ProgramDef, source: &SourceFile) -> Failure {
+    let KernelError::Verifier { log, .. } = &e else {
+        return Failure::Setup(format!("cannot load the program for {}: {}", p.name, e));
+    };
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(8)..].join("\n");
+    // The last "N: (op) ..." line is the instruction being checked when the verifier gave up.
+    let insn = lines.iter().rev().find_map(|l| {
+        let (n, rest) = l.split_once(':')?;
+        rest.trim_start().starts_with('(').then(|| n.trim().parse::<usize>().ok()).flatten()
+    });
+    let at = insn.and_then(|i| p.spans.get(i)).map(|span| {
+        let d = Diagnostic::error(*span, format!("instruction {} came from here", insn.unwrap_or(0)));
+        sonde_syntax::render(&d, source, false)
+    });
+    Failure::Verifier { probe: p.name.clone(), log_tail: tail, at }
+}

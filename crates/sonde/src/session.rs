@@ -1,0 +1,236 @@
+//! One tracing session: compile, load, attach, run BEGIN, deliver events until asked to stop, run
+//! END, print the maps, detach. Everything the kernel holds is owned here and released on drop.
+
+use crate::child::HeldChild;
+use crate::cli::Cli;
+use crate::error::Failure;
+use crate::kernel_env::KernelEnv;
+use crate::output::{Action, Printer};
+use crate::signals;
+use sonde_compile::provider::{AttachPoint, ProgKind};
+use sonde_compile::{Compiled, MapKind, Options};
+use sonde_kernel::attach::Link;
+use sonde_kernel::map::{Map, MapSpec, MapType};
+use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::ringbuf::RingBuf;
+use sonde_syntax::diag::SourceFile;
+use std::time::{Duration, Instant};
+
+/// How often the reader wakes to drain the ring buffer. Records are written without waking it
+/// (waking costs tens of microseconds per event on small VMs), so this bounds output latency.
+const POLL_MS: i32 = 20;
+
+pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
+    let t0 = Instant::now();
+    let ast = sonde_syntax::parse(&source.text).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if cli.dump {
+        println!("{}", sonde_syntax::dump(&ast));
+    }
+    let mut child = match &cli.command {
+        Some(c) => Some(HeldChild::spawn(c).map_err(|e| Failure::Setup(format!("cannot start `{}`: {}", c, e)))?),
+        None => None,
+    };
+    let mut opts = Options::new();
+    opts.filter_pid = cli.pid;
+    opts.child_pid = child.as_ref().map(HeldChild::pid);
+    opts.start_ns = sonde_kernel::clock::monotonic_ns();
+    let env = KernelEnv::new();
+    let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if cli.dump {
+        println!("{}", sonde_compile::dump::typed(&typed));
+    }
+    let compiled = sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if cli.dump {
+        println!("{}", sonde_compile::dump::compiled(&compiled, &source.text));
+    }
+    debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
+
+    let maps = create_maps(&compiled)?;
+    let programs = load_programs(&compiled, &maps, &source)?;
+    debug(cli, &format!("loaded into the kernel after {:?}", t0.elapsed()));
+    if cli.dry_run {
+        eprintln!("{} program(s) passed the verifier; nothing attached (dry run)", programs.len());
+        return Ok(0);
+    }
+
+    let mut printer = Printer::new(cli.format, &compiled, &maps);
+    let mut ring = RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
+    let tracefs = env.tracefs().ok();
+    let mut links: Vec<Link> = Vec::new();
+    let mut probes = 0;
+    for (def, prog) in compiled.programs.iter().zip(&programs) {
+        for site in &def.sites {
+            let link = match &site.point {
+                AttachPoint::Begin | AttachPoint::End => continue,
+                AttachPoint::Tracepoint { category, name } => {
+                    let tfs = tracefs.ok_or_else(|| Failure::Setup("tracefs is not available".into()))?;
+                    let id = tfs.tracepoint_id(category, name).map_err(Failure::kernel)?;
+                    sonde_kernel::attach::attach_tracepoint(prog, id)
+                }
+                AttachPoint::Interval { period_ns } => sonde_kernel::attach::attach_perf_event(
+                    prog,
+                    sonde_kernel::attach::PerfEventSpec::cpu_clock(*period_ns, 0),
+                ),
+            };
+            links.push(link.map_err(|e| Failure::Attach(site.point.describe(), e.to_string()))?);
+            probes += 1;
+        }
+    }
+    let begin = special_programs(&compiled, &programs, &AttachPoint::Begin);
+    let end = special_programs(&compiled, &programs, &AttachPoint::End);
+    probes += begin.len() + end.len();
+    printer.attached(probes);
+    debug(cli, &format!("attached after {:?}", t0.elapsed()));
+
+    signals::install();
+    let mut status = 0;
+    let mut stopping = false;
+    for prog in begin {
+        prog.test_run(&[]).map_err(Failure::kernel)?;
+    }
+    if let Action::Exit(code) = drain(&mut ring, &mut printer)? {
+        status = code;
+        stopping = true;
+    }
+    if let Some(c) = child.as_mut() {
+        c.release();
+    }
+    let mut lost_seen = 0;
+    while !stopping {
+        ring.poll(POLL_MS).map_err(Failure::kernel)?;
+        if let Action::Exit(code) = drain(&mut ring, &mut printer)? {
+            status = code;
+            break;
+        }
+        if signals::stop_requested().is_some() {
+            break;
+        }
+        if let Some(c) = child.as_mut() {
+            if c.poll_exit() {
+                // The command's last events may still be in flight: one more short round.
+                std::thread::sleep(Duration::from_millis(POLL_MS as u64));
+                drain(&mut ring, &mut printer)?;
+                break;
+            }
+        }
+        let lost = printer.lost_events()?;
+        if lost > lost_seen {
+            printer.warn_lost(lost - lost_seen);
+            lost_seen = lost;
+            if !cli.keep_going {
+                eprintln!("sonde: stopping because events were lost (use -k to keep going)");
+                status = 1;
+                break;
+            }
+        }
+    }
+    // Stop the probes before END so its output is the last word.
+    drop(links);
+    drain(&mut ring, &mut printer)?;
+    for prog in end {
+        prog.test_run(&[]).map_err(Failure::kernel)?;
+    }
+    drain(&mut ring, &mut printer)?;
+    let lost = printer.lost_events()?;
+    if lost > lost_seen {
+        printer.warn_lost(lost - lost_seen);
+        if !cli.keep_going && status == 0 {
+            status = 1;
+        }
+    }
+    printer.print_all_maps()?;
+    if let Some(c) = child.as_mut() {
+        c.kill();
+    }
+    Ok(status)
+}
+
+/// The programs that run once, by hand, for BEGIN or END.
+fn special_programs<'a>(c: &Compiled, programs: &'a [Program], point: &AttachPoint) -> Vec<&'a Program> {
+    c.programs
+        .iter()
+        .zip(programs)
+        .filter(|(d, _)| d.sites.iter().any(|s| &s.point == point))
+        .map(|(_, p)| p)
+        .collect()
+}
+
+fn drain(ring: &mut RingBuf, printer: &mut Printer) -> Result<Action, Failure> {
+    let mut action = Action::Continue;
+    ring.drain(|rec| {
+        if matches!(action, Action::Continue) {
+            action = printer.record(rec);
+        }
+    })
+    .map_err(Failure::kernel)?;
+    printer.flush();
+    Ok(action)
+}
+
+fn debug(cli: &Cli, msg: &str) {
+    if cli.debug {
+        eprintln!("sonde: {}", msg);
+    }
+}
+
+fn create_maps(c: &Compiled) -> Result<Vec<Map>, Failure> {
+    c.maps
+        .iter()
+        .map(|m| {
+            let map_type = match m.kind {
+                MapKind::Hash => MapType::Hash,
+                MapKind::PerCpuHash => MapType::PerCpuHash,
+                MapKind::RingBuf => MapType::RingBuf,
+                MapKind::PerCpuArray => MapType::PerCpuArray,
+            };
+            Map::create(&MapSpec {
+                map_type,
+                key_size: m.key_size,
+                value_size: m.value_size,
+                max_entries: m.max_entries,
+                name: &m.name,
+                flags: 0,
+            })
+            .map_err(Failure::kernel)
+        })
+        .collect()
+}
+
+fn load_programs(c: &Compiled, maps: &[Map], source: &SourceFile) -> Result<Vec<Program>, Failure> {
+    c.programs
+        .iter()
+        .map(|p| {
+            let mut insns = p.insns.clone();
+            for &(at, map) in &p.relocs {
+                insns[at].imm = maps[map].fd();
+            }
+            let bytes = sonde_bpf::insn::encode(&insns);
+            let prog_type = match p.kind {
+                ProgKind::RawTracepoint => ProgType::RawTracepoint,
+                ProgKind::Tracepoint => ProgType::Tracepoint,
+                ProgKind::PerfEvent => ProgType::PerfEvent,
+            };
+            Program::load(&ProgSpec {
+                prog_type,
+                insns: &bytes,
+                license: "GPL",
+                name: &p.name,
+                expected_attach_type: None,
+                attach_btf_id: None,
+            })
+            .map_err(|e| crate::error::verifier_failure(e, p, source))
+        })
+        .collect()
+}
+
+/// Text name of the program source for diagnostics.
+pub fn source_from_arg(arg: &str) -> Result<SourceFile, Failure> {
+    let path = std::path::Path::new(arg);
+    // A program is text with braces or a BEGIN/END; anything else that names a file is a file.
+    if !arg.contains('{') && path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read {}: {}", arg, e)))?;
+        return Ok(SourceFile { name: arg.to_string(), text });
+    }
+    Ok(SourceFile { name: "<program>".into(), text: arg.to_string() })
+}
+

@@ -1,0 +1,295 @@
+//! End-to-end: the command line and process control: `-c`, `cpid`/`$target`, `-p`,
+//! `-e/--dry-run`, exit codes and diagnostics, and ending on SIGINT/SIGTERM/SIGHUP.
+//!
+//! Exit codes: 0 success, 1 kernel-setup failure (e.g. a tracepoint that does not
+//! exist), 2 usage or compile error.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{run_workload, sonde, spawn_workload, temp_path, wl, Sonde};
+
+const GETPID: &str = "tracepoint:syscalls:sys_enter_getpid";
+
+// ---------------------------------------------------------------- -c, cpid, $target
+
+#[test]
+fn c_ends_when_the_command_exits() {
+    require_tracepoints!();
+    let o = sonde(&[
+        "-c",
+        &wl(&["comm", "wl_ce", "sleep", "200", "getpid", "3"]),
+        &format!(r#"{GETPID} /comm == "wl_ce"/ {{ @n = count(); }}"#),
+    ]);
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 3, "{}", o.describe());
+    assert!(o.elapsed >= Duration::from_millis(200), "{}", o.describe());
+    assert!(o.elapsed < Duration::from_secs(20), "{}", o.describe());
+}
+
+#[test]
+fn c_runs_the_command_with_sh() {
+    require_tracepoints!();
+    let cmd = format!(
+        "for i in 1 2 3; do {}; done",
+        wl(&["comm", "wl_sh", "getpid", "2"])
+    );
+    let o = sonde(&[
+        "-c",
+        &cmd,
+        &format!(r#"{GETPID} /comm == "wl_sh"/ {{ @n = count(); }}"#),
+    ]);
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 6, "{}", o.describe());
+}
+
+#[test]
+fn c_events_from_the_start_of_the_command_are_seen() {
+    // The command must not run before the probes are attached: its very first
+    // syscalls after exec are counted.
+    require_tracepoints!();
+    let o = sonde(&[
+        "-c",
+        &wl(&["comm", "wl_c0", "getpid", "1"]),
+        &format!(r#"{GETPID} /comm == "wl_c0"/ {{ @n = count(); }}"#),
+    ]);
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 1, "{}", o.describe());
+}
+
+#[test]
+fn cpid_is_the_command_pid() {
+    // `exec` so the shell's pid is the workload's (the shell itself may call getpid).
+    require_tracepoints!();
+    let o = sonde(&[
+        "-c",
+        &format!("exec {}", wl(&["comm", "wl_cp", "getpid", "7"])),
+        &format!(r#"{GETPID} /pid == cpid && comm == "wl_cp"/ {{ @n = count(); }}"#),
+    ]);
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 7, "{}", o.describe());
+}
+
+#[test]
+fn target_is_the_command_pid() {
+    require_tracepoints!();
+    let o = sonde(&[
+        "-c",
+        &format!("exec {}", wl(&["comm", "wl_tg", "getpid", "9"])),
+        &format!(r#"{GETPID} /pid == $target && comm == "wl_tg"/ {{ @n = count(); }}"#),
+    ]);
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 9, "{}", o.describe());
+}
+
+// ---------------------------------------------------------------- -p
+
+#[test]
+fn p_counts_only_that_process() {
+    require_tracepoints!();
+    // Two workloads wait for a file, then make 100 and 50 getpid calls; sonde
+    // follows only the first. No comm filter: -p alone must keep out the second
+    // workload and every other process on the machine.
+    let go = temp_path("p-go");
+    let gos = go.to_str().unwrap();
+    let mut a = spawn_workload(&["comm", "wl_pa", "waitfile", gos, "getpid", "100"]);
+    let mut b = spawn_workload(&["comm", "wl_pb", "waitfile", gos, "getpid", "50"]);
+    let apid = a.pid().to_string();
+    let mut s = Sonde::new(&["-p", &apid, &format!("{GETPID} {{ @n = count(); }}")]).spawn();
+    s.wait_attached();
+    std::fs::write(&go, b"").unwrap();
+    assert!(a.wait(Duration::from_secs(30)).success());
+    assert!(b.wait(Duration::from_secs(30)).success());
+    let _ = std::fs::remove_file(&go);
+    // sonde may end by itself when the process exits; if not, Ctrl-C it.
+    std::thread::sleep(Duration::from_millis(300));
+    if !s.exited() {
+        s.signal(libc::SIGINT);
+    }
+    let o = s.wait();
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 100, "{}", o.describe());
+}
+
+// ---------------------------------------------------------------- dry run
+
+#[test]
+fn dry_run_short() {
+    require_tracepoints!();
+    let o = Sonde::new(&["-e", &format!("{GETPID} {{ @n = count(); }}")])
+        .timeout(Duration::from_secs(30))
+        .run();
+    o.assert_ok();
+}
+
+#[test]
+fn dry_run_long() {
+    require_tracepoints!();
+    let o = Sonde::new(&[
+        "--dry-run",
+        r#"tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args->filename)); @[comm] = count(); } END { printf("end\n"); }"#,
+    ])
+    .timeout(Duration::from_secs(30))
+    .run();
+    o.assert_ok();
+    // Nothing ran: END's printf did not fire and no map was printed.
+    assert!(!o.stdout.contains("end"), "{}", o.describe());
+    assert!(!o.stdout.contains("@["), "{}", o.describe());
+}
+
+// ---------------------------------------------------------------- errors and exit codes
+
+/// A line pointing at a column: only spaces / `|` before the first `^`.
+fn has_caret_line(s: &str) -> bool {
+    s.lines().any(|l| match l.find('^') {
+        Some(i) => l[..i].chars().all(|c| c == ' ' || c == '|'),
+        None => false,
+    })
+}
+
+#[test]
+fn syntax_error_exits_2_with_a_caret() {
+    let o = sonde(&[r#"BEGIN { printf("x" }"#]);
+    o.assert_code(2);
+    assert!(
+        o.stderr.contains("-->"),
+        "no `-->` location line\n{}",
+        o.describe()
+    );
+    assert!(
+        o.stderr.contains("<program>:1:"),
+        "no `<program>:1:` location\n{}",
+        o.describe()
+    );
+    assert!(has_caret_line(&o.stderr), "no caret line\n{}", o.describe());
+    assert!(
+        o.stderr.contains(r#"BEGIN { printf("x" }"#),
+        "source line not quoted\n{}",
+        o.describe()
+    );
+}
+
+#[test]
+fn syntax_error_on_a_later_line() {
+    let o = sonde(&["BEGIN {\n  @x = count();\n  @y = ;\n}"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("<program>:3:"), "{}", o.describe());
+    assert!(has_caret_line(&o.stderr), "{}", o.describe());
+}
+
+#[test]
+fn unknown_tracepoint_field_exits_2() {
+    require_tracepoints!();
+    let o = sonde(&[r#"tracepoint:syscalls:sys_enter_openat { printf("%d\n", args->nosuch); }"#]);
+    o.assert_code(2);
+    assert!(
+        o.stderr.contains("nosuch"),
+        "stderr should name the field\n{}",
+        o.describe()
+    );
+    assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
+}
+
+#[test]
+fn nonexistent_tracepoint_exits_1() {
+    require_tracepoints!();
+    let o = sonde(&["tracepoint:syscalls:sys_enter_nosuch_sonde { @n = count(); }"]);
+    o.assert_code(1);
+    assert!(
+        o.stderr.contains("sys_enter_nosuch_sonde"),
+        "stderr should name the probe\n{}",
+        o.describe()
+    );
+}
+
+#[test]
+fn unknown_option_exits_2() {
+    let o = sonde(&["--no-such-option", "BEGIN { exit(); }"]);
+    o.assert_code(2);
+    assert!(!o.stderr.is_empty(), "{}", o.describe());
+}
+
+#[test]
+fn unknown_output_format_exits_2() {
+    let o = sonde(&["-f", "yaml", "BEGIN { exit(); }"]);
+    o.assert_code(2);
+}
+
+#[test]
+fn no_program_exits_2() {
+    let o = sonde(&[]);
+    o.assert_code(2);
+}
+
+// ---------------------------------------------------------------- signals
+
+/// Starts sonde counting getpid for `comm`, makes 5 calls once it is attached,
+/// sends `sig`, and checks that END ran and the maps were printed.
+fn ends_cleanly_on(sig: i32, comm: &str) {
+    let prog =
+        format!(r#"{GETPID} /comm == "{comm}"/ {{ @n = count(); }} END {{ printf("bye\n"); }}"#);
+    let mut s = Sonde::new(&[&prog]).spawn();
+    s.wait_attached();
+    run_workload(&["comm", comm, "getpid", "5"]);
+    s.signal(sig);
+    let o = s.wait();
+    o.assert_ok();
+    assert_eq!(
+        o.lines(),
+        vec!["bye", "@n: 5"],
+        "END first, then the maps\n{}",
+        o.describe()
+    );
+}
+
+#[test]
+fn sigint_ends_cleanly() {
+    require_tracepoints!();
+    ends_cleanly_on(libc::SIGINT, "wl_sigint");
+}
+
+#[test]
+fn sigterm_ends_cleanly() {
+    require_tracepoints!();
+    ends_cleanly_on(libc::SIGTERM, "wl_sigterm");
+}
+
+#[test]
+fn sighup_ends_cleanly() {
+    require_tracepoints!();
+    ends_cleanly_on(libc::SIGHUP, "wl_sighup");
+}
+
+#[test]
+fn attaching_line_counts_probes() {
+    require_tracepoints!();
+    let mut s = Sonde::new(&[&format!(
+        r#"{GETPID} {{ @a = count(); }} tracepoint:syscalls:sys_enter_openat {{ @b = count(); }} BEGIN {{ @c = count(); }}"#
+    )])
+    .spawn();
+    s.wait_attached();
+    assert!(
+        s.stderr_so_far().contains("Attaching 3 probes..."),
+        "{}",
+        s.stderr_so_far()
+    );
+    s.signal(libc::SIGINT);
+    let o = s.wait();
+    o.assert_ok();
+    assert_eq!(o.int("@c"), 1, "{}", o.describe());
+}
+
+#[test]
+fn attaching_line_singular() {
+    require_tracepoints!();
+    let mut s = Sonde::new(&[&format!("{GETPID} {{ @a = count(); }}")]).spawn();
+    s.wait_attached();
+    assert!(
+        s.stderr_so_far().contains("Attaching 1 probe..."),
+        "{}",
+        s.stderr_so_far()
+    );
+    s.signal(libc::SIGINT);
+    s.wait().assert_ok();
+}
