@@ -26,17 +26,27 @@ pub fn typed(tp: &TProgram) -> String {
             out.push_str(&format!("  var ${}: {}\n", name, ty));
         }
         if let Some(pred) = &p.predicate {
-            out.push_str(&format!("  predicate: {:#?}\n", pred));
+            out.push_str(&format!("  predicate: {:?}\n", pred));
         }
         for s in &p.body {
-            out.push_str(&format!("  {:#?}\n", s));
+            out.push_str(&format!("  {:?}\n", s));
         }
     }
     out
 }
 
 /// Disassembly of one program, each run of instructions headed by the source line it came from.
-pub fn program(p: &ProgramDef, source: &str) -> String {
+pub fn program(p: &ProgramDef, maps: &[crate::lower::MapDef], source: &str) -> String {
+    // Show which map each map load names (the fds are only known once the maps exist).
+    let mut insns = p.insns.clone();
+    for &(at, map) in &p.relocs {
+        insns[at].imm = map as i32;
+    }
+    let map_label = |i: usize| match maps.get(i) {
+        Some(m) if i >= crate::lower::FIRST_USER_MAP => format!("@{}", m.name),
+        Some(m) => m.name.clone(),
+        None => i.to_string(),
+    };
     let mut out = format!("program {} ({:?}, {} instructions)\n", p.name, p.kind, p.insns.len());
     let mut last_line = usize::MAX;
     let mut i = 0;
@@ -47,7 +57,10 @@ pub fn program(p: &ProgramDef, source: &str) -> String {
             out.push_str(&format!("; {}: {}\n", line, text));
             last_line = line;
         }
-        let (text, used) = disasm::disasm_one(&p.insns, i);
+        let (mut text, used) = disasm::disasm_one(&insns, i);
+        if let Some(&(_, map)) = p.relocs.iter().find(|(at, _)| *at == i) {
+            text = text.replace(&format!("map_fd({})", map), &format!("map_fd({})", map_label(map)));
+        }
         out.push_str(&format!("{:4}: {}\n", i, text));
         i += used.max(1);
     }
@@ -64,7 +77,7 @@ pub fn compiled(c: &Compiled, source: &str) -> String {
         ));
     }
     for p in &c.programs {
-        out.push_str(&program(p, source));
+        out.push_str(&program(p, &c.maps, source));
     }
     out
 }

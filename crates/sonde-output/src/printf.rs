@@ -3,9 +3,11 @@
 //! `d i u x X o c s p %`, flags `- 0 + space #`, a numeric width and precision, and length
 //! modifiers `hh h l ll j z t`.
 //!
-//! Integer arguments are truncated to the width the length modifier names, as C's varargs
-//! would: no modifier means 32 bits (`%x` of -1 is `ffffffff`, `%d` of 2^32+5 is `5`),
-//! `hh`/`h` 8/16, and `l ll j z t` 64. Use `%ld`/`%lx`/`%lu` for 64-bit values.
+//! Integer arguments are truncated to the width the length modifier names: `hh`/`h` 8/16,
+//! and `l ll j z t` 64. With no modifier the whole 64-bit value prints, as in bpftrace (whose
+//! one-liners users paste): every sonde integer is 64 bits wide by the time it is printed, and
+//! C's 32-bit `int` truncation would silently print `%d` of 2^32+5 as `5`. Ask for `%hd`/`%hhd`
+//! to narrow, or `(u32)` casts in the program.
 
 use crate::value::{until_nul, Value};
 use std::fmt;
@@ -44,7 +46,7 @@ impl Length {
         match self {
             Length::Hh => 8,
             Length::H => 16,
-            Length::None => 32,
+            Length::None => 64,
             _ => 64,
         }
     }

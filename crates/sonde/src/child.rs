@@ -92,8 +92,10 @@ impl Drop for HeldChild {
 /// (then `cpid` is that shell, whose children inherit nothing else from sonde).
 fn argv(command: &str) -> Vec<String> {
     const SHELL_SYNTAX: &[char] = &['|', '&', ';', '<', '>', '(', ')', '$', '`', '\\', '"', '\'', '*', '?', '[', '#', '~', '{', '}', '\n'];
-    let assigns = command.split_whitespace().next().is_some_and(|w| w.contains('='));
-    if assigns || command.contains(SHELL_SYNTAX) {
+    // Shell words that are not programs: an assignment or a builtin such as `exec` or `cd`.
+    const BUILTINS: &[&str] = &["exec", "cd", "eval", ".", "export", "set", "ulimit", "umask", "if", "for", "while", "until", "case", "!"];
+    let first = command.split_whitespace().next().unwrap_or("");
+    if first.contains('=') || BUILTINS.contains(&first) || command.contains(SHELL_SYNTAX) {
         return vec!["/bin/sh".into(), "-c".into(), command.into()];
     }
     command.split_whitespace().map(String::from).collect()
@@ -108,5 +110,7 @@ mod tests {
         assert_eq!(argv("ls -l  /tmp"), ["ls", "-l", "/tmp"]);
         assert_eq!(argv("ls | wc"), ["/bin/sh", "-c", "ls | wc"]);
         assert_eq!(argv("X=1 env"), ["/bin/sh", "-c", "X=1 env"]);
+        assert_eq!(argv("exec ls"), ["/bin/sh", "-c", "exec ls"]);
+        assert_eq!(argv("dd if=/dev/zero"), ["dd", "if=/dev/zero"]);
     }
 }

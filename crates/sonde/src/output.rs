@@ -48,7 +48,11 @@ impl<'a> Printer<'a> {
 
     pub fn attached(&mut self, probes: usize) {
         match self.format {
-            Format::Text => eprintln!("Attaching {} probe{}...", probes, if probes == 1 { "" } else { "s" }),
+            Format::Text => {
+                // One write, so a reader of stderr never sees half the line.
+                let line = format!("Attaching {} probe{}...\n", probes, if probes == 1 { "" } else { "s" });
+                let _ = std::io::stderr().lock().write_all(line.as_bytes());
+            }
             Format::Json => {
                 let _ = writeln!(self.out, "{}", sonde_output::json::attached_probes(probes));
                 self.flush();
@@ -126,7 +130,10 @@ impl<'a> Printer<'a> {
     }
 
     pub fn print_all_maps(&mut self) -> Result<(), Failure> {
-        for i in 0..self.compiled.user_maps.len() {
+        // By name, as bpftrace prints them, so output does not depend on declaration order.
+        let mut order: Vec<usize> = (0..self.compiled.user_maps.len()).collect();
+        order.sort_by(|&a, &b| self.compiled.user_maps[a].name.cmp(&self.compiled.user_maps[b].name));
+        for i in order {
             self.print_map(i);
         }
         self.flush();

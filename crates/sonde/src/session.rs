@@ -22,6 +22,8 @@ const POLL_MS: i32 = 20;
 
 pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let t0 = Instant::now();
+    // From here on a signal asks for a clean stop (END, maps, detach) instead of killing us.
+    signals::install();
     let ast = sonde_syntax::parse(&source.text).map_err(|d| Failure::Compile(d, source.clone()))?;
     if cli.dump {
         println!("{}", sonde_syntax::dump(&ast));
@@ -72,7 +74,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
                     sonde_kernel::attach::PerfEventSpec::cpu_clock(*period_ns, 0),
                 ),
             };
-            links.push(link.map_err(|e| Failure::Attach(site.point.describe(), e.to_string()))?);
+            links.push(link.map_err(|e| Failure::Attach(site.point.describe(), attach_reason(&site.point, e)))?);
             probes += 1;
         }
     }
@@ -82,7 +84,6 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     printer.attached(probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
 
-    signals::install();
     let mut status = 0;
     let mut stopping = false;
     for prog in begin {
@@ -143,6 +144,15 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         c.kill();
     }
     Ok(status)
+}
+
+fn attach_reason(point: &AttachPoint, e: sonde_kernel::error::KernelError) -> String {
+    match point {
+        AttachPoint::Tracepoint { category, .. } if category == "ftrace" => {
+            "ftrace's own events (ftrace:*) cannot run BPF programs".into()
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// The programs that run once, by hand, for BEGIN or END.

@@ -192,15 +192,19 @@ fn unknown_tracepoint_field_exits_2() {
 }
 
 #[test]
-fn nonexistent_tracepoint_exits_1() {
+fn nonexistent_tracepoint_is_a_compile_error() {
+    // The checker resolves tracepoints against tracefs while typing `args`, so an unknown one is
+    // reported like any other name error: exit 2, with the source span, before anything attaches.
     require_tracepoints!();
     let o = sonde(&["tracepoint:syscalls:sys_enter_nosuch_sonde { @n = count(); }"]);
-    o.assert_code(1);
+    o.assert_code(2);
     assert!(
         o.stderr.contains("sys_enter_nosuch_sonde"),
         "stderr should name the probe\n{}",
         o.describe()
     );
+    assert!(o.stderr.contains("<program>:1:1"), "{}", o.describe());
+    assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
 }
 
 #[test]

@@ -11,9 +11,10 @@ pub fn parse_format(category: &str, name: &str, text: &str) -> Result<StructDef,
     for line in text.lines() {
         let line = line.trim();
         let Some(rest) = line.strip_prefix("field:") else { continue };
-        let field = parse_field(rest, user_pointers)
+        let (field, slot) = parse_field(rest, user_pointers)
             .ok_or_else(|| format!("cannot parse field `{}` in the format of tracepoint {}:{}", rest, category, name))?;
-        size = size.max(field.offset + field.ty.size().max(if field.data_loc { 4 } else { 0 }));
+        // The record ends after the last slot, which may be wider than the field's C type.
+        size = size.max(field.offset + slot);
         fields.push(field);
     }
     if fields.is_empty() {
@@ -22,8 +23,8 @@ pub fn parse_format(category: &str, name: &str, text: &str) -> Result<StructDef,
     Ok(StructDef { name: format!("{}_{}", category, name), size, fields })
 }
 
-/// `const char * filename;\toffset:24;\tsize:8;\tsigned:0;`
-fn parse_field(s: &str, user_pointers: bool) -> Option<Field> {
+/// `const char * filename;\toffset:24;\tsize:8;\tsigned:0;`: the field and its slot size.
+fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
     let mut parts = s.split(';').map(str::trim);
     let decl = parts.next()?;
     let mut offset = None;
@@ -77,7 +78,7 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<Field> {
             _ => Type::Bytes(size),
         }
     };
-    Some(Field { name: name.to_string(), offset, ty, data_loc })
+    Some((Field { name: name.to_string(), offset, ty, data_loc }, size))
 }
 
 /// The C integer types whose size and signedness are fixed on 64-bit Linux.

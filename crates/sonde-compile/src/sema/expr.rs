@@ -300,7 +300,7 @@ impl Checker<'_> {
             let names: Vec<&str> = args.fields.iter().map(|f| f.name.as_str()).collect();
             let mut d = Diagnostic::error(
                 span,
-                format!("tracepoint {} has no field `{}`", self.sites[0].point.describe(), field),
+                format!("{} has no field `{}`", self.sites[0].point.describe(), field),
             );
             d = match sonde_syntax::closest(field, names.iter().copied()) {
                 Some(best) => d.with_help(format!("did you mean `{}`? its fields are: {}", best, names.join(", "))),

@@ -225,9 +225,13 @@ impl Checker<'_> {
                 return self.stmt(&Stmt { kind: StmtKind::Delete(target.clone()), span });
             }
             _ => {
-                // Evaluate for its errors (unknown function, misuse), then say it does nothing.
+                // Evaluate for its errors (unknown function, misuse); if it has none, say it does
+                // nothing (one complaint per mistake is enough).
+                let before = self.diags.len();
                 self.expr(e);
-                self.error(Diagnostic::error(span, format!("the value of `{}()` is unused", name)));
+                if self.diags.len() == before {
+                    self.error(Diagnostic::error(span, format!("the value of `{}()` is unused", name)));
+                }
                 return None;
             }
         };

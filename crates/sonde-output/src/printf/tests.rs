@@ -52,7 +52,7 @@ fn parse_lengths_and_counts() {
     assert_eq!(specs(&p).next().unwrap().precision, Some(0));
     assert_eq!(
         specs(&parse(b"%c %p %u %x").unwrap()).map(Spec::int_bits).collect::<Vec<_>>(),
-        [8, 64, 32, 32]
+        [8, 64, 64, 64]
     );
     assert_eq!(specs(&parse(b"%s%d%%%x").unwrap()).count(), 3);
 }
@@ -95,9 +95,10 @@ fn decimal() {
 
 #[test]
 fn truncation_follows_length() {
-    // No modifier: a 32-bit int.
-    assert_eq!(f("%d", &[u(5000000005)]), "705032709");
-    assert_eq!(f("%u", &[i(-1)]), "4294967295");
+    // No modifier: the whole 64-bit value, as bpftrace prints it.
+    assert_eq!(f("%d", &[u(5000000005)]), "5000000005");
+    assert_eq!(f("%u", &[i(-1)]), "18446744073709551615");
+    assert_eq!(f("%d", &[i(-5000000005)]), "-5000000005");
     assert_eq!(f("%lu", &[i(-1)]), "18446744073709551615");
     assert_eq!(f("%hd", &[i(70000)]), "4464");
     assert_eq!(f("%hhd", &[i(200)]), "-56");
@@ -108,12 +109,12 @@ fn truncation_follows_length() {
 #[test]
 fn hex_and_octal() {
     assert_eq!(f("%x %X %o", &[u(3054), u(3054), u(8)]), "bee BEE 10");
-    assert_eq!(f("%x", &[i(-1)]), "ffffffff");
+    assert_eq!(f("%x", &[i(-1)]), "ffffffffffffffff");
     assert_eq!(f("%lx", &[i(-1)]), "ffffffffffffffff");
     assert_eq!(f("%llx", &[i(-1)]), "ffffffffffffffff");
     assert_eq!(f("%hx", &[i(-1)]), "ffff");
     assert_eq!(f("%hhx", &[i(-1)]), "ff");
-    assert_eq!(f("%o", &[i(-1)]), "37777777777");
+    assert_eq!(f("%o", &[i(-1)]), "1777777777777777777777");
     assert_eq!(f("%lo", &[i(-1)]), "1777777777777777777777");
     assert_eq!(f("%#x %#X %#o %#x", &[u(255), u(255), u(8), u(0)]), "0xff 0XFF 010 0");
     assert_eq!(f("%#010x|%#-10x|%#10x", &[u(0xab), u(0xab), u(0xab)]), "0x000000ab|0xab      |      0xab");
