@@ -12,7 +12,8 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 pub fn value(ty: &Type, b: &[u8]) -> Value {
     match ty {
         Type::Int { signed, .. } => Value::Int { v: u64_at(b, 0), signed: *signed },
-        Type::Ptr { .. } | Type::Walltime => Value::Int { v: u64_at(b, 0), signed: false },
+        Type::Ptr { .. } => Value::Int { v: u64_at(b, 0), signed: false },
+        Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: None },
         Type::Str(n) => {
             let s = &b[..(*n).min(b.len())];
@@ -91,5 +92,42 @@ pub fn average(count: u64, sum: u64, signed: bool) -> Value {
         Value::Int { v: ((sum as i64) / count as i64) as u64, signed }
     } else {
         Value::Int { v: sum / count, signed }
+    }
+}
+
+/// A `bpf_ktime_get_ns()` timestamp as UTC wall-clock time (RFC 3339, nanoseconds).
+pub fn walltime(monotonic_ns: u64) -> String {
+    let offset = sonde_kernel::clock::realtime_ns() as i128 - sonde_kernel::clock::monotonic_ns() as i128;
+    let t = (monotonic_ns as i128 + offset).max(0) as u64;
+    let (secs, nanos) = (t / 1_000_000_000, t % 1_000_000_000);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}Z", y, m, d, rem / 3600, rem / 60 % 60, rem % 60, nanos)
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn calendar() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(20_779), (2026, 11, 22));
     }
 }

@@ -26,6 +26,9 @@ pub struct Emitter {
     pub stack: i32,
     /// The first construct that did not fit in the stack or the registers.
     pub overflow: Option<(Span, &'static str)>,
+    /// False after an unconditional jump or exit until a label is bound: code emitted there
+    /// could never run, and the verifier rejects unreachable instructions, so it is dropped.
+    reachable: bool,
 }
 
 impl Emitter {
@@ -40,10 +43,14 @@ impl Emitter {
             free: vec![Reg::R8, Reg::R7, Reg::R6],
             stack: 0,
             overflow: None,
+            reachable: true,
         }
     }
 
     pub fn emit(&mut self, i: Insn) {
+        if !self.reachable {
+            return;
+        }
         self.insns.push(i);
         self.spans.push(self.span);
     }
@@ -66,6 +73,9 @@ impl Emitter {
 
     /// `dst = &map`; the fd is patched in when the program is loaded.
     pub fn ld_map(&mut self, dst: Reg, map: usize) {
+        if !self.reachable {
+            return;
+        }
         self.relocs.push((self.insns.len(), map));
         self.emit_all(Insn::ld_map_fd(dst, 0));
     }
@@ -81,15 +91,22 @@ impl Emitter {
 
     pub fn bind(&mut self, l: Label) {
         self.labels[l.0] = Some(self.insns.len());
+        // Jumps only go forward, so every jump to `l` is already recorded.
+        self.reachable = self.reachable || self.fixups.iter().any(|&(_, x)| x == l);
     }
 
     fn fixup(&mut self, l: Label) {
-        self.fixups.push((self.insns.len(), l));
+        if self.reachable {
+            self.fixups.push((self.insns.len(), l));
+        }
     }
 
+    /// An unconditional jump to a label; what follows is unreachable until a label is bound.
+    /// (Short hand-counted skips use `Insn::ja(n)` through `emit` and do not end the block.)
     pub fn goto(&mut self, l: Label) {
         self.fixup(l);
         self.emit(Insn::ja(0));
+        self.reachable = false;
     }
 
     pub fn jmp_imm(&mut self, cond: Cond, r: Reg, imm: i32, l: Label) {

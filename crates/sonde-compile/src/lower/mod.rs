@@ -9,7 +9,7 @@ mod strings;
 
 use crate::env::Options;
 use crate::provider::{ProgKind, Site};
-use crate::sema::tir::{EventDef, MapInfo, TProbe, TProgram};
+use crate::sema::tir::{EventDef, EventKind, MapInfo, TProbe, TProgram};
 use emit::{Emitter, CTX};
 use sonde_bpf::{Insn, Reg};
 use sonde_syntax::ast::Span;
@@ -23,8 +23,13 @@ pub const LOST_MAP: usize = 1;
 pub const FIRST_USER_MAP: usize = 2;
 /// Entries in each hash map.
 pub const MAP_ENTRIES: u32 = 4096;
-/// Size of the event ring buffer (a power of two, a multiple of the page size).
-pub const RINGBUF_SIZE: u32 = 4 << 20;
+/// Size of the event ring buffer (a power of two, a multiple of the page size) when probes
+/// stream printf/print records. The kernel maps its pages into sonde at once (and the data
+/// area twice), so every byte here is resident memory: 1 MiB holds ~20k typical records,
+/// which the reader drains every 20 ms.
+pub const RINGBUF_SIZE: u32 = 1 << 20;
+/// ...and when the only records are rare control events (exit, clear, print of a map).
+pub const RINGBUF_SIZE_CONTROL: u32 = 64 << 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MapKind {
@@ -67,8 +72,10 @@ pub struct Compiled {
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let streams = tp.events.iter().any(|e| matches!(e.kind, EventKind::Printf { .. } | EventKind::Print));
+    let ring = if streams { RINGBUF_SIZE } else { RINGBUF_SIZE_CONTROL };
     let mut maps = vec![
-        MapDef { name: "events".into(), kind: MapKind::RingBuf, key_size: 0, value_size: 0, max_entries: RINGBUF_SIZE },
+        MapDef { name: "events".into(), kind: MapKind::RingBuf, key_size: 0, value_size: 0, max_entries: ring },
         MapDef { name: "lost".into(), kind: MapKind::PerCpuArray, key_size: 4, value_size: 8, max_entries: 1 },
     ];
     for m in &tp.maps {

@@ -84,11 +84,12 @@ fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize,
     by_kind
 }
 
-/// Does the probe read `args`/`data` (whose layout differs between tracepoints)?
+/// Does the probe read `args`/`data` (whose layout differs between tracepoints) or `probe`
+/// (a constant that differs between sites)?
 fn uses_context(body: &Block, pred: Option<&Expr>) -> bool {
     fn expr(e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::Ident(n) => n == "args" || n == "data",
+            ExprKind::Ident(n) => n == "args" || n == "data" || n == "probe",
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) => false,
             ExprKind::Map { keys, .. } => keys.iter().any(expr),
             ExprKind::Call { args, .. } => args.iter().any(expr),

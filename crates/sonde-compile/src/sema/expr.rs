@@ -103,6 +103,11 @@ impl Checker<'_> {
             "elapsed" => b(Builtin::Elapsed, Type::U64),
             "comm" | "execname" => b(Builtin::Comm, Type::Str(16)),
             "cpid" => self.child_pid(span),
+            // Probes that name `probe` get a program per site (see `uses_context`), so it is a constant.
+            "probe" => {
+                let name = self.sites.first().map(|s| s.point.describe()).unwrap_or_default().into_bytes();
+                TExpr { ty: Type::Str(name.len() + 1), kind: TExprKind::Str(name), span }
+            }
             "args" | "data" => {
                 self.error(
                     Diagnostic::error(span, format!("`{}` is the tracepoint's record: use one of its fields", name))

@@ -281,8 +281,12 @@ impl Checker<'_> {
             ));
             return None;
         }
+        let mut types = Vec::new();
         for (spec, v) in specs.iter().zip(&values) {
-            let ok = if spec.wants_string() { !v.ty.is_scalar() } else { v.ty.is_scalar() };
+            // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
+            let textual = matches!(v.ty, Type::Walltime | Type::Sym);
+            let ok = if spec.wants_string() { textual || !v.ty.is_scalar() } else { v.ty.is_scalar() };
+            types.push(if textual && !spec.wants_string() { Type::U64 } else { v.ty.clone() });
             if !ok {
                 let want = if spec.wants_string() { "a string" } else { "an integer" };
                 self.error(
@@ -291,7 +295,6 @@ impl Checker<'_> {
                 );
             }
         }
-        let types = values.iter().map(|v| v.ty.clone()).collect();
         let event = self.add_event(EventDef { kind: EventKind::Printf { format: format.clone() }, args: types });
         Some(TStmtKind::Emit { event, args: values })
     }
