@@ -25,12 +25,7 @@ pub fn typed(tp: &TProgram) -> String {
         for (name, ty) in &p.vars {
             out.push_str(&format!("  var ${}: {}\n", name, ty));
         }
-        if let Some(pred) = &p.predicate {
-            out.push_str(&format!("  predicate: {:?}\n", pred));
-        }
-        for s in &p.body {
-            out.push_str(&format!("  {:?}\n", s));
-        }
+        crate::dump_tir::probe(tp, p, &mut out);
     }
     out
 }

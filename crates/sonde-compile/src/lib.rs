@@ -4,6 +4,7 @@
 //! The pipeline, in order: `sonde_syntax::parse` -> [`check`] -> [`lower`].
 
 pub mod dump;
+mod dump_tir;
 pub mod env;
 pub mod glob;
 pub mod lower;

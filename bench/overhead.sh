@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Per-event overhead benchmark (not a test): how much slower a tight getpid() loop runs while
+# sonde (and bpftrace, when installed) counts every call in a tracepoint program, and how
+# fast printf records stream to the terminal side.
+#
+#   bash bench/overhead.sh            # N=2000000 getpid calls
+#   N=500000 bash bench/overhead.sh
+#
+# Prints ns per traced call (loop time with tracing minus loop time without, divided by N)
+# for each tool side by side, and the ratio bpftrace/sonde.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || { echo "bench/overhead.sh: needs root (BPF)" >&2; exit 1; }
+[ -d /sys/kernel/tracing/events/syscalls ] || mount -t tracefs nodev /sys/kernel/tracing || true
+cargo build --release -p sonde -p sonde-workload --quiet
+SONDE=target/release/sonde
+WL=target/release/sonde-workload
+N=${N:-2000000}
+
+# Wall time in ns of the workload, optionally under a tracer that was attached first.
+loop_ns() { local t0 t1; t0=$(date +%s%N); "$WL" comm bench_wl getpid "$N"; t1=$(date +%s%N); echo $((t1 - t0)); }
+
+under() { # TOOL-COMMAND...: start the tracer, wait until it attached, time the loop, stop it.
+    local log; log=$(mktemp)
+    "$@" >"$log" 2>&1 &
+    local pid=$!
+    for _ in $(seq 200); do grep -q "Attaching" "$log" && break; sleep 0.05; done
+    sleep 0.3 # bpftrace prints Attaching before it attaches
+    local ns; ns=$(loop_ns)
+    kill -INT "$pid"; wait "$pid" || true
+    echo "$ns"
+    grep -E "^@" "$log" >&2 || true
+    rm -f "$log"
+}
+
+PROG='tracepoint:syscalls:sys_enter_getpid /comm == "bench_wl"/ { @n = count(); }'
+base=$(loop_ns)
+s=$(under "$SONDE" "$PROG")
+echo "getpid x $N: untraced $((base / N)) ns/call"
+printf '%-10s %8s ns/event\n' sonde "$(( (s - base) / N ))"
+if command -v bpftrace >/dev/null; then
+    b=$(under bpftrace -e "$PROG")
+    printf '%-10s %8s ns/event\n' bpftrace "$(( (b - base) / N ))"
+    python3 -c "import sys; s,b,base=map(int,sys.argv[1:]); print('bpftrace/sonde overhead ratio: %.2fx' % ((b-base)/max(s-base,1)))" "$s" "$b" "$base"
+fi
+
+# Streaming: printf for every call, output to /dev/null; events/s that arrive and lost count.
+PN=$((N / 4))
+t0=$(date +%s%N)
+"$SONDE" -k -c "$WL comm bench_wl getpid $PN" \
+    'tracepoint:syscalls:sys_enter_getpid /comm == "bench_wl"/ { printf("%d %d\n", pid, nsecs); }' \
+    >/tmp/sonde-bench-out 2>/tmp/sonde-bench-err || true
+t1=$(date +%s%N)
+got=$(wc -l </tmp/sonde-bench-out)
+echo "sonde printf stream: $got of $PN events in $(( (t1 - t0) / 1000000 )) ms ($(( got * 1000000000 / (t1 - t0) )) events/s)"
+grep -i lost /tmp/sonde-bench-err || true
