@@ -15,10 +15,12 @@ pub enum Format {
     name = "sonde",
     version,
     about,
-    after_help = "Examples:\n  sonde 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'\n  sonde -c 'ls' 'tracepoint:syscalls:sys_exit_read /pid == cpid/ { @ = hist(args->ret); }'\n  sonde -l 'tracepoint:sched:*'\n\nExit status: 0 on success, 1 when the kernel refuses something or events were lost, 2 for usage and compile errors."
+    // `-v` is ply's version flag and bpftrace's verbose flag: both, told apart by context (main.rs).
+    disable_version_flag = true,
+    after_help = "Examples:\n  sonde 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'\n  sonde -c 'ls' 'tracepoint:syscalls:sys_exit_read /pid == cpid/ { @ = hist(args->ret); }'\n  sonde -lv 'tracepoint:sched:*'\n\nExit status: 0 on success, 1 when the kernel refuses something or events were lost, 2 for usage and compile errors."
 )]
 pub struct Cli {
-    /// Start COMMAND (as `sh -c`) once every probe is attached; stop when it exits. `cpid` and `$target` hold its pid.
+    /// Start COMMAND once every probe is attached; stop when it exits. `cpid` and `$target` hold its pid (a plain command is exec'd directly; shell syntax runs under `sh -c`).
     #[arg(short = 'c', long = "command", value_name = "COMMAND")]
     pub command: Option<String>,
 
@@ -42,9 +44,17 @@ pub struct Cli {
     #[arg(short = 'p', long, value_name = "PID")]
     pub pid: Option<u32>,
 
-    /// List the probes matching PATTERN (e.g. 'tracepoint:syscalls:*', 'sched:*') and exit.
-    #[arg(short = 'l', long, value_name = "PATTERN", num_args = 0..=1, default_missing_value = "*")]
-    pub list: Option<String>,
+    /// List the probes matching the pattern given in place of the program (e.g. 'tracepoint:syscalls:*', 'sched:*'; all when omitted) and exit.
+    #[arg(short = 'l', long)]
+    pub list: bool,
+
+    /// Alone: print the version. With -l: show each probe's arguments and their types.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+
+    /// Print the version.
+    #[arg(long)]
+    pub version: bool,
 
     /// Output format: text, or one JSON object per line (bpftrace's schema).
     #[arg(short = 'f', long, value_enum, default_value = "text")]

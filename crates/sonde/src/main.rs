@@ -29,8 +29,12 @@ fn run() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    let result = if let Some(pattern) = &cli.list {
-        list::run(pattern, cli.debug)
+    if cli.version || (cli.verbose && !cli.list && cli.program.is_none()) {
+        println!("sonde {}", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    let result = if cli.list {
+        list::run(cli.program.as_deref().unwrap_or("*"), cli.verbose || cli.debug)
     } else {
         match &cli.program {
             None => Err(Failure::Usage("no program given: `sonde 'PROGRAM'` or `sonde FILE` (see `sonde --help`)".into())),

@@ -297,3 +297,27 @@ fn attaching_line_singular() {
     s.signal(libc::SIGINT);
     s.wait().assert_ok();
 }
+
+#[test]
+fn list_matches_tracepoints_and_lv_shows_fields() {
+    require_tracepoints!();
+    let o = sonde(&["-l", "sched:sched_sw*"]);
+    o.assert_ok();
+    assert!(o.lines().contains(&"tracepoint:sched:sched_switch"), "{}", o.describe());
+    assert!(o.lines().iter().all(|l| l.starts_with("tracepoint:sched:sched_sw")), "{}", o.describe());
+    let o = sonde(&["-lv", "tracepoint:sched:sched_switch"]);
+    o.assert_ok();
+    assert!(o.lines().contains(&"    s32 prev_pid"), "{}", o.describe());
+    assert!(o.lines().contains(&"    char[16] next_comm"), "{}", o.describe());
+    let o = sonde(&["-l", "nosuch_category_sonde:*"]);
+    o.assert_code(1);
+}
+
+#[test]
+fn v_alone_and_version_print_the_version() {
+    for flag in ["-v", "--version"] {
+        let o = sonde(&[flag]);
+        o.assert_ok();
+        assert_eq!(o.stdout.trim(), concat!("sonde ", env!("CARGO_PKG_VERSION")), "{}", o.describe());
+    }
+}

@@ -1,0 +1,4 @@
+# A syscall tracepoint counts exactly the workload's getpid() calls.
+run_sonde -c 'sonde-workload getpid 100' 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { @n = count(); }'
+expect_status 0
+expect_map '@n' 100
