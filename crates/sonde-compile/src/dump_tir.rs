@@ -93,13 +93,13 @@ impl Names<'_> {
             }
             TExprKind::Cast(x) => format!("cast({})", self.expr(x)),
             TExprKind::Read { ptr, offset, user } => {
-                format!("read_{}({} + {})", if *user { "user" } else { "kernel" }, self.expr(ptr), offset)
+                format!("read{}({} + {})", if *user { "_user" } else { "" }, self.expr(ptr), offset)
             }
             TExprKind::ReadStr { ptr, user } => {
-                format!("str_{}({})", if *user { "user" } else { "kernel" }, self.expr(ptr))
+                format!("str{}({})", if *user { "_user" } else { "" }, self.expr(ptr))
             }
             TExprKind::ReadMem { ptr, user } => {
-                format!("mem_{}({})", if *user { "user" } else { "kernel" }, self.expr(ptr))
+                format!("mem{}({})", if *user { "_user" } else { "" }, self.expr(ptr))
             }
             TExprKind::Strcmp(a, b) => format!("strcmp({}, {})", self.expr(a), self.expr(b)),
         };

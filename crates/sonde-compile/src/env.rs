@@ -24,6 +24,21 @@ pub trait Env {
     fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError>;
     /// Every tracepoint as (category, name), for glob expansion and hints.
     fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError>;
+    /// The kernel functions kprobes can attach to (tracefs' available_filter_functions, less
+    /// the kprobe blacklist), for globs, checks and hints.
+    fn kernel_functions(&self) -> Result<Vec<String>, EnvError> {
+        Err(EnvError::Unavailable("this kernel does not list its traceable functions".into()))
+    }
+    /// The running kernel's BTF, for typed arguments and struct members.
+    fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
+        Err(EnvError::Unavailable("this kernel has no BTF (/sys/kernel/btf/vmlinux): kernel types are unavailable".into()))
+    }
+    /// The file and file offset of `symbol` (`SYM` or `SYM+OFF`) in `binary` (a path, or a
+    /// name found like `bash` or `libc`), for uprobes; with the path it resolved to.
+    fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+        let _ = (binary, symbol);
+        Err(EnvError::Unavailable("user symbols are unavailable".into()))
+    }
 }
 
 /// Compile-time facts that come from the session rather than the kernel.

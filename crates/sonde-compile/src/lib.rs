@@ -3,6 +3,7 @@
 //!
 //! The pipeline, in order: `sonde_syntax::parse` -> [`check`] -> [`lower`].
 
+pub mod btf_types;
 pub mod dump;
 mod dump_tir;
 pub mod env;

@@ -9,7 +9,8 @@ pub enum Type {
     /// An integer of 1, 2, 4 or 8 bytes.
     Int { bytes: u8, signed: bool },
     /// A pointer; `user` is true for pointers into user memory (syscall arguments, uprobe args),
-    /// which must be read with the `_user` probe-read helpers.
+    /// which must be read with the `_user` probe-read helpers. Otherwise the memory is the
+    /// kernel's or not known statically (kprobe arguments), and reads let the address decide.
     Ptr { to: Box<Type>, user: bool },
     /// A NUL-terminated string in a buffer of this many bytes (`char[N]`).
     Str(usize),
@@ -18,6 +19,9 @@ pub enum Type {
     /// A fixed array of non-char elements (from tracepoint fields such as `__u8 saddr[4]`).
     Array { elem: Box<Type>, len: usize },
     Struct(Rc<StructDef>),
+    /// A struct or union described by the kernel's BTF (type `id`). Its members are looked up
+    /// when accessed, so types that point at each other (task_struct, mm_struct) stay finite.
+    Btf { id: u32, name: String, size: usize },
     /// A kernel address printed as a symbol (`caller`, `ksym()`).
     Sym,
     /// A timestamp in nanoseconds since boot printed as wall-clock time (`walltime`).
@@ -57,6 +61,7 @@ impl Type {
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
+            Type::Btf { size, .. } => *size,
         }
     }
 
@@ -109,6 +114,7 @@ impl fmt::Display for Type {
             Type::Bytes(n) => write!(f, "u8[{}] (bytes)", n),
             Type::Array { elem, len } => write!(f, "{}[{}]", elem, len),
             Type::Struct(s) => write!(f, "struct {}", s.name),
+            Type::Btf { name, .. } => f.write_str(name),
             Type::Sym => write!(f, "symbol"),
             Type::Walltime => write!(f, "walltime"),
         }

@@ -128,6 +128,10 @@ fn sonde_kernel_load(c: &Compiled) -> Result<(), String> {
             ProgKind::RawTracepoint => ProgType::RawTracepoint,
             ProgKind::Tracepoint => ProgType::Tracepoint,
             ProgKind::PerfEvent => ProgType::PerfEvent,
+            ProgKind::Kprobe => ProgType::Kprobe,
+            // Trampoline programs are verified against a kernel function's BTF: the VM lane
+            // (tests/vm) loads them on kernels that have trampolines.
+            ProgKind::Fentry | ProgKind::Fexit => continue,
         };
         Program::load(&ProgSpec {
             prog_type,

@@ -1,6 +1,9 @@
 //! Attaching loaded programs to events. A [`Link`] owns the kernel objects that keep a program
 //! attached; dropping it detaches.
 //!
+//! kprobes and uprobes (`probe.rs`, re-exported here) are perf events too; kprobe_multi and
+//! fentry/fexit are BPF links with no perf event under them.
+//!
 //! Tracepoints and perf events go through a perf event fd. Since 5.15 a BPF link
 //! (BPF_LINK_CREATE, attach_type BPF_PERF_EVENT) can hold the program on it; before that only
 //! PERF_EVENT_IOC_SET_BPF can. We try the link once and remember if the kernel lacks it.
@@ -14,20 +17,34 @@
 //! arguments rather than its tracefs record; CPU-clock perf events detach in microseconds.
 
 use crate::error::{KernelError, Result};
-use crate::prog::Program;
-use crate::sys::{self, cmd, LinkCreateAttr, PerfEventAttr, RawTracepointAttr};
+use crate::probe::TracefsProbe;
+use crate::prog::{AttachType, ProgType, Program};
+use crate::sys::{
+    self, cmd, KprobeMultiLinkAttr, LinkCreateAttr, PerfEventAttr, RawTracepointAttr,
+};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU8, Ordering};
 
+pub use crate::probe::{
+    attach_kprobe, attach_kprobe_with, attach_uprobe, attach_uprobe_with, cleanup_dead_runs,
+    cleanup_dead_runs_in, KprobeSpec, ProbeVia, UprobeSpec,
+};
+
 /// uapi `enum bpf_attach_type` value BPF_PERF_EVENT.
 const BPF_PERF_EVENT: u32 = 41;
 
-/// Keeps a program attached. Fields drop in order: the link (if any) before the perf event.
+/// `link_create.kprobe_multi.flags`: run at function return instead of entry.
+pub const BPF_F_KPROBE_MULTI_RETURN: u32 = 1;
+
+/// Keeps a program attached. Fields drop in order: the link (if any), then the perf event, then
+/// the tracefs probe event the perf event was opened on (which the kernel refuses to remove while
+/// the perf event is open).
 #[derive(Debug)]
 pub struct Link {
     link: Option<OwnedFd>,
     event: Option<OwnedFd>,
+    probe: Option<TracefsProbe>,
 }
 
 impl Link {
@@ -35,13 +52,26 @@ impl Link {
     pub fn is_bpf_link(&self) -> bool {
         self.link.is_some()
     }
+
+    /// The tracefs event (`sonde/sonde_<pid>_<n>`) this probe was created as, if it went through
+    /// tracefs rather than the kprobe/uprobe PMU. Removed when the link drops.
+    pub fn tracefs_event(&self) -> Option<&str> {
+        self.probe.as_ref().map(TracefsProbe::name)
+    }
+
+    pub(crate) fn with_probe(mut self, probe: TracefsProbe) -> Link {
+        self.probe = Some(probe);
+        self
+    }
 }
 
 /// Detach many links at once: every BPF link first, so all programs stop together, then the perf
 /// events. Both waits are the kernel's RCU grace periods, serialized under its mutexes, so threads
 /// would not help (measured; see `examples/detach_timing.rs`).
 pub fn detach_all(links: Vec<Link>) {
-    drop(into_fds(links));
+    let (fds, probes) = into_fds(links);
+    drop(fds);
+    drop(probes);
 }
 
 /// Hand every link to a detached grandchild process that closes them (links first, then perf
@@ -49,8 +79,14 @@ pub fn detach_all(links: Vec<Link>) {
 /// millisecond; the programs keep running until the grandchild reaches them (tens of ms later), so
 /// call this last, or only on programs that already ignore events (e.g. gated on a stop flag). The
 /// grandchild keeps nothing else open (not even stdout), so pipelines end when we do.
+///
+/// Probes that went through tracefs are the exception: their tracefs events can only be removed
+/// once their perf events are closed, so those links are detached here, before returning.
 pub fn detach_all_in_background(links: Vec<Link>) {
-    let fds = into_fds(links);
+    let (with_probe, links): (Vec<Link>, Vec<Link>) =
+        links.into_iter().partition(|l| l.probe.is_some());
+    detach_all(with_probe);
+    let (fds, _) = into_fds(links);
     if fds.is_empty() {
         return;
     }
@@ -60,18 +96,21 @@ pub fn detach_all_in_background(links: Vec<Link>) {
     }
 }
 
-/// The fds in the order they should be closed: links before the events under them.
-fn into_fds(links: Vec<Link>) -> Vec<OwnedFd> {
+/// The fds in the order they should be closed: links before the events under them; and the
+/// tracefs probe events, to remove after the fds are closed.
+fn into_fds(links: Vec<Link>) -> (Vec<OwnedFd>, Vec<TracefsProbe>) {
     let mut events = Vec::new();
+    let mut probes = Vec::new();
     let mut fds: Vec<OwnedFd> = links
         .into_iter()
         .filter_map(|mut l| {
             events.extend(l.event.take());
+            probes.extend(l.probe.take());
             l.link.take()
         })
         .collect();
     fds.append(&mut events);
-    fds
+    (fds, probes)
 }
 
 /// How a program is put on a perf event fd. `Auto` is what the attach functions use.
@@ -104,6 +143,74 @@ pub fn attach_tracepoint_with(prog: &Program, tracepoint_id: u64, how: PerfAttac
     let event = sys::perf_event_open(&mut attr, -1, 0)
         .map_err(KernelError::sys("perf_event_open(PERF_TYPE_TRACEPOINT)"))?;
     attach_perf_fd(prog, event, how)
+}
+
+/// The kernel's software events (`PERF_COUNT_SW_*`), by the names perf and bpftrace use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftwareEvent {
+    CpuClock,
+    TaskClock,
+    PageFaults,
+    ContextSwitches,
+    CpuMigrations,
+    MinorFaults,
+    MajorFaults,
+    AlignmentFaults,
+    EmulationFaults,
+    Dummy,
+}
+
+impl SoftwareEvent {
+    pub const ALL: [SoftwareEvent; 10] = [
+        SoftwareEvent::CpuClock,
+        SoftwareEvent::TaskClock,
+        SoftwareEvent::PageFaults,
+        SoftwareEvent::ContextSwitches,
+        SoftwareEvent::CpuMigrations,
+        SoftwareEvent::MinorFaults,
+        SoftwareEvent::MajorFaults,
+        SoftwareEvent::AlignmentFaults,
+        SoftwareEvent::EmulationFaults,
+        SoftwareEvent::Dummy,
+    ];
+
+    /// The `PERF_COUNT_SW_*` number (perf_event_attr.config).
+    pub fn config(self) -> u64 {
+        self as u64
+    }
+
+    /// The canonical name: `cpu-clock`, `page-faults`, `context-switches`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            SoftwareEvent::CpuClock => "cpu-clock",
+            SoftwareEvent::TaskClock => "task-clock",
+            SoftwareEvent::PageFaults => "page-faults",
+            SoftwareEvent::ContextSwitches => "context-switches",
+            SoftwareEvent::CpuMigrations => "cpu-migrations",
+            SoftwareEvent::MinorFaults => "minor-faults",
+            SoftwareEvent::MajorFaults => "major-faults",
+            SoftwareEvent::AlignmentFaults => "alignment-faults",
+            SoftwareEvent::EmulationFaults => "emulation-faults",
+            SoftwareEvent::Dummy => "dummy",
+        }
+    }
+
+    /// By name, including perf's and bpftrace's aliases (`cs`, `faults`, `migrations`, `cpu`).
+    pub fn from_name(name: &str) -> Option<SoftwareEvent> {
+        let alias = match name {
+            "cpu" => SoftwareEvent::CpuClock,
+            "faults" => SoftwareEvent::PageFaults,
+            "cs" => SoftwareEvent::ContextSwitches,
+            "migrations" => SoftwareEvent::CpuMigrations,
+            _ => return SoftwareEvent::ALL.into_iter().find(|e| e.name() == name),
+        };
+        Some(alias)
+    }
+
+    /// Whether the period counts nanoseconds (the clocks) rather than occurrences.
+    pub fn is_clock(self) -> bool {
+        matches!(self, SoftwareEvent::CpuClock | SoftwareEvent::TaskClock)
+    }
 }
 
 /// What a perf event counts.
@@ -147,13 +254,39 @@ impl PerfEventSpec {
         }
     }
 
-    /// A CPU-clock event on `cpu` firing `hz` times a second.
+    /// A CPU-clock event on `cpu` firing `hz` times a second (`profile:hz:N`). The kernel turns a
+    /// CPU-clock frequency into the fixed period 1e9/hz ns.
     pub fn cpu_clock_freq(hz: u64, cpu: u32) -> PerfEventSpec {
         PerfEventSpec {
             kind: PerfKind::CpuClock,
             sampling: Sampling::Freq(hz),
             cpu,
         }
+    }
+
+    /// Software event `ev` on `cpu`: every `Period(n)` occurrences (ns for the clocks) or
+    /// `Freq(hz)` times a second (`software:page-faults:1`).
+    pub fn software(ev: SoftwareEvent, sampling: Sampling, cpu: u32) -> PerfEventSpec {
+        let kind = match ev {
+            SoftwareEvent::CpuClock => PerfKind::CpuClock,
+            SoftwareEvent::TaskClock => PerfKind::TaskClock,
+            other => PerfKind::Software(other.config()),
+        };
+        PerfEventSpec {
+            kind,
+            sampling,
+            cpu,
+        }
+    }
+
+    /// [`PerfEventSpec::software`] by name (`page-faults`, `cs`, ...); None for an unknown name.
+    pub fn software_by_name(name: &str, sampling: Sampling, cpu: u32) -> Option<PerfEventSpec> {
+        SoftwareEvent::from_name(name).map(|ev| PerfEventSpec::software(ev, sampling, cpu))
+    }
+
+    /// The same event on another CPU.
+    pub fn on_cpu(self, cpu: u32) -> PerfEventSpec {
+        PerfEventSpec { cpu, ..self }
     }
 }
 
@@ -181,7 +314,16 @@ pub fn attach_perf_event(prog: &Program, ev: PerfEventSpec) -> Result<Link> {
     attach_perf_fd(prog, event, PerfAttach::Auto)
 }
 
-/// Put `prog` on an open perf event and enable it. Shared by tracepoints, perf events and, later,
+/// `spec` on every online CPU (its `cpu` is ignored): what `profile:` and `software:` need, since a
+/// perf event for all tasks samples one CPU. On error, the links made so far are dropped.
+pub fn attach_on_every_cpu(prog: &Program, spec: PerfEventSpec) -> Result<Vec<Link>> {
+    crate::cpus::online_cpus()?
+        .into_iter()
+        .map(|cpu| attach_perf_event(prog, spec.on_cpu(cpu)))
+        .collect()
+}
+
+/// Put `prog` on an open perf event and enable it. Shared by tracepoints, perf events, kprobes and
 /// uprobes; the returned link owns the event.
 pub fn attach_perf_fd(prog: &Program, event: OwnedFd, how: PerfAttach) -> Result<Link> {
     let try_link = match how {
@@ -225,6 +367,7 @@ pub fn attach_perf_fd(prog: &Program, event: OwnedFd, how: PerfAttach) -> Result
     Ok(Link {
         link,
         event: Some(event),
+        probe: None,
     })
 }
 
@@ -245,5 +388,126 @@ pub fn attach_raw_tracepoint(prog: &Program, name: &str) -> Result<Link> {
     Ok(Link {
         link: Some(fd),
         event: None,
+        probe: None,
     })
+}
+
+/// Attach a TRACING program (fentry/fexit, loaded with [`crate::prog::ProgSpec::fentry`] or
+/// [`crate::prog::ProgSpec::fexit`]) to the function it was loaded for, through a BPF trampoline.
+/// Uses BPF_RAW_TRACEPOINT_OPEN with no name, which every kernel with trampolines (5.5+) takes.
+#[doc(alias = "fentry")]
+#[doc(alias = "fexit")]
+pub fn attach_tracing(prog: &Program) -> Result<Link> {
+    if prog.prog_type() != ProgType::Tracing
+        || !matches!(
+            prog.expected_attach_type(),
+            Some(AttachType::TraceFentry | AttachType::TraceFexit)
+        )
+    {
+        return Err(KernelError::WrongAttachType {
+            prog: prog.name().to_string(),
+            needed: "fentry or fexit (BPF_PROG_TYPE_TRACING with BPF_TRACE_FENTRY/FEXIT)",
+        });
+    }
+    let mut attr = RawTracepointAttr {
+        name: 0,
+        prog_fd: prog.fd() as u32,
+        _pad: 0,
+    };
+    let fd = sys::bpf_fd(cmd::RAW_TRACEPOINT_OPEN, &mut attr).map_err(|e| match e {
+        libc::EOPNOTSUPP | crate::prog::ENOTSUPP => KernelError::NoTrampolines { errno: e },
+        _ => KernelError::Syscall {
+            op: "bpf(BPF_RAW_TRACEPOINT_OPEN) for fentry/fexit",
+            errno: e,
+        },
+    })?;
+    Ok(Link {
+        link: Some(fd),
+        event: None,
+        probe: None,
+    })
+}
+
+/// Attach one KPROBE program (loaded with [`crate::prog::ProgSpec::kprobe_multi`]) to every
+/// function in `symbols` at once, at entry or (`retprobe`) at return: one BPF link, one fprobe,
+/// attached in milliseconds however many functions (5.18+, CONFIG_FPROBE; see
+/// [`crate::features::has_kprobe_multi`]). Duplicate names are dropped. Nothing is left behind if
+/// sonde dies: the kernel removes the probes when the link's fd closes.
+pub fn attach_kprobe_multi(prog: &Program, symbols: &[&str], retprobe: bool) -> Result<Link> {
+    if prog.expected_attach_type() != Some(AttachType::TraceKprobeMulti) {
+        return Err(KernelError::WrongAttachType {
+            prog: prog.name().to_string(),
+            needed: "kprobe_multi (expected_attach_type BPF_TRACE_KPROBE_MULTI)",
+        });
+    }
+    let mut syms: Vec<&str> = symbols.to_vec();
+    syms.sort_unstable();
+    syms.dedup();
+    if syms.is_empty() {
+        return Err(KernelError::NothingToAttach {
+            what: "a kprobe_multi link",
+        });
+    }
+    if let Some(bad) = syms.iter().find(|s| s.is_empty() || s.contains('\0')) {
+        return Err(KernelError::NotProbeable {
+            symbol: bad.to_string(),
+            errno: libc::EINVAL,
+        });
+    }
+    match kprobe_multi_link(prog, &syms, retprobe) {
+        Ok(fd) => Ok(Link {
+            link: Some(fd),
+            event: None,
+            probe: None,
+        }),
+        Err(e @ (libc::ESRCH | libc::ENOENT)) if syms.len() == 1 => {
+            Err(KernelError::NotProbeable {
+                symbol: syms[0].to_string(),
+                errno: e,
+            })
+        }
+        Err(e @ (libc::ESRCH | libc::ENOENT)) => Err(KernelError::MultiNotProbeable {
+            count: syms.len(),
+            errno: e,
+        }),
+        Err(libc::EOPNOTSUPP | crate::prog::ENOTSUPP) if !crate::features::has_kprobes() => {
+            Err(KernelError::NoKprobes)
+        }
+        Err(libc::EOPNOTSUPP | crate::prog::ENOTSUPP) => Err(KernelError::NoKprobeMulti),
+        // Before 5.18 the attach type is unknown: EINVAL.
+        Err(libc::EINVAL) if !crate::features::has_kprobe_multi() => {
+            Err(KernelError::NoKprobeMulti)
+        }
+        Err(e) => Err(KernelError::Syscall {
+            op: "bpf(BPF_LINK_CREATE) for kprobe_multi",
+            errno: e,
+        }),
+    }
+}
+
+/// BPF_LINK_CREATE with BPF_TRACE_KPROBE_MULTI on `syms` (no checks: see attach_kprobe_multi).
+pub(crate) fn kprobe_multi_link(
+    prog: &Program,
+    syms: &[&str],
+    retprobe: bool,
+) -> std::result::Result<OwnedFd, sys::Errno> {
+    let names: Vec<CString> = syms
+        .iter()
+        .map(|s| CString::new(*s).map_err(|_| libc::EINVAL))
+        .collect::<std::result::Result<_, _>>()?;
+    // `addrs` must outlive the call: the kernel copies the pointers, then the strings.
+    let addrs = sys::cstr_addrs(&names);
+    let mut attr = KprobeMultiLinkAttr {
+        prog_fd: prog.fd() as u32,
+        attach_type: AttachType::TraceKprobeMulti.id(),
+        kprobe_flags: if retprobe {
+            BPF_F_KPROBE_MULTI_RETURN
+        } else {
+            0
+        },
+        cnt: addrs.len() as u32,
+        syms: sys::addr_u64s(&addrs),
+        ..Default::default()
+    };
+    sys::bpf_fd(cmd::LINK_CREATE, &mut attr)
 }

@@ -51,15 +51,75 @@ pub enum KernelError {
         what: &'static str,
         hint: &'static str,
     },
+
+    /// Neither the kprobe PMU nor tracefs `kprobe_events` exists.
+    #[error("this kernel has no kprobes (CONFIG_KPROBES): use tracepoints")]
+    NoKprobes,
+
+    /// Neither the uprobe PMU nor tracefs `uprobe_events` exists.
+    #[error("this kernel has no uprobes (CONFIG_UPROBES, CONFIG_UPROBE_EVENTS): user-space functions cannot be traced here")]
+    NoUprobes,
+
+    /// The kernel refused a kprobe on `symbol` (ENOENT, EINVAL: unknown, inlined, notrace, or on
+    /// the kprobe blacklist).
+    #[error("cannot probe `{symbol}`: it is not a traceable kernel function (it may be inlined, notrace or blacklisted)")]
+    NotProbeable { symbol: String, errno: i32 },
+
+    /// Several kernel functions share the name (EADDRNOTAVAIL, 6.6+): a name alone is ambiguous.
+    #[error("cannot probe `{symbol}`: several kernel functions have that name, so the kernel will not guess which one to probe")]
+    AmbiguousSymbol { symbol: String },
+
+    /// A kprobe_multi link over `count` functions was refused because some of them cannot be traced.
+    #[error("cannot probe these {count} kernel functions together: at least one of them is not a traceable kernel function (it may be inlined, notrace or blacklisted)")]
+    MultiNotProbeable { count: usize, errno: i32 },
+
+    /// BPF_LINK_CREATE does not know BPF_TRACE_KPROBE_MULTI (before 5.18, or no CONFIG_FPROBE).
+    #[error("this kernel cannot attach one program to many kprobes at once (kprobe_multi needs Linux 5.18+ with CONFIG_FPROBE): attach each function as its own kprobe")]
+    NoKprobeMulti,
+
+    /// fentry/fexit could not get a BPF trampoline (ENOTSUPP/EOPNOTSUPP at load or attach).
+    #[error("fentry needs BPF trampolines, which this kernel lacks: use kprobe:")]
+    NoTrampolines { errno: i32 },
+
+    /// There is no /sys/kernel/btf/vmlinux.
+    #[error("fentry and fexit need the kernel's BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF), which this kernel lacks: use kprobe:")]
+    NoBtf,
+
+    /// No FUNC of that name in vmlinux's or any module's BTF.
+    #[error("the kernel's BTF has no function `{name}` (it may be inlined or not exist): check the name, or use kprobe:{name}")]
+    NoBtfFunction { name: String },
+
+    /// perf_event_open refused a uprobe on `path` at file offset `offset`.
+    #[error("{}", uprobe_sentence(path, *offset, *errno))]
+    UprobeTarget {
+        path: String,
+        offset: u64,
+        errno: i32,
+    },
+
+    /// An attach over a list got an empty list: a bug in the caller.
+    #[error("there is nothing to attach {what} to: the list of functions is empty (this is a bug in sonde)")]
+    NothingToAttach { what: &'static str },
+
+    /// A map was used as a kind it is not: a bug in the caller.
+    #[error("map `{map}` is not {needed}: this is a bug in sonde")]
+    WrongMapType { map: String, needed: &'static str },
+
+    /// A program was attached in a way its load-time attach type does not allow: a bug in the caller.
+    #[error("program `{prog}` was not loaded for {needed}: this is a bug in sonde")]
+    WrongAttachType { prog: String, needed: &'static str },
 }
 
 impl KernelError {
     /// The errno behind this error, if the kernel gave one.
     pub fn errno(&self) -> Option<i32> {
         match self {
-            KernelError::Syscall { errno, .. } | KernelError::Verifier { errno, .. } => {
-                Some(*errno)
-            }
+            KernelError::Syscall { errno, .. }
+            | KernelError::Verifier { errno, .. }
+            | KernelError::NotProbeable { errno, .. }
+            | KernelError::MultiNotProbeable { errno, .. }
+            | KernelError::NoTrampolines { errno }
+            | KernelError::UprobeTarget { errno, .. } => Some(*errno),
             KernelError::NoTracefs { mount_errno } => Some(*mount_errno),
             KernelError::Io { source, .. } => source.raw_os_error(),
             _ => None,
@@ -77,8 +137,17 @@ impl KernelError {
 }
 
 fn syscall_sentence(op: &str, errno: i32) -> String {
+    syscall_sentence_as(op, errno, crate::sys::has_bpf_capabilities())
+}
+
+/// `privileged`: whether we hold CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN), in which case a
+/// refusal is a security policy, not missing privilege.
+fn syscall_sentence_as(op: &str, errno: i32, privileged: bool) -> String {
     let name = errno_name(errno);
     match errno {
+        libc::EPERM | libc::EACCES if privileged => format!(
+            "permission denied using {op} ({name}) even with CAP_BPF and CAP_PERFMON: a security policy forbids it (kernel lockdown, SELinux or a BPF LSM program)"
+        ),
         libc::EPERM | libc::EACCES => {
             let mut s = format!("permission denied using {op} ({name}): run as root (or with CAP_BPF and CAP_PERFMON)");
             if op.starts_with("perf_event_open") {
@@ -87,6 +156,20 @@ fn syscall_sentence(op: &str, errno: i32) -> String {
             s
         }
         _ => format!("{op} failed ({name}): {}", hint(errno)),
+    }
+}
+
+fn uprobe_sentence(path: &str, offset: u64, errno: i32) -> String {
+    let name = errno_name(errno);
+    match errno {
+        libc::ENOENT | libc::ENOTDIR => format!("cannot probe `{path}`: no such file ({name})"),
+        libc::EPERM | libc::EACCES => format!(
+            "permission denied putting a uprobe on `{path}` ({name}): run as root (or with CAP_PERFMON)"
+        ),
+        libc::EINVAL | libc::EILSEQ | libc::EOPNOTSUPP | 524 => format!(
+            "cannot put a uprobe at `{path}`+{offset:#x} ({name}): it is not a regular file, or the offset is not at an instruction the kernel can probe"
+        ),
+        _ => format!("cannot put a uprobe at `{path}`+{offset:#x} ({name}): {}", hint(errno)),
     }
 }
 
@@ -105,6 +188,7 @@ fn hint(errno: i32) -> &'static str {
         libc::EOPNOTSUPP | 524 => "this kernel does not support it",
         libc::ENODEV => "the device or event type does not exist on this machine",
         libc::EBADF => "a file descriptor was not valid (an object was closed too early)",
+        libc::ESRCH => "no such process or symbol (a process may have exited)",
         _ => "see the errno for details",
     }
 }
@@ -138,6 +222,9 @@ pub fn errno_name(e: i32) -> &'static str {
         libc::EMFILE => "EMFILE",
         libc::ENOSPC => "ENOSPC",
         libc::ERANGE => "ERANGE",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::EILSEQ => "EILSEQ",
+        libc::EADDRNOTAVAIL => "EADDRNOTAVAIL",
         libc::ENOSYS => "ENOSYS",
         libc::EOPNOTSUPP => "EOPNOTSUPP",
         524 => "ENOTSUPP",
@@ -151,13 +238,37 @@ mod tests {
 
     #[test]
     fn eperm_on_bpf_reads_as_one_sentence_with_a_hint() {
-        let e = KernelError::Syscall {
-            op: "bpf(BPF_MAP_CREATE)",
-            errno: libc::EPERM,
-        };
         assert_eq!(
-            e.to_string(),
+            syscall_sentence_as("bpf(BPF_MAP_CREATE)", libc::EPERM, false),
             "permission denied using bpf(BPF_MAP_CREATE) (EPERM): run as root (or with CAP_BPF and CAP_PERFMON)"
+        );
+    }
+
+    #[test]
+    fn eperm_with_the_capabilities_blames_a_policy() {
+        assert_eq!(
+            syscall_sentence_as("bpf(BPF_PROG_LOAD)", libc::EPERM, true),
+            "permission denied using bpf(BPF_PROG_LOAD) (EPERM) even with CAP_BPF and CAP_PERFMON: a security policy forbids it (kernel lockdown, SELinux or a BPF LSM program)"
+        );
+    }
+
+    #[test]
+    fn the_kprobe_sentences_say_what_to_do() {
+        assert_eq!(
+            KernelError::NoKprobes.to_string(),
+            "this kernel has no kprobes (CONFIG_KPROBES): use tracepoints"
+        );
+        assert_eq!(
+            KernelError::NotProbeable {
+                symbol: "foo".into(),
+                errno: libc::ENOENT
+            }
+            .to_string(),
+            "cannot probe `foo`: it is not a traceable kernel function (it may be inlined, notrace or blacklisted)"
+        );
+        assert_eq!(
+            KernelError::NoTrampolines { errno: 524 }.to_string(),
+            "fentry needs BPF trampolines, which this kernel lacks: use kprobe:"
         );
     }
 

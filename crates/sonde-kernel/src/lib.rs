@@ -10,12 +10,14 @@
 #![deny(unsafe_code)]
 
 pub mod attach;
+pub mod btf;
 pub mod clock;
 pub mod cpus;
 pub mod error;
 pub mod features;
 pub mod map;
 mod name;
+pub mod probe;
 pub mod prog;
 pub mod ringbuf;
 pub mod sys;

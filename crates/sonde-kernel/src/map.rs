@@ -13,6 +13,24 @@ pub const BPF_ANY: u64 = 0;
 pub const BPF_NOEXIST: u64 = 1;
 pub const BPF_EXIST: u64 = 2;
 
+/// Frames in one stack trace map value: the kernel's `PERF_MAX_STACK_DEPTH` (and the default of
+/// `kernel.perf_event_max_stack`).
+pub const PERF_MAX_STACK_DEPTH: u32 = 127;
+
+/// `flags` of the bpf_get_stackid/bpf_get_stack helpers (uapi `BPF_F_*`), for the code generator.
+pub mod stack_flags {
+    /// Low 8 bits: frames to skip.
+    pub const BPF_F_SKIP_FIELD_MASK: u64 = 0xff;
+    /// The user-space stack instead of the kernel's.
+    pub const BPF_F_USER_STACK: u64 = 1 << 8;
+    /// bpf_get_stackid: compare stacks by hash only.
+    pub const BPF_F_FAST_STACK_CMP: u64 = 1 << 9;
+    /// bpf_get_stackid: on a hash collision, replace the old stack rather than fail with EEXIST.
+    pub const BPF_F_REUSE_STACKID: u64 = 1 << 10;
+    /// bpf_get_stack: build-id + offset records instead of addresses (with BPF_F_USER_STACK).
+    pub const BPF_F_USER_BUILD_ID: u64 = 1 << 11;
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MapType {
     #[doc(alias = "BPF_MAP_TYPE_HASH")]
@@ -63,6 +81,21 @@ pub struct MapSpec<'a> {
     /// Shown by bpftool; truncated and sanitized to the kernel's 15 chars of `[A-Za-z0-9_.]`.
     pub name: &'a str,
     pub flags: u32,
+}
+
+impl<'a> MapSpec<'a> {
+    /// A BPF_MAP_TYPE_STACK_TRACE map for bpf_get_stackid: u32 stack id -> up to
+    /// [`PERF_MAX_STACK_DEPTH`] u64 instruction pointers, zero-padded.
+    pub fn stack_trace(name: &'a str, max_entries: u32) -> MapSpec<'a> {
+        MapSpec {
+            map_type: MapType::StackTrace,
+            key_size: 4,
+            value_size: PERF_MAX_STACK_DEPTH * 8,
+            max_entries,
+            name,
+            flags: 0,
+        }
+    }
 }
 
 /// A map this process created. Dropping it closes the fd; the kernel frees the map once no loaded
@@ -216,6 +249,33 @@ impl Map {
                 errno: e,
             }),
         }
+    }
+
+    /// The stack with id `id` in a stack trace map (what bpf_get_stackid returned): its instruction
+    /// pointers, innermost first, up to the first zero. None if there is no such stack.
+    pub fn stack(&self, id: u32) -> Result<Option<Vec<u64>>> {
+        if self.map_type != MapType::StackTrace {
+            return Err(KernelError::WrongMapType {
+                map: self.name.clone(),
+                needed: "a stack trace map",
+            });
+        }
+        Ok(self.lookup(&id.to_le_bytes())?.map(|v| {
+            v.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8-byte chunk")))
+                .take_while(|&ip| ip != 0)
+                .collect()
+        }))
+    }
+
+    /// [`Map::stack`], then delete it so the id can be reused (for long runs that print stacks as
+    /// they go).
+    pub fn take_stack(&self, id: u32) -> Result<Option<Vec<u64>>> {
+        let s = self.stack(id)?;
+        if s.is_some() {
+            self.delete(&id.to_le_bytes())?;
+        }
+        Ok(s)
     }
 
     /// Every key, by walking BPF_MAP_GET_NEXT_KEY from the start. A hash walk restarts from the top if

@@ -4,7 +4,7 @@
 use crate::error::{KernelError, Result};
 use crate::sys::{self, cmd, IdAttr, InfoAttr, ProgInfo, ProgLoadAttr, TestRunAttr};
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgType {
@@ -33,6 +33,52 @@ impl ProgType {
     }
 }
 
+/// The uapi `enum bpf_attach_type` values a program can be loaded for (`expected_attach_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttachType {
+    #[doc(alias = "BPF_TRACE_RAW_TP")]
+    TraceRawTp,
+    /// A TRACING program run on entry to a kernel function (fentry).
+    #[doc(alias = "BPF_TRACE_FENTRY")]
+    TraceFentry,
+    /// A TRACING program run on return from a kernel function (fexit).
+    #[doc(alias = "BPF_TRACE_FEXIT")]
+    TraceFexit,
+    #[doc(alias = "BPF_PERF_EVENT")]
+    PerfEvent,
+    /// A KPROBE program for [`crate::attach::attach_kprobe_multi`].
+    #[doc(alias = "BPF_TRACE_KPROBE_MULTI")]
+    TraceKprobeMulti,
+}
+
+impl AttachType {
+    /// The uapi value.
+    pub fn id(self) -> u32 {
+        match self {
+            AttachType::TraceRawTp => 23,
+            AttachType::TraceFentry => 24,
+            AttachType::TraceFexit => 25,
+            AttachType::PerfEvent => 41,
+            AttachType::TraceKprobeMulti => 42,
+        }
+    }
+
+    pub fn from_id(id: u32) -> Option<AttachType> {
+        [
+            AttachType::TraceRawTp,
+            AttachType::TraceFentry,
+            AttachType::TraceFexit,
+            AttachType::PerfEvent,
+            AttachType::TraceKprobeMulti,
+        ]
+        .into_iter()
+        .find(|t| t.id() == id)
+    }
+}
+
+/// What to load. Build one with [`ProgSpec::new`] (or [`ProgSpec::kprobe_multi`],
+/// [`ProgSpec::fentry`], [`ProgSpec::fexit`]) rather than a struct literal, so new fields do not
+/// break callers.
 #[derive(Clone, Copy, Debug)]
 pub struct ProgSpec<'a> {
     pub prog_type: ProgType,
@@ -45,23 +91,100 @@ pub struct ProgSpec<'a> {
     pub attach_btf_id: Option<u32>,
 }
 
+impl<'a> ProgSpec<'a> {
+    /// A GPL-licensed program with no attach type: kprobes, uprobes, tracepoints, raw tracepoints
+    /// and perf events.
+    pub fn new(prog_type: ProgType, insns: &'a [u8], name: &'a str) -> ProgSpec<'a> {
+        ProgSpec {
+            prog_type,
+            insns,
+            license: "GPL",
+            name,
+            expected_attach_type: None,
+            attach_btf_id: None,
+        }
+    }
+
+    /// A KPROBE program for [`crate::attach::attach_kprobe_multi`] (expected_attach_type
+    /// BPF_TRACE_KPROBE_MULTI). It sees `struct pt_regs` like any kprobe program.
+    pub fn kprobe_multi(insns: &'a [u8], name: &'a str) -> ProgSpec<'a> {
+        ProgSpec::new(ProgType::Kprobe, insns, name).with_attach_type(AttachType::TraceKprobeMulti)
+    }
+
+    /// A TRACING program run on entry to the kernel function whose BTF FUNC id is `btf_id` (see
+    /// [`crate::btf::find_func`]); for a module function also pass its BTF object to
+    /// [`Program::load_with`]. Attach it with [`crate::attach::attach_tracing`].
+    pub fn fentry(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
+        ProgSpec::new(ProgType::Tracing, insns, name)
+            .with_attach_type(AttachType::TraceFentry)
+            .with_attach_btf_id(btf_id)
+    }
+
+    /// Like [`ProgSpec::fentry`], on return (the program also sees the return value).
+    pub fn fexit(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
+        ProgSpec::new(ProgType::Tracing, insns, name)
+            .with_attach_type(AttachType::TraceFexit)
+            .with_attach_btf_id(btf_id)
+    }
+
+    pub fn with_attach_type(mut self, t: AttachType) -> ProgSpec<'a> {
+        self.expected_attach_type = Some(t.id());
+        self
+    }
+
+    pub fn with_attach_btf_id(mut self, id: u32) -> ProgSpec<'a> {
+        self.attach_btf_id = Some(id);
+        self
+    }
+
+    pub fn with_license(mut self, license: &'a str) -> ProgSpec<'a> {
+        self.license = license;
+        self
+    }
+
+    fn is_fentry_or_fexit(&self) -> bool {
+        self.prog_type == ProgType::Tracing
+            && matches!(
+                self.expected_attach_type.and_then(AttachType::from_id),
+                Some(AttachType::TraceFentry | AttachType::TraceFexit)
+            )
+    }
+}
+
+/// Load attributes that are not plain values: kernel objects the load refers to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions<'a> {
+    /// For fentry/fexit on a module function: the module's BTF object, in which `attach_btf_id`
+    /// is numbered ([`crate::btf::BtfFunc::obj_fd`]). None for vmlinux.
+    pub attach_btf_obj_fd: Option<BorrowedFd<'a>>,
+}
+
 /// A loaded program. Dropping it closes the fd; the kernel frees it once no link holds it.
 #[derive(Debug)]
 pub struct Program {
     fd: OwnedFd,
     name: String,
     prog_type: ProgType,
+    expected_attach_type: Option<AttachType>,
 }
 
 /// First retry buffer and the cap: a failing log rarely needs more than 1 MiB, a pathological one is
 /// cut at 16 MiB (newer kernels keep its tail, older ones its head).
 const LOG_START: usize = 1 << 20;
+
+/// The kernel-internal ENOTSUPP that bpf(2) lets escape to user space.
+pub(crate) const ENOTSUPP: i32 = 524;
 const LOG_MAX: usize = 16 << 20;
 
 impl Program {
     /// Load without a log (the verifier runs faster without one); only if that fails, load again
     /// with log_level 1 to explain why.
     pub fn load(spec: &ProgSpec) -> Result<Program> {
+        Program::load_with(spec, &LoadOptions::default())
+    }
+
+    /// [`Program::load`] with the extra attributes in `opts`.
+    pub fn load_with(spec: &ProgSpec, opts: &LoadOptions) -> Result<Program> {
         if spec.insns.is_empty() || !spec.insns.len().is_multiple_of(8) {
             return Err(KernelError::Size {
                 object: spec.name.to_string(),
@@ -83,6 +206,7 @@ impl Program {
                 prog_name: crate::name::obj_name(spec.name),
                 expected_attach_type: spec.expected_attach_type.unwrap_or(0),
                 attach_btf_id: spec.attach_btf_id.unwrap_or(0),
+                attach_prog_fd: opts.attach_btf_obj_fd.map_or(0, |fd| fd.as_raw_fd() as u32),
                 ..Default::default()
             };
             sys::bpf_fd(cmd::PROG_LOAD, &mut attr)
@@ -91,9 +215,17 @@ impl Program {
             fd,
             name: spec.name.to_string(),
             prog_type: spec.prog_type,
+            expected_attach_type: spec.expected_attach_type.and_then(AttachType::from_id),
         };
+        if spec.is_fentry_or_fexit() && !crate::features::btf_vmlinux_available() {
+            return Err(KernelError::NoBtf);
+        }
         let errno = match attempt(&mut []) {
             Ok(fd) => return Ok(program(fd)),
+            // No BPF trampoline for this architecture or kernel.
+            Err(e @ (libc::EOPNOTSUPP | ENOTSUPP)) if spec.is_fentry_or_fexit() => {
+                return Err(KernelError::NoTrampolines { errno: e })
+            }
             // No log would explain a missing capability.
             Err(e @ (libc::EPERM | libc::EMFILE | libc::ENFILE)) => {
                 return Err(KernelError::Syscall {
@@ -138,6 +270,11 @@ impl Program {
 
     pub fn prog_type(&self) -> ProgType {
         self.prog_type
+    }
+
+    /// The attach type it was loaded for, if any (and if this crate knows it).
+    pub fn expected_attach_type(&self) -> Option<AttachType> {
+        self.expected_attach_type
     }
 
     /// Run the program once in the kernel with `ctx` as its context and return r0. This is how BEGIN

@@ -17,10 +17,8 @@ impl Tracefs {
     /// tracefs where it is normally mounted, else under debugfs (older distributions), else mount it
     /// at /sys/kernel/tracing ourselves (many VMs boot without it).
     pub fn find_or_mount() -> Result<Tracefs> {
-        for root in [TRACING, DEBUG_TRACING] {
-            if Path::new(root).join("events").is_dir() {
-                return Ok(Tracefs::at(root));
-            }
+        if let Some(t) = Tracefs::find() {
+            return Ok(t);
         }
         let target = CString::new(TRACING).expect("no NUL in a constant");
         crate::sys::mount_tracefs(&target)
@@ -32,6 +30,14 @@ impl Tracefs {
                 mount_errno: libc::ENOENT,
             })
         }
+    }
+
+    /// tracefs if it is already mounted (normally, or under debugfs); never mounts it.
+    pub fn find() -> Option<Tracefs> {
+        [TRACING, DEBUG_TRACING]
+            .into_iter()
+            .find(|root| Path::new(root).join("events").is_dir())
+            .map(Tracefs::at)
     }
 
     /// tracefs (or a fixture tree shaped like it) at `root`.

@@ -4,7 +4,8 @@
 mod common;
 
 use sonde_kernel::attach::{
-    attach_perf_event, attach_raw_tracepoint, attach_tracepoint_with, PerfAttach, PerfEventSpec,
+    attach_on_every_cpu, attach_perf_event, attach_raw_tracepoint, attach_tracepoint_with,
+    attach_uprobe_with, PerfAttach, PerfEventSpec, ProbeVia, UprobeSpec,
 };
 use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::prog::{self, ProgType};
@@ -21,6 +22,17 @@ fn dropping_everything_leaves_no_program_or_fd_behind() {
         return;
     }
     let tp = common::getpid_id();
+    let libc = common::elf::libc_path();
+    let getpid = common::elf::symbol_file_offset(&libc, "getpid").unwrap();
+    let uprobe = |retprobe| UprobeSpec {
+        path: &libc,
+        offset: getpid,
+        retprobe,
+        pid: None,
+    };
+    let uprobe_events =
+        || std::fs::read_to_string(common::tracefs().root().join("uprobe_events")).unwrap();
+    let mut tracefs_events = Vec::new();
     let fds_before = open_fds();
     let mut ids = Vec::new();
     {
@@ -39,21 +51,41 @@ fn dropping_everything_leaves_no_program_or_fd_behind() {
         let b = common::counter(ProgType::PerfEvent, &counter);
         let c = common::thread_counter(ProgType::RawTracepoint, &counter, common::gettid());
         let d = common::ringbuf_sender(&ring, common::gettid());
-        for p in [&a, &b, &c, &d] {
+        let e = common::thread_counter(ProgType::Kprobe, &counter, common::gettid());
+        for p in [&a, &b, &c, &d, &e] {
             ids.push(p.id().unwrap());
         }
-        let links = vec![
+        let mut links = vec![
             attach_tracepoint_with(&a, tp, PerfAttach::Link).unwrap(),
             attach_tracepoint_with(&d, tp, PerfAttach::Ioctl).unwrap(),
             attach_perf_event(&b, PerfEventSpec::cpu_clock(1_000_000, 0)).unwrap(),
             attach_raw_tracepoint(&c, "sys_enter").unwrap(),
+            attach_uprobe_with(&e, uprobe(false), ProbeVia::Pmu).unwrap(),
+            attach_uprobe_with(&e, uprobe(true), ProbeVia::Pmu).unwrap(),
+            attach_uprobe_with(&e, uprobe(false), ProbeVia::Tracefs).unwrap(),
+            attach_uprobe_with(&e, uprobe(true), ProbeVia::Tracefs).unwrap(),
         ];
+        links.extend(attach_on_every_cpu(&b, PerfEventSpec::cpu_clock_freq(99, 0)).unwrap());
+        tracefs_events.extend(
+            links
+                .iter()
+                .filter_map(|l| l.tracefs_event().map(String::from)),
+        );
+        assert_eq!(tracefs_events.len(), 2);
         common::getpid_syscall(10);
+        unsafe { libc::getpid() };
         assert!(open_fds() > fds_before);
         drop(links);
         drop(reader);
     }
     assert_eq!(open_fds(), fds_before, "every fd we opened is closed");
+    let left = uprobe_events();
+    for name in &tracefs_events {
+        assert!(
+            !left.contains(name.as_str()),
+            "{name} left in uprobe_events"
+        );
+    }
     // The kernel frees programs after an RCU grace period: give it a moment.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {

@@ -45,6 +45,11 @@ COMMANDS:
     waitfile PATH     poll faccessat(PATH, F_OK) every 2ms (with nanosleep)
                       until PATH exists; gives up after 60s with exit 1
     exit CODE         exit_group(CODE) at once; later commands do not run
+    ucall N           N calls of the exported function
+                      `sonde_workload_target(i)` for i = 1..=N (returns 2*i);
+                      no syscalls (for uprobes on this binary)
+    libc-getpid N     N calls of libc's getpid() wrapper (one syscall each; for
+                      uprobes on libc)
     help, -h, --help  print this text
 
 EXAMPLES:
@@ -240,6 +245,16 @@ fn run(args: &[String]) {
             "comm" => set_comm(arg("NAME", it.next())),
             "fork" => fork(arg("NAME", it.next())),
             "waitfile" => waitfile(arg("PATH", it.next())),
+            "ucall" => {
+                for i in 1..=num("N", it.next()) {
+                    std::hint::black_box(sonde_workload_target(std::hint::black_box(i)));
+                }
+            }
+            "libc-getpid" => {
+                for _ in 0..num("N", it.next()) {
+                    std::hint::black_box(unsafe { libc::getpid() });
+                }
+            }
             "exit" => unsafe {
                 libc::syscall(libc::SYS_exit_group, num("CODE", it.next()) as libc::c_int);
             },
@@ -251,6 +266,14 @@ fn run(args: &[String]) {
         eprint!("{USAGE}");
         exit(2);
     }
+}
+
+/// A uprobe target with a known argument and return value. build.rs exports it in the dynamic
+/// symbol table, so it survives the release profile's `strip`.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn sonde_workload_target(x: u64) -> u64 {
+    std::hint::black_box(x) * 2
 }
 
 #[no_mangle]

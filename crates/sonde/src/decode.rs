@@ -14,7 +14,7 @@ pub fn value(ty: &Type, b: &[u8]) -> Value {
         Type::Int { signed, .. } => Value::Int { v: u64_at(b, 0), signed: *signed },
         Type::Ptr { .. } => Value::Int { v: u64_at(b, 0), signed: false },
         Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
-        Type::Sym => Value::Sym { addr: u64_at(b, 0), name: None },
+        Type::Sym => Value::Sym { addr: u64_at(b, 0), name: ksym(u64_at(b, 0)) },
         Type::Str(n) => {
             let s = &b[..(*n).min(b.len())];
             let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
@@ -93,6 +93,19 @@ pub fn average(count: u64, sum: u64, signed: bool) -> Value {
     } else {
         Value::Int { v: sum / count, signed }
     }
+}
+
+/// The kernel symbol an address falls in (`vfs_read`, `vfs_read+0x1a`), from /proc/kallsyms,
+/// read once, on the first address printed.
+pub fn ksym(addr: u64) -> Option<String> {
+    use sonde_symbols::kallsyms::KernelSymbols;
+    static SYMBOLS: std::sync::OnceLock<Option<KernelSymbols>> = std::sync::OnceLock::new();
+    let syms = SYMBOLS.get_or_init(|| KernelSymbols::load().ok()).as_ref()?;
+    let s = syms.resolve(addr)?;
+    Some(match s.offset {
+        0 => s.name.to_string(),
+        off => format!("{}+0x{:x}", s.name, off),
+    })
 }
 
 /// A `bpf_ktime_get_ns()` timestamp as UTC wall-clock time (RFC 3339, nanoseconds).

@@ -8,11 +8,14 @@ use std::cell::OnceCell;
 pub struct KernelEnv {
     tracefs: OnceCell<Result<Tracefs, String>>,
     list: OnceCell<Result<Vec<(String, String)>, String>>,
+    /// Loaded on first use (about 1 ms), so tracepoint-only programs never read it.
+    btf: OnceCell<Result<sonde_btf::Btf, String>>,
+    functions: OnceCell<Result<Vec<String>, String>>,
 }
 
 impl KernelEnv {
     pub fn new() -> KernelEnv {
-        KernelEnv { tracefs: OnceCell::new(), list: OnceCell::new() }
+        KernelEnv { tracefs: OnceCell::new(), list: OnceCell::new(), btf: OnceCell::new(), functions: OnceCell::new() }
     }
 
     pub fn tracefs(&self) -> Result<&Tracefs, EnvError> {
@@ -29,6 +32,40 @@ impl Env for KernelEnv {
             sonde_kernel::error::KernelError::UnknownTracepoint { .. } => EnvError::NotFound(e.to_string()),
             other => EnvError::Unavailable(other.to_string()),
         })
+    }
+
+    fn kernel_functions(&self) -> Result<Vec<String>, EnvError> {
+        self.functions
+            .get_or_init(|| {
+                let _ = self.tracefs(); // available_filter_functions lives in tracefs
+                let all = sonde_symbols::traceable::TraceableFunctions::load().map_err(|e| e.to_string())?;
+                let blacklist = sonde_symbols::traceable::Blacklist::load().ok();
+                Ok(all
+                    .names()
+                    .filter(|n| !blacklist.as_ref().is_some_and(|b| b.contains(n)))
+                    .map(String::from)
+                    .collect())
+            })
+            .clone()
+            .map_err(EnvError::Unavailable)
+    }
+
+    fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+        // A path is used as written; a bare name (`bash`, `libc`) is found like surftrace does.
+        let path = if binary.contains('/') {
+            std::path::PathBuf::from(binary)
+        } else {
+            sonde_symbols::locate::locate(binary).map_err(|e| EnvError::NotFound(e.to_string()))?
+        };
+        let target = sonde_symbols::resolve_symbol(&path, symbol).map_err(|e| EnvError::NotFound(e.to_string()))?;
+        Ok((target.path.to_string_lossy().into_owned(), target.offset))
+    }
+
+    fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
+        self.btf
+            .get_or_init(|| sonde_btf::Btf::load_vmlinux().map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| EnvError::Unavailable(e.clone()))
     }
 
     fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {

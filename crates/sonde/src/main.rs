@@ -4,12 +4,14 @@
 //! BPF instructions (sonde-compile) -> loaded programs and maps (sonde-kernel) -> events ->
 //! output (sonde-output). This crate is the glue: flags, the session, signals, `-c`.
 
+mod attach;
 mod child;
 mod cli;
 mod decode;
 mod error;
 mod kernel_env;
 mod list;
+mod load;
 mod output;
 mod session;
 mod signals;

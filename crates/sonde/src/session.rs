@@ -7,11 +7,10 @@ use crate::error::Failure;
 use crate::kernel_env::KernelEnv;
 use crate::output::{Action, Printer};
 use crate::signals;
-use sonde_compile::provider::{AttachPoint, ProgKind};
-use sonde_compile::{Compiled, MapKind, Options};
+use sonde_compile::provider::AttachPoint;
+use sonde_compile::{Compiled, Options};
 use sonde_kernel::attach::Link;
-use sonde_kernel::map::{Map, MapSpec, MapType};
-use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::prog::Program;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_syntax::diag::SourceFile;
 use std::time::{Duration, Instant};
@@ -47,8 +46,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
 
-    let maps = create_maps(&compiled)?;
-    let programs = load_programs(&compiled, &maps, &source)?;
+    let maps = crate::load::create_maps(&compiled)?;
+    let programs = crate::load::load_programs(&compiled, &maps, &source)?;
     debug(cli, &format!("loaded into the kernel after {:?}", t0.elapsed()));
     if cli.dry_run {
         eprintln!("{} program(s) passed the verifier; nothing attached (dry run)", programs.len());
@@ -57,26 +56,12 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
 
     let mut printer = Printer::new(cli.format, &compiled, &maps);
     let mut ring = RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
-    let tracefs = env.tracefs().ok();
     let mut links: Vec<Link> = Vec::new();
     let mut probes = 0;
     for (def, prog) in compiled.programs.iter().zip(&programs) {
-        for site in &def.sites {
-            let link = match &site.point {
-                AttachPoint::Begin | AttachPoint::End => continue,
-                AttachPoint::Tracepoint { category, name } => {
-                    let tfs = tracefs.ok_or_else(|| Failure::Setup("tracefs is not available".into()))?;
-                    let id = tfs.tracepoint_id(category, name).map_err(Failure::kernel)?;
-                    sonde_kernel::attach::attach_tracepoint(prog, id)
-                }
-                AttachPoint::Interval { period_ns } => sonde_kernel::attach::attach_perf_event(
-                    prog,
-                    sonde_kernel::attach::PerfEventSpec::cpu_clock(*period_ns, 0),
-                ),
-            };
-            links.push(link.map_err(|e| Failure::Attach(site.point.describe(), attach_reason(&site.point, e)))?);
-            probes += 1;
-        }
+        let (l, n) = crate::attach::attach_program(def, prog, &env, cli.pid)?;
+        links.extend(l);
+        probes += n;
     }
     let begin = special_programs(&compiled, &programs, &AttachPoint::Begin);
     let end = special_programs(&compiled, &programs, &AttachPoint::End);
@@ -146,15 +131,6 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     Ok(status)
 }
 
-fn attach_reason(point: &AttachPoint, e: sonde_kernel::error::KernelError) -> String {
-    match point {
-        AttachPoint::Tracepoint { category, .. } if category == "ftrace" => {
-            "ftrace's own events (ftrace:*) cannot run BPF programs".into()
-        }
-        _ => e.to_string(),
-    }
-}
-
 /// The programs that run once, by hand, for BEGIN or END.
 fn special_programs<'a>(c: &Compiled, programs: &'a [Program], point: &AttachPoint) -> Vec<&'a Program> {
     c.programs
@@ -181,56 +157,6 @@ fn debug(cli: &Cli, msg: &str) {
     if cli.debug {
         eprintln!("sonde: {}", msg);
     }
-}
-
-fn create_maps(c: &Compiled) -> Result<Vec<Map>, Failure> {
-    c.maps
-        .iter()
-        .map(|m| {
-            let map_type = match m.kind {
-                MapKind::Hash => MapType::Hash,
-                MapKind::PerCpuHash => MapType::PerCpuHash,
-                MapKind::RingBuf => MapType::RingBuf,
-                MapKind::PerCpuArray => MapType::PerCpuArray,
-            };
-            Map::create(&MapSpec {
-                map_type,
-                key_size: m.key_size,
-                value_size: m.value_size,
-                max_entries: m.max_entries,
-                name: &m.name,
-                flags: 0,
-            })
-            .map_err(Failure::kernel)
-        })
-        .collect()
-}
-
-fn load_programs(c: &Compiled, maps: &[Map], source: &SourceFile) -> Result<Vec<Program>, Failure> {
-    c.programs
-        .iter()
-        .map(|p| {
-            let mut insns = p.insns.clone();
-            for &(at, map) in &p.relocs {
-                insns[at].imm = maps[map].fd();
-            }
-            let bytes = sonde_bpf::insn::encode(&insns);
-            let prog_type = match p.kind {
-                ProgKind::RawTracepoint => ProgType::RawTracepoint,
-                ProgKind::Tracepoint => ProgType::Tracepoint,
-                ProgKind::PerfEvent => ProgType::PerfEvent,
-            };
-            Program::load(&ProgSpec {
-                prog_type,
-                insns: &bytes,
-                license: "GPL",
-                name: &p.name,
-                expected_attach_type: None,
-                attach_btf_id: None,
-            })
-            .map_err(|e| crate::error::verifier_failure(e, p, source))
-        })
-        .collect()
 }
 
 /// Text name of the program source for diagnostics.

@@ -13,7 +13,7 @@ pub fn install() {
         // SAFETY: installing a handler that only stores to an atomic.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as usize;
+            sa.sa_sigaction = on_signal as *const () as usize;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }

@@ -97,7 +97,7 @@ impl Lower<'_> {
                 if *offset != 0 {
                     self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, *offset as i32));
                 }
-                self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ_KERNEL });
+                self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ });
                 let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
                 self.e.emit(Insn::load(size, p, Reg::FP, tmp));
                 self.extend(p, &x.ty);
@@ -121,6 +121,11 @@ impl Lower<'_> {
             Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
+            Builtin::CurTask => h::GET_CURRENT_TASK,
+            Builtin::FuncIp => {
+                self.e.emit(Insn::mov64_reg(Reg::R1, CTX));
+                h::GET_FUNC_IP
+            }
             Builtin::Comm => {
                 self.e.overflow.get_or_insert((self.e.span, "internal error: comm used as a number"));
                 return self.e.alloc_reg();
@@ -330,11 +335,24 @@ impl Lower<'_> {
                 self.e.free_reg(p);
                 let helper = match (is_str, *user) {
                     (true, true) => h::PROBE_READ_USER_STR,
-                    (true, false) => h::PROBE_READ_KERNEL_STR,
+                    (true, false) => h::PROBE_READ_STR,
                     (false, true) => h::PROBE_READ_USER,
-                    (false, false) => h::PROBE_READ_KERNEL,
+                    (false, false) => h::PROBE_READ,
                 };
                 self.e.call(helper);
+            }
+            // A char array (or other buffer) inside a struct in memory: `task->comm`.
+            TExprKind::Read { ptr, offset, user } => {
+                let p = self.scalar(ptr);
+                self.e.zero_stack(off, size);
+                self.e.stack_addr(Reg::R1, off);
+                self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
+                self.e.emit(Insn::mov64_reg(Reg::R3, p));
+                if *offset != 0 {
+                    self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, *offset as i32));
+                }
+                self.e.free_reg(p);
+                self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ });
             }
             TExprKind::Var(i) => {
                 let from = self.vars[*i].0;

@@ -165,9 +165,16 @@ pub(crate) mod h {
     pub const GET_CURRENT_PID_TGID: u32 = 14;
     pub const GET_CURRENT_UID_GID: u32 = 15;
     pub const GET_CURRENT_COMM: u32 = 16;
+    /// The original probe-read helpers pick kernel or user memory by the address on x86-64
+    /// (non-overlapping address spaces). Pointers whose side is not known statically use them:
+    /// a kprobe's `const char *filename` is a user address that no BTF type marks as such.
+    pub const PROBE_READ: u32 = 4;
+    pub const PROBE_READ_STR: u32 = 45;
     pub const PROBE_READ_USER: u32 = 112;
     pub const PROBE_READ_KERNEL: u32 = 113;
     pub const PROBE_READ_USER_STR: u32 = 114;
     pub const PROBE_READ_KERNEL_STR: u32 = 115;
+    pub const GET_CURRENT_TASK: u32 = 35;
     pub const RINGBUF_OUTPUT: u32 = 130;
+    pub const GET_FUNC_IP: u32 = 173;
 }

@@ -4,7 +4,7 @@ use super::{AttachPoint, ProgKind, Site};
 
 pub fn expand(definition: &str) -> Result<Vec<Site>, String> {
     let period_ns = parse_period(definition)?;
-    Ok(vec![Site { point: AttachPoint::Interval { period_ns }, kind: ProgKind::PerfEvent, args: None }])
+    Ok(vec![Site::new(AttachPoint::Interval { period_ns }, ProgKind::PerfEvent)])
 }
 
 /// The period in nanoseconds; the unit defaults to seconds.

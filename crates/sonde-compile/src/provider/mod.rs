@@ -2,11 +2,16 @@
 //! points a program attaches to, and say what context the program runs in. One file a provider;
 //! kprobes, uprobes and the rest plug in here.
 
+mod fentry;
 mod interval;
+mod kprobe;
+mod profile;
 mod special;
 mod tracepoint;
 pub mod tracepoint_format;
+mod uprobe;
 
+use crate::btf_types::FuncSig;
 use crate::env::Env;
 use crate::types::StructDef;
 use std::rc::Rc;
@@ -21,6 +26,16 @@ pub enum AttachPoint {
     Tracepoint { category: String, name: String },
     /// A CPU-clock perf event on one CPU firing every `period_ns`.
     Interval { period_ns: u64 },
+    /// A kernel function (entry at `offset`, or its return).
+    Kprobe { symbol: String, offset: u64, retprobe: bool },
+    /// An instruction in a user binary: `path` at file offset `offset`; `symbol` as written.
+    Uprobe { path: String, symbol: String, offset: u64, retprobe: bool },
+    /// A BPF trampoline on kernel function `func` (BTF id `btf_id`), at entry or exit.
+    Fentry { func: String, btf_id: u32, exit: bool },
+    /// A sampling perf event on every CPU, `hz` times a second.
+    Profile { hz: u64 },
+    /// A software perf event (page-faults, context-switches, ...) on every CPU every `period` events.
+    Software { event: String, period: u64 },
 }
 
 impl AttachPoint {
@@ -29,7 +44,17 @@ impl AttachPoint {
             AttachPoint::Begin => "BEGIN".into(),
             AttachPoint::End => "END".into(),
             AttachPoint::Tracepoint { category, name } => format!("tracepoint:{}:{}", category, name),
-            AttachPoint::Interval { period_ns } => format!("interval:{}ns", period_ns),
+            AttachPoint::Interval { period_ns } => format!("interval:{}", describe_ns(*period_ns)),
+            AttachPoint::Kprobe { symbol, offset: 0, retprobe } => {
+                format!("{}:{}", if *retprobe { "kretprobe" } else { "kprobe" }, symbol)
+            }
+            AttachPoint::Kprobe { symbol, offset, .. } => format!("kprobe:{}+{}", symbol, offset),
+            AttachPoint::Uprobe { path, symbol, retprobe, .. } => {
+                format!("{}:{}:{}", if *retprobe { "uretprobe" } else { "uprobe" }, path, symbol)
+            }
+            AttachPoint::Fentry { func, exit, .. } => format!("{}:{}", if *exit { "fexit" } else { "fentry" }, func),
+            AttachPoint::Profile { hz } => format!("profile:hz:{}", hz),
+            AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
         }
     }
 }
@@ -43,6 +68,12 @@ pub enum ProgKind {
     Tracepoint,
     /// BPF_PROG_TYPE_PERF_EVENT
     PerfEvent,
+    /// BPF_PROG_TYPE_KPROBE: kprobes, kretprobes, uprobes (the context is `struct pt_regs`).
+    Kprobe,
+    /// BPF_PROG_TYPE_TRACING with BPF_TRACE_FENTRY / BPF_TRACE_FEXIT (the context is the
+    /// function's arguments as u64s, then the return value for fexit).
+    Fentry,
+    Fexit,
 }
 
 /// One attach point with the context its program sees.
@@ -50,8 +81,26 @@ pub enum ProgKind {
 pub struct Site {
     pub point: AttachPoint,
     pub kind: ProgKind,
-    /// The record behind `args`/`data` (tracepoints).
+    /// The record behind `args`/`data` (tracepoints; fentry/fexit's arguments by name).
     pub args: Option<Rc<StructDef>>,
+    /// The probed kernel function's prototype from BTF (kprobes, fentry), when known.
+    pub func: Option<Rc<FuncSig>>,
+}
+
+impl Site {
+    pub fn new(point: AttachPoint, kind: ProgKind) -> Site {
+        Site { point, kind, args: None, func: None }
+    }
+}
+
+/// `1000000000` -> `1s`, `500000000` -> `500ms`.
+fn describe_ns(ns: u64) -> String {
+    for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns % scale == 0 {
+            return format!("{}{}", ns / scale, unit);
+        }
+    }
+    format!("{}ns", ns)
 }
 
 /// Expand one spec into sites. `Err` is a sentence for the diagnostic.
@@ -60,13 +109,20 @@ pub fn expand(provider: &str, definition: &str, env: &dyn Env) -> Result<Vec<Sit
         "BEGIN" | "END" => special::expand(provider, definition),
         "tracepoint" | "t" => tracepoint::expand(definition, env),
         "interval" | "i" => interval::expand(definition),
-        "kprobe" | "k" | "kretprobe" | "kr" | "uprobe" | "u" | "uretprobe" | "ur" | "fentry" | "fexit" | "kfunc"
-        | "kretfunc" | "profile" | "p" | "software" | "s" => {
-            Err(format!("the `{}` provider is not available yet in this version of sonde", provider))
-        }
+        "kprobe" | "k" => kprobe::expand(definition, false, env),
+        "kretprobe" | "kr" => kprobe::expand(definition, true, env),
+        "uprobe" | "u" => uprobe::expand(definition, false, env),
+        "uretprobe" | "ur" => uprobe::expand(definition, true, env),
+        "fentry" | "kfunc" | "f" => fentry::expand(definition, false, env),
+        "fexit" | "kretfunc" | "fr" => fentry::expand(definition, true, env),
+        "profile" | "p" => profile::expand_profile(definition),
+        "software" | "s" => profile::expand_software(definition),
         _ => Err(format!("unknown provider `{}`", provider)),
     }
 }
 
 /// Provider names, for "did you mean" hints.
-pub const PROVIDERS: &[&str] = &["BEGIN", "END", "tracepoint", "interval", "kprobe", "kretprobe", "uprobe", "uretprobe"];
+pub const PROVIDERS: &[&str] = &[
+    "BEGIN", "END", "tracepoint", "interval", "kprobe", "kretprobe", "uprobe", "uretprobe", "fentry", "fexit", "kfunc",
+    "kretfunc", "profile", "software",
+];

@@ -7,5 +7,5 @@ pub fn expand(provider: &str, definition: &str) -> Result<Vec<Site>, String> {
         return Err(format!("`{}` takes no definition", provider));
     }
     let point = if provider == "BEGIN" { AttachPoint::Begin } else { AttachPoint::End };
-    Ok(vec![Site { point, kind: ProgKind::RawTracepoint, args: None }])
+    Ok(vec![Site::new(point, ProgKind::RawTracepoint)])
 }

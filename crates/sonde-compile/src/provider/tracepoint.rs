@@ -33,6 +33,7 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
                 point: AttachPoint::Tracepoint { category: c, name: n },
                 kind: ProgKind::Tracepoint,
                 args: Some(Rc::new(args)),
+                func: None,
             })
         })
         .collect()

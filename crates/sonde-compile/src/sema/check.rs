@@ -40,7 +40,7 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
     let mut maps = MapTable::default();
     // Pass 1: learn map types from every use, ignoring errors (a map may be read before the probe that writes it).
     for (index, sites) in &groups {
-        let mut cx = Checker::new(opts, &mut maps, true, sites);
+        let mut cx = Checker::new(env, opts, &mut maps, true, sites);
         cx.probe(&program.probes[*index]);
     }
     // Pass 2: check for real.
@@ -48,7 +48,7 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
     let mut events: Vec<EventDef> = Vec::new();
     for (index, sites) in groups {
         let probe = &program.probes[index];
-        let mut cx = Checker::new(opts, &mut maps, false, &sites);
+        let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
         cx.events = std::mem::take(&mut events);
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
@@ -69,10 +69,18 @@ fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize,
     if uses_ctx {
         return sites.into_iter().map(|s| (index, vec![s])).collect();
     }
+    use crate::provider::AttachPoint;
     let mut by_kind: Vec<(usize, Vec<Site>)> = Vec::new();
-    let mut slot: HashMap<std::mem::Discriminant<crate::provider::AttachPoint>, usize> = HashMap::new();
+    let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool), usize> = HashMap::new();
     for s in sites {
-        let key = std::mem::discriminant(&s.point);
+        // A trampoline program is verified against one function: fentry sites never share.
+        if matches!(s.point, AttachPoint::Fentry { .. }) {
+            by_kind.push((index, vec![s]));
+            continue;
+        }
+        // Entries and returns attach differently (one kprobe_multi link is one or the other).
+        let ret = matches!(s.point, AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. });
+        let key = (std::mem::discriminant(&s.point), ret);
         match slot.get(&key) {
             Some(&i) => by_kind[i].1.push(s),
             None => {
@@ -121,6 +129,7 @@ pub(super) struct Var {
 
 /// State while checking one probe instance.
 pub(super) struct Checker<'a> {
+    pub env: &'a dyn Env,
     pub opts: &'a Options,
     pub maps: &'a mut MapTable,
     /// Pass 1: learn map types, report nothing.
@@ -132,8 +141,14 @@ pub(super) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    fn new(opts: &'a Options, maps: &'a mut MapTable, discovering: bool, sites: &'a [Site]) -> Checker<'a> {
-        Checker { opts, maps, discovering, sites, vars: Vec::new(), events: Vec::new(), diags: Vec::new() }
+    fn new(
+        env: &'a dyn Env,
+        opts: &'a Options,
+        maps: &'a mut MapTable,
+        discovering: bool,
+        sites: &'a [Site],
+    ) -> Checker<'a> {
+        Checker { env, opts, maps, discovering, sites, vars: Vec::new(), events: Vec::new(), diags: Vec::new() }
     }
 
     pub fn error(&mut self, d: Diagnostic) {

@@ -3,6 +3,7 @@
 use super::check::Checker;
 use super::tir::{Builtin, MapValue, TExpr, TExprKind};
 use super::typename;
+use crate::provider::{AttachPoint, ProgKind};
 use crate::types::Type;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
@@ -57,7 +58,7 @@ impl Checker<'_> {
             }
             ExprKind::Cast { ty, expr } => {
                 let inner = self.expr(expr);
-                let target = match typename::resolve(ty) {
+                let target = match typename::resolve(ty, self.env.btf().ok()) {
                     Ok(t) => t,
                     Err(msg) => {
                         self.error(Diagnostic::error(ty.span, msg));
@@ -66,6 +67,13 @@ impl Checker<'_> {
                 };
                 if !inner.ty.is_scalar() {
                     self.error(Diagnostic::error(expr.span, format!("cannot cast a `{}` to `{}`", inner.ty, target)));
+                    return self.poisoned(span);
+                }
+                if !target.is_scalar() {
+                    self.error(
+                        Diagnostic::error(ty.span, format!("cannot cast to `{}`: casts make integers or pointers", target))
+                            .with_help(format!("cast to a pointer, e.g. `({} *)`", target)),
+                    );
                     return self.poisoned(span);
                 }
                 // A cast keeps track of user memory: `(char *)args->buf` still points into the process.
@@ -103,6 +111,18 @@ impl Checker<'_> {
             "elapsed" => b(Builtin::Elapsed, Type::U64),
             "comm" | "execname" => b(Builtin::Comm, Type::Str(16)),
             "cpid" => self.child_pid(span),
+            "retval" => self.retval(span),
+            "caller" | "func" => self.func_ip(span),
+            "curtask" => {
+                let ty = match self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct task_struct")) {
+                    Some(t) => Type::Ptr { to: Box::new(t), user: false },
+                    None => Type::U64,
+                };
+                b(Builtin::CurTask, ty)
+            }
+            n if n.len() > 3 && n.starts_with("arg") && n[3..].bytes().all(|c| c.is_ascii_digit()) => {
+                self.arg(n[3..].parse().unwrap_or(usize::MAX), span)
+            }
             // Probes that name `probe` get a program per site (see `uses_context`), so it is a constant.
             "probe" => {
                 let name = self.sites.first().map(|s| s.point.describe()).unwrap_or_default().into_bytes();
@@ -161,7 +181,7 @@ impl Checker<'_> {
     pub fn map_keys(&mut self, map: usize, keys: &[Expr], span: Span) -> Vec<TExpr> {
         let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
         for k in &typed {
-            if matches!(k.ty, Type::Struct(_) | Type::Void | Type::Array { .. }) {
+            if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void | Type::Array { .. }) {
                 self.error(Diagnostic::error(k.span, format!("a `{}` cannot be a map key", k.ty)));
             }
         }
@@ -289,16 +309,169 @@ impl Checker<'_> {
             }
         }
         let b = self.expr(base);
-        self.error(Diagnostic::error(
+        match b.ty.clone() {
+            // `p->field` (or `p.field`, as ply allows) on a pointer to a kernel struct.
+            Type::Ptr { to, user } => match *to {
+                Type::Btf { id, name, .. } => self.btf_member(b, 0, user, id, &name, field, span),
+                other => {
+                    self.error(Diagnostic::error(span, format!("`{}` has no members: it points to a `{}`", field, other)));
+                    self.poisoned(span)
+                }
+            },
+            // `s.field` on a struct that is itself a member read through a pointer.
+            Type::Btf { id, name, .. } => match b.kind {
+                TExprKind::Read { ptr, offset, user } => self.btf_member(*ptr, offset, user, id, &name, field, span),
+                _ => {
+                    self.error(Diagnostic::error(span, format!("cannot read members of this `{}` value", name)));
+                    self.poisoned(span)
+                }
+            },
+            ref t if t.is_scalar() => {
+                self.error(
+                    Diagnostic::error(span, format!("cannot read member `{}` of a `{}`", field, b.ty))
+                        .with_help("cast it to a kernel pointer type first, e.g. `((struct task_struct *)arg0)->pid`"),
+                );
+                self.poisoned(span)
+            }
+            other => {
+                self.error(Diagnostic::error(span, format!("cannot read member `{}` of a `{}`", field, other)));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// Member `field` of the kernel struct (BTF `id`) at `ptr + base`.
+    #[allow(clippy::too_many_arguments)]
+    fn btf_member(&mut self, ptr: TExpr, base: i64, user: bool, id: u32, name: &str, field: &str, span: Span) -> TExpr {
+        let btf = match self.env.btf() {
+            Ok(b) => b,
+            Err(e) => {
+                self.error(Diagnostic::error(span, e.to_string()));
+                return self.poisoned(span);
+            }
+        };
+        let m = match crate::btf_types::member(btf, id, field) {
+            Ok(m) => m,
+            Err(names) => {
+                let mut d = Diagnostic::error(span, format!("`{}` has no member `{}`", name, field));
+                let near = near_names(field, &names);
+                if !near.is_empty() {
+                    d = d.with_help(format!("members with close names: {}", near.join(", ")));
+                }
+                self.error(d);
+                return self.poisoned(span);
+            }
+        };
+        let offset = base + m.offset as i64;
+        let ptr = Box::new(ptr);
+        let Some((shift, bits)) = m.bitfield else {
+            return TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: m.ty, span };
+        };
+        // A bitfield: read the bytes that hold it, shift it down, mask it.
+        let bytes = match (shift + bits).div_ceil(8) {
+            0 | 1 => 1,
+            2 => 2,
+            3 | 4 => 4,
+            _ => 8,
+        };
+        let raw = TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: Type::Int { bytes, signed: false }, span };
+        let int = |v: u64| TExpr { kind: TExprKind::Int(v), ty: Type::U64, span };
+        let shifted = TExpr {
+            kind: TExprKind::Binary { op: BinOp::Shr, lhs: Box::new(raw), rhs: Box::new(int(shift as u64)) },
+            ty: Type::U64,
             span,
-            format!("cannot read member `{}` of a `{}`: struct members outside tracepoint records need BTF, which this version does not read yet", field, b.ty),
-        ));
-        self.poisoned(span)
+        };
+        let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        TExpr { kind: TExprKind::Binary { op: BinOp::BitAnd, lhs: Box::new(shifted), rhs: Box::new(int(mask)) }, ty: Type::U64, span }
+    }
+
+    fn in_uprobe(&self) -> bool {
+        matches!(self.sites.first().map(|s| &s.point), Some(AttachPoint::Uprobe { .. }))
+    }
+
+    /// `argN`: a register in kprobes and uprobes, a slot of the trampoline's context in fentry.
+    fn arg(&mut self, n: usize, span: Span) -> TExpr {
+        let Some(site) = self.sites.first() else { return self.poisoned(span) };
+        let typed = |t: Option<&Type>| match t {
+            Some(t) if t.is_scalar() => t.clone(),
+            _ => Type::U64,
+        };
+        match (&site.point, site.kind) {
+            (AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }, _) => {
+                let Some(&offset) = PT_REGS_ARGS.get(n) else {
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("`arg{}` is passed on the stack: sonde reads the register arguments arg0..arg5", n),
+                    ));
+                    return self.poisoned(span);
+                };
+                // Typed from BTF at a function's entry; a return probe's registers hold other values.
+                let ty = match &site.point {
+                    AttachPoint::Kprobe { retprobe: false, offset: 0, .. } => {
+                        typed(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1))
+                    }
+                    _ => Type::U64,
+                };
+                TExpr { kind: TExprKind::CtxLoad { offset }, ty, span }
+            }
+            (_, ProgKind::Fentry | ProgKind::Fexit) => {
+                let params = site.func.as_ref().map(|f| f.params.len()).unwrap_or(0);
+                if n >= params {
+                    self.error(Diagnostic::error(span, format!("the function takes {} argument(s): there is no `arg{}`", params, n)));
+                    return self.poisoned(span);
+                }
+                let ty = typed(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1));
+                TExpr { kind: TExprKind::CtxLoad { offset: 8 * n }, ty, span }
+            }
+            _ => {
+                self.error(Diagnostic::error(span, format!("`arg{}` exists in kprobe, uprobe and fentry probes", n)));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// `retval`: in kretprobes and uretprobes the return register, in fexit the slot after the arguments.
+    fn retval(&mut self, span: Span) -> TExpr {
+        let Some(site) = self.sites.first() else { return self.poisoned(span) };
+        let ret = site.func.as_ref().map(|f| f.ret.clone()).filter(Type::is_scalar);
+        match (&site.point, site.kind) {
+            (AttachPoint::Kprobe { retprobe: true, .. }, _) => {
+                TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_RET }, ty: ret.unwrap_or(Type::S64), span }
+            }
+            (AttachPoint::Uprobe { retprobe: true, .. }, _) => {
+                TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_RET }, ty: Type::S64, span }
+            }
+            (_, ProgKind::Fexit) => {
+                let params = site.func.as_ref().map(|f| f.params.len()).unwrap_or(0);
+                TExpr { kind: TExprKind::CtxLoad { offset: 8 * params }, ty: ret.unwrap_or(Type::S64), span }
+            }
+            _ => {
+                self.error(Diagnostic::error(span, "`retval` exists in kretprobe, uretprobe and fexit probes"));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// `caller`/`func`: the probed kernel function's address.
+    fn func_ip(&mut self, span: Span) -> TExpr {
+        match self.sites.first().map(|s| s.kind) {
+            Some(ProgKind::Kprobe | ProgKind::Fentry | ProgKind::Fexit) if !self.in_uprobe() => {
+                TExpr { kind: TExprKind::Builtin(Builtin::FuncIp), ty: Type::Sym, span }
+            }
+            _ => {
+                self.error(Diagnostic::error(span, "`caller` exists in kprobe, kretprobe and fentry probes"));
+                self.poisoned(span)
+            }
+        }
     }
 
     fn context_field(&mut self, base: &str, field: &str, span: Span) -> TExpr {
         let Some(args) = self.sites.first().and_then(|s| s.args.clone()) else {
-            self.error(Diagnostic::error(span, format!("`{}` is only available in tracepoint probes", base)));
+            let mut d = Diagnostic::error(span, format!("`{}` exists in tracepoint and fentry/fexit probes", base));
+            if matches!(self.sites.first().map(|s| s.kind), Some(ProgKind::Kprobe)) {
+                d = d.with_help("kprobes and uprobes read their arguments as arg0..arg5");
+            }
+            self.error(d);
             return self.poisoned(span);
         };
         let Some(f) = args.fields.iter().find(|f| f.name == field) else {
@@ -383,12 +556,14 @@ impl Checker<'_> {
                         }
                     }
                     (Type::Int { .. }, _) => {
-                        // An integer address (a kprobe argument): kernel memory.
-                        let ptr = TExpr { ty: Type::Ptr { to: Box::new(Type::Void), user: false }, ..a };
+                        // An integer address: the process's memory in uprobes; elsewhere (a
+                        // kprobe argument) kernel or user, as the address says.
+                        let user = self.in_uprobe();
+                        let ptr = TExpr { ty: Type::Ptr { to: Box::new(Type::Void), user }, ..a };
                         if name == "mem" {
-                            mk(TExprKind::ReadMem { ptr: Box::new(ptr), user: false }, Type::Bytes(size))
+                            mk(TExprKind::ReadMem { ptr: Box::new(ptr), user }, Type::Bytes(size))
                         } else {
-                            mk(TExprKind::ReadStr { ptr: Box::new(ptr), user: false }, Type::Str(size))
+                            mk(TExprKind::ReadStr { ptr: Box::new(ptr), user }, Type::Str(size))
                         }
                     }
                     (t, _) => {
@@ -443,4 +618,18 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
     } else {
         Type::S64
     }
+}
+
+/// x86-64 `struct pt_regs` offsets of the argument registers di, si, dx, cx, r8, r9.
+const PT_REGS_ARGS: [usize; 6] = [112, 104, 96, 88, 72, 64];
+/// ...and of ax, the return value.
+const PT_REGS_RET: usize = 80;
+
+/// Up to eight names closest to `want` (by edit distance), for a hint.
+fn near_names(want: &str, names: &[String]) -> Vec<String> {
+    let mut scored: Vec<(usize, &String)> =
+        names.iter().filter(|n| !n.is_empty()).map(|n| (sonde_syntax::edit_distance(want, n), n)).collect();
+    scored.sort();
+    let limit = (want.len() / 2).max(3);
+    scored.into_iter().filter(|(d, _)| *d <= limit).take(8).map(|(_, n)| n.clone()).collect()
 }

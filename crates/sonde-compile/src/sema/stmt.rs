@@ -285,7 +285,11 @@ impl Checker<'_> {
         for (spec, v) in specs.iter().zip(&values) {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
             let textual = matches!(v.ty, Type::Walltime | Type::Sym);
-            let ok = if spec.wants_string() { textual || !v.ty.is_scalar() } else { v.ty.is_scalar() };
+            let ok = if spec.wants_string() {
+                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_))
+            } else {
+                v.ty.is_scalar()
+            };
             types.push(if textual && !spec.wants_string() { Type::U64 } else { v.ty.clone() });
             if !ok {
                 let want = if spec.wants_string() { "a string" } else { "an integer" };

@@ -27,6 +27,10 @@ pub enum Builtin {
     Elapsed,
     /// Name of the current task, char[16].
     Comm,
+    /// The probed function's address (kprobes, fentry): `caller`/`func`, printed as a symbol.
+    FuncIp,
+    /// The current `struct task_struct *`.
+    CurTask,
 }
 
 #[derive(Clone, Debug)]

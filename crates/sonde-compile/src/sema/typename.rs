@@ -1,9 +1,10 @@
-//! Types written in casts: `u32`, `unsigned long`, `char *`.
+//! Types written in casts: `u32`, `unsigned long`, `char *`, and kernel types from BTF
+//! (`struct task_struct *`, `pid_t`).
 
 use crate::types::Type;
 use sonde_syntax::ast::TypeName;
 
-pub fn resolve(t: &TypeName) -> Result<Type, String> {
+pub fn resolve(t: &TypeName, btf: Option<&sonde_btf::Btf>) -> Result<Type, String> {
     let base = match t.base.as_str() {
         "u8" | "uint8_t" | "__u8" | "unsigned char" | "bool" | "_Bool" => Type::U8,
         "s8" | "i8" | "int8_t" | "__s8" | "signed char" | "char" => Type::Int { bytes: 1, signed: true },
@@ -16,10 +17,13 @@ pub fn resolve(t: &TypeName) -> Result<Type, String> {
         "s64" | "i64" | "int64_t" | "__s64" | "long" | "long long" | "signed long" | "long int" | "ssize_t"
         | "loff_t" => Type::S64,
         "void" => Type::Void,
-        b if b.starts_with("struct ") || b.starts_with("union ") || b.starts_with("enum ") => {
-            return Err(format!("`{}` is a kernel type: casts to kernel types need BTF, which this version of sonde does not read yet", b));
-        }
-        b => return Err(format!("unknown type `{}`", b)),
+        b => match btf {
+            Some(btf) => crate::btf_types::named(btf, b).ok_or_else(|| format!("unknown type `{}`: the kernel's BTF does not define it", b))?,
+            None if b.starts_with("struct ") || b.starts_with("union ") || b.starts_with("enum ") => {
+                return Err(format!("`{}` is a kernel type, and this kernel has no BTF to describe it", b));
+            }
+            None => return Err(format!("unknown type `{}`", b)),
+        },
     };
     let mut ty = base;
     for _ in 0..t.pointers {

@@ -15,6 +15,8 @@ pub mod cmd {
     pub const PROG_GET_FD_BY_ID: u32 = 13;
     pub const OBJ_GET_INFO_BY_FD: u32 = 15;
     pub const RAW_TRACEPOINT_OPEN: u32 = 17;
+    pub const BTF_GET_FD_BY_ID: u32 = 19;
+    pub const BTF_GET_NEXT_ID: u32 = 23;
     pub const LINK_CREATE: u32 = 28;
 }
 
@@ -74,6 +76,7 @@ pub struct ProgLoadAttr {
     pub line_info: u64,
     pub line_info_cnt: u32,
     pub attach_btf_id: u32,
+    /// Union with `attach_btf_obj_fd`: the module BTF holding `attach_btf_id` (0 for vmlinux).
     pub attach_prog_fd: u32,
     pub _pad: u32,
 }
@@ -99,7 +102,7 @@ pub struct TestRunAttr {
 }
 unsafe impl BpfAttr for TestRunAttr {}
 
-/// PROG_GET_NEXT_ID (start_id -> next_id) and PROG_GET_FD_BY_ID (prog_id).
+/// PROG_GET_NEXT_ID (start_id -> next_id) and PROG_GET_FD_BY_ID (prog_id); the same for BTF objects.
 #[repr(C)]
 #[derive(Default)]
 pub struct IdAttr {
@@ -137,6 +140,19 @@ pub struct ProgInfo {
     pub name: [u8; 16],
 }
 
+/// `struct bpf_btf_info`: which BTF object an fd is (vmlinux or a module's).
+#[repr(C)]
+#[derive(Default)]
+pub struct BtfInfo {
+    pub btf: u64,
+    pub btf_size: u32,
+    pub id: u32,
+    pub name: u64,
+    pub name_len: u32,
+    pub kernel_btf: u32,
+}
+
+/// RAW_TRACEPOINT_OPEN. `name` 0 attaches a TRACING program (fentry/fexit) at its load-time target.
 #[repr(C)]
 #[derive(Default)]
 pub struct RawTracepointAttr {
@@ -157,6 +173,26 @@ pub struct LinkCreateAttr {
     pub cookie: u64,
 }
 unsafe impl BpfAttr for LinkCreateAttr {}
+
+/// LINK_CREATE for BPF_TRACE_KPROBE_MULTI (`link_create.kprobe_multi`).
+#[repr(C)]
+#[derive(Default)]
+pub struct KprobeMultiLinkAttr {
+    pub prog_fd: u32,
+    /// Unused for kprobe_multi (the kernel reads it as target_fd).
+    pub target_fd: u32,
+    pub attach_type: u32,
+    pub flags: u32,
+    /// BPF_F_KPROBE_MULTI_RETURN or 0.
+    pub kprobe_flags: u32,
+    pub cnt: u32,
+    /// Address of `cnt` C-string pointers.
+    pub syms: u64,
+    /// Address of `cnt` kernel addresses (instead of `syms`).
+    pub addrs: u64,
+    pub cookies: u64,
+}
+unsafe impl BpfAttr for KprobeMultiLinkAttr {}
 
 /// `struct perf_event_attr` up to PERF_ATTR_SIZE_VER5 (112 bytes, every kernel since 4.1 takes it).
 #[repr(C)]
@@ -185,6 +221,7 @@ pub struct PerfEventAttr {
 }
 
 pub const PERF_FLAG_FREQ: u64 = 1 << 10;
+pub const PERF_TYPE_HARDWARE: u32 = 0;
 pub const PERF_TYPE_SOFTWARE: u32 = 1;
 pub const PERF_TYPE_TRACEPOINT: u32 = 2;
 pub const PERF_FLAG_FD_CLOEXEC: u64 = 8;
@@ -197,6 +234,12 @@ const _: () = {
     assert!(std::mem::size_of::<ProgLoadAttr>() == 120);
     assert!(std::mem::size_of::<TestRunAttr>() == 72);
     assert!(std::mem::size_of::<LinkCreateAttr>() == 24);
+    assert!(std::mem::size_of::<KprobeMultiLinkAttr>() == 48);
+    assert!(std::mem::offset_of!(KprobeMultiLinkAttr, syms) == 24);
+    assert!(std::mem::offset_of!(ProgLoadAttr, attach_prog_fd) == 112);
+    assert!(std::mem::size_of::<BtfInfo>() == 32);
+    assert!(std::mem::offset_of!(BtfInfo, name) == 16);
+    assert!(std::mem::offset_of!(PerfEventAttr, config1) == 56);
     assert!(std::mem::size_of::<ProgInfo>() == 80);
     assert!(std::mem::size_of::<PerfEventAttr>() == 112);
 };

@@ -84,6 +84,24 @@ pub(crate) fn addr_info(info: &mut ProgInfo) -> u64 {
     info as *mut ProgInfo as u64
 }
 
+pub(crate) fn addr_btf_info(info: &mut BtfInfo) -> u64 {
+    info as *mut BtfInfo as u64
+}
+
+pub(crate) fn addr_u64s(v: &[u64]) -> u64 {
+    if v.is_empty() {
+        0
+    } else {
+        v.as_ptr() as u64
+    }
+}
+
+/// The addresses of `strs`, for attrs that take an array of C-string pointers. The strings must
+/// outlive every use of the returned addresses.
+pub(crate) fn cstr_addrs(strs: &[std::ffi::CString]) -> Vec<u64> {
+    strs.iter().map(|s| addr_cstr(s)).collect()
+}
+
 pub(crate) fn perf_event_open(
     attr: &mut PerfEventAttr,
     pid: i32,
@@ -117,6 +135,26 @@ pub(crate) fn ioctl(fd: &OwnedFd, req: u64, arg: u64) -> Result<(), Errno> {
     } else {
         Ok(())
     }
+}
+
+/// Whether this process holds the capabilities bpf(2) and perf_event_open(2) check: CAP_BPF and
+/// CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set.
+pub fn has_bpf_capabilities() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    const CAP_PERFMON: u32 = 38;
+    const CAP_BPF: u32 = 39;
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    let Some(eff) = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
+    else {
+        return false;
+    };
+    let has = |c: u32| eff & (1 << c) != 0;
+    (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
 }
 
 pub fn page_size() -> usize {

@@ -1,6 +1,8 @@
 //! Shared by the real-kernel tests: tiny hand-assembled programs and the maps they write.
 #![allow(dead_code)]
 
+pub mod elf;
+
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 use sonde_kernel::map::{Map, MapSpec, MapType};
@@ -64,7 +66,7 @@ pub fn read_counter(map: &Map) -> u64 {
 }
 
 /// `if (u32)bpf_get_current_pid_tgid() != tid return 0;` with the full pid_tgid left in r6.
-fn only_thread(tid: u32, skip: i16) -> Vec<Insn> {
+pub fn only_thread(tid: u32, skip: i16) -> Vec<Insn> {
     vec![
         Insn::call(HELPER_GET_CURRENT_PID_TGID),
         Insn::mov64_reg(Reg::R6, Reg::R0),
@@ -75,7 +77,7 @@ fn only_thread(tid: u32, skip: i16) -> Vec<Insn> {
 }
 
 /// `counter[0] += 1` (atomic), then `return 0`.
-fn bump(map: &Map) -> Vec<Insn> {
+pub fn bump(map: &Map) -> Vec<Insn> {
     let mut p = Vec::new();
     p.extend(Insn::ld_map_fd(Reg::R1, map.fd()));
     p.extend([
@@ -90,7 +92,7 @@ fn bump(map: &Map) -> Vec<Insn> {
     p
 }
 
-fn ret0() -> [Insn; 2] {
+pub fn ret0() -> [Insn; 2] {
     [Insn::mov64_imm(Reg::R0, 0), Insn::exit()]
 }
 
@@ -104,6 +106,42 @@ pub fn load(prog_type: ProgType, name: &str, insns: &[Insn]) -> Program {
         attach_btf_id: None,
     })
     .unwrap_or_else(|e| panic!("{e}\n{e:?}"))
+}
+
+/// The body of [`thread_counter`], for loading with another spec.
+pub fn thread_counter_insns(map: &Map, tid: u32) -> Vec<Insn> {
+    let body = bump(map);
+    let mut p = only_thread(tid, body.len() as i16);
+    p.extend(body);
+    p.extend(ret0());
+    p
+}
+
+/// The body of [`counter`]: count every event.
+pub fn counter_insns(map: &Map) -> Vec<Insn> {
+    let mut p = bump(map);
+    p.extend(ret0());
+    p
+}
+
+/// Load `insns` with `spec`'s other fields.
+pub fn load_spec(spec: ProgSpec, insns: &[Insn]) -> Program {
+    let bytes = encode(insns);
+    Program::load(&ProgSpec {
+        insns: &bytes,
+        ..spec
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{e:?}"))
+}
+
+/// True (with a note) when this kernel has no kprobes: the positive kprobe tests run only in the
+/// qemu guests.
+pub fn skip_without_kprobes() -> bool {
+    let missing = !std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists();
+    if missing {
+        eprintln!("skipped: this kernel has no kprobe PMU (runs in the qemu guest)");
+    }
+    missing
 }
 
 /// Counts events from thread `tid` into `map`.

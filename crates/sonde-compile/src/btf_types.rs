@@ -1,0 +1,125 @@
+//! Kernel types from BTF turned into sonde's types: integers, pointers, strings, arrays, and
+//! structs/unions kept by id (`Type::Btf`) so members are looked up only when a program uses them.
+
+use crate::types::Type;
+use sonde_btf::{Btf, Kind, TypeId};
+
+/// A kernel function's parameters and return type, as sonde types.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuncSig {
+    pub name: String,
+    /// The FUNC's BTF id (fentry/fexit attach to it).
+    pub btf_id: u32,
+    pub params: Vec<(String, Type)>,
+    pub ret: Type,
+}
+
+pub fn func_sig(btf: &Btf, name: &str) -> Option<FuncSig> {
+    let f = btf.find_func(name)?;
+    Some(FuncSig {
+        name: f.name.clone(),
+        btf_id: f.id.0,
+        params: f.params.iter().map(|p| (p.name.clone(), convert(btf, p.ty))).collect(),
+        ret: convert(btf, f.ret),
+    })
+}
+
+/// The sonde type of BTF type `id`.
+pub fn convert(btf: &Btf, id: TypeId) -> Type {
+    convert_depth(btf, id, 0)
+}
+
+fn convert_depth(btf: &Btf, id: TypeId, depth: u32) -> Type {
+    // Modifier chains are short; a bound keeps malformed BTF from recursing forever.
+    if depth > 32 {
+        return Type::U64;
+    }
+    match btf.kind(id) {
+        Kind::Void => Type::Void,
+        Kind::Int { size, signed, char, .. } => match size {
+            1 | 2 | 4 | 8 => Type::Int { bytes: size as u8, signed: signed || char },
+            n => Type::Bytes(n as usize),
+        },
+        Kind::Enum { size, signed, .. } => match size {
+            1 | 2 | 4 | 8 => Type::Int { bytes: size as u8, signed },
+            _ => Type::S32,
+        },
+        Kind::Ptr(to) => {
+            let (to, user) = pointee(btf, to, depth);
+            Type::Ptr { to: Box::new(to), user }
+        }
+        Kind::Array { elem, len, .. } => {
+            let e = convert_depth(btf, elem, depth + 1);
+            if e.is_char() {
+                Type::Str(len as usize)
+            } else if e.is_scalar() || matches!(e, Type::Btf { .. }) {
+                Type::Array { elem: Box::new(e), len: len as usize }
+            } else {
+                Type::Bytes(e.size() * len as usize)
+            }
+        }
+        Kind::Struct { name, size, .. } => Type::Btf { id: id.0, name: format!("struct {}", name), size: size as usize },
+        Kind::Union { name, size, .. } => Type::Btf { id: id.0, name: format!("union {}", name), size: size as usize },
+        Kind::Fwd { name, union } => {
+            Type::Btf { id: id.0, name: format!("{} {}", if union { "union" } else { "struct" }, name), size: 0 }
+        }
+        Kind::Typedef { ty, .. } | Kind::Const(ty) | Kind::Volatile(ty) | Kind::Restrict(ty) => {
+            convert_depth(btf, ty, depth + 1)
+        }
+        Kind::TypeTag { ty, .. } => convert_depth(btf, ty, depth + 1),
+        Kind::Float { size, .. } => Type::Bytes(size as usize),
+        // Function pointers and the rest: an address.
+        _ => Type::Void,
+    }
+}
+
+/// What a pointer points to, and whether a `user` type tag marks it as user memory.
+fn pointee(btf: &Btf, mut id: TypeId, depth: u32) -> (Type, bool) {
+    let mut user = false;
+    for _ in 0..32 {
+        match btf.kind(id) {
+            Kind::TypeTag { tag, ty } => {
+                user |= tag == "user";
+                id = ty;
+            }
+            Kind::Const(ty) | Kind::Volatile(ty) | Kind::Restrict(ty) => id = ty,
+            _ => break,
+        }
+    }
+    (convert_depth(btf, id, depth + 1), user)
+}
+
+/// A member of struct/union `id`: its byte offset, type and, for bitfields, (bit shift, bits).
+pub struct MemberType {
+    pub offset: usize,
+    pub ty: Type,
+    pub bitfield: Option<(u32, u32)>,
+}
+
+/// Look `name` up in the struct or union with BTF id `id` (through anonymous members).
+/// `Err` carries the closest member names for a hint.
+pub fn member(btf: &Btf, id: u32, name: &str) -> Result<MemberType, Vec<String>> {
+    let Some(m) = btf.member(TypeId(id), name) else {
+        return Err(btf.member_names(TypeId(id)));
+    };
+    let ty = convert(btf, m.ty);
+    if m.bitfield_size == 0 {
+        return Ok(MemberType { offset: m.byte_offset() as usize, ty, bitfield: None });
+    }
+    Ok(MemberType { offset: m.byte_offset() as usize, ty, bitfield: Some((m.bit_offset % 8, m.bitfield_size)) })
+}
+
+/// A type named in a cast: `struct task_struct`, `union x`, a typedef (`pid_t`), a base type.
+pub fn named(btf: &Btf, base: &str) -> Option<Type> {
+    use sonde_btf::NamedKind;
+    let (kind, name) = if let Some(n) = base.strip_prefix("struct ") {
+        (NamedKind::Struct, n.trim())
+    } else if let Some(n) = base.strip_prefix("union ") {
+        (NamedKind::Union, n.trim())
+    } else if let Some(n) = base.strip_prefix("enum ") {
+        (NamedKind::Enum, n.trim())
+    } else {
+        (NamedKind::Any, base.trim())
+    };
+    btf.find_named(kind, name).map(|id| convert(btf, id))
+}

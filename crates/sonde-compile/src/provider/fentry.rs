@@ -1,0 +1,62 @@
+//! `fentry:FUNC` / `fexit:FUNC` (also `kfunc:`/`kretfunc:`): BPF trampolines on kernel functions,
+//! with the arguments by name (`args->filename`) and, in fexit, `retval`, all typed from BTF.
+
+use super::{AttachPoint, ProgKind, Site};
+use crate::btf_types::{func_sig, FuncSig};
+use crate::env::Env;
+use crate::glob::{glob_match, is_glob};
+use crate::types::{Field, StructDef};
+use std::rc::Rc;
+
+pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
+    let btf = env.btf().map_err(|e| format!("{}: fentry/fexit need it (use kprobe: instead)", e))?;
+    let names: Vec<String> = if is_glob(definition) {
+        let mut hits: Vec<String> =
+            btf.funcs().map(|(n, _)| n).filter(|n| glob_match(definition, n)).map(String::from).collect();
+        hits.sort();
+        hits.dedup();
+        if hits.is_empty() {
+            return Err(format!("no kernel function in BTF matches `{}`", definition));
+        }
+        hits
+    } else {
+        vec![definition.to_string()]
+    };
+    names
+        .iter()
+        .map(|name| {
+            let sig = func_sig(btf, name).ok_or_else(|| {
+                let mut msg = format!("kernel function `{}` is not in BTF, so fentry cannot attach to it", name);
+                if let Some(best) = sonde_syntax::closest(name, btf.funcs().map(|(n, _)| n)) {
+                    msg.push_str(&format!(" (did you mean `{}`?)", best));
+                }
+                msg
+            })?;
+            Ok(Site {
+                point: AttachPoint::Fentry { func: name.clone(), btf_id: sig.btf_id, exit },
+                kind: if exit { ProgKind::Fexit } else { ProgKind::Fentry },
+                args: Some(Rc::new(arguments(&sig, exit))),
+                func: Some(Rc::new(sig)),
+            })
+        })
+        .collect()
+}
+
+/// The trampoline's context: each argument in a u64 slot, then (fexit) the return value.
+fn arguments(sig: &FuncSig, exit: bool) -> StructDef {
+    let mut fields: Vec<Field> = sig
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, (name, ty))| Field {
+            name: if name.is_empty() { format!("arg{}", i) } else { name.clone() },
+            offset: 8 * i,
+            ty: ty.clone(),
+            data_loc: false,
+        })
+        .collect();
+    if exit {
+        fields.push(Field { name: "retval".into(), offset: 8 * sig.params.len(), ty: sig.ret.clone(), data_loc: false });
+    }
+    StructDef { name: sig.name.clone(), size: 8 * fields.len(), fields }
+}

@@ -1,0 +1,93 @@
+//! `profile:hz:99` / `profile:99` / `profile:ms:10`: sampling on every CPU; and
+//! `software:EVENT[:COUNT]` (page-faults, context-switches, ...) on every CPU.
+
+use super::{AttachPoint, ProgKind, Site};
+
+pub fn expand_profile(definition: &str) -> Result<Vec<Site>, String> {
+    let hz = parse_rate(definition)?;
+    Ok(vec![Site::new(AttachPoint::Profile { hz }, ProgKind::PerfEvent)])
+}
+
+/// Samples a second: `hz:99`, `99`, `99hz`, or a period `s:1`, `ms:10`, `us:100`.
+fn parse_rate(def: &str) -> Result<u64, String> {
+    let bad = || format!("`{}` is not a sampling rate: use `profile:hz:99`, `profile:99` or `profile:ms:10`", def);
+    let (unit, num) = match def.split_once(':') {
+        Some((u, n)) => (u, n),
+        None => {
+            let split = def.find(|c: char| !c.is_ascii_digit()).unwrap_or(def.len());
+            (&def[split..], &def[..split])
+        }
+    };
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    if n == 0 {
+        return Err(bad());
+    }
+    let hz = match unit {
+        "" | "hz" => n,
+        "s" => 1_000_000_000 / n.saturating_mul(1_000_000_000).max(1),
+        "ms" => 1_000 / n,
+        "us" => 1_000_000 / n,
+        _ => return Err(bad()),
+    };
+    if hz == 0 {
+        return Err(format!("`{}` samples less than once a second: use interval: for slow timers", def));
+    }
+    Ok(hz)
+}
+
+/// Software events by the names perf and bpftrace use, with their default sampling period.
+pub const SOFTWARE_EVENTS: &[(&str, &str, u64)] = &[
+    ("cpu-clock", "cpu", 1_000_000),
+    ("task-clock", "", 1_000_000),
+    ("page-faults", "faults", 100),
+    ("context-switches", "cs", 1_000),
+    ("cpu-migrations", "", 1),
+    ("minor-faults", "", 100),
+    ("major-faults", "", 1),
+    ("alignment-faults", "", 1),
+    ("emulation-faults", "", 1),
+    ("dummy", "", 1),
+];
+
+pub fn expand_software(definition: &str) -> Result<Vec<Site>, String> {
+    let (name, count) = match definition.split_once(':') {
+        Some((n, c)) => (n, Some(c)),
+        None => (definition, None),
+    };
+    let Some(&(event, _, default)) = SOFTWARE_EVENTS.iter().find(|(n, alias, _)| *n == name || (!alias.is_empty() && *alias == name))
+    else {
+        let names: Vec<&str> = SOFTWARE_EVENTS.iter().map(|e| e.0).collect();
+        return Err(format!("unknown software event `{}`: one of {}", name, names.join(", ")));
+    };
+    let period = match count {
+        None => default,
+        Some(c) => c.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("`{}` is not a count of events", c))?,
+    };
+    Ok(vec![Site::new(AttachPoint::Software { event: event.to_string(), period }, ProgKind::PerfEvent)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("hz:99"), Ok(99));
+        assert_eq!(parse_rate("99"), Ok(99));
+        assert_eq!(parse_rate("49hz"), Ok(49));
+        assert_eq!(parse_rate("ms:10"), Ok(100));
+        assert_eq!(parse_rate("us:100"), Ok(10_000));
+        assert!(parse_rate("s:2").is_err());
+        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("x").is_err());
+    }
+
+    #[test]
+    fn software() {
+        let s = expand_software("faults").unwrap();
+        assert_eq!(s[0].point, AttachPoint::Software { event: "page-faults".into(), period: 100 });
+        let s = expand_software("cs:10").unwrap();
+        assert_eq!(s[0].point, AttachPoint::Software { event: "context-switches".into(), period: 10 });
+        assert!(expand_software("nosuch").is_err());
+    }
+}

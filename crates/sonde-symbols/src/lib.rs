@@ -1,0 +1,23 @@
+//! Symbols and addresses for sonde: kernel symbols (kallsyms), traceable kernel
+//! functions (tracefs), ELF symbols for uprobes, finding binaries and libraries
+//! by short name, and turning user-space addresses back into names.
+
+pub mod elf;
+mod elf_read;
+pub mod error;
+pub mod glob;
+pub mod kallsyms;
+pub mod locate;
+pub mod maps;
+mod near;
+pub mod process;
+pub mod traceable;
+
+pub use elf::{functions, resolve_symbol, ElfFunction, ElfSymbols, UprobeTarget};
+pub use error::{Error, Result};
+pub use glob::{is_glob, Glob};
+pub use kallsyms::{KernelSymbol, KernelSymbols, PendingKernelSymbols};
+pub use locate::{locate, locate_for_pid};
+pub use maps::MapEntry;
+pub use process::{ProcessSymbols, UserSymbol};
+pub use traceable::{tracefs_dir, Blacklist, GlobMatches, SkipReason, Skipped, TraceableFunctions};

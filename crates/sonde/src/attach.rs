@@ -1,0 +1,77 @@
+//! Attach every loaded program to its sites. BEGIN and END are not attached: the session runs them.
+
+use crate::error::Failure;
+use crate::kernel_env::KernelEnv;
+use sonde_compile::provider::AttachPoint;
+use sonde_compile::ProgramDef;
+use sonde_kernel::attach::{self, Link, PerfEventSpec, Sampling};
+use sonde_kernel::probe::{KprobeSpec, UprobeSpec};
+use sonde_kernel::prog::Program;
+
+/// Attach `prog` (compiled as `def`) everywhere it goes; returns the links and how many probes
+/// they stand for.
+pub fn attach_program(
+    def: &ProgramDef,
+    prog: &Program,
+    env: &KernelEnv,
+    pid: Option<u32>,
+) -> Result<(Vec<Link>, usize), Failure> {
+    if crate::load::uses_kprobe_multi(def) {
+        let symbols: Vec<&str> = def
+            .sites
+            .iter()
+            .filter_map(|s| match &s.point {
+                AttachPoint::Kprobe { symbol, .. } => Some(symbol.as_str()),
+                _ => None,
+            })
+            .collect();
+        let ret = matches!(def.sites[0].point, AttachPoint::Kprobe { retprobe: true, .. });
+        let link = attach::attach_kprobe_multi(prog, &symbols, ret)
+            .map_err(|e| Failure::Attach(format!("{} kernel functions ({}...)", symbols.len(), def.name), e.to_string()))?;
+        return Ok((vec![link], symbols.len()));
+    }
+    let mut links = Vec::new();
+    let mut probes = 0;
+    for site in &def.sites {
+        let failed = |e: sonde_kernel::error::KernelError| Failure::Attach(site.point.describe(), reason(&site.point, e));
+        match &site.point {
+            AttachPoint::Begin | AttachPoint::End => continue,
+            AttachPoint::Tracepoint { category, name } => {
+                let tfs = env.tracefs().map_err(|e| Failure::Setup(e.to_string()))?;
+                let id = tfs.tracepoint_id(category, name).map_err(Failure::kernel)?;
+                links.push(attach::attach_tracepoint(prog, id).map_err(failed)?);
+            }
+            AttachPoint::Interval { period_ns } => {
+                links.push(attach::attach_perf_event(prog, PerfEventSpec::cpu_clock(*period_ns, 0)).map_err(failed)?);
+            }
+            AttachPoint::Kprobe { symbol, offset, retprobe } => {
+                let spec = KprobeSpec { symbol, offset: *offset, retprobe: *retprobe };
+                links.push(sonde_kernel::probe::attach_kprobe(prog, spec).map_err(failed)?);
+            }
+            AttachPoint::Uprobe { path, offset, retprobe, .. } => {
+                let spec = UprobeSpec { path: std::path::Path::new(path), offset: *offset, retprobe: *retprobe, pid };
+                links.push(sonde_kernel::probe::attach_uprobe(prog, spec).map_err(failed)?);
+            }
+            AttachPoint::Fentry { .. } => links.push(attach::attach_tracing(prog).map_err(failed)?),
+            AttachPoint::Profile { hz } => {
+                links.extend(attach::attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0)).map_err(failed)?);
+            }
+            AttachPoint::Software { event, period } => {
+                let spec = PerfEventSpec::software_by_name(event, Sampling::Period(*period), 0)
+                    .ok_or_else(|| Failure::Setup(format!("unknown software event `{}`", event)))?;
+                links.extend(attach::attach_on_every_cpu(prog, spec).map_err(failed)?);
+            }
+        }
+        probes += 1;
+    }
+    Ok((links, probes))
+}
+
+fn reason(point: &AttachPoint, e: sonde_kernel::error::KernelError) -> String {
+    match point {
+        AttachPoint::Tracepoint { category, .. } if category == "ftrace" => {
+            "ftrace's own events (ftrace:*) cannot run BPF programs".into()
+        }
+        _ => e.to_string(),
+    }
+}
