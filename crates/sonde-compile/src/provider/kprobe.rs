@@ -67,10 +67,11 @@ fn unknown(symbol: &str, all: &[String]) -> String {
         "`{}` is not a kernel function kprobes can trace (it may not exist, be inlined, or be marked notrace)",
         symbol
     );
-    // Old syscall spellings (ply's `SyS_openat`, `sys_openat`) are `__x64_sys_openat` today.
+    // Old syscall spellings (ply's `SyS_openat`, `sys_openat`) are `__x64_sys_openat` today, or
+    // `__do_sys_getpid` for syscalls without arguments.
     let bare = symbol.trim_start_matches("SyS_").trim_start_matches("sys_");
-    let modern = format!("__x64_sys_{}", bare);
-    if bare != symbol && all.iter().any(|f| *f == modern) {
+    let modern = ["__x64_sys_", "__do_sys_"].iter().map(|p| format!("{}{}", p, bare)).find(|m| all.contains(m));
+    if let (true, Some(modern)) = (bare != symbol, modern) {
         msg.push_str(&format!("; syscalls are spelled `{}` on this kernel", modern));
     } else if let Some(best) = sonde_syntax::closest(symbol, all.iter().map(String::as_str)) {
         msg.push_str(&format!(" (did you mean `{}`?)", best));

@@ -1,0 +1,10 @@
+# ply's `kprobe:SyS_* / !strcmp(execname, "dd") / { @[caller] = count(); }` with today's names
+# (narrowed to the read/write family to keep the boot short; bench/ times the full glob):
+# the functions attach through one kprobe_multi link where the kernel has it; caller prints
+# as a symbol.
+run_sonde -c 'sonde-workload comm wl_dd read 4 100 write 3 10' \
+	'kprobe:__x64_sys_[rw]* / !strcmp(execname, "wl_dd") / { @[caller] = count(); }'
+expect_status 0
+expect_line '@[__x64_sys_read]: 4'
+expect_line '@[__x64_sys_write]: 3'
+expect_stderr_match '^Attaching [0-9]{2,} probes\.\.\.$'
