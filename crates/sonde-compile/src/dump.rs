@@ -38,7 +38,7 @@ pub fn program(p: &ProgramDef, maps: &[crate::lower::MapDef], source: &str) -> S
         insns[at].imm = map as i32;
     }
     let map_label = |i: usize| match maps.get(i) {
-        Some(m) if i >= crate::lower::FIRST_USER_MAP => format!("@{}", m.name),
+        Some(m) if i >= crate::lower::FIRST_USER_MAP && m.kind != crate::lower::MapKind::StackTrace => format!("@{}", m.name),
         Some(m) => m.name.clone(),
         None => i.to_string(),
     };

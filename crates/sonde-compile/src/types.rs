@@ -24,8 +24,13 @@ pub enum Type {
     Btf { id: u32, name: String, size: usize },
     /// A kernel address printed as a symbol (`caller`, `ksym()`).
     Sym,
+    /// A user address printed as a symbol of the traced process (`usym()`; `-p` or `-c`).
+    USym,
     /// A timestamp in nanoseconds since boot printed as wall-clock time (`walltime`).
     Walltime,
+    /// A stack trace id in the stack map (`kstack`), or for `ustack` the process id in the upper
+    /// half and the stack id in the lower; printed as symbolized frames, one a line.
+    Stack { user: bool },
 }
 
 #[derive(Debug, PartialEq)]
@@ -57,7 +62,7 @@ impl Type {
         match self {
             Type::Void => 0,
             Type::Int { bytes, .. } => *bytes as usize,
-            Type::Ptr { .. } | Type::Sym | Type::Walltime => 8,
+            Type::Ptr { .. } | Type::Sym | Type::USym | Type::Walltime | Type::Stack { .. } => 8,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
@@ -67,7 +72,7 @@ impl Type {
 
     /// Values that live in a register (integers, pointers, addresses).
     pub fn is_scalar(&self) -> bool {
-        matches!(self, Type::Int { .. } | Type::Ptr { .. } | Type::Sym | Type::Walltime)
+        matches!(self, Type::Int { .. } | Type::Ptr { .. } | Type::Sym | Type::USym | Type::Walltime | Type::Stack { .. })
     }
 
     pub fn is_signed(&self) -> bool {
@@ -116,7 +121,9 @@ impl fmt::Display for Type {
             Type::Struct(s) => write!(f, "struct {}", s.name),
             Type::Btf { name, .. } => f.write_str(name),
             Type::Sym => write!(f, "symbol"),
+            Type::USym => write!(f, "user symbol"),
             Type::Walltime => write!(f, "walltime"),
+            Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
         }
     }
 }

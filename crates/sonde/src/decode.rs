@@ -12,9 +12,11 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 pub fn value(ty: &Type, b: &[u8]) -> Value {
     match ty {
         Type::Int { signed, .. } => Value::Int { v: u64_at(b, 0), signed: *signed },
-        Type::Ptr { .. } => Value::Int { v: u64_at(b, 0), signed: false },
+        // Stacks stay ids here; the printer reads their frames from the stack map.
+        Type::Ptr { .. } | Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
         Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: ksym(u64_at(b, 0)) },
+        Type::USym => Value::Sym { addr: u64_at(b, 0), name: crate::stacks::usym(u64_at(b, 0)) },
         Type::Str(n) => {
             let s = &b[..(*n).min(b.len())];
             let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());

@@ -15,6 +15,7 @@ mod load;
 mod output;
 mod session;
 mod signals;
+mod stacks;
 
 use clap::Parser;
 use error::Failure;

@@ -5,6 +5,7 @@ use crate::decode::{self, Merged};
 use crate::error::Failure;
 use sonde_compile::lower::{FIRST_USER_MAP, LOST_MAP};
 use sonde_compile::tir::{AggFunc, EventKind, MapInfo, MapValue};
+use sonde_compile::types::Type;
 use sonde_compile::Compiled;
 use sonde_kernel::map::Map;
 use sonde_output::printf::{self, Piece};
@@ -60,6 +61,16 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout).
+    fn resolve_stacks(&self, types: &[Type], values: &mut [Value]) {
+        for (ty, v) in types.iter().zip(values.iter_mut()) {
+            let (&Type::Stack { user }, &Value::Int { v: raw, .. }) = (ty, &*v) else { continue };
+            let frames = self.compiled.stack_map.and_then(|m| crate::stacks::frames(&self.maps[m], raw, user));
+            // A symbol-like value prints its text as is (a string would escape the newlines).
+            *v = Value::Sym { addr: raw, name: Some(crate::stacks::layout(frames)) };
+        }
+    }
+
     pub fn flush(&mut self) {
         let _ = self.out.flush();
     }
@@ -71,7 +82,8 @@ impl<'a> Printer<'a> {
         }
         let id = u64::from_le_bytes(rec[..8].try_into().unwrap()) as usize;
         let Some(event) = self.compiled.events.get(id) else { return Action::Continue };
-        let values = decode::values(&event.args, &rec[8..]);
+        let mut values = decode::values(&event.args, &rec[8..]);
+        self.resolve_stacks(&event.args, &mut values);
         match &event.kind {
             EventKind::Printf { .. } => {
                 let text = match &self.formats[id] {
@@ -180,7 +192,8 @@ impl<'a> Printer<'a> {
                     None => continue,
                 }
             };
-            let keys = decode::key_values(info, &key);
+            let mut keys = decode::key_values(info, &key);
+            self.resolve_stacks(&info.keys, &mut keys);
             match decode::merge(info, &key, &per_cpu) {
                 Some(Merged::Value(v)) => values.push((keys, v)),
                 Some(Merged::CountSum(count, sum)) => {

@@ -35,6 +35,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     opts.filter_pid = cli.pid;
     opts.child_pid = child.as_ref().map(HeldChild::pid);
     opts.start_ns = sonde_kernel::clock::monotonic_ns();
+    if let Some(pid) = opts.filter_pid.or(opts.child_pid) {
+        crate::stacks::set_target_pid(pid);
+    }
     let env = KernelEnv::new();
     let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if cli.dump {

@@ -122,6 +122,12 @@ impl Lower<'_> {
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
             Builtin::CurTask => h::GET_CURRENT_TASK,
+            Builtin::KStack | Builtin::UStack => return self.stack(b == Builtin::UStack),
+            Builtin::Ctx => {
+                let d = self.e.alloc_reg();
+                self.e.emit(Insn::mov64_reg(d, CTX));
+                return d;
+            }
             Builtin::FuncIp => {
                 self.e.emit(Insn::mov64_reg(Reg::R1, CTX));
                 h::GET_FUNC_IP
@@ -147,6 +153,31 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_reg(Alu::Sub, d, Reg::R1));
             }
             _ => self.e.emit(Insn::mov64_reg(d, Reg::R0)),
+        }
+        d
+    }
+
+    /// `bpf_get_stackid(ctx, stacks, flags)`; a user stack also records the process id above it.
+    fn stack(&mut self, user: bool) -> Reg {
+        const BPF_F_USER_STACK: i32 = 1 << 8;
+        let d = self.e.alloc_reg();
+        let Some(map) = self.stack_map else {
+            self.e.overflow.get_or_insert((self.e.span, "internal error: no stack map"));
+            return d;
+        };
+        self.e.emit(Insn::mov64_reg(Reg::R1, CTX));
+        self.e.ld_map(Reg::R2, map);
+        self.e.emit(Insn::mov64_imm(Reg::R3, if user { BPF_F_USER_STACK } else { 0 }));
+        self.e.call(h::GET_STACKID);
+        // A negative id (no stack) keeps its low 32 bits set; user space prints it as missing.
+        self.e.emit(Insn::mov64_reg(d, Reg::R0));
+        self.e.emit(Insn::alu64_imm(Alu::Lsh, d, 32));
+        self.e.emit(Insn::alu64_imm(Alu::Rsh, d, 32));
+        if user {
+            self.e.call(h::GET_CURRENT_PID_TGID);
+            self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R0, 32));
+            self.e.emit(Insn::alu64_imm(Alu::Lsh, Reg::R0, 32));
+            self.e.emit(Insn::alu64_reg(Alu::Or, d, Reg::R0));
         }
         d
     }

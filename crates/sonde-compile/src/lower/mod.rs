@@ -37,7 +37,11 @@ pub enum MapKind {
     PerCpuHash,
     RingBuf,
     PerCpuArray,
+    StackTrace,
 }
+
+/// Frames kept per stack (the kernel's PERF_MAX_STACK_DEPTH).
+pub const STACK_DEPTH: u32 = 127;
 
 #[derive(Clone, Debug)]
 pub struct MapDef {
@@ -69,6 +73,8 @@ pub struct Compiled {
     pub events: Vec<EventDef>,
     /// The user maps' types, in order (map `FIRST_USER_MAP + i` is `user_maps[i]`).
     pub user_maps: Vec<MapInfo>,
+    /// The stack-trace map's index in `maps`, when a probe takes stacks.
+    pub stack_map: Option<usize>,
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
@@ -88,10 +94,21 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             max_entries: MAP_ENTRIES,
         });
     }
+    // The stack map comes after the user maps.
+    let stack_map = tp.uses_stacks.then(|| {
+        maps.push(MapDef {
+            name: "stacks".into(),
+            kind: MapKind::StackTrace,
+            key_size: 4,
+            value_size: 8 * STACK_DEPTH,
+            max_entries: MAP_ENTRIES,
+        });
+        maps.len() - 1
+    });
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     for probe in &tp.probes {
-        match lower_probe(tp, probe, opts) {
+        match lower_probe(tp, probe, opts, stack_map) {
             Ok(p) => programs.push(p),
             Err(d) => diags.push(d),
         }
@@ -99,7 +116,7 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     if !diags.is_empty() {
         return Err(diags);
     }
-    Ok(Compiled { maps, programs, events: tp.events.clone(), user_maps: tp.maps.clone() })
+    Ok(Compiled { maps, programs, events: tp.events.clone(), user_maps: tp.maps.clone(), stack_map })
 }
 
 /// State while lowering one probe.
@@ -112,14 +129,15 @@ pub(crate) struct Lower<'a> {
     pub vars: Vec<(i16, usize)>,
     /// Where the program returns 0.
     pub exit: emit::Label,
+    pub stack_map: Option<usize>,
 }
 
-fn lower_probe(tp: &TProgram, probe: &TProbe, opts: &Options) -> Result<ProgramDef, Diagnostic> {
+fn lower_probe(tp: &TProgram, probe: &TProbe, opts: &Options, stack_map: Option<usize>) -> Result<ProgramDef, Diagnostic> {
     let mut e = Emitter::new();
     e.span = probe.span;
     let exit = e.label();
     let kind = probe.sites[0].kind;
-    let mut lw = Lower { e, tp, opts, kind, vars: Vec::new(), exit };
+    let mut lw = Lower { e, tp, opts, kind, vars: Vec::new(), exit, stack_map };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
     for (_, ty) in &probe.vars {
         let off = lw.e.alloc_stack(ty.slot_size());
@@ -174,6 +192,7 @@ pub(crate) mod h {
     pub const PROBE_READ_KERNEL: u32 = 113;
     pub const PROBE_READ_USER_STR: u32 = 114;
     pub const PROBE_READ_KERNEL_STR: u32 = 115;
+    pub const GET_STACKID: u32 = 27;
     pub const GET_CURRENT_TASK: u32 = 35;
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;

@@ -46,19 +46,21 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
     // Pass 2: check for real.
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
+    let mut uses_stacks = false;
     for (index, sites) in groups {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
         cx.events = std::mem::take(&mut events);
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
+        uses_stacks |= cx.uses_stacks;
         diags.append(&mut cx.diags);
         let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
         probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
-        Ok(TProgram { probes, maps, events })
+        Ok(TProgram { probes, maps, events, uses_stacks })
     } else {
         Err(diags)
     }
@@ -138,6 +140,7 @@ pub(super) struct Checker<'a> {
     pub vars: Vec<Var>,
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
+    pub uses_stacks: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -148,7 +151,17 @@ impl<'a> Checker<'a> {
         discovering: bool,
         sites: &'a [Site],
     ) -> Checker<'a> {
-        Checker { env, opts, maps, discovering, sites, vars: Vec::new(), events: Vec::new(), diags: Vec::new() }
+        Checker {
+            env,
+            opts,
+            maps,
+            discovering,
+            sites,
+            vars: Vec::new(),
+            events: Vec::new(),
+            diags: Vec::new(),
+            uses_stacks: false,
+        }
     }
 
     pub fn error(&mut self, d: Diagnostic) {

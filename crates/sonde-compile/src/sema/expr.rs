@@ -13,7 +13,7 @@ pub const VARIABLES: &[&str] =
     &["comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime", "elapsed", "cpid", "args", "data"];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
-    "str", "mem", "dyn", "strcmp", "printf", "print", "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg",
+    "str", "mem", "dyn", "strcmp", "ksym", "usym", "printf", "print", "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg",
     "stats", "quantize", "hist", "lhist",
 ];
 
@@ -112,6 +112,27 @@ impl Checker<'_> {
             "comm" | "execname" => b(Builtin::Comm, Type::Str(16)),
             "cpid" => self.child_pid(span),
             "retval" => self.retval(span),
+            "regs" => match self.sites.first().map(|s| s.kind) {
+                Some(ProgKind::Kprobe) => {
+                    let ty = match self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct pt_regs")) {
+                        Some(t) => Type::Ptr { to: Box::new(t), user: false },
+                        None => Type::U64,
+                    };
+                    b(Builtin::Ctx, ty)
+                }
+                _ => {
+                    self.error(Diagnostic::error(span, "`regs` exists in kprobe and uprobe probes"));
+                    self.poisoned(span)
+                }
+            },
+            "stack" | "kstack" => {
+                self.uses_stacks = true;
+                b(Builtin::KStack, Type::Stack { user: false })
+            }
+            "ustack" => {
+                self.uses_stacks = true;
+                b(Builtin::UStack, Type::Stack { user: true })
+            }
             "caller" | "func" => self.func_ip(span),
             "curtask" => {
                 let ty = match self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct task_struct")) {
@@ -571,6 +592,15 @@ impl Checker<'_> {
                         self.poisoned(span)
                     }
                 }
+            }
+            "ksym" | "usym" => {
+                let [arg] = args else {
+                    self.error(Diagnostic::error(span, format!("{}() takes one address", name)));
+                    return self.poisoned(span);
+                };
+                let a = self.scalar(arg, &format!("the argument of {}()", name));
+                let ty = if name == "ksym" { Type::Sym } else { Type::USym };
+                TExpr { kind: TExprKind::Cast(Box::new(a)), ty, span }
             }
             "strcmp" => {
                 if args.len() != 2 {

@@ -284,7 +284,7 @@ impl Checker<'_> {
         let mut types = Vec::new();
         for (spec, v) in specs.iter().zip(&values) {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
-            let textual = matches!(v.ty, Type::Walltime | Type::Sym);
+            let textual = matches!(v.ty, Type::Walltime | Type::Sym | Type::USym | Type::Stack { .. });
             let ok = if spec.wants_string() {
                 textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_))
             } else {

@@ -31,6 +31,12 @@ pub enum Builtin {
     FuncIp,
     /// The current `struct task_struct *`.
     CurTask,
+    /// The kernel stack's id in the stack map.
+    KStack,
+    /// The user stack's id, with the process id above it (symbols come from its mappings).
+    UStack,
+    /// The program's context pointer (`regs`: the `struct pt_regs *` of kprobes and uprobes).
+    Ctx,
 }
 
 #[derive(Clone, Debug)]
@@ -212,4 +218,6 @@ pub struct TProgram {
     pub probes: Vec<TProbe>,
     pub maps: Vec<MapInfo>,
     pub events: Vec<EventDef>,
+    /// Some probe takes a stack trace, so the program needs a stack map.
+    pub uses_stacks: bool,
 }
