@@ -29,6 +29,12 @@ pub trait Env {
     fn kernel_functions(&self) -> Result<Vec<String>, EnvError> {
         Err(EnvError::Unavailable("this kernel does not list its traceable functions".into()))
     }
+    /// Is `name` a function in the kernel's symbol table (kallsyms)? None when unknown. Tells a
+    /// function that cannot be traced from one that does not exist.
+    fn kernel_symbol_exists(&self, name: &str) -> Option<bool> {
+        let _ = name;
+        None
+    }
     /// The running kernel's BTF, for typed arguments and struct members.
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         Err(EnvError::Unavailable("this kernel has no BTF (/sys/kernel/btf/vmlinux): kernel types are unavailable".into()))

@@ -61,9 +61,21 @@ impl Env for KernelEnv {
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
     }
 
+    fn kernel_symbol_exists(&self, name: &str) -> Option<bool> {
+        // Only on the error path: reading kallsyms costs tens of milliseconds.
+        let syms = sonde_symbols::kallsyms::KernelSymbols::load_names().ok()?;
+        Some(syms.lookup(name).is_some())
+    }
+
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         self.btf
-            .get_or_init(|| sonde_btf::Btf::load_vmlinux().map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                sonde_btf::Btf::load_vmlinux().map_err(|e| {
+                    // Said once; integer arguments and tracepoints keep working without it.
+                    eprintln!("sonde: {}", e);
+                    e.to_string()
+                })
+            })
             .as_ref()
             .map_err(|e| EnvError::Unavailable(e.clone()))
     }

@@ -1,38 +1,126 @@
-//! `-l PATTERN`: the probes a program could use.
+//! `-l [PATTERN]`: the probes a program could use. `tracepoint:`, `kprobe:`/`kretprobe:`,
+//! `fentry:`/`fexit:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints and
+//! kprobes. With -v, each probe's arguments and their types.
 
 use crate::error::Failure;
 use crate::kernel_env::KernelEnv;
 use sonde_compile::glob::glob_match;
 use sonde_compile::Env;
+use std::fmt::Write;
 
 pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
-    // `tracepoint:cat:name`, `t:cat:name`, `cat:name`, or a bare glob over names.
-    let pat = pattern.strip_prefix("tracepoint:").or_else(|| pattern.strip_prefix("t:")).unwrap_or(pattern);
-    let (cat, name) = match pat.split_once([':', '/']) {
-        Some((c, n)) => (c, n),
-        None => ("*", pat),
-    };
     let env = KernelEnv::new();
-    let all = env.tracepoints().map_err(|e| Failure::Setup(e.to_string()))?;
-    let mut n = 0;
+    let (provider, rest) = match pattern.split_once(':') {
+        Some((p, r)) if is_provider(p) => (p, r),
+        _ => ("", pattern),
+    };
     let mut out = String::new();
-    for (c, t) in all.iter().filter(|(c, t)| glob_match(cat, c) && glob_match(name, t)) {
-        out.push_str(&format!("tracepoint:{}:{}\n", c, t));
-        if verbose {
-            if let Ok(text) = env.tracepoint_format(c, t) {
-                if let Ok(s) = sonde_compile::provider::tracepoint_format::parse_format(c, t, &text) {
-                    for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
-                        out.push_str(&format!("    {} {}\n", f.ty, f.name));
-                    }
-                }
-            }
+    match provider {
+        "tracepoint" | "t" => tracepoints(&env, rest, verbose, &mut out)?,
+        "kprobe" | "k" | "kretprobe" | "kr" => kprobes(&env, provider, rest, verbose, &mut out)?,
+        "fentry" | "fexit" | "kfunc" | "kretfunc" | "f" | "fr" => fentries(&env, provider, rest, verbose, &mut out)?,
+        "uprobe" | "u" | "uretprobe" | "ur" => uprobes(provider, rest, &mut out)?,
+        _ => {
+            tracepoints(&env, rest, verbose, &mut out)?;
+            // Kernels without kprobes (or without tracefs' function list) still list tracepoints.
+            let _ = kprobes(&env, "kprobe", rest, verbose, &mut out);
         }
-        n += 1;
     }
     print!("{}", out);
-    if n == 0 {
+    if out.is_empty() {
         eprintln!("sonde: no probe matches `{}`", pattern);
         return Ok(1);
     }
     Ok(0)
+}
+
+fn is_provider(p: &str) -> bool {
+    matches!(
+        p,
+        "tracepoint" | "t" | "kprobe" | "k" | "kretprobe" | "kr" | "fentry" | "fexit" | "kfunc" | "kretfunc" | "f"
+            | "fr" | "uprobe" | "u" | "uretprobe" | "ur"
+    )
+}
+
+fn tracepoints(env: &KernelEnv, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+    let (cat, name) = match pat.split_once([':', '/']) {
+        Some((c, n)) => (c, n),
+        None => ("*", pat),
+    };
+    let all = env.tracepoints().map_err(|e| Failure::Setup(e.to_string()))?;
+    for (c, t) in all.iter().filter(|(c, t)| glob_match(cat, c) && glob_match(name, t)) {
+        let _ = writeln!(out, "tracepoint:{}:{}", c, t);
+        if verbose {
+            if let Ok(text) = env.tracepoint_format(c, t) {
+                if let Ok(s) = sonde_compile::provider::tracepoint_format::parse_format(c, t, &text) {
+                    for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
+                        let _ = writeln!(out, "    {} {}", f.ty, f.name);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn kprobes(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+    let name = if provider.starts_with("kr") { "kretprobe" } else { "kprobe" };
+    let mut funcs: Vec<String> = env
+        .kernel_functions()
+        .map_err(|e| Failure::Setup(e.to_string()))?
+        .into_iter()
+        .filter(|f| glob_match(pat, f))
+        .collect();
+    funcs.sort();
+    funcs.dedup();
+    let btf = if verbose { env.btf().ok() } else { None };
+    for f in funcs {
+        let _ = writeln!(out, "{}:{}", name, f);
+        if let Some(btf) = btf {
+            prototype(btf, &f, name == "kretprobe", "arg", out);
+        }
+    }
+    Ok(())
+}
+
+fn fentries(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+    let name = if matches!(provider, "fexit" | "kretfunc" | "fr") { "fexit" } else { "fentry" };
+    let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
+    let mut funcs: Vec<&str> = btf.funcs().map(|(n, _)| n).filter(|n| glob_match(pat, n)).collect();
+    funcs.sort();
+    funcs.dedup();
+    for f in funcs {
+        let _ = writeln!(out, "{}:{}", name, f);
+        if verbose {
+            prototype(btf, f, name == "fexit", "args->", out);
+        }
+    }
+    Ok(())
+}
+
+/// The function's parameters (and return type) from BTF, one a line.
+fn prototype(btf: &sonde_btf::Btf, func: &str, ret: bool, how: &str, out: &mut String) {
+    let Some(f) = btf.find_func(func) else { return };
+    for (i, p) in f.params.iter().enumerate() {
+        let name = if how == "arg" { format!("arg{}", i) } else { format!("args->{}", p.name) };
+        let _ = writeln!(out, "    {} {}", btf.type_name(p.ty), if p.name.is_empty() || how != "arg" { name } else { format!("{} ({})", name, p.name) });
+    }
+    if ret {
+        let _ = writeln!(out, "    {} retval", btf.type_name(f.ret));
+    }
+}
+
+fn uprobes(provider: &str, pat: &str, out: &mut String) -> Result<(), Failure> {
+    let name = if provider.starts_with("ur") { "uretprobe" } else { "uprobe" };
+    let (binary, sym) = pat.rsplit_once(':').unwrap_or((pat, "*"));
+    let path = if binary.contains('/') {
+        std::path::PathBuf::from(binary)
+    } else {
+        sonde_symbols::locate::locate(binary).map_err(|e| Failure::Setup(e.to_string()))?
+    };
+    let funcs = sonde_symbols::functions(&path).map_err(|e| Failure::Setup(e.to_string()))?;
+    for f in funcs.iter().filter(|f| glob_match(sym, &f.name)) {
+        let _ = writeln!(out, "{}:{}:{}", name, path.display(), f.name);
+    }
+    Ok(())
 }

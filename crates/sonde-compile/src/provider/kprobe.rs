@@ -31,7 +31,7 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     } else {
         if let Ok(all) = env.kernel_functions() {
             if !all.iter().any(|f| f == symbol) {
-                return Err(unknown(symbol, &all));
+                return Err(unknown(symbol, &all, env.kernel_symbol_exists(symbol)));
             }
         }
         vec![symbol.to_string()]
@@ -62,11 +62,18 @@ fn split_offset(def: &str) -> Result<(&str, u64), String> {
     parsed.map(|o| (sym, o)).map_err(|_| format!("`{}` is not an offset: expected a number such as 8 or 0x10", off))
 }
 
-fn unknown(symbol: &str, all: &[String]) -> String {
-    let mut msg = format!(
-        "`{}` is not a kernel function kprobes can trace (it may not exist, be inlined, or be marked notrace)",
-        symbol
-    );
+fn unknown(symbol: &str, all: &[String], exists: Option<bool>) -> String {
+    let mut msg = match exists {
+        Some(true) => format!(
+            "kprobes cannot trace `{}`: the kernel has it but marks it notrace or lists it on the kprobe blacklist",
+            symbol
+        ),
+        Some(false) => format!("there is no kernel function `{}` (it may have been inlined or renamed)", symbol),
+        None => format!(
+            "`{}` is not a kernel function kprobes can trace (it may not exist, be inlined, or be marked notrace)",
+            symbol
+        ),
+    };
     // Old syscall spellings (ply's `SyS_openat`, `sys_openat`) are `__x64_sys_openat` today, or
     // `__do_sys_getpid` for syscalls without arguments.
     let bare = symbol.trim_start_matches("SyS_").trim_start_matches("sys_");

@@ -1,0 +1,9 @@
+# kstack in a kprobe, symbolized one frame a line (bpftrace's layout); caller; regs from BTF.
+run_sonde -c 'sonde-workload comm wl_st openat 3 /nonexistent-sonde' \
+	'kprobe:do_sys_openat2 /comm == "wl_st"/ { @[kstack] = count(); @c[caller] = count(); @ip[regs->si == (u64)arg1] = count(); }'
+expect_status 0
+expect_match '^        do_sys_openat2(\+0x[0-9a-f]+)?$'
+expect_match '^        __x64_sys_openat\+0x[0-9a-f]+$'
+expect_match '^\]: 3$'
+expect_line '@c[do_sys_openat2]: 3'
+expect_line '@ip[1]: 3'
