@@ -1,0 +1,10 @@
+# The README's kprobe/kretprobe/fentry examples, exactly as written there, load into the verifier
+# (-e). crates/sonde/tests/examples.rs checks that every such README example appears here.
+for prog in \
+	'kprobe:wake_up_new_task { printf("%s %d\n", arg0->comm, arg0->pid); }' \
+	'kretprobe:do_sys_openat2 { @[retval] = count(); }' \
+	'fentry:do_sys_openat2 { printf("%s %s\n", comm, str(args->filename)); }' \
+	'kprobe:vfs_* { @[caller] = count(); }'; do
+	run_sonde -e "$prog"
+	expect_status 0
+done
