@@ -48,6 +48,20 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         println!("{}", sonde_compile::dump::compiled(&compiled, &source.text));
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
+    let probes_functions = compiled
+        .programs
+        .iter()
+        .flat_map(|p| &p.sites)
+        .any(|s| matches!(s.point, AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }));
+    if probes_functions {
+        // Only the tracefs fallback leaves anything behind when a run is SIGKILLed: remove it.
+        if let Ok(n @ 1..) = sonde_kernel::probe::cleanup_dead_runs() {
+            debug(cli, &format!("removed {} probe event(s) left by dead sonde runs", n));
+        }
+        if cli.debug {
+            crate::list::report_skipped(&ast, &env);
+        }
+    }
 
     let maps = crate::load::create_maps(&compiled)?;
     let programs = crate::load::load_programs(&compiled, &maps, &source)?;

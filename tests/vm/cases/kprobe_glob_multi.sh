@@ -8,3 +8,7 @@ expect_status 0
 expect_line '@[__x64_sys_read]: 4'
 expect_line '@[__x64_sys_write]: 3'
 expect_stderr_match '^Attaching [0-9]{2,} probes\.\.\.$'
+# -d says how many matching kernel functions could not be probed.
+run_sonde -d -e 'kprobe:vfs_* { @ = count(); }'
+expect_status 0
+expect_stderr_match '^sonde: kprobe:vfs_\* matches [0-9]+ traceable functions; [0-9]+ more kernel functions match but cannot be probed'
