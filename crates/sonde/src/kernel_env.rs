@@ -11,11 +11,17 @@ pub struct KernelEnv {
     /// Loaded on first use (about 1 ms), so tracepoint-only programs never read it.
     btf: OnceCell<Result<sonde_btf::Btf, String>>,
     functions: OnceCell<Result<Vec<String>, String>>,
+    /// `-p PID`: library names in uprobes resolve to what that process has mapped.
+    pid: Option<u32>,
 }
 
 impl KernelEnv {
     pub fn new() -> KernelEnv {
-        KernelEnv { tracefs: OnceCell::new(), list: OnceCell::new(), btf: OnceCell::new(), functions: OnceCell::new() }
+        KernelEnv::for_pid(None)
+    }
+
+    pub fn for_pid(pid: Option<u32>) -> KernelEnv {
+        KernelEnv { tracefs: OnceCell::new(), list: OnceCell::new(), btf: OnceCell::new(), functions: OnceCell::new(), pid }
     }
 
     pub fn tracefs(&self) -> Result<&Tracefs, EnvError> {
@@ -54,6 +60,8 @@ impl Env for KernelEnv {
         // A path is used as written; a bare name (`bash`, `libc`) is found like surftrace does.
         let path = if binary.contains('/') {
             std::path::PathBuf::from(binary)
+        } else if let Some(pid) = self.pid {
+            sonde_symbols::locate::locate_for_pid(binary, pid).map_err(|e| EnvError::NotFound(e.to_string()))?
         } else {
             sonde_symbols::locate::locate(binary).map_err(|e| EnvError::NotFound(e.to_string()))?
         };

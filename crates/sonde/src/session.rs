@@ -38,7 +38,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if let Some(pid) = opts.filter_pid.or(opts.child_pid) {
         crate::stacks::set_target_pid(pid);
     }
-    let env = KernelEnv::new();
+    let env = KernelEnv::for_pid(cli.pid);
     let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if cli.dump {
         println!("{}", sonde_compile::dump::typed(&typed));
