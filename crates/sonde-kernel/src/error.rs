@@ -65,6 +65,11 @@ pub enum KernelError {
     #[error("cannot probe `{symbol}`: it is not a traceable kernel function (it may be inlined, notrace or blacklisted)")]
     NotProbeable { symbol: String, errno: i32 },
 
+    /// The kernel refused a kprobe at `symbol+offset` of a function it can probe: the offset is
+    /// not at an instruction boundary (EILSEQ), or is past the function's end.
+    #[error("cannot probe `{symbol}+{offset}`: the offset is not at the start of an instruction of `{symbol}` (or is past its end); x86 instructions vary in length, so check the disassembly")]
+    BadProbeOffset { symbol: String, offset: u64, errno: i32 },
+
     /// Several kernel functions share the name (EADDRNOTAVAIL, 6.6+): a name alone is ambiguous.
     #[error("cannot probe `{symbol}`: several kernel functions have that name, so the kernel will not guess which one to probe")]
     AmbiguousSymbol { symbol: String },
@@ -117,6 +122,7 @@ impl KernelError {
             KernelError::Syscall { errno, .. }
             | KernelError::Verifier { errno, .. }
             | KernelError::NotProbeable { errno, .. }
+            | KernelError::BadProbeOffset { errno, .. }
             | KernelError::MultiNotProbeable { errno, .. }
             | KernelError::NoTrampolines { errno }
             | KernelError::UprobeTarget { errno, .. } => Some(*errno),

@@ -177,9 +177,19 @@ pub fn attach_kprobe_with(prog: &Program, spec: KprobeSpec, via: ProbeVia) -> Re
             hint: "return probes go on the function itself; drop the +offset",
         });
     }
-    let not_probeable = |errno| KernelError::NotProbeable {
-        symbol: spec.display(),
-        errno,
+    let not_probeable = |errno| {
+        if spec.offset != 0 && !spec.symbol.is_empty() {
+            KernelError::BadProbeOffset {
+                symbol: spec.symbol.to_string(),
+                offset: spec.offset,
+                errno,
+            }
+        } else {
+            KernelError::NotProbeable {
+                symbol: spec.display(),
+                errno,
+            }
+        }
     };
     if spec
         .symbol
@@ -243,6 +253,13 @@ fn link_with(prog: &Program, (event, probe): (OwnedFd, Option<TracefsProbe>)) ->
 
 fn kprobe_error(errno: i32, spec: &KprobeSpec, op: &'static str) -> KernelError {
     match errno {
+        libc::ENOENT | libc::EINVAL | libc::EILSEQ if spec.offset != 0 && !spec.symbol.is_empty() => {
+            KernelError::BadProbeOffset {
+                symbol: spec.symbol.to_string(),
+                offset: spec.offset,
+                errno,
+            }
+        }
         libc::ENOENT | libc::EINVAL | libc::EILSEQ => KernelError::NotProbeable {
             symbol: spec.display(),
             errno,
