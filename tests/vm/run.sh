@@ -4,11 +4,14 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-CACHE="$ROOT/.cache/vm"
+VM_PREFIX=vm
+# shellcheck source=tests/vm/common.sh
+. "$HERE/common.sh"
+ROOT="$VM_ROOT"
+CACHE="$VM_CACHE"
 
-: "${VM_TIMEOUT:=900}"   # seconds for one guest, boot to power-off
-: "${CASE_TIMEOUT:=300}" # default seconds for one case inside the guest
+: "${CASE_TIMEOUT:=300}"    # default seconds for one case inside the guest
+: "${VM_KERNEL_TESTS:=1}"   # 0: leave out cases/kernel_layer_tests.sh (sonde-kernel's own tests)
 
 usage() {
 	cat <<EOF
@@ -25,18 +28,11 @@ environment:
   VM_TIMEOUT               seconds one guest may run (default 900)
   CASE_TIMEOUT             default seconds one case may run in the guest (default 300)
   SONDE_TIMEOUT            seconds run_sonde gives one sonde command (default 60)
+  VM_KERNEL_TESTS=0        leave out kernel_layer_tests (sonde-kernel's cargo tests, built
+                           with cargo test --release -p sonde-kernel --no-run; default: run them)
 
 Kernels and logs are cached under $CACHE.
 EOF
-}
-
-die() {
-	echo "vm: $*" >&2
-	exit 2
-}
-
-log() {
-	echo "vm: $*" >&2
 }
 
 series_list=()
@@ -90,113 +86,29 @@ for f in "$HERE"/cases/*.sh; do
 		fi
 	done
 done
+# kernel_layer_tests runs sonde-kernel's own test executables, built below.
+kernel_tests=0
+for i in "${!cases[@]}"; do
+	if [ "${cases[$i]}" = kernel_layer_tests ]; then
+		if [ "$VM_KERNEL_TESTS" = 0 ]; then
+			log "VM_KERNEL_TESTS=0: leaving out kernel_layer_tests"
+			unset 'cases[i]'
+		else
+			kernel_tests=1
+		fi
+	fi
+done
+cases=("${cases[@]}")
 [ ${#cases[@]} -gt 0 ] || die "no case in $HERE/cases matches: ${case_globs[*]}"
 
-# ---- host packages --------------------------------------------------------------------------------
-as_root() {
-	if [ "$(id -u)" -eq 0 ]; then
-		"$@"
-	elif command -v sudo >/dev/null 2>&1; then
-		sudo -n "$@"
-	else
-		die "need root for: $*"
-	fi
-}
-
-apt_updated=0
-apt_update_once() {
-	if [ "$apt_updated" -eq 0 ]; then
-		log "apt-get update"
-		as_root apt-get update -qq >/dev/null || die "apt-get update failed"
-		apt_updated=1
-	fi
-}
-
-pkg_installed() {
-	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
-}
-
-missing=()
-command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
-# busybox-static, not busybox: the guest has no libc for busybox to load.
-pkg_installed busybox-static || missing+=(busybox-static)
-command -v cpio >/dev/null 2>&1 || missing+=(cpio)
-if [ ${#missing[@]} -gt 0 ]; then
-	apt_update_once
-	log "apt-get install ${missing[*]}"
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-		die "could not install ${missing[*]}"
-fi
-BUSYBOX=/bin/busybox
-[ -x "$BUSYBOX" ] || die "$BUSYBOX is missing (package busybox-static)"
-for tool in qemu-system-x86_64 cpio dpkg-deb apt-get apt-cache ldd timeout; do
-	command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"
-done
-
-mkdir -p "$CACHE/kernels" "$CACHE/logs"
-work="$(mktemp -d "$CACHE/work.XXXXXX")"
-qpid=''
-tailpid=''
-cleanup() {
-	if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null || true; fi
-	if [ -n "$tailpid" ]; then kill "$tailpid" 2>/dev/null || true; fi
-	if [ "$keep" -eq 0 ]; then rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'echo "vm: interrupted" >&2; exit 130' INT TERM HUP
+# ---- host set-up ------------------------------------------------------------------------------------
+vm_host_tools
+vm_workdir
 
 # ---- kernels ----------------------------------------------------------------------------------------
-# Sets KERNEL to the cached vmlinuz of a series, downloading Debian's newest cloud kernel once.
-kernel_for() {
-	local series="$1" dir="$CACHE/kernels/$1" found=()
-	shopt -s nullglob
-	found=("$dir"/vmlinuz-*)
-	shopt -u nullglob
-	if [ ${#found[@]} -ge 1 ] && [ -s "${found[-1]}" ]; then
-		KERNEL="${found[-1]}"
-		return 0
-	fi
-	apt_update_once
-	local re="^linux-image-${series//./\\.}\\.[0-9][^ ]*-cloud-amd64"
-	local names
-	# Signed images first (the plain name), then -unsigned; never -dbg. Newest first.
-	names="$(apt-cache search --names-only "$re" | awk '{ print $1 }' | grep -E -- '-cloud-amd64$' | sort -Vr || true)"
-	names+=$'\n'"$(apt-cache search --names-only "$re" | awk '{ print $1 }' | grep -E -- '-cloud-amd64-unsigned$' | sort -Vr || true)"
-	local dl="$work/dl-$series" pkg deb
-	mkdir -p "$dl"
-	chmod 755 "$work" "$dl" # so apt's _apt user may write there
-	for pkg in $names; do
-		log "downloading $pkg"
-		rm -rf "${dl:?}"/*
-		if ! (cd "$dl" && apt-get download -qq "$pkg" >/dev/null 2>&1); then
-			log "apt-get download $pkg failed; trying an older one"
-			continue
-		fi
-		deb="$(ls "$dl"/*.deb)"
-		dpkg-deb -x "$deb" "$dl/x"
-		shopt -s nullglob
-		found=("$dl"/x/boot/vmlinuz-*)
-		shopt -u nullglob
-		if [ ${#found[@]} -ne 1 ]; then
-			log "$pkg has no single boot/vmlinuz-*; trying an older one"
-			continue
-		fi
-		rm -rf "$dir"
-		mkdir -p "$dir.new"
-		cp "${found[0]}" "$dir.new/"
-		printf '%s %s\n' "$pkg" "$(dpkg-deb -f "$deb" Version)" >"$dir.new/package"
-		mv "$dir.new" "$dir"
-		rm -rf "$dl"
-		KERNEL="$dir/$(basename "${found[0]}")"
-		log "cached $KERNEL ($(cat "$dir/package"))"
-		return 0
-	done
-	die "found no downloadable linux-image-$series.*-cloud-amd64 package"
-}
-
 declare -A vmlinuz
 for s in "${series_list[@]}"; do
-	kernel_for "$s"
+	vm_kernel_for "$s"
 	vmlinuz[$s]="$KERNEL"
 done
 
@@ -214,103 +126,67 @@ WORKLOAD_BIN="${WORKLOAD_BIN:-$target_dir/release/sonde-workload}"
 [ -x "$SONDE_BIN" ] || die "no sonde binary at $SONDE_BIN"
 [ -x "$WORKLOAD_BIN" ] || die "no sonde-workload binary at $WORKLOAD_BIN"
 
+# sonde-kernel's test executables (integration tests and unit tests), as "name path" lines.
+if [ "$kernel_tests" -eq 1 ]; then
+	command -v python3 >/dev/null 2>&1 || die "python3 is needed to read cargo's JSON (or set VM_KERNEL_TESTS=0)"
+	log "cargo test --release -p sonde-kernel --no-run"
+	if ! (cd "$ROOT" && cargo test --release -p sonde-kernel --no-run --message-format=json) \
+		>"$work/kernel-tests.json" 2>"$work/cargo-test.log"; then
+		cat "$work/cargo-test.log" >&2
+		die "cargo test --no-run failed"
+	fi
+	python3 - "$work/kernel-tests.json" >"$work/kernel-tests" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["name"], m["executable"])
+PY
+	[ -s "$work/kernel-tests" ] || die "cargo test --no-run named no test executable"
+fi
+
 # ---- initramfs ---------------------------------------------------------------------------------------
 stage="$work/root"
-mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,root,etc/sonde-vm,tests/cases}
-cp "$BUSYBOX" "$stage/bin/busybox"
-while IFS= read -r applet; do
-	if [ -z "$applet" ] || [ "$applet" = bin/busybox ]; then continue; fi
-	mkdir -p "$stage/$(dirname "$applet")"
-	ln -sf /bin/busybox "$stage/$applet"
-done < <("$BUSYBOX" --list-full)
-# The kernel opens /dev/console before /init runs; /init mounts devtmpfs over /dev later.
-mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || log "mknod /dev/console failed (not root?); /init reopens it"
-
+vm_stage_base "$stage"
 install -m 755 "$SONDE_BIN" "$stage/bin/sonde"
 install -m 755 "$WORKLOAD_BIN" "$stage/bin/sonde-workload"
-# Shared libraries and the dynamic loader, at the paths ldd names.
-while IFS= read -r lib; do
-	[ -n "$lib" ] || continue
-	mkdir -p "$stage$(dirname "$lib")"
-	cp -L "$lib" "$stage$lib"
-done < <(ldd "$SONDE_BIN" "$WORKLOAD_BIN" 2>/dev/null |
-	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u)
-
-install -m 755 "$HERE/init.sh" "$stage/init"
-install -m 644 "$HERE/lib.sh" "$stage/tests/lib.sh"
+vm_stage_libs "$stage" "$SONDE_BIN" "$WORKLOAD_BIN"
+if [ "$kernel_tests" -eq 1 ]; then
+	mkdir -p "$stage/opt/kernel-tests"
+	while read -r name exe; do
+		install -m 755 "$exe" "$stage/opt/kernel-tests/$name"
+		vm_stage_libs "$stage" "$exe"
+	done <"$work/kernel-tests"
+fi
 for n in "${cases[@]}"; do
-	install -m 644 "$HERE/cases/$n.sh" "$stage/tests/cases/$n.sh"
+	vm_stage_case "$stage" "$HERE/cases/$n.sh"
 done
-printf '%s\n' "${case_globs[@]}" >"$stage/etc/sonde-vm/globs"
-{
-	printf 'CASE_TIMEOUT=%q\n' "$CASE_TIMEOUT"
-	if [ -n "${SONDE_TIMEOUT:-}" ]; then printf 'export SONDE_TIMEOUT=%q\n' "$SONDE_TIMEOUT"; fi
-} >"$stage/etc/sonde-vm/conf"
+vm_stage_conf "$stage" "${case_globs[@]}"
 
 cpio_file="$work/root.cpio"
-(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$cpio_file"
+vm_cpio "$stage" "$cpio_file"
 
 # ---- boot and judge ----------------------------------------------------------------------------------
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
-# Prints "VERDICT SECS" for a case (VERDICT: PASS, FAIL, UNFINISHED, MISSING), then its output.
-case_block() {
-	awk -v name="$1" '
-		function ends(s, suf) { return length(s) >= length(suf) && substr(s, length(s) - length(suf) + 1) == suf }
-		!inside && ends($0, "@@BEGIN " name) { inside = 1; began = 1; n = 0; next }
-		inside && (i = index($0, "@@END " name " ")) {
-			split(substr($0, i), f, " ")
-			verdict = f[3]; secs = f[4]; inside = 0; done = 1
-			if (i > 1) out[++n] = substr($0, 1, i - 1)
-			exit
-		}
-		inside { out[++n] = $0 }
-		END {
-			while (n > 0 && out[n] == "") n--
-			if (done) print verdict, secs
-			else if (began) print "UNFINISHED", "-"
-			else print "MISSING", "-"
-			for (j = 1; j <= n; j++) print out[j]
-		}
-	' "$2"
-}
-
 total_fail=0
 total_pass=0
 summary=()
 for s in "${series_list[@]}"; do
 	kernel="${vmlinuz[$s]}"
-	pkg="$(cat "$(dirname "$kernel")/package" 2>/dev/null || basename "$kernel")"
+	pkg="$(vm_kernel_package "$kernel")"
 	raw="$CACHE/logs/$s.log"
 	clean="$work/$s.clean"
 	log "booting $s ($pkg), ${#cases[@]} case(s)"
-	: >"$raw"
-	t0="$(now)"
-	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 \
-		-kernel "$kernel" -initrd "$cpio_file" \
-		-append "console=ttyS0 quiet panic=-1" -nographic -no-reboot \
-		</dev/null >"$raw" 2>&1 &
-	qpid=$!
-	if [ "$verbose" -eq 1 ]; then
-		tail -n +1 -f --pid="$qpid" "$raw" &
-		tailpid=$!
-	fi
-	qrc=0
-	wait "$qpid" || qrc=$?
-	qpid=''
-	if [ -n "$tailpid" ]; then
-		wait "$tailpid" 2>/dev/null || true
-		tailpid=''
-	fi
-	t1="$(now)"
-	# Without carriage returns and the firmware's terminal escapes.
-	tr -d '\r' <"$raw" | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[A-Za-z]//g' >"$clean"
+	vm_boot "$kernel" "$cpio_file" "$raw"
+	qrc="$VM_QRC"
+	vm_clean "$raw" "$clean"
 
 	kfail=0
 	for n in "${cases[@]}"; do
 		block="$work/$s.$n.block"
-		case_block "$n" "$clean" >"$block"
+		vm_case_block "$n" "$clean" >"$block"
 		read -r verdict secs <"$block"
 		if [ "$verdict" = PASS ]; then
 			printf 'ok   %-5s %s (%ss)\n' "$s" "$n" "$secs"
@@ -346,7 +222,7 @@ for s in "${series_list[@]}"; do
 	# The guest's own clock: uptime when /init started and when the last case ended.
 	boot="$(awk '{ print $3 }' <<<"$init_line")"
 	up_done="$(sed -n 's/.*uptime=\([0-9.]*\).*/\1/p' <<<"$done_line")"
-	line="$(printf '%-5s %s: wall %ss' "$s" "$pkg" "$(elapsed "$t0" "$t1")")"
+	line="$(printf '%-5s %s: wall %ss' "$s" "$pkg" "$VM_WALL")"
 	if [ -n "$boot" ]; then line+=", guest uptime at /init ${boot}s"; fi
 	if [ -n "$up_done" ]; then line+=", cases done at ${up_done}s"; fi
 	if [ -n "$init_line" ]; then line+=" (uname -r: $(awk '{ print $2 }' <<<"$init_line"))"; fi

@@ -52,6 +52,8 @@ pub const BPF_K: u8 = 0x00;
 pub const BPF_X: u8 = 0x08;
 /// `src` of an ld_imm64 whose immediate is a map fd.
 pub const BPF_PSEUDO_MAP_FD: u8 = 1;
+/// `ld_imm64` of the address of a map's value (array maps): imm = fd, the next slot's imm = offset.
+pub const BPF_PSEUDO_MAP_VALUE: u8 = 2;
 
 /// ALU operations (the high nibble of an ALU opcode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +157,14 @@ impl Insn {
         [
             Insn::new(BPF_LD | BPF_DW | BPF_IMM, dst, Reg(BPF_PSEUDO_MAP_FD), 0, fd),
             Insn::new(0, Reg(0), Reg(0), 0, 0),
+        ]
+    }
+    /// The two halves of `dst = &value[offset]` of an array map's first element; the fd is
+    /// patched in at load time like `ld_map_fd`'s.
+    pub fn ld_map_value(dst: Reg, fd: i32, offset: i32) -> [Insn; 2] {
+        [
+            Insn::new(BPF_LD | BPF_DW | BPF_IMM, dst, Reg(BPF_PSEUDO_MAP_VALUE), 0, fd),
+            Insn::new(0, Reg(0), Reg(0), 0, offset),
         ]
     }
     /// `dst = *(size *)(src + off)`

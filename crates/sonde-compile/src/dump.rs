@@ -55,6 +55,7 @@ pub fn program(p: &ProgramDef, maps: &[crate::lower::MapDef], source: &str) -> S
         let (mut text, used) = disasm::disasm_one(&insns, i);
         if let Some(&(_, map)) = p.relocs.iter().find(|(at, _)| *at == i) {
             text = text.replace(&format!("map_fd({})", map), &format!("map_fd({})", map_label(map)));
+            text = text.replace(&format!("map_value({})", map), &format!("map_value({})", map_label(map)));
         }
         out.push_str(&format!("{:4}: {}\n", i, text));
         i += used.max(1);

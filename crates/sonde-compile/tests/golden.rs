@@ -106,6 +106,7 @@ fn sonde_kernel_load(c: &Compiled) -> Result<(), String> {
                 MapKind::PerCpuHash => MapType::PerCpuHash,
                 MapKind::RingBuf => MapType::RingBuf,
                 MapKind::PerCpuArray => MapType::PerCpuArray,
+                MapKind::Array => MapType::Array,
                 MapKind::StackTrace => MapType::StackTrace,
             };
             Map::create(&MapSpec {

@@ -44,12 +44,16 @@ pub struct ElfFunction {
 }
 
 /// Finds `spec` (`name`, `name@@VERSION`, `name+OFF`) in the ELF at `path`.
+/// An offset must start an instruction (see [`crate::insn`]).
 pub fn resolve_symbol(path: impl AsRef<Path>, spec: &str) -> Result<UprobeTarget> {
     let mut elf = ElfSymbols::load(path.as_ref())?;
-    match elf.resolve(spec) {
+    let target = match elf.resolve(spec) {
         Err(Error::SymbolNotFound { .. }) if elf.add_debug_symbols() => elf.resolve(spec),
         other => other,
-    }
+    }?;
+    let (_, off) = split_offset(spec)?;
+    crate::insn::check_boundary(&target.path, &target.symbol, target.offset - off, off)?;
+    Ok(target)
 }
 
 /// Function symbols of the ELF at `path` (and its debug file), sorted by name, one per name.

@@ -60,6 +60,30 @@ pub enum Error {
         size: u64,
     },
 
+    #[error(
+        "{symbol}+{offset:#x} in {path} is inside an instruction (it runs from {symbol}+{starts:#x} \
+         to {symbol}+{next:#x}): a breakpoint there would change the program's code; \
+         use an offset where an instruction starts"
+    )]
+    OffsetInsideInstruction {
+        path: PathBuf,
+        symbol: String,
+        offset: u64,
+        starts: u64,
+        next: u64,
+    },
+
+    #[error(
+        "cannot check that {symbol}+{offset:#x} in {path} starts an instruction: the bytes at \
+         {symbol}+{at:#x} do not decode as x86 code"
+    )]
+    UndecodableCode {
+        path: PathBuf,
+        symbol: String,
+        offset: u64,
+        at: u64,
+    },
+
     #[error("address {address:#x} in {path} is not inside any loadable segment")]
     NotInLoadSegment { path: PathBuf, address: u64 },
 

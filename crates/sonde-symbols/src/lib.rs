@@ -4,6 +4,7 @@
 
 pub mod elf;
 mod elf_read;
+pub mod insn;
 pub mod error;
 pub mod glob;
 pub mod kallsyms;

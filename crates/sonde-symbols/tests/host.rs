@@ -94,8 +94,16 @@ fn libc_getpid_and_fopen() {
     let libc = mapped_libc();
     let v = resolve_symbol(&libc, "fopen@@GLIBC_2.2.5").unwrap();
     assert_eq!(v.offset, resolve_symbol(&libc, "fopen").unwrap().offset);
-    let plus = resolve_symbol(&libc, "fopen+4").unwrap();
-    assert_eq!(plus.offset, v.offset + 4);
+    // +OFF adds to the file offset, but only where an instruction starts: the offsets inside
+    // fopen's first instruction are refused, the first one after it is accepted.
+    let (off, plus) = (1..=15u64)
+        .find_map(|off| match resolve_symbol(&libc, &format!("fopen+{off}")) {
+            Ok(t) => Some((off, t)),
+            Err(Error::OffsetInsideInstruction { starts: 0, next, .. }) if next > off => None,
+            Err(e) => panic!("fopen+{off}: {e}"),
+        })
+        .expect("an instruction boundary in fopen's first 15 bytes");
+    assert_eq!(plus.offset, v.offset + off);
     assert!(matches!(
         resolve_symbol(&libc, "fopen+0x100000"),
         Err(Error::OffsetOutsideSymbol { .. })

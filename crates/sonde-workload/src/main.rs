@@ -50,6 +50,9 @@ COMMANDS:
                       no syscalls (for uprobes on this binary)
     libc-getpid N     N calls of libc's getpid() wrapper (one syscall each; for
                       uprobes on libc)
+    bpf-ids           print the ids of every BPF program, map and link in the
+                      kernel, one kind a line (`progs 3 7`, `maps ...`, `links ...`):
+                      the VM tests' proof that sonde left nothing behind
     help, -h, --help  print this text
 
 EXAMPLES:
@@ -218,6 +221,33 @@ fn waitfile(path: &str) {
     exit(1);
 }
 
+/// The ids of every BPF object of one kind (BPF_PROG/MAP/LINK_GET_NEXT_ID). Kernels without
+/// BPF links answer EINVAL for those: none.
+fn bpf_ids(cmd: libc::c_long) -> Vec<u32> {
+    let mut ids = Vec::new();
+    let mut start = 0u32;
+    loop {
+        // union bpf_attr { struct { __u32 start_id; __u32 next_id; __u32 open_flags; } }
+        let mut attr = [start, 0u32, 0, 0];
+        let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(&attr)) };
+        if r < 0 {
+            match errno() {
+                libc::ENOENT | libc::EINVAL => return ids,
+                e => die(&format!("bpf(GET_NEXT_ID {cmd}): errno {e}")),
+            }
+        }
+        start = attr[1];
+        ids.push(start);
+    }
+}
+
+fn print_bpf_ids() {
+    for (kind, cmd) in [("progs", 11), ("maps", 12), ("links", 31)] {
+        let ids: Vec<String> = bpf_ids(cmd).iter().map(u32::to_string).collect();
+        println!("{kind} {}", ids.join(" "));
+    }
+}
+
 fn run(args: &[String]) {
     let mut it = args.iter();
     let mut ran = false;
@@ -255,6 +285,7 @@ fn run(args: &[String]) {
                     std::hint::black_box(unsafe { libc::getpid() });
                 }
             }
+            "bpf-ids" => print_bpf_ids(),
             "exit" => unsafe {
                 libc::syscall(libc::SYS_exit_group, num("CODE", it.next()) as libc::c_int);
             },

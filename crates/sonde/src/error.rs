@@ -27,7 +27,7 @@ impl Failure {
     }
 
     pub fn report(&self) {
-        let color = unsafe { libc::isatty(2) } == 1;
+        let color = stderr_is_terminal();
         match self {
             Failure::Usage(m) => eprintln!("sonde: {}", m),
             Failure::Compile(diags, file) => {
@@ -50,6 +50,12 @@ impl Failure {
             }
         }
     }
+}
+
+/// Colour diagnostics only for a person at a terminal.
+pub fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal()
 }
 
 /// Turn a load failure into a report naming the probe and pointing at the source line of the

@@ -76,11 +76,25 @@ fn kprobes(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut 
     let btf = if verbose { env.btf().ok() } else { None };
     for f in funcs {
         let _ = writeln!(out, "{}:{}", name, f);
-        if let Some(btf) = btf {
+        if verbose && sonde_compile::provider::is_syscall_wrapper(&f) {
+            syscall_prototype(env, &f, name == "kretprobe", out);
+        } else if let Some(btf) = btf {
             prototype(btf, &f, name == "kretprobe", "arg", out);
         }
     }
     Ok(())
+}
+
+/// A syscall wrapper's arguments are the syscall's (see the kprobe provider).
+fn syscall_prototype(env: &KernelEnv, func: &str, ret: bool, out: &mut String) {
+    let Some(sig) = sonde_compile::provider::kprobe_signature(func, env) else { return };
+    if !ret {
+        for (i, (name, ty)) in sig.params.iter().enumerate() {
+            let _ = writeln!(out, "    {} arg{} ({})", ty, i, name);
+        }
+    } else {
+        let _ = writeln!(out, "    {} retval", sig.ret);
+    }
 }
 
 fn fentries(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {

@@ -18,6 +18,7 @@ pub fn create_maps(c: &Compiled) -> Result<Vec<Map>, Failure> {
                 MapKind::PerCpuHash => MapType::PerCpuHash,
                 MapKind::RingBuf => MapType::RingBuf,
                 MapKind::PerCpuArray => MapType::PerCpuArray,
+                MapKind::Array => MapType::Array,
                 MapKind::StackTrace => MapType::StackTrace,
             };
             Map::create(&MapSpec {

@@ -27,11 +27,14 @@ pub struct Printer<'a> {
     formats: Vec<Option<Vec<Piece>>>,
 }
 
+/// A histogram's non-empty buckets: (bucket index, count).
+type Buckets = Vec<(u32, u64)>;
+
 /// One map's entries, decoded and merged.
 enum Entries {
     Values(Vec<(Vec<Value>, Value)>),
     Stats(Vec<(Vec<Value>, u64, Value, Value)>),
-    Hist(Vec<(Vec<Value>, Vec<(u32, u64)>)>),
+    Hist(Vec<(Vec<Value>, Buckets)>),
 }
 
 impl<'a> Printer<'a> {
@@ -178,7 +181,7 @@ impl<'a> Printer<'a> {
         let m = &self.maps[FIRST_USER_MAP + map];
         let mut values = Vec::new();
         let mut stats = Vec::new();
-        let mut hists: BTreeMap<Vec<u8>, (Vec<Value>, Vec<(u32, u64)>)> = BTreeMap::new();
+        let mut hists: BTreeMap<Vec<u8>, (Vec<Value>, Buckets)> = BTreeMap::new();
         let signed = matches!(info.value, MapValue::Agg { signed: true, .. });
         for key in m.keys()? {
             let per_cpu = if info.is_percpu() {

@@ -24,6 +24,12 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // From here on a signal asks for a clean stop (END, maps, detach) instead of killing us.
     signals::install();
     let ast = sonde_syntax::parse(&source.text).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if let Some(pid) = cli.pid {
+        // Said before anything is loaded: no probe could ever fire for a process that is gone.
+        if !std::path::Path::new(&format!("/proc/{}", pid)).exists() {
+            return Err(Failure::Usage(format!("-p {}: no process has that pid (it may have exited)", pid)));
+        }
+    }
     if cli.dump {
         println!("{}", sonde_syntax::dump(&ast));
     }
@@ -40,6 +46,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     let env = KernelEnv::for_pid(cli.pid);
     let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    for w in &typed.warnings {
+        eprint!("{}", sonde_syntax::render(w, &source, crate::error::stderr_is_terminal()));
+    }
     if cli.dump {
         println!("{}", sonde_compile::dump::typed(&typed));
     }
@@ -86,49 +95,20 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     printer.attached(probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
 
-    let mut status = 0;
-    let mut stopping = false;
     for prog in begin {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
-    if let Action::Exit(code) = drain(&mut ring, &mut printer)? {
-        status = code;
-        stopping = true;
-    }
+    let begin_action = drain(&mut ring, &mut printer)?;
     if let Some(c) = child.as_mut() {
         c.release();
     }
-    let mut lost_seen = 0;
-    while !stopping {
-        ring.poll(POLL_MS).map_err(Failure::kernel)?;
-        if let Action::Exit(code) = drain(&mut ring, &mut printer)? {
-            status = code;
-            break;
-        }
-        if signals::stop_requested().is_some() {
-            break;
-        }
-        if let Some(c) = child.as_mut() {
-            if c.poll_exit() {
-                // The command's last events may still be in flight: one more short round.
-                std::thread::sleep(Duration::from_millis(POLL_MS as u64));
-                drain(&mut ring, &mut printer)?;
-                break;
-            }
-        }
-        let lost = printer.lost_events()?;
-        if lost > lost_seen {
-            printer.warn_lost(lost - lost_seen);
-            lost_seen = lost;
-            if !cli.keep_going {
-                eprintln!("sonde: stopping because events were lost (use -k to keep going)");
-                status = 1;
-                break;
-            }
-        }
-    }
-    // Stop the probes before END so its output is the last word.
-    drop(links);
+    let (mut status, lost_seen) = match begin_action {
+        Action::Exit(code) => (code, 0),
+        Action::Continue => deliver_events(cli, &mut ring, &mut printer, child.as_mut())?,
+    };
+    // Silence every probe at once, so END has the last word and the maps print now, not after
+    // the kernel has taken its time to detach them (see CONTROL_MAP).
+    maps[sonde_compile::lower::CONTROL_MAP].update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0).map_err(Failure::kernel)?;
     drain(&mut ring, &mut printer)?;
     for prog in end {
         prog.test_run(&[]).map_err(Failure::kernel)?;
@@ -145,7 +125,61 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if let Some(c) = child.as_mut() {
         c.kill();
     }
+    detach(cli, links, probes);
     Ok(status)
+}
+
+/// Remove every probe before exiting. Where each kprobe is its own perf event (kernels without
+/// kprobe_multi), the kernel waits for RCU grace periods on each one: say so when that will take
+/// a while, so a silent pause after the output does not look like a hang.
+fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
+    let t = Instant::now();
+    let one_by_one = links.iter().filter(|l| !l.is_bpf_link()).count();
+    if one_by_one >= SLOW_DETACH_NOTE {
+        eprintln!("sonde: detaching {} probes (this kernel removes them one by one; it can take a while)", one_by_one);
+    }
+    sonde_kernel::attach::detach_all(links);
+    debug(cli, &format!("detached {} probe(s) in {:?}", probes, t.elapsed()));
+}
+
+/// From this many perf-event probes on, detaching is slow enough to announce.
+const SLOW_DETACH_NOTE: usize = 100;
+
+/// Print events as they come until exit(), a signal, the end of the `-c` command or lost
+/// events (without `-k`) stop tracing. The exit status so far, and the lost events reported.
+fn deliver_events(
+    cli: &Cli,
+    ring: &mut RingBuf,
+    printer: &mut Printer,
+    mut child: Option<&mut HeldChild>,
+) -> Result<(i32, u64), Failure> {
+    let mut lost_seen = 0;
+    loop {
+        ring.poll(POLL_MS).map_err(Failure::kernel)?;
+        if let Action::Exit(code) = drain(ring, printer)? {
+            return Ok((code, lost_seen));
+        }
+        if signals::stop_requested().is_some() {
+            return Ok((0, lost_seen));
+        }
+        if let Some(c) = child.as_deref_mut() {
+            if c.poll_exit() {
+                // The command's last events may still be in flight: one more short round.
+                std::thread::sleep(Duration::from_millis(POLL_MS as u64));
+                drain(ring, printer)?;
+                return Ok((0, lost_seen));
+            }
+        }
+        let lost = printer.lost_events()?;
+        if lost > lost_seen {
+            printer.warn_lost(lost - lost_seen);
+            lost_seen = lost;
+            if !cli.keep_going {
+                eprintln!("sonde: stopping because events were lost (use -k to keep going)");
+                return Ok((1, lost_seen));
+            }
+        }
+    }
 }
 
 /// The programs that run once, by hand, for BEGIN or END.

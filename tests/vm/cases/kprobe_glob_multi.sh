@@ -1,7 +1,6 @@
-# ply's `kprobe:SyS_* / !strcmp(execname, "dd") / { @[caller] = count(); }` with today's names
-# (narrowed to the read/write family to keep the boot short; bench/ times the full glob):
-# the functions attach through one kprobe_multi link where the kernel has it; caller prints
-# as a symbol.
+# A glob of syscall functions (the read/write family; ply_manual.sh runs the manual's full
+# `kprobe:SyS_*`): the functions attach through one kprobe_multi link where the kernel has it;
+# caller prints as a symbol.
 run_sonde -c 'sonde-workload comm wl_dd read 4 100 write 3 10' \
 	'kprobe:__x64_sys_[rw]* / !strcmp(execname, "wl_dd") / { @[caller] = count(); }'
 expect_status 0

@@ -1,20 +1,83 @@
-# Nothing stays registered after sonde exits, is interrupted or is killed: the kernel's own list of
-# kprobes (kprobes/list in debugfs) and tracefs' kprobe_events/uprobe_events are checked.
+# Nothing stays in the kernel after sonde exits by itself, on Ctrl-C (SIGINT), on SIGTERM or
+# when SIGKILLed: the kernel's registered kprobes (debugfs kprobes/list), tracefs'
+# kprobe_events and uprobe_events, and every BPF program, map and link (their ids, listed with
+# `sonde-workload bpf-ids`) are as they were before. The program holds a kprobe, a kretprobe, a
+# uprobe, a uretprobe, an fentry and a kprobe glob, so every kind of attachment is checked.
 LIST=/sys/kernel/debug/kprobes/list
-registered() { grep -c 'do_sys_openat2\|__do_sys_getpid' "$LIST" 2>/dev/null || true; }
-before=$(registered)
-run_sonde -c 'sonde-workload getpid 3' 'kprobe:__do_sys_getpid { @ = count(); } kretprobe:do_sys_openat2 { @r = count(); }'
+T=/sys/kernel/tracing
+WL=$(command -v sonde-workload)
+PROG="kprobe:__do_sys_getpid { @k = count(); } kretprobe:do_sys_openat2 { @r = count(); }
+uprobe:$WL:sonde_workload_target { @u = count(); } uretprobe:$WL:sonde_workload_target { @ur = count(); }
+fentry:do_sys_openat2 { @f = count(); } kprobe:vfs_read* { @g = count(); }"
+
+# Everything sonde could leave behind, one line each.
+state() {
+	echo "kprobes: $(grep -c . "$LIST" 2>/dev/null)"
+	echo "kprobe_events: $(grep -c . "$T/kprobe_events")"
+	echo "uprobe_events: $(grep -c . "$T/uprobe_events")"
+	sonde-workload bpf-ids
+}
+# The kernel frees BPF objects after an RCU grace period: allow it 5 s to get back to $before.
+expect_clean() {
+	_vm_check
+	i=0
+	while [ "$(state)" != "$before" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ "$(state)" != "$before" ]; then
+		fail "after $1, the kernel still holds what sonde made:
+--- before
+$before
+--- after
+$(state)"
+	fi
+}
+# Starts sonde in the background and waits until it is attached (more BPF programs than before).
+start_sonde() {
+	sonde "$PROG" >out.txt 2>err.txt &
+	pid=$!
+	i=0
+	while ! grep -q '^Attaching' err.txt && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	_vm_check
+	grep -q '^Attaching' err.txt || fail "sonde never attached: $(cat err.txt)"
+	[ "$(state)" != "$before" ] || fail 'nothing showed up in the kernel while sonde was attached'
+}
+
+before=$(state)
+note "before: $(echo "$before" | tr '\n' ';')"
+
+run_sonde -c 'sonde-workload getpid 3 ucall 2 openat 1 /nonexistent-sonde' "$PROG"
 expect_status 0
-[ "$(registered)" = "$before" ] || fail "kprobes left after a normal exit: $(cat $LIST)"
-run_sonde_for 1 'kprobe:__do_sys_getpid { @ = count(); }'
-[ "$(registered)" = "$before" ] || fail "kprobes left after SIGTERM: $(cat $LIST)"
-sonde 'kprobe:__do_sys_getpid { @ = count(); } kretprobe:do_sys_openat2 { @r = count(); }' >/dev/null 2>&1 &
-pid=$!
-sleep 1
-[ "$(registered)" != "$before" ] || fail 'the probes never showed up in kprobes/list while sonde ran'
-kill -9 "$pid"
+expect_line '@k: 3'
+expect_line '@u: 2'
+expect_line '@ur: 2'
+expect_clean 'a normal exit (-c)'
+
+for sig in INT TERM; do
+	start_sonde
+	kill -"$sig" "$pid"
+	wait "$pid"
+	st=$?
+	_vm_check
+	[ "$st" = 0 ] || fail "sonde exited $st after SIG$sig: $(cat err.txt)"
+	grep -q '^@k: ' out.txt || fail "no maps printed after SIG$sig: $(cat out.txt)"
+	expect_clean "SIG$sig"
+done
+
+start_sonde
+kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-sleep 0.2
-[ "$(registered)" = "$before" ] || fail "kprobes left after SIGKILL: $(cat $LIST)"
-check 'no sonde kprobe_events' sh -c '! grep -q sonde /sys/kernel/tracing/kprobe_events'
-check 'no sonde uprobe_events' sh -c '! grep -q sonde /sys/kernel/tracing/uprobe_events'
+expect_clean 'SIGKILL'
+
+# The tracefs events of a run that died (pid 2147483646 does not exist) are removed by the next run.
+check 'a dead run'"'"'s kprobe event can be planted' sh -c "echo 'p:sonde/sonde_2147483646_0 do_sys_openat2' >>$T/kprobe_events"
+check 'a dead run'"'"'s uprobe event can be planted' sh -c "echo 'p:sonde/sonde_2147483646_1 $WL:0x1000' >>$T/uprobe_events"
+run_sonde -c 'sonde-workload getpid 1' 'kprobe:__do_sys_getpid { @ = count(); }'
+expect_status 0
+check 'the dead run'"'"'s kprobe event is gone' sh -c "! grep -q sonde_2147483646 $T/kprobe_events"
+check 'the dead run'"'"'s uprobe event is gone' sh -c "! grep -q sonde_2147483646 $T/uprobe_events"
+expect_clean 'a run that removed a dead run'"'"'s events'

@@ -80,6 +80,15 @@ impl Emitter {
         self.emit_all(Insn::ld_map_fd(dst, 0));
     }
 
+    /// `dst = &map[0] + offset`, for an array map's value.
+    pub fn ld_map_value(&mut self, dst: Reg, map: usize, offset: i32) {
+        if !self.reachable {
+            return;
+        }
+        self.relocs.push((self.insns.len(), map));
+        self.emit_all(Insn::ld_map_value(dst, 0, offset));
+    }
+
     pub fn call(&mut self, helper: u32) {
         self.emit(Insn::call(helper));
     }

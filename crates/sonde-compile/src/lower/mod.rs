@@ -19,8 +19,13 @@ use sonde_syntax::diag::Diagnostic;
 pub const EVENTS_MAP: usize = 0;
 /// Index of the per-CPU counter of events the ring buffer had no room for.
 pub const LOST_MAP: usize = 1;
+/// Index of the one-element array whose first u64 user space sets when tracing stops: every
+/// program but BEGIN and END returns at once while it is set, so the probes are silent from that
+/// moment (END has the last word, maps can be printed) however long the kernel takes to detach
+/// them (tens of milliseconds per kprobe on kernels without kprobe_multi).
+pub const CONTROL_MAP: usize = 2;
 /// User maps start here: user map `i` is map `FIRST_USER_MAP + i`.
-pub const FIRST_USER_MAP: usize = 2;
+pub const FIRST_USER_MAP: usize = 3;
 /// Entries in each hash map.
 pub const MAP_ENTRIES: u32 = 4096;
 /// Size of the event ring buffer (a power of two, a multiple of the page size) when probes
@@ -37,6 +42,7 @@ pub enum MapKind {
     PerCpuHash,
     RingBuf,
     PerCpuArray,
+    Array,
     StackTrace,
 }
 
@@ -83,6 +89,7 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     let mut maps = vec![
         MapDef { name: "events".into(), kind: MapKind::RingBuf, key_size: 0, value_size: 0, max_entries: ring },
         MapDef { name: "lost".into(), kind: MapKind::PerCpuArray, key_size: 4, value_size: 8, max_entries: 1 },
+        MapDef { name: "control".into(), kind: MapKind::Array, key_size: 4, value_size: 8, max_entries: 1 },
     ];
     for m in &tp.maps {
         let (_, key_size) = m.key_layout();
@@ -124,7 +131,6 @@ pub(crate) struct Lower<'a> {
     pub e: Emitter,
     pub tp: &'a TProgram,
     pub opts: &'a Options,
-    pub kind: ProgKind,
     /// Stack offset and slot size of each `$variable`.
     pub vars: Vec<(i16, usize)>,
     /// Where the program returns 0.
@@ -137,11 +143,17 @@ fn lower_probe(tp: &TProgram, probe: &TProbe, opts: &Options, stack_map: Option<
     e.span = probe.span;
     let exit = e.label();
     let kind = probe.sites[0].kind;
-    let mut lw = Lower { e, tp, opts, kind, vars: Vec::new(), exit, stack_map };
+    let mut lw = Lower { e, tp, opts, vars: Vec::new(), exit, stack_map };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
     for (_, ty) in &probe.vars {
         let off = lw.e.alloc_stack(ty.slot_size());
         lw.vars.push((off, ty.slot_size()));
+    }
+    // Stopped (see CONTROL_MAP): three instructions, no helper call. BEGIN and END run by hand.
+    if kind != ProgKind::RawTracepoint {
+        lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 0);
+        lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R1, Reg::R1, 0));
+        lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R1, 0, exit);
     }
     // -p / -c: only the traced process. BEGIN and END run in sonde itself and are never filtered.
     if let (Some(pid), false) = (opts.filter_pid, kind == ProgKind::RawTracepoint) {

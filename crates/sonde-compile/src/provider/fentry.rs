@@ -37,6 +37,7 @@ pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, 
                 kind: if exit { ProgKind::Fexit } else { ProgKind::Fentry },
                 args: Some(Rc::new(arguments(&sig, exit))),
                 func: Some(Rc::new(sig)),
+                syscall_wrapper: false,
             })
         })
         .collect()

@@ -1,14 +1,25 @@
 //! `kprobe:SYM`, `kprobe:SYM+OFF`, `kprobe:GLOB` (short `k:`) and `kretprobe:SYM` (`kr:`).
 //! Arguments are `arg0..arg5` from the registers, typed from BTF when one function is probed at
 //! its entry; `retval` in kretprobes.
+//!
+//! Syscall wrappers (`__x64_sys_openat`, what ply's `SyS_openat` is called today) take one
+//! argument, the `struct pt_regs` of the user's registers; their `argN` (and `args->NAME`) are
+//! the syscall's own arguments, read from those registers and typed from the syscall's
+//! `sys_enter_NAME` tracepoint format, so the manual's `kprobe:SyS_openat { print(str(arg1)); }`
+//! still prints file names.
 
+use super::tracepoint_format::parse_format;
 use super::{AttachPoint, ProgKind, Site};
-use crate::btf_types::func_sig;
+use crate::btf_types::{func_sig, FuncSig};
 use crate::env::Env;
 use crate::glob::{glob_match, is_glob};
+use crate::types::{Field, StructDef, Type};
 use std::rc::Rc;
 
-pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
+/// The prefix of x86-64 syscall wrappers (kernels since 4.17 have no other syscall entry symbols).
+pub const SYSCALL_WRAPPER_PREFIX: &str = "__x64_sys_";
+
+pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<String>) -> Result<Vec<Site>, String> {
     let (symbol, offset) = split_offset(definition)?;
     if symbol.is_empty() {
         return Err("a kprobe needs a kernel function: `kprobe:vfs_read`".into());
@@ -29,27 +40,101 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
         }
         hits
     } else {
-        if let Ok(all) = env.kernel_functions() {
-            if !all.iter().any(|f| f == symbol) {
-                return Err(unknown(symbol, &all, env.kernel_symbol_exists(symbol)));
+        match env.kernel_functions() {
+            Ok(all) if !all.iter().any(|f| f == symbol) => {
+                let copies = compiler_copies(symbol, &all);
+                if copies.is_empty() {
+                    return Err(unknown(symbol, &all, env.kernel_symbol_exists(symbol)));
+                }
+                notes.push(format!(
+                    "the kernel has no `{}` of its own, only the compiler's specialized {} {}: probing {}; \
+                     its arguments may differ from the source's, so they are not typed",
+                    symbol,
+                    if copies.len() == 1 { "copy" } else { "copies" },
+                    copies.iter().map(|c| format!("`{}`", c)).collect::<Vec<_>>().join(", "),
+                    if copies.len() == 1 { "it" } else { "them" },
+                ));
+                copies
             }
+            _ => vec![symbol.to_string()],
         }
-        vec![symbol.to_string()]
     };
-    // One function at its entry (or return): its prototype types arg0.. and retval.
-    let func = match (names.len(), offset, env.btf()) {
-        (1, 0, Ok(btf)) => func_sig(btf, &names[0]).map(Rc::new),
+    // One function at its entry (or return): its prototype types arg0.. and retval. A compiler
+    // copy has no prototype of its own in BTF (and `signature` finds none).
+    let func = match (names.len(), offset) {
+        (1, 0) => signature(&names[0], env).map(Rc::new),
         _ => None,
     };
+    // A wrapper's `args->NAME` are its syscall's arguments (fentry's layout: one u64 each).
+    let args = func.as_ref().filter(|_| is_syscall_wrapper(&names[0])).map(|f| Rc::new(arguments(f)));
     Ok(names
         .into_iter()
         .map(|symbol| Site {
+            syscall_wrapper: offset == 0 && is_syscall_wrapper(&symbol),
             point: AttachPoint::Kprobe { symbol, offset, retprobe },
             kind: ProgKind::Kprobe,
-            args: None,
+            args: args.clone(),
             func: func.clone(),
         })
         .collect())
+}
+
+/// The whole-function copies GCC made of `symbol` (`NAME.constprop.0`, `NAME.isra.0`), which the
+/// kernel's symbol table has in its place when every call goes to a copy. `.part.N` (a piece
+/// split out of the function) and `.cold` (its unlikely paths) do not run on every call: left out.
+fn compiler_copies(symbol: &str, all: &[String]) -> Vec<String> {
+    let mut copies: Vec<String> = all
+        .iter()
+        .filter(|f| {
+            let Some(rest) = f.strip_prefix(symbol).and_then(|r| r.strip_prefix('.')) else { return false };
+            let mut parts = rest.split('.');
+            matches!(parts.next(), Some("constprop" | "isra"))
+                && parts.all(|p| !p.is_empty() && (p.bytes().all(|b| b.is_ascii_digit()) || p == "constprop" || p == "isra"))
+        })
+        .cloned()
+        .collect();
+    copies.sort();
+    copies.dedup();
+    copies
+}
+
+pub fn is_syscall_wrapper(symbol: &str) -> bool {
+    symbol.len() > SYSCALL_WRAPPER_PREFIX.len() && symbol.starts_with(SYSCALL_WRAPPER_PREFIX)
+}
+
+/// The prototype `arg0..` and `retval` are typed from: BTF's, or for a syscall wrapper the
+/// syscall's arguments from its `syscalls:sys_enter_NAME` format and the wrapper's return type.
+pub fn signature(symbol: &str, env: &dyn Env) -> Option<FuncSig> {
+    let btf_sig = env.btf().ok().and_then(|btf| func_sig(btf, symbol));
+    if !is_syscall_wrapper(symbol) {
+        return btf_sig;
+    }
+    let syscall = &symbol[SYSCALL_WRAPPER_PREFIX.len()..];
+    let ret = btf_sig.as_ref().map(|s| s.ret.clone()).unwrap_or(Type::S64);
+    let params = env
+        .tracepoint_format("syscalls", &format!("sys_enter_{}", syscall))
+        .ok()
+        .and_then(|text| parse_format("syscalls", syscall, &text).ok())
+        .map(|record| {
+            record
+                .fields
+                .into_iter()
+                .filter(|f| !f.name.starts_with("common_") && f.name != "__syscall_nr")
+                .map(|f| (f.name, f.ty))
+                .collect()
+        })?;
+    Some(FuncSig { name: syscall.to_string(), btf_id: 0, params, ret })
+}
+
+/// `args->NAME` of a syscall wrapper: each argument in a u64 slot, in order.
+fn arguments(sig: &FuncSig) -> StructDef {
+    let fields: Vec<Field> = sig
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, (name, ty))| Field { name: name.clone(), offset: 8 * i, ty: ty.clone(), data_loc: false })
+        .collect();
+    StructDef { name: sig.name.clone(), size: 8 * fields.len(), fields }
 }
 
 /// `vfs_read+0x10` / `vfs_read+16` -> ("vfs_read", 16).
@@ -88,7 +173,25 @@ fn unknown(symbol: &str, all: &[String], exists: Option<bool>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::split_offset;
+    use super::{compiler_copies, split_offset};
+
+    #[test]
+    fn compiler_copies_are_whole_function_clones_only() {
+        let all: Vec<String> = [
+            "__netif_receive_skb_core.constprop.0",
+            "__netif_receive_skb_core.part.0",
+            "__netif_receive_skb_core.cold",
+            "__netif_receive_skb_core_x",
+            "tcp_ack.isra.0",
+            "tcp_ack.isra.0.constprop.1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(compiler_copies("__netif_receive_skb_core", &all), vec!["__netif_receive_skb_core.constprop.0"]);
+        assert_eq!(compiler_copies("tcp_ack", &all), vec!["tcp_ack.isra.0", "tcp_ack.isra.0.constprop.1"]);
+        assert!(compiler_copies("tcp_ac", &all).is_empty());
+    }
 
     #[test]
     fn offsets() {

@@ -11,6 +11,8 @@ mod tracepoint;
 pub mod tracepoint_format;
 mod uprobe;
 
+pub use kprobe::{is_syscall_wrapper, signature as kprobe_signature};
+
 use crate::btf_types::FuncSig;
 use crate::env::Env;
 use crate::types::StructDef;
@@ -83,34 +85,39 @@ pub struct Site {
     pub kind: ProgKind,
     /// The record behind `args`/`data` (tracepoints; fentry/fexit's arguments by name).
     pub args: Option<Rc<StructDef>>,
-    /// The probed kernel function's prototype from BTF (kprobes, fentry), when known.
+    /// The probed kernel function's prototype from BTF (kprobes, fentry), when known. For a
+    /// syscall wrapper, the syscall's own arguments.
     pub func: Option<Rc<FuncSig>>,
+    /// The function is an x86-64 syscall wrapper, `__x64_sys_NAME(const struct pt_regs *regs)`:
+    /// `argN` are the syscall's arguments, in the user registers that `regs` points to.
+    pub syscall_wrapper: bool,
 }
 
 impl Site {
     pub fn new(point: AttachPoint, kind: ProgKind) -> Site {
-        Site { point, kind, args: None, func: None }
+        Site { point, kind, args: None, func: None, syscall_wrapper: false }
     }
 }
 
 /// `1000000000` -> `1s`, `500000000` -> `500ms`.
 fn describe_ns(ns: u64) -> String {
     for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns % scale == 0 {
+        if ns.is_multiple_of(scale) {
             return format!("{}{}", ns / scale, unit);
         }
     }
     format!("{}ns", ns)
 }
 
-/// Expand one spec into sites. `Err` is a sentence for the diagnostic.
-pub fn expand(provider: &str, definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
+/// Expand one spec into sites. `Err` is a sentence for the diagnostic; `notes` collects what the
+/// user should know about a spec that did expand (shown as warnings).
+pub fn expand(provider: &str, definition: &str, env: &dyn Env, notes: &mut Vec<String>) -> Result<Vec<Site>, String> {
     match provider {
         "BEGIN" | "END" => special::expand(provider, definition),
         "tracepoint" | "t" => tracepoint::expand(definition, env),
         "interval" | "i" => interval::expand(definition),
-        "kprobe" | "k" => kprobe::expand(definition, false, env),
-        "kretprobe" | "kr" => kprobe::expand(definition, true, env),
+        "kprobe" | "k" => kprobe::expand(definition, false, env, notes),
+        "kretprobe" | "kr" => kprobe::expand(definition, true, env, notes),
         "uprobe" | "u" => uprobe::expand(definition, false, env),
         "uretprobe" | "ur" => uprobe::expand(definition, true, env),
         "fentry" | "kfunc" | "f" => fentry::expand(definition, false, env),

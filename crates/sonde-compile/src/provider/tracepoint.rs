@@ -34,6 +34,7 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
                 kind: ProgKind::Tracepoint,
                 args: Some(Rc::new(args)),
                 func: None,
+                syscall_wrapper: false,
             })
         })
         .collect()

@@ -42,7 +42,7 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
     let (offset, size) = (offset?, size?);
     let data_loc = decl.starts_with("__data_loc");
     // Split the declaration into type words and the name (with an optional [N]).
-    let (ty_text, mut name) = match decl.rfind(|c: char| c == ' ' || c == '*') {
+    let (ty_text, mut name) = match decl.rfind([' ', '*']) {
         Some(i) => (decl[..=i].trim(), decl[i + 1..].trim()),
         None => return None,
     };
@@ -60,7 +60,7 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
         let to = if is_char { Type::Int { bytes: 1, signed: true } } else { Type::Void };
         Type::Ptr { to: Box::new(to), user: user_pointers }
     } else if let Some(len) = array_len {
-        let elem_size = if len > 0 { size / len } else { 1 };
+        let elem_size = size.checked_div(len).unwrap_or(1);
         if is_char || (elem_size == 1 && base.contains("char")) {
             Type::Str(size)
         } else {

@@ -12,11 +12,15 @@ use std::collections::HashMap;
 /// Type-check `program` against the kernel described by `env`.
 pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgram, Vec<Diagnostic>> {
     let mut diags = Vec::new();
+    let mut warnings = Vec::new();
     let mut groups: Vec<(usize, Vec<Site>)> = Vec::new();
     for (index, probe) in program.probes.iter().enumerate() {
         let mut sites = Vec::new();
         for spec in &probe.specs {
-            match provider::expand(&spec.provider, &spec.definition, env) {
+            let mut notes = Vec::new();
+            let expanded = provider::expand(&spec.provider, &spec.definition, env, &mut notes);
+            warnings.extend(notes.into_iter().map(|n| Diagnostic::warning(spec.span, n)));
+            match expanded {
                 Ok(s) => sites.extend(s),
                 Err(msg) => {
                     let mut d = Diagnostic::error(spec.span, msg);
@@ -60,7 +64,7 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
-        Ok(TProgram { probes, maps, events, uses_stacks })
+        Ok(TProgram { probes, maps, events, uses_stacks, warnings })
     } else {
         Err(diags)
     }
@@ -73,7 +77,7 @@ fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize,
     }
     use crate::provider::AttachPoint;
     let mut by_kind: Vec<(usize, Vec<Site>)> = Vec::new();
-    let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool), usize> = HashMap::new();
+    let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool, bool), usize> = HashMap::new();
     for s in sites {
         // A trampoline program is verified against one function: fentry sites never share.
         if matches!(s.point, AttachPoint::Fentry { .. }) {
@@ -82,7 +86,8 @@ fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize,
         }
         // Entries and returns attach differently (one kprobe_multi link is one or the other).
         let ret = matches!(s.point, AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. });
-        let key = (std::mem::discriminant(&s.point), ret);
+        // A syscall wrapper's arguments are read differently from another function's.
+        let key = (std::mem::discriminant(&s.point), ret, s.syscall_wrapper);
         match slot.get(&key) {
             Some(&i) => by_kind[i].1.push(s),
             None => {

@@ -23,6 +23,14 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Int(0), ty: Type::S64, span }
     }
 
+    /// `e` typed, or `None` when typing it reported an error: the caller then stays silent
+    /// instead of adding a second error about the placeholder's made-up type.
+    fn expr_or_poison(&mut self, e: &Expr) -> Option<TExpr> {
+        let before = self.diags.len();
+        let t = self.expr(e);
+        (self.diags.len() == before).then_some(t)
+    }
+
     pub fn expr(&mut self, e: &Expr) -> TExpr {
         let span = e.span;
         let mk = |kind, ty| TExpr { kind, ty, span };
@@ -57,7 +65,7 @@ impl Checker<'_> {
                 mk(TExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) }, ty)
             }
             ExprKind::Cast { ty, expr } => {
-                let inner = self.expr(expr);
+                let Some(inner) = self.expr_or_poison(expr) else { return self.poisoned(span) };
                 let target = match typename::resolve(ty, self.env.btf().ok()) {
                     Ok(t) => t,
                     Err(msg) => {
@@ -329,7 +337,7 @@ impl Checker<'_> {
                 return self.context_field(name, field, span);
             }
         }
-        let b = self.expr(base);
+        let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
         match b.ty.clone() {
             // `p->field` (or `p.field`, as ply allows) on a pointer to a kernel struct.
             Type::Ptr { to, user } => match *to {
@@ -418,6 +426,18 @@ impl Checker<'_> {
             _ => Type::U64,
         };
         match (&site.point, site.kind) {
+            // At a return the argument registers hold whatever the function left there.
+            (AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. }, _) => {
+                let (ret, entry) = match site.point {
+                    AttachPoint::Kprobe { .. } => ("kretprobe", "kprobe"),
+                    _ => ("uretprobe", "uprobe"),
+                };
+                self.error(
+                    Diagnostic::error(span, format!("`arg{}` does not exist in a {}: the arguments are gone when the function returns", n, ret))
+                        .with_help(format!("use `retval`, or save the argument in a map keyed by `tid` at the {} and read it here", entry)),
+                );
+                self.poisoned(span)
+            }
             (AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }, _) => {
                 let Some(&offset) = PT_REGS_ARGS.get(n) else {
                     self.error(Diagnostic::error(
@@ -426,6 +446,9 @@ impl Checker<'_> {
                     ));
                     return self.poisoned(span);
                 };
+                if site.syscall_wrapper {
+                    return self.syscall_arg(n, span);
+                }
                 // Typed from BTF at a function's entry; a return probe's registers hold other values.
                 let ty = match &site.point {
                     AttachPoint::Kprobe { retprobe: false, offset: 0, .. } => {
@@ -449,6 +472,27 @@ impl Checker<'_> {
                 self.poisoned(span)
             }
         }
+    }
+
+    /// Argument `n` of the syscall whose wrapper is probed: the wrapper's only argument points to
+    /// the user's registers, where the syscall ABI put it (rdi, rsi, rdx, r10, r8, r9).
+    fn syscall_arg(&mut self, n: usize, span: Span) -> TExpr {
+        let site = &self.sites[0];
+        let Some(&offset) = SYSCALL_ARGS.get(n) else {
+            self.error(Diagnostic::error(span, format!("a syscall has at most 6 arguments: there is no `arg{}`", n)));
+            return self.poisoned(span);
+        };
+        let ty = match site.func.as_ref().map(|f| f.params.get(n)) {
+            Some(Some((_, t))) if t.is_scalar() => t.clone(),
+            Some(None) => {
+                let f = site.func.as_ref().map(|f| (f.name.clone(), f.params.len())).unwrap_or_default();
+                self.error(Diagnostic::error(span, format!("syscall `{}` takes {} argument(s): there is no `arg{}`", f.0, f.1, n)));
+                return self.poisoned(span);
+            }
+            _ => Type::U64,
+        };
+        let regs = TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_ARGS[0] }, ty: Type::U64, span };
+        TExpr { kind: TExprKind::Read { ptr: Box::new(regs), offset: offset as i64, user: false }, ty, span }
     }
 
     /// `retval`: in kretprobes and uretprobes the return register, in fexit the slot after the arguments.
@@ -508,6 +552,9 @@ impl Checker<'_> {
             self.error(d);
             return self.poisoned(span);
         };
+        if self.sites[0].syscall_wrapper {
+            return self.arg(f.offset / 8, span);
+        }
         let mk = |kind, ty| TExpr { kind, ty, span };
         if f.data_loc {
             return mk(TExprKind::CtxDataLoc { offset: f.offset }, Type::Str(self.opts.string_size));
@@ -519,7 +566,7 @@ impl Checker<'_> {
     }
 
     fn index(&mut self, base: &Expr, index: &Expr, span: Span) -> TExpr {
-        let b = self.expr(base);
+        let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
         let i = match &index.kind {
             ExprKind::Int(i) => *i as i64,
             _ => {
@@ -654,6 +701,8 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
 const PT_REGS_ARGS: [usize; 6] = [112, 104, 96, 88, 72, 64];
 /// ...and of ax, the return value.
 const PT_REGS_RET: usize = 80;
+/// The syscall ABI's argument registers in `struct pt_regs`: di, si, dx, r10, r8, r9.
+const SYSCALL_ARGS: [usize; 6] = [112, 104, 96, 56, 72, 64];
 
 /// Up to eight names closest to `want` (by edit distance), for a hint.
 fn near_names(want: &str, names: &[String]) -> Vec<String> {

@@ -4,6 +4,7 @@
 use crate::provider::Site;
 use crate::types::Type;
 use sonde_syntax::ast::{BinOp, Span};
+use sonde_syntax::diag::Diagnostic;
 
 #[derive(Clone, Debug)]
 pub struct TExpr {
@@ -220,4 +221,6 @@ pub struct TProgram {
     pub events: Vec<EventDef>,
     /// Some probe takes a stack trace, so the program needs a stack map.
     pub uses_stacks: bool,
+    /// What the user should know about a program that compiles (shown before it runs).
+    pub warnings: Vec<Diagnostic>,
 }
