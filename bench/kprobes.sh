@@ -82,7 +82,8 @@ report() {
 import base64, statistics, struct, sys
 
 kernels = [a.split("=", 1) for a in sys.argv[1:]]
-PROBES = [("vfs", "kprobe:vfs_*"), ("openat2", "kprobe:do_sys_openat2")]
+PROBES = [("vfs", "kprobe:vfs_*"), ("sys", "kprobe:__x64_sys_*"), ("acpi", "kprobe:acpi_*"),
+          ("openat2", "kprobe:do_sys_openat2")]
 
 
 def elf_insns(data):
@@ -164,6 +165,9 @@ for series, path in kernels:
     print(hdr)
     print("-" * len(hdr))
     for pid, name in PROBES:
+        if f"skipped_{pid}" in info:
+            print(f"{name:<22} skipped: {info[f'skipped_{pid}']}")
+            continue
         lines = [
             ("probes in 'Attaching N probes'", None),
             ("launch -> 'Attaching' printed", ("total", "attaching")),

@@ -375,3 +375,37 @@ fn interval_fires_periodically() {
     );
     assert!(o.elapsed.as_secs_f64() < 10.0, "{}", o.describe());
 }
+
+#[test]
+fn conditions_in_predicates_if_and_ternary_count_exactly() {
+    // Reads of 100 (x3), 5000 (x2) and 2000 (x4) bytes: each condition below has a known count.
+    // Predicates, `if` and `?:` compile to jumps on the comparison itself (with immediates for
+    // small constants, registers for others), so every shape is checked against the numbers.
+    require_tracepoints!();
+    let c = r#"comm == "wl_cond""#;
+    let prog = format!(
+        r#"{EXIT_READ} /{c} && args->ret > 1000/ {{ @big = count(); }}
+        {EXIT_READ} /{c} && (args->ret < 200 || args->ret >= 5000)/ {{ @edge = count(); }}
+        {EXIT_READ} /{c} && !(args->ret == 2000)/ {{ @not = count(); }}
+        {EXIT_READ} /{c} && args->ret > -1 && args->ret < 0x100000000/ {{ @all = count(); }}
+        {EXIT_READ} /{c} && !(args->ret != 100 && args->ret != 5000)/ {{ @demorgan = count(); }}
+        {EXIT_READ} /{c}/ {{
+            if (args->ret > 4999) {{ @hi = count(); }} else if (args->ret <= 100) {{ @lo = count(); }} else {{ @mid = count(); }}
+            @t[args->ret > 1000 ? 1 : 0] = count();
+            @b[args->ret >= 2000] = count();
+        }}"#
+    );
+    let o = sonde(&[
+        "-c",
+        &wl(&["comm", "wl_cond", "read", "3", "100", "read", "2", "5000", "read", "4", "2000"]),
+        &prog,
+    ]);
+    o.assert_ok();
+    for (map, want) in [("@big", 6), ("@edge", 5), ("@not", 5), ("@all", 9), ("@demorgan", 5), ("@hi", 2), ("@lo", 3), ("@mid", 4)] {
+        assert_eq!(o.scalar(map), want.to_string(), "{map}\n{}", o.describe());
+    }
+    assert_eq!(o.keyed("@t", "1"), "6", "{}", o.describe());
+    assert_eq!(o.keyed("@t", "0"), "3", "{}", o.describe());
+    assert_eq!(o.keyed("@b", "1"), "6", "{}", o.describe());
+    assert_eq!(o.keyed("@b", "0"), "3", "{}", o.describe());
+}

@@ -38,7 +38,7 @@ impl Lower<'_> {
                 d
             }
             TExprKind::MapGet { map, keys } => {
-                let key = self.build_key(*map, keys, None);
+                let key = self.build_key(*map, keys, 0);
                 self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
                 self.e.stack_addr(Reg::R2, key);
                 self.e.call(h::MAP_LOOKUP_ELEM);
@@ -65,11 +65,9 @@ impl Lower<'_> {
             }
             TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
             TExprKind::Ternary { cond, then, els } => {
-                let c = self.scalar(cond);
                 let else_l = self.e.label();
                 let end = self.e.label();
-                self.e.jmp_imm(Cond::Eq, c, 0, else_l);
-                self.e.free_reg(c);
+                self.branch(cond, false, else_l);
                 let d = self.scalar(then);
                 self.e.goto(end);
                 self.e.bind(else_l);
@@ -394,7 +392,7 @@ impl Lower<'_> {
                 }
             }
             TExprKind::MapGet { map, keys } => {
-                let key = self.build_key(*map, keys, None);
+                let key = self.build_key(*map, keys, 0);
                 self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
                 self.e.stack_addr(Reg::R2, key);
                 self.e.call(h::MAP_LOOKUP_ELEM);
@@ -412,11 +410,9 @@ impl Lower<'_> {
                 self.e.bind(end);
             }
             TExprKind::Ternary { cond, then, els } => {
-                let c = self.scalar(cond);
                 let else_l = self.e.label();
                 let end = self.e.label();
-                self.e.jmp_imm(Cond::Eq, c, 0, else_l);
-                self.e.free_reg(c);
+                self.branch(cond, false, else_l);
                 self.buffer(then, off, size);
                 self.e.goto(end);
                 self.e.bind(else_l);
@@ -439,13 +435,15 @@ impl Lower<'_> {
 
     /// Build a map key on the stack (user keys, then an optional histogram bucket slot) and return
     /// its offset. The bucket's offset is `key_size - 8`.
-    pub fn build_key(&mut self, map: usize, keys: &[TExpr], _bucket: Option<()>) -> i16 {
+    /// The key of `map` for `keys`, built in a new stack slot; its last `filled_later` bytes are
+    /// left for the caller to write (a histogram's bucket index).
+    pub fn build_key(&mut self, map: usize, keys: &[TExpr], filled_later: usize) -> i16 {
         let info = &self.tp.maps[map];
         let (offs, size) = info.key_layout();
         let slots: Vec<usize> = info.keys.iter().map(Type::slot_size).collect();
         let key = self.e.alloc_stack(size);
         if keys.is_empty() || offs.is_empty() {
-            self.e.zero_stack(key, size);
+            self.e.zero_stack(key, size.saturating_sub(filled_later));
             return key;
         }
         for ((k, o), s) in keys.iter().zip(offs).zip(slots) {

@@ -2,6 +2,7 @@
 //! share. Expression temporaries live in r6-r8 (callee-saved, so they survive helper calls), the
 //! context pointer in r9, strings and keys in stack slots.
 
+mod branch;
 mod emit;
 mod expr;
 mod stmt;
@@ -163,9 +164,7 @@ fn lower_probe(tp: &TProgram, probe: &TProbe, opts: &Options, stack_map: Option<
     }
     if let Some(pred) = &probe.predicate {
         lw.e.span = pred.span;
-        let r = lw.scalar(pred);
-        lw.e.jmp_imm(sonde_bpf::Cond::Eq, r, 0, exit);
-        lw.e.free_reg(r);
+        lw.branch(pred, false, exit);
     }
     lw.block(&probe.body);
     lw.e.bind(exit);

@@ -31,7 +31,7 @@ impl Lower<'_> {
                 self.e.goto(self.exit);
             }
             TStmtKind::MapStore { map, keys, value } => {
-                let key = self.build_key(*map, keys, None);
+                let key = self.build_key(*map, keys, 0);
                 let size = self.tp.maps[*map].value_size();
                 let val = self.e.alloc_stack(size);
                 self.value_into(value, val, size);
@@ -39,7 +39,7 @@ impl Lower<'_> {
             }
             TStmtKind::Aggregate { map, keys, func, arg } => self.aggregate(*map, keys, *func, arg.as_ref()),
             TStmtKind::Delete { map, keys } => {
-                let key = self.build_key(*map, keys, None);
+                let key = self.build_key(*map, keys, 0);
                 self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
                 self.e.stack_addr(Reg::R2, key);
                 self.e.call(h::MAP_DELETE_ELEM);
@@ -49,11 +49,9 @@ impl Lower<'_> {
                 self.value_into(value, off, slot);
             }
             TStmtKind::If { cond, then, els } => {
-                let c = self.scalar(cond);
                 let else_l = self.e.label();
                 let end = self.e.label();
-                self.e.jmp_imm(Cond::Eq, c, 0, else_l);
-                self.e.free_reg(c);
+                self.branch(cond, false, else_l);
                 self.block(then);
                 self.e.goto(end);
                 self.e.bind(else_l);
@@ -107,21 +105,19 @@ impl Lower<'_> {
     /// Update a per-CPU aggregation in place when the key exists; insert it otherwise. Looking up
     /// first avoids a map update (the expensive part) on every event.
     fn aggregate(&mut self, map: usize, keys: &[TExpr], func: AggFunc, arg: Option<&TExpr>) {
-        let x = match arg {
-            Some(a) => self.scalar(a),
-            None => {
-                let r = self.e.alloc_reg();
-                self.e.emit(Insn::mov64_imm(r, 1));
-                r
-            }
-        };
+        // The value to add: a register, or None for the constant 1 (count(), and a histogram,
+        // whose argument only picks the bucket), which becomes an immediate.
+        let mut x = arg.map(|a| self.scalar(a));
         let signed = arg.is_some_and(|a| a.ty.is_signed());
-        let key = self.build_key(map, keys, None);
+        // A histogram's bucket index fills the key's last 8 bytes (written below).
+        let key = self.build_key(map, keys, if func.has_bucket() { 8 } else { 0 });
         let (_, key_size) = self.tp.maps[map].key_layout();
         if func.has_bucket() {
-            self.bucket(x, func, signed);
-            self.e.emit(Insn::store(Size::DW, Reg::FP, key + key_size as i16 - 8, Reg::R3));
-            self.e.emit(Insn::mov64_imm(x, 1));
+            if let Some(r) = x.take() {
+                self.bucket(r, func, signed);
+                self.e.emit(Insn::store(Size::DW, Reg::FP, key + key_size as i16 - 8, Reg::R3));
+                self.e.free_reg(r);
+            }
         }
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         self.e.stack_addr(Reg::R2, key);
@@ -138,12 +134,13 @@ impl Lower<'_> {
             lw.e.emit(Insn::store(Size::DW, Reg::R0, off, Reg::R1));
         };
         match func {
-            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => add(self, 0, Some(x)),
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => add(self, 0, x),
             AggFunc::Avg | AggFunc::Stats => {
                 add(self, 0, None);
-                add(self, 8, Some(x));
+                add(self, 8, x);
             }
             AggFunc::Min | AggFunc::Max => {
+                let x = x.unwrap_or(Reg::R6);
                 // value {current, set}: replace when unset or when x beats the current value.
                 let store = self.e.label();
                 self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 8));
@@ -165,20 +162,26 @@ impl Lower<'_> {
         self.e.bind(init);
         let size = func.value_size();
         let val = self.e.alloc_stack(size);
+        let store_x = |lw: &mut Lower, off: i16| match x {
+            Some(r) => lw.e.emit(Insn::store(Size::DW, Reg::FP, off, r)),
+            None => lw.e.emit(Insn::store_imm(Size::DW, Reg::FP, off, 1)),
+        };
         match func {
             AggFunc::Avg | AggFunc::Stats => {
                 self.e.emit(Insn::store_imm(Size::DW, Reg::FP, val, 1));
-                self.e.emit(Insn::store(Size::DW, Reg::FP, val + 8, x));
+                store_x(self, val + 8);
             }
             AggFunc::Min | AggFunc::Max => {
-                self.e.emit(Insn::store(Size::DW, Reg::FP, val, x));
+                store_x(self, val);
                 self.e.emit(Insn::store_imm(Size::DW, Reg::FP, val + 8, 1));
             }
-            _ => self.e.emit(Insn::store(Size::DW, Reg::FP, val, x)),
+            _ => store_x(self, val),
         }
         self.map_update(map, key, val, BPF_NOEXIST);
         self.e.bind(done);
-        self.e.free_reg(x);
+        if let Some(r) = x {
+            self.e.free_reg(r);
+        }
     }
 
     /// The histogram bucket of `x` into r3 (uses r1-r3, no calls). Quantize: 0 for negatives,
