@@ -50,6 +50,9 @@ COMMANDS:
                       no syscalls (for uprobes on this binary)
     libc-getpid N     N calls of libc's getpid() wrapper (one syscall each; for
                       uprobes on libc)
+    personality N     personality(N): the task's personality word becomes N
+    reset-on-fork     sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK):
+                      sets the task's sched_reset_on_fork bit (a kernel bitfield)
     bpf-ids           print the ids of every BPF program, map and link in the
                       kernel, one kind a line (`progs 3 7`, `maps ...`, `links ...`):
                       the VM tests' proof that sonde left nothing behind
@@ -286,6 +289,22 @@ fn run(args: &[String]) {
                 }
             }
             "bpf-ids" => print_bpf_ids(),
+            "personality" => {
+                let n = num("N", it.next());
+                if unsafe { libc::syscall(libc::SYS_personality, n as libc::c_ulong) } < 0 {
+                    die(&format!("personality({n}): errno {}", errno()));
+                }
+            }
+            "reset-on-fork" => {
+                const SCHED_RESET_ON_FORK: libc::c_int = 0x4000_0000;
+                let param = libc::sched_param { sched_priority: 0 };
+                let r = unsafe {
+                    libc::syscall(libc::SYS_sched_setscheduler, 0, libc::SCHED_OTHER | SCHED_RESET_ON_FORK, &param)
+                };
+                if r < 0 {
+                    die(&format!("sched_setscheduler(SCHED_RESET_ON_FORK): errno {}", errno()));
+                }
+            }
             "exit" => unsafe {
                 libc::syscall(libc::SYS_exit_group, num("CODE", it.next()) as libc::c_int);
             },

@@ -848,6 +848,39 @@ fn curtask_in_a_uprobe_is_the_caller() {
     );
 }
 
+/// Reads kernel members of every shape from `curtask` when the workload leaves nanosleep(2):
+/// an enum and a pointer in a struct in an anonymous union (`restart_block.nanosleep`, which
+/// sys_nanosleep fills: type TT_NATIVE = 1 when a remaining-time pointer is given, as the
+/// workload does), a function pointer symbolized (`restart_block.fn`), an element of a flexible
+/// array of structs (`thread_pid->numbers[0].nr`, the task's pid), a one-bit bitfield, a plain
+/// u32 the workload sets, and a char of a char array.
+const KERNEL_MEMBERS: &str = r#"tracepoint:syscalls:sys_exit_nanosleep /pid == cpid/ {
+    printf("%d %d %s %d %d %d %c\n", curtask->restart_block.nanosleep.type,
+        curtask->restart_block.nanosleep.rmtp != 0, ksym(curtask->restart_block.fn),
+        curtask->thread_pid->numbers[0].nr == tid, curtask->sched_reset_on_fork,
+        curtask->personality, curtask->comm[3]);
+}"#;
+
+#[test]
+fn kernel_members_of_every_shape_read_known_values() {
+    require_tracepoints!();
+    require_btf!();
+    let _g = shared();
+    let o = sonde(&["-c", &wl(&["comm", "wl_mem", "reset-on-fork", "personality", "262144", "sleep", "1"]), KERNEL_MEMBERS]);
+    o.assert_ok();
+    assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 1 262144 m", "{}", o.describe());
+    // Without the workload's changes, the bitfield and the personality read 0.
+    let o = sonde(&["-c", &wl(&["comm", "wl_mem", "sleep", "1"]), KERNEL_MEMBERS]);
+    o.assert_ok();
+    assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 0 0 m", "{}", o.describe());
+}
+
+#[test]
+fn index_past_a_fixed_array_member_exits_2() {
+    require_btf!();
+    compile_error("BEGIN { printf(\"%c\\n\", curtask->comm[16]); exit(); }", &["index 16 is outside", "<program>:1:"]);
+}
+
 #[test]
 fn curtask_unknown_member_exits_2() {
     require_btf!();

@@ -583,6 +583,25 @@ impl Checker<'_> {
                 let offset = offset + i as usize * elem.size();
                 TExpr { kind: TExprKind::CtxLoad { offset }, ty: (**elem).clone(), span }
             }
+            // An array member of a kernel struct, read through a pointer: `p->numbers[0].nr`. A
+            // flexible array (`struct upid numbers[]`, 0 elements in BTF) takes any index.
+            (Type::Array { elem, len }, TExprKind::Read { ptr, offset, user }) => {
+                if i < 0 || (*len > 0 && i as usize >= *len) {
+                    self.error(Diagnostic::error(index.span, format!("index {} is outside the array of {} elements", i, len)));
+                    return self.poisoned(span);
+                }
+                let offset = offset + i * elem.size() as i64;
+                TExpr { kind: TExprKind::Read { ptr: ptr.clone(), offset, user: *user }, ty: (**elem).clone(), span }
+            }
+            // One char of a char array member: `p->comm[0]`.
+            (Type::Str(len), TExprKind::Read { ptr, offset, user }) => {
+                if i < 0 || (*len > 0 && i as usize >= *len) {
+                    self.error(Diagnostic::error(index.span, format!("index {} is outside the array of {} chars", i, len)));
+                    return self.poisoned(span);
+                }
+                let ty = Type::Int { bytes: 1, signed: true };
+                TExpr { kind: TExprKind::Read { ptr: ptr.clone(), offset: offset + i, user: *user }, ty, span }
+            }
             (Type::Ptr { to, .. }, _) => {
                 let size = to.size().max(1) as i64;
                 self.deref(b.clone(), i * size, span)
