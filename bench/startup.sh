@@ -12,7 +12,10 @@
 #             on stdout -- note bpftrace prints it *before* it loads and attaches;
 #             ply: `ply: active` on stderr), then ends it with SIGINT;
 #   begin     total wall time of `BEGIN { exit(); }`;
-#   rss-*     peak RSS of both, from `/usr/bin/time -f %M`.
+#   btf       total wall time of a BEGIN that reads kernel struct members through BTF
+#             (`curtask->comm`, `curtask->mm->mm_users`): the cost of the kernel's types
+#             (sonde and bpftrace; ply has no BTF);
+#   rss-*     peak RSS of these, from `/usr/bin/time -f %M`.
 # Prints a table with bpftrace/sonde ratios, sonde's binary size and `ldd` output.
 # Needs root (BPF) and tracefs; installs Debian's `time` package if missing.
 set -euo pipefail
@@ -47,6 +50,8 @@ import os, select, shutil, signal, statistics, subprocess, sys, tempfile, time
 SONDE, RUNS = sys.argv[1], int(sys.argv[2])
 TIMEOUT = 20.0  # seconds for any one run
 
+BTF_PROGRAM = 'BEGIN { printf("%s %d\\n", curtask->comm, curtask->mm->mm_users.counter); exit(); }'
+
 # How to run each tool: the attach program, the BEGIN program, and where/what it
 # prints once attached.
 TOOLS = {
@@ -54,12 +59,14 @@ TOOLS = {
         cmd=[SONDE],
         attach="tracepoint:syscalls:sys_enter_getpid { @n = count(); }",
         begin="BEGIN { exit(); }",
+        btf=BTF_PROGRAM,
         ready=("stderr", b"Attaching 1 probe"),
     ),
     "bpftrace": dict(
         cmd=["bpftrace", "-e"],
         attach="tracepoint:syscalls:sys_enter_getpid { @n = count(); }",
         begin="BEGIN { exit(); }",
+        btf=BTF_PROGRAM,
         ready=("stdout", b"Attaching 1 probe"),
     ),
     "ply": dict(
@@ -143,10 +150,10 @@ def run_attach(tool):
     return ready, rss
 
 
-def run_begin(tool):
-    """Wall seconds of the whole BEGIN { exit(); } run, and its peak RSS (KiB)."""
+def run_begin(tool, which="begin"):
+    """Wall seconds of the whole run of a BEGIN program that exits, and its peak RSS (KiB)."""
     t = TOOLS[tool]
-    argv, rss_file = time_rss(t["cmd"] + [t["begin"]])
+    argv, rss_file = time_rss(t["cmd"] + [t[which]])
     t0 = time.perf_counter()
     try:
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -163,7 +170,7 @@ def run_begin(tool):
 
 
 # samples[tool][metric] -> list of values; failures[tool] -> message
-samples = {t: {"attach": [], "begin": [], "rss-attach": [], "rss-begin": []} for t in tools}
+samples = {t: {"attach": [], "begin": [], "btf": [], "rss-attach": [], "rss-begin": [], "rss-btf": []} for t in tools}
 failures = {}
 
 for t in tools:  # warm-up (page cache, BTF, tracefs dentries); not counted
@@ -181,9 +188,14 @@ for i in range(RUNS):
         try:
             a, ra = run_attach(t)
             b, rb = run_begin(t)
+            k, rk = run_begin(t, "btf") if "btf" in TOOLS[t] else (None, None)
         except Failed as e:
             failures[t] = str(e)
             continue
+        if k is not None:
+            samples[t]["btf"].append(k * 1000)
+        if rk is not None:
+            samples[t]["rss-btf"].append(rk / 1024)
         samples[t]["attach"].append(a * 1000)
         samples[t]["begin"].append(b * 1000)
         if ra is not None:
@@ -200,8 +212,10 @@ def med(t, m):
 rows = [
     ("attach 1 tracepoint", "attach", "ms"),
     ("BEGIN { exit(); } wall", "begin", "ms"),
+    ("BEGIN with BTF types wall", "btf", "ms"),
     ("peak RSS, attached", "rss-attach", "MiB"),
     ("peak RSS, BEGIN exit", "rss-begin", "MiB"),
+    ("peak RSS, BTF types", "rss-btf", "MiB"),
 ]
 cols = tools + (["bpftrace/sonde"] if "bpftrace" in tools else [])
 fmt = "{:<26}" + "{:>16}" * len(cols)

@@ -26,7 +26,7 @@ pub trait Env {
     fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError>;
     /// The kernel functions kprobes can attach to (tracefs' available_filter_functions, less
     /// the kprobe blacklist), for globs, checks and hints.
-    fn kernel_functions(&self) -> Result<Vec<String>, EnvError> {
+    fn kernel_functions(&self) -> Result<&[String], EnvError> {
         Err(EnvError::Unavailable("this kernel does not list its traceable functions".into()))
     }
     /// Is `name` a function in the kernel's symbol table (kallsyms)? None when unknown. Tells a

@@ -24,6 +24,12 @@ impl KernelEnv {
         KernelEnv { tracefs: OnceCell::new(), list: OnceCell::new(), btf: OnceCell::new(), functions: OnceCell::new(), pid }
     }
 
+    /// Why the kernel's types were asked for and could not be had, if they were: said once after
+    /// a program compiles (errors that needed the types say it themselves).
+    pub fn btf_missing(&self) -> Option<&str> {
+        self.btf.get()?.as_ref().err().map(String::as_str)
+    }
+
     pub fn tracefs(&self) -> Result<&Tracefs, EnvError> {
         self.tracefs
             .get_or_init(|| Tracefs::find_or_mount().map_err(|e| e.to_string()))
@@ -40,7 +46,7 @@ impl Env for KernelEnv {
         })
     }
 
-    fn kernel_functions(&self) -> Result<Vec<String>, EnvError> {
+    fn kernel_functions(&self) -> Result<&[String], EnvError> {
         self.functions
             .get_or_init(|| {
                 let _ = self.tracefs(); // available_filter_functions lives in tracefs
@@ -52,8 +58,8 @@ impl Env for KernelEnv {
                     .map(String::from)
                     .collect())
             })
-            .clone()
-            .map_err(EnvError::Unavailable)
+            .as_deref()
+            .map_err(|e| EnvError::Unavailable(e.clone()))
     }
 
     fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
@@ -78,10 +84,11 @@ impl Env for KernelEnv {
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         self.btf
             .get_or_init(|| {
-                sonde_btf::Btf::load_vmlinux().map_err(|e| {
-                    // Said once; integer arguments and tracepoints keep working without it.
-                    eprintln!("sonde: {}", e);
-                    e.to_string()
+                sonde_btf::Btf::load_vmlinux().map_err(|e| match e {
+                    sonde_btf::BtfError::NoKernelBtf { path } => {
+                        format!("this kernel has no BTF ({} is missing)", path.display())
+                    }
+                    other => other.to_string(),
                 })
             })
             .as_ref()

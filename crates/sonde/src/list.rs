@@ -27,6 +27,9 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
         }
     }
     print!("{}", out);
+    if let Some(why) = env.btf_missing() {
+        eprintln!("sonde: {}: argument types are not shown", why);
+    }
     if out.is_empty() {
         eprintln!("sonde: no probe matches `{}`", pattern);
         return Ok(1);
@@ -65,10 +68,11 @@ fn tracepoints(env: &KernelEnv, pat: &str, verbose: bool, out: &mut String) -> R
 
 fn kprobes(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
     let name = if provider.starts_with("kr") { "kretprobe" } else { "kprobe" };
-    let mut funcs: Vec<String> = env
+    let mut funcs: Vec<&str> = env
         .kernel_functions()
         .map_err(|e| Failure::Setup(e.to_string()))?
-        .into_iter()
+        .iter()
+        .map(String::as_str)
         .filter(|f| glob_match(pat, f))
         .collect();
     funcs.sort();
@@ -76,10 +80,10 @@ fn kprobes(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut 
     let btf = if verbose { env.btf().ok() } else { None };
     for f in funcs {
         let _ = writeln!(out, "{}:{}", name, f);
-        if verbose && sonde_compile::provider::is_syscall_wrapper(&f) {
-            syscall_prototype(env, &f, name == "kretprobe", out);
+        if verbose && sonde_compile::provider::is_syscall_wrapper(f) {
+            syscall_prototype(env, f, name == "kretprobe", out);
         } else if let Some(btf) = btf {
-            prototype(btf, &f, name == "kretprobe", "arg", out);
+            prototype(btf, f, name == "kretprobe", "arg", out);
         }
     }
     Ok(())

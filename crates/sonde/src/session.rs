@@ -46,6 +46,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     let env = KernelEnv::for_pid(cli.pid);
     let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if let Some(why) = env.btf_missing() {
+        eprintln!("sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work", why);
+    }
     for w in &typed.warnings {
         eprint!("{}", sonde_syntax::render(w, &source, crate::error::stderr_is_terminal()));
     }

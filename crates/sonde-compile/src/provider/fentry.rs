@@ -9,7 +9,7 @@ use crate::types::{Field, StructDef};
 use std::rc::Rc;
 
 pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
-    let btf = env.btf().map_err(|e| format!("{}: fentry/fexit need it (use kprobe: instead)", e))?;
+    let btf = env.btf().map_err(|e| format!("{}; fentry/fexit need it: use kprobe: instead", e))?;
     let names: Vec<String> = if is_glob(definition) {
         let mut hits: Vec<String> =
             btf.funcs().map(|(n, _)| n).filter(|n| glob_match(definition, n)).map(String::from).collect();

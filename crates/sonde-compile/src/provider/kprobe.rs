@@ -32,7 +32,7 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<S
             return Err("an offset needs one function, not a pattern".into());
         }
         let mut hits: Vec<String> =
-            env.kernel_functions().map_err(|e| e.to_string())?.into_iter().filter(|f| glob_match(symbol, f)).collect();
+            env.kernel_functions().map_err(|e| e.to_string())?.iter().filter(|f| glob_match(symbol, f)).cloned().collect();
         hits.sort();
         hits.dedup();
         if hits.is_empty() {
@@ -42,9 +42,9 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<S
     } else {
         match env.kernel_functions() {
             Ok(all) if !all.iter().any(|f| f == symbol) => {
-                let copies = compiler_copies(symbol, &all);
+                let copies = compiler_copies(symbol, all);
                 if copies.is_empty() {
-                    return Err(unknown(symbol, &all, env.kernel_symbol_exists(symbol)));
+                    return Err(unknown(symbol, all, env.kernel_symbol_exists(symbol)));
                 }
                 notes.push(format!(
                     "the kernel has no `{}` of its own, only the compiler's specialized {} {}: probing {}; \

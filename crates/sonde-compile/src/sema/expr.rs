@@ -356,10 +356,11 @@ impl Checker<'_> {
                 }
             },
             ref t if t.is_scalar() => {
-                self.error(
-                    Diagnostic::error(span, format!("cannot read member `{}` of a `{}`", field, b.ty))
-                        .with_help("cast it to a kernel pointer type first, e.g. `((struct task_struct *)arg0)->pid`"),
-                );
+                let help = match self.env.btf() {
+                    Err(e) => format!("{}, so arguments are plain integers and kernel structs cannot be read", e),
+                    Ok(_) => "cast it to a kernel pointer type first, e.g. `((struct task_struct *)arg0)->pid`".into(),
+                };
+                self.error(Diagnostic::error(span, format!("cannot read member `{}` of a `{}`", field, b.ty)).with_help(help));
                 self.poisoned(span)
             }
             other => {
