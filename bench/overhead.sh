@@ -5,6 +5,7 @@
 #
 #   bash bench/overhead.sh            # N=2000000 getpid calls
 #   N=500000 bash bench/overhead.sh
+#   ROUNDS=9 bash bench/overhead.sh   # interleaved rounds, medians (default 5)
 #
 # Prints ns per traced call (loop time with tracing minus loop time without, divided by N)
 # for each tool side by side, and the ratio bpftrace/sonde.
@@ -34,12 +35,21 @@ under() { # TOOL-COMMAND...: start the tracer, wait until it attached, time the 
 }
 
 PROG='tracepoint:syscalls:sys_enter_getpid /comm == "bench_wl"/ { @n = count(); }'
-base=$(loop_ns)
-s=$(under "$SONDE" "$PROG")
-echo "getpid x $N: untraced $((base / N)) ns/call"
+ROUNDS=${ROUNDS:-5}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# ROUNDS interleaved rounds (untraced, sonde, bpftrace), medians of each: this VM's timing drifts.
+: >/tmp/sonde-bench-base; : >/tmp/sonde-bench-s; : >/tmp/sonde-bench-b
+for _ in $(seq "$ROUNDS"); do
+    loop_ns >>/tmp/sonde-bench-base
+    under "$SONDE" "$PROG" >>/tmp/sonde-bench-s 2>/dev/null
+    if command -v bpftrace >/dev/null; then under bpftrace -e "$PROG" >>/tmp/sonde-bench-b 2>/dev/null; fi
+done
+base=$(median </tmp/sonde-bench-base)
+s=$(median </tmp/sonde-bench-s)
+echo "getpid x $N, medians of $ROUNDS rounds: untraced $((base / N)) ns/call"
 printf '%-10s %8s ns/event\n' sonde "$(( (s - base) / N ))"
-if command -v bpftrace >/dev/null; then
-    b=$(under bpftrace -e "$PROG")
+if [ -s /tmp/sonde-bench-b ]; then
+    b=$(median </tmp/sonde-bench-b)
     printf '%-10s %8s ns/event\n' bpftrace "$(( (b - base) / N ))"
     python3 -c "import sys; s,b,base=map(int,sys.argv[1:]); print('bpftrace/sonde overhead ratio: %.2fx' % ((b-base)/max(s-base,1)))" "$s" "$b" "$base"
 fi
