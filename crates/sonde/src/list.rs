@@ -146,14 +146,20 @@ fn uprobes(provider: &str, pat: &str, out: &mut String) -> Result<(), Failure> {
 /// For -d: how many kernel functions each kprobe glob matches but cannot probe (notrace,
 /// blacklisted, or not a function ftrace knows).
 pub fn report_skipped(ast: &sonde_syntax::ast::Program, env: &KernelEnv) {
+    let globs: Vec<_> = ast
+        .probes
+        .iter()
+        .flat_map(|p| &p.specs)
+        .filter(|s| matches!(s.provider.as_str(), "kprobe" | "k" | "kretprobe" | "kr"))
+        .filter(|s| sonde_compile::glob::is_glob(&s.definition))
+        .collect();
+    if globs.is_empty() {
+        return; // kallsyms is 5 MB of text: read it only when there is something to report
+    }
     let Ok(traceable) = env.kernel_functions() else { return };
     let Ok(syms) = sonde_symbols::kallsyms::KernelSymbols::load_names() else { return };
     let known: std::collections::HashSet<&str> = traceable.iter().map(String::as_str).collect();
-    for spec in ast.probes.iter().flat_map(|p| &p.specs) {
-        let kprobe = matches!(spec.provider.as_str(), "kprobe" | "k" | "kretprobe" | "kr");
-        if !kprobe || !sonde_compile::glob::is_glob(&spec.definition) {
-            continue;
-        }
+    for spec in globs {
         let traced = traceable.iter().filter(|f| glob_match(&spec.definition, f)).count();
         let mut all: Vec<&str> = syms.function_names().filter(|n| glob_match(&spec.definition, n)).collect();
         all.sort_unstable();
