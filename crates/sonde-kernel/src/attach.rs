@@ -71,27 +71,31 @@ impl Link {
 /// from several threads lets the part outside the mutexes overlap: 425 kprobes on Debian's 6.1
 /// under qemu TCG took 40.2 s one by one and 31.5 s from 16 threads.
 pub fn detach_all(links: Vec<Link>) {
-    let (fds, probes) = into_fds(links);
-    if fds.len() < PARALLEL_DETACH_FROM {
-        drop(fds);
-    } else {
-        let mut shares: Vec<Vec<OwnedFd>> = (0..DETACH_THREADS).map(|_| Vec::new()).collect();
-        for (i, fd) in fds.into_iter().enumerate() {
-            shares[i % DETACH_THREADS].push(fd);
-        }
-        std::thread::scope(|s| {
-            for share in shares {
-                // No thread to be had: the share is closed right here (dropped with the error).
-                let _ = std::thread::Builder::new().spawn_scoped(s, move || drop(share));
-            }
-        });
-    }
+    let (link_fds, event_fds, probes) = into_fds(links);
+    close_all(link_fds);
+    close_all(event_fds);
     drop(probes);
 }
 
-/// From this many fds on, `detach_all` closes them from `DETACH_THREADS` threads.
-const PARALLEL_DETACH_FROM: usize = 64;
-const DETACH_THREADS: usize = 16;
+/// From this many fds on, `close_all` closes them from `CLOSE_THREADS` threads.
+const PARALLEL_CLOSE_FROM: usize = 64;
+const CLOSE_THREADS: usize = 16;
+
+fn close_all(fds: Vec<OwnedFd>) {
+    if fds.len() < PARALLEL_CLOSE_FROM {
+        return drop(fds);
+    }
+    let mut shares: Vec<Vec<OwnedFd>> = (0..CLOSE_THREADS).map(|_| Vec::new()).collect();
+    for (i, fd) in fds.into_iter().enumerate() {
+        shares[i % CLOSE_THREADS].push(fd);
+    }
+    std::thread::scope(|s| {
+        for share in shares {
+            // No thread to be had: the share is closed right here (dropped with the error).
+            let _ = std::thread::Builder::new().spawn_scoped(s, move || drop(share));
+        }
+    });
+}
 
 /// Hand every link to a detached grandchild process that closes them (links first, then perf
 /// events), so a caller about to exit does not wait 40-75 ms per tracepoint. Returns in about a
@@ -105,7 +109,8 @@ pub fn detach_all_in_background(links: Vec<Link>) {
     let (with_probe, links): (Vec<Link>, Vec<Link>) =
         links.into_iter().partition(|l| l.probe.is_some());
     detach_all(with_probe);
-    let (fds, _) = into_fds(links);
+    let (mut fds, mut events, _) = into_fds(links);
+    fds.append(&mut events);
     if fds.is_empty() {
         return;
     }
@@ -115,12 +120,12 @@ pub fn detach_all_in_background(links: Vec<Link>) {
     }
 }
 
-/// The fds in the order they should be closed: links before the events under them; and the
-/// tracefs probe events, to remove after the fds are closed.
-fn into_fds(links: Vec<Link>) -> (Vec<OwnedFd>, Vec<TracefsProbe>) {
+/// The BPF link fds and the perf event fds (to close in that order: links before the events under
+/// them), and the tracefs probe events, to remove after the fds are closed.
+fn into_fds(links: Vec<Link>) -> (Vec<OwnedFd>, Vec<OwnedFd>, Vec<TracefsProbe>) {
     let mut events = Vec::new();
     let mut probes = Vec::new();
-    let mut fds: Vec<OwnedFd> = links
+    let fds: Vec<OwnedFd> = links
         .into_iter()
         .filter_map(|mut l| {
             events.extend(l.event.take());
@@ -128,8 +133,7 @@ fn into_fds(links: Vec<Link>) -> (Vec<OwnedFd>, Vec<TracefsProbe>) {
             l.link.take()
         })
         .collect();
-    fds.append(&mut events);
-    (fds, probes)
+    (fds, events, probes)
 }
 
 /// How a program is put on a perf event fd. `Auto` is what the attach functions use.

@@ -2,10 +2,9 @@
 //! with the arguments by name (`args->filename`) and, in fexit, `retval`, all typed from BTF.
 
 use super::{AttachPoint, ProgKind, Site};
-use crate::btf_types::{func_sig, FuncSig};
+use crate::btf_types::func_sig;
 use crate::env::Env;
 use crate::glob::{glob_match, is_glob};
-use crate::types::{Field, StructDef};
 use std::rc::Rc;
 
 pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
@@ -35,29 +34,10 @@ pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, 
             Ok(Site {
                 point: AttachPoint::Fentry { func: name.clone(), btf_id: sig.btf_id, exit },
                 kind: if exit { ProgKind::Fexit } else { ProgKind::Fentry },
-                args: Some(Rc::new(arguments(&sig, exit))),
+                args: Some(Rc::new(sig.argument_record(exit))),
                 func: Some(Rc::new(sig)),
                 syscall_wrapper: false,
             })
         })
         .collect()
-}
-
-/// The trampoline's context: each argument in a u64 slot, then (fexit) the return value.
-fn arguments(sig: &FuncSig, exit: bool) -> StructDef {
-    let mut fields: Vec<Field> = sig
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, (name, ty))| Field {
-            name: if name.is_empty() { format!("arg{}", i) } else { name.clone() },
-            offset: 8 * i,
-            ty: ty.clone(),
-            data_loc: false,
-        })
-        .collect();
-    if exit {
-        fields.push(Field { name: "retval".into(), offset: 8 * sig.params.len(), ty: sig.ret.clone(), data_loc: false });
-    }
-    StructDef { name: sig.name.clone(), size: 8 * fields.len(), fields }
 }

@@ -13,7 +13,7 @@ use super::{AttachPoint, ProgKind, Site};
 use crate::btf_types::{func_sig, FuncSig};
 use crate::env::Env;
 use crate::glob::{glob_match, is_glob};
-use crate::types::{Field, StructDef, Type};
+use crate::types::Type;
 use std::rc::Rc;
 
 /// The prefix of x86-64 syscall wrappers (kernels since 4.17 have no other syscall entry symbols).
@@ -66,7 +66,7 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<S
         _ => None,
     };
     // A wrapper's `args->NAME` are its syscall's arguments (fentry's layout: one u64 each).
-    let args = func.as_ref().filter(|_| is_syscall_wrapper(&names[0])).map(|f| Rc::new(arguments(f)));
+    let args = func.as_ref().filter(|_| is_syscall_wrapper(&names[0])).map(|f| Rc::new(f.argument_record(false)));
     Ok(names
         .into_iter()
         .map(|symbol| Site {
@@ -124,17 +124,6 @@ pub fn signature(symbol: &str, env: &dyn Env) -> Option<FuncSig> {
                 .collect()
         })?;
     Some(FuncSig { name: syscall.to_string(), btf_id: 0, params, ret })
-}
-
-/// `args->NAME` of a syscall wrapper: each argument in a u64 slot, in order.
-fn arguments(sig: &FuncSig) -> StructDef {
-    let fields: Vec<Field> = sig
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, (name, ty))| Field { name: name.clone(), offset: 8 * i, ty: ty.clone(), data_loc: false })
-        .collect();
-    StructDef { name: sig.name.clone(), size: 8 * fields.len(), fields }
 }
 
 /// `vfs_read+0x10` / `vfs_read+16` -> ("vfs_read", 16).
