@@ -40,7 +40,7 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
-    /// Trace only process PID.
+    /// Trace only process PID (uprobe library names resolve in its mappings); stop when it exits.
     #[arg(short = 'p', long, value_name = "PID")]
     pub pid: Option<u32>,
 

@@ -16,6 +16,7 @@ mod output;
 mod session;
 mod signals;
 mod stacks;
+mod target;
 
 use clap::Parser;
 use error::Failure;

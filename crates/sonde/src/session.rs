@@ -107,7 +107,10 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     let (mut status, lost_seen) = match begin_action {
         Action::Exit(code) => (code, 0),
-        Action::Continue => deliver_events(cli, &mut ring, &mut printer, child.as_mut())?,
+        Action::Continue => {
+            let watch = cli.pid.map(crate::target::PidWatch::new);
+            deliver_events(cli, &mut ring, &mut printer, child.as_mut(), watch.as_ref())?
+        }
     };
     // Silence every probe at once, so END has the last word and the maps print now, not after
     // the kernel has taken its time to detach them (see CONTROL_MAP).
@@ -148,13 +151,15 @@ fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
 /// From this many perf-event probes on, detaching is slow enough to announce.
 const SLOW_DETACH_NOTE: usize = 100;
 
-/// Print events as they come until exit(), a signal, the end of the `-c` command or lost
-/// events (without `-k`) stop tracing. The exit status so far, and the lost events reported.
+/// Print events as they come until exit(), a signal, the end of the `-c` command or of the `-p`
+/// process, or lost events (without `-k`) stop tracing. The exit status so far, and the lost
+/// events reported.
 fn deliver_events(
     cli: &Cli,
     ring: &mut RingBuf,
     printer: &mut Printer,
     mut child: Option<&mut HeldChild>,
+    target: Option<&crate::target::PidWatch>,
 ) -> Result<(i32, u64), Failure> {
     let mut lost_seen = 0;
     loop {
@@ -165,13 +170,14 @@ fn deliver_events(
         if signals::stop_requested().is_some() {
             return Ok((0, lost_seen));
         }
-        if let Some(c) = child.as_deref_mut() {
-            if c.poll_exit() {
-                // The command's last events may still be in flight: one more short round.
-                std::thread::sleep(Duration::from_millis(POLL_MS as u64));
-                drain(ring, printer)?;
-                return Ok((0, lost_seen));
-            }
+        let command_ended = child.as_deref_mut().is_some_and(HeldChild::poll_exit);
+        let target_ended = target.is_some_and(crate::target::PidWatch::exited);
+        if command_ended || target_ended {
+            debug(cli, if command_ended { "the -c command exited" } else { "the -p process exited" });
+            // Its last events may still be in flight: one more short round.
+            std::thread::sleep(Duration::from_millis(POLL_MS as u64));
+            drain(ring, printer)?;
+            return Ok((0, lost_seen));
         }
         let lost = printer.lost_events()?;
         if lost > lost_seen {

@@ -438,7 +438,8 @@ fn two_workloads(p: bool) -> (Output, u32) {
     assert!(a.wait(Duration::from_secs(30)).success());
     assert!(b.wait(Duration::from_secs(30)).success());
     let _ = std::fs::remove_file(&go);
-    // With -p, sonde may end by itself when the process exits; if not, Ctrl-C it.
+    // With -p, sonde ends by itself when the process exits (p_ends_tracing_when_the_process_exits);
+    // without, Ctrl-C it.
     std::thread::sleep(Duration::from_millis(300));
     if !s.exited() {
         s.signal(libc::SIGINT);
@@ -467,6 +468,34 @@ fn p_limits_a_uprobe_to_that_process() {
         o.describe()
     );
     assert_eq!(o.keyed("@s", "wl_upa"), "210", "{}", o.describe());
+}
+
+#[test]
+fn p_ends_tracing_when_the_process_exits() {
+    // Nothing can fire for a process that is gone: sonde stops by itself, prints its maps and
+    // exits 0, as bpftrace does. The process is not reaped meanwhile (a zombie has exited too).
+    require_uprobes!();
+    let _g = shared();
+    let go = temp_path("p-exit-go");
+    let mut a = spawn_workload(&["comm", "wl_pex", "waitfile", go.to_str().unwrap(), "ucall", "6"]);
+    let apid = a.pid().to_string();
+    let mut s = Sonde::new(&["-p", &apid, &format!("{} {{ @n = count(); }}", target("uprobe"))]).spawn();
+    s.wait_attached();
+    std::fs::write(&go, b"").unwrap();
+    let t0 = std::time::Instant::now();
+    while !s.exited() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped_by_itself = s.exited();
+    if !stopped_by_itself {
+        s.signal(libc::SIGINT);
+    }
+    let o = s.wait();
+    assert!(a.wait(Duration::from_secs(30)).success());
+    let _ = std::fs::remove_file(&go);
+    assert!(stopped_by_itself, "sonde -p kept running after the process exited\n{}", o.describe());
+    o.assert_ok();
+    assert_eq!(o.int("@n"), 6, "{}", o.describe());
 }
 
 #[test]
