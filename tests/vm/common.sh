@@ -208,7 +208,7 @@ vm_cpio() {
 vm_qemu() {
 	local kernel="$1" cpio_file="$2" raw="$3" mem="$4"
 	: >"$raw"
-	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp 2 \
+	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "$mem" -smp 2 \
 		-kernel "$kernel" -initrd "$cpio_file" \
 		-append "console=ttyS0 quiet panic=-1" -nographic -no-reboot \
 		</dev/null >"$raw" 2>&1 &
@@ -228,7 +228,7 @@ vm_qemu() {
 }
 
 # Boots the guest and runs it to power-off. A guest that never reached /init (no @@INIT on the
-# console: a panic while booting, as multi-threaded TCG now and then gives one while the kernel
+# console: a panic while booting, as multi-threaded TCG (VM_TCG_THREAD=multi) now and then gives one while the kernel
 # patches its own text) is booted once more; its console is kept as RAW.boot-failed. Nothing of
 # sonde has run by then, so this retries only the emulator, never a case.
 vm_boot() {

@@ -20,10 +20,10 @@ state() {
 # The kernel frees BPF objects after an RCU grace period: allow it 5 s to get back to $before.
 expect_clean() {
 	_vm_check
-	i=0
-	while [ "$(state)" != "$before" ] && [ $i -lt 50 ]; do
+	n=0
+	while [ "$(state)" != "$before" ] && [ $n -lt 50 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		n=$((n + 1))
 	done
 	if [ "$(state)" != "$before" ]; then
 		fail "after $1, the kernel still holds what sonde made:
@@ -33,17 +33,19 @@ $before
 $(state)"
 	fi
 }
-# Starts sonde in the background and waits until it is attached (more BPF programs than before).
+# Starts sonde in the background (its output in out.$1, err.$1) and waits until it is attached
+# and something of it shows in the kernel.
 start_sonde() {
-	sonde "$PROG" >out.txt 2>err.txt &
+	: >"err.$1"
+	sonde "$PROG" >"out.$1" 2>"err.$1" &
 	pid=$!
-	i=0
-	while ! grep -q '^Attaching' err.txt && [ $i -lt 300 ]; do
+	n=0
+	while ! grep -q '^Attaching' "err.$1" && [ $n -lt 300 ] && kill -0 "$pid" 2>/dev/null; do
 		sleep 0.1
-		i=$((i + 1))
+		n=$((n + 1))
 	done
 	_vm_check
-	grep -q '^Attaching' err.txt || fail "sonde never attached: $(cat err.txt)"
+	grep -q '^Attaching' "err.$1" || fail "sonde never attached ($n waits; $(kill -0 "$pid" 2>/dev/null && echo running || echo exited)): $(cat "err.$1")"
 	[ "$(state)" != "$before" ] || fail 'nothing showed up in the kernel while sonde was attached'
 }
 
@@ -58,17 +60,17 @@ expect_line '@ur: 2'
 expect_clean 'a normal exit (-c)'
 
 for sig in INT TERM; do
-	start_sonde
+	start_sonde "$sig"
 	kill -"$sig" "$pid"
 	wait "$pid"
 	st=$?
 	_vm_check
-	[ "$st" = 0 ] || fail "sonde exited $st after SIG$sig: $(cat err.txt)"
-	grep -q '^@k: ' out.txt || fail "no maps printed after SIG$sig: $(cat out.txt)"
+	[ "$st" = 0 ] || fail "sonde exited $st after SIG$sig: $(cat "err.$sig")"
+	grep -q '^@k: ' "out.$sig" || fail "no maps printed after SIG$sig: $(cat "out.$sig")"
 	expect_clean "SIG$sig"
 done
 
-start_sonde
+start_sonde KILL
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 expect_clean 'SIGKILL'
