@@ -393,6 +393,7 @@ fn conditions_in_predicates_if_and_ternary_count_exactly() {
             if (args->ret > 4999) {{ @hi = count(); }} else if (args->ret <= 100) {{ @lo = count(); }} else {{ @mid = count(); }}
             @t[args->ret > 1000 ? 1 : 0] = count();
             @b[args->ret >= 2000] = count();
+            @v[(args->ret > 1000 && args->ret < 3000) || !(args->ret != 100)] = count();
         }}"#
     );
     let o = sonde(&[
@@ -408,4 +409,7 @@ fn conditions_in_predicates_if_and_ternary_count_exactly() {
     assert_eq!(o.keyed("@t", "0"), "3", "{}", o.describe());
     assert_eq!(o.keyed("@b", "1"), "6", "{}", o.describe());
     assert_eq!(o.keyed("@b", "0"), "3", "{}", o.describe());
+    // `&&`, `||` and `!` as values: 2000 and 100 are true, 5000 is not.
+    assert_eq!(o.keyed("@v", "1"), "7", "{}", o.describe());
+    assert_eq!(o.keyed("@v", "0"), "2", "{}", o.describe());
 }

@@ -5,7 +5,7 @@
 use super::emit::Label;
 use super::Lower;
 use crate::sema::tir::{TExpr, TExprKind};
-use sonde_bpf::Cond;
+use sonde_bpf::{Cond, Insn, Reg};
 use sonde_syntax::ast::BinOp;
 
 impl Lower<'_> {
@@ -15,6 +15,20 @@ impl Lower<'_> {
         self.e.span = x.span;
         self.branch_inner(x, when, target);
         self.e.span = saved;
+    }
+
+    /// `x` as a truth value: 1 when the jump `branch` makes for true is taken, else 0.
+    pub fn boolean(&mut self, x: &TExpr) -> Reg {
+        let truth = self.e.label();
+        let end = self.e.label();
+        self.branch(x, true, truth);
+        let d = self.e.alloc_reg();
+        self.e.emit(Insn::mov64_imm(d, 0));
+        self.e.goto(end);
+        self.e.bind(truth);
+        self.e.emit(Insn::mov64_imm(d, 1));
+        self.e.bind(end);
+        d
     }
 
     fn branch_inner(&mut self, x: &TExpr, when: bool, target: Label) {

@@ -58,10 +58,10 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_imm(Alu::Xor, d, -1));
                 d
             }
-            TExprKind::Not(a) => {
-                let d = self.scalar(a);
-                self.bool_from_jump(d, |e, d| e.emit(Insn::jmp_imm(Cond::Eq, d, 0, 2)));
-                d
+            // Truth values (0 or 1) come from the same jumps as conditions do (`branch.rs`).
+            TExprKind::Not(_) => self.boolean(x),
+            TExprKind::Binary { op, lhs, .. } if !lhs.ty.is_string() && (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or)) => {
+                self.boolean(x)
             }
             TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
             TExprKind::Ternary { cond, then, els } => {
@@ -206,14 +206,6 @@ impl Lower<'_> {
         }
     }
 
-    /// Turn "the jump emitted by `jump` is taken" into d = 1, else d = 0. `jump` must skip 2 instructions.
-    fn bool_from_jump(&mut self, d: Reg, jump: impl FnOnce(&mut super::emit::Emitter, Reg)) {
-        jump(&mut self.e, d);
-        self.e.emit(Insn::mov64_imm(d, 0));
-        self.e.emit(Insn::ja(1));
-        self.e.emit(Insn::mov64_imm(d, 1));
-    }
-
     /// Evaluate `rhs` while keeping `l` alive, spilling it to the stack if no register is left.
     pub fn hold_while(&mut self, l: Reg, rhs: &TExpr) -> (Reg, Reg) {
         if self.e.free_regs() > 0 {
@@ -237,66 +229,28 @@ impl Lower<'_> {
             }
             return d;
         }
-        match op {
-            BinOp::And | BinOp::Or => return self.logical(op == BinOp::And, lhs, rhs),
-            _ => {}
-        }
         let l = self.scalar(lhs);
         let (l, r) = self.hold_while(l, rhs);
-        let signed = crate::sema::arith_type(&lhs.ty, &rhs.ty).is_signed();
         let alu = match op {
-            BinOp::Add => Some(Alu::Add),
-            BinOp::Sub => Some(Alu::Sub),
-            BinOp::Mul => Some(Alu::Mul),
-            BinOp::Div => Some(Alu::Div),
-            BinOp::Mod => Some(Alu::Mod),
-            BinOp::Shl => Some(Alu::Lsh),
-            BinOp::Shr => Some(if lhs.ty.is_signed() { Alu::Arsh } else { Alu::Rsh }),
-            BinOp::BitAnd => Some(Alu::And),
-            BinOp::BitOr => Some(Alu::Or),
-            BinOp::BitXor => Some(Alu::Xor),
-            _ => None,
+            BinOp::Add => Alu::Add,
+            BinOp::Sub => Alu::Sub,
+            BinOp::Mul => Alu::Mul,
+            BinOp::Div => Alu::Div,
+            BinOp::Mod => Alu::Mod,
+            BinOp::Shl => Alu::Lsh,
+            BinOp::Shr => if lhs.ty.is_signed() { Alu::Arsh } else { Alu::Rsh },
+            BinOp::BitAnd => Alu::And,
+            BinOp::BitOr => Alu::Or,
+            BinOp::BitXor => Alu::Xor,
+            // Comparisons and `&&`/`||` are truth values (see `scalar_inner`).
+            _ => {
+                self.e.overflow.get_or_insert((self.e.span, "internal error: a comparison reached arithmetic lowering"));
+                Alu::Add
+            }
         };
-        if let Some(alu) = alu {
-            self.e.emit(Insn::alu64_reg(alu, l, r));
-        } else {
-            let cond = match (op, signed) {
-                (BinOp::Eq, _) => Cond::Eq,
-                (BinOp::Ne, _) => Cond::Ne,
-                (BinOp::Lt, true) => Cond::Slt,
-                (BinOp::Lt, false) => Cond::Lt,
-                (BinOp::Le, true) => Cond::Sle,
-                (BinOp::Le, false) => Cond::Le,
-                (BinOp::Gt, true) => Cond::Sgt,
-                (BinOp::Gt, false) => Cond::Gt,
-                (BinOp::Ge, true) => Cond::Sge,
-                (_, _) => Cond::Ge,
-            };
-            self.bool_from_jump(l, |e, l| e.emit(Insn::jmp_reg(cond, l, r, 2)));
-        }
+        self.e.emit(Insn::alu64_reg(alu, l, r));
         self.e.free_reg(r);
         l
-    }
-
-    /// `&&` and `||` with short-circuit evaluation, yielding 0 or 1.
-    fn logical(&mut self, and: bool, lhs: &TExpr, rhs: &TExpr) -> Reg {
-        let decided = self.e.label();
-        let end = self.e.label();
-        // `&&` stops at the first false operand, `||` at the first true one.
-        let stop = if and { Cond::Eq } else { Cond::Ne };
-        let d = self.scalar(lhs);
-        self.e.jmp_imm(stop, d, 0, decided);
-        self.e.free_reg(d);
-        let r = self.scalar(rhs);
-        self.e.jmp_imm(stop, r, 0, decided);
-        self.e.free_reg(r);
-        let d2 = self.e.alloc_reg();
-        self.e.emit(Insn::mov64_imm(d2, if and { 1 } else { 0 }));
-        self.e.goto(end);
-        self.e.bind(decided);
-        self.e.emit(Insn::mov64_imm(d2, if and { 0 } else { 1 }));
-        self.e.bind(end);
-        d2
     }
 
     /// Write a value of `x` into the stack slot at `off` of `size` bytes (a multiple of 8), filling

@@ -151,7 +151,7 @@ fn unknown(symbol: &str, all: &[String], exists: Option<bool>) -> String {
     // Old syscall spellings (ply's `SyS_openat`, `sys_openat`) are `__x64_sys_openat` today, or
     // `__do_sys_getpid` for syscalls without arguments.
     let bare = symbol.trim_start_matches("SyS_").trim_start_matches("sys_");
-    let modern = ["__x64_sys_", "__do_sys_"].iter().map(|p| format!("{}{}", p, bare)).find(|m| all.contains(m));
+    let modern = [SYSCALL_WRAPPER_PREFIX, "__do_sys_"].iter().map(|p| format!("{}{}", p, bare)).find(|m| all.contains(m));
     if let (true, Some(modern)) = (bare != symbol, modern) {
         msg.push_str(&format!("; syscalls are spelled `{}` on this kernel", modern));
     } else if let Some(best) = sonde_syntax::closest(symbol, all.iter().map(String::as_str)) {

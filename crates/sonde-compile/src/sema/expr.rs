@@ -478,19 +478,22 @@ impl Checker<'_> {
     /// Argument `n` of the syscall whose wrapper is probed: the wrapper's only argument points to
     /// the user's registers, where the syscall ABI put it (rdi, rsi, rdx, r10, r8, r9).
     fn syscall_arg(&mut self, n: usize, span: Span) -> TExpr {
-        let site = &self.sites[0];
         let Some(&offset) = SYSCALL_ARGS.get(n) else {
             self.error(Diagnostic::error(span, format!("a syscall has at most 6 arguments: there is no `arg{}`", n)));
             return self.poisoned(span);
         };
-        let ty = match site.func.as_ref().map(|f| f.params.get(n)) {
-            Some(Some((_, t))) if t.is_scalar() => t.clone(),
-            Some(None) => {
-                let f = site.func.as_ref().map(|f| (f.name.clone(), f.params.len())).unwrap_or_default();
-                self.error(Diagnostic::error(span, format!("syscall `{}` takes {} argument(s): there is no `arg{}`", f.0, f.1, n)));
-                return self.poisoned(span);
-            }
-            _ => Type::U64,
+        // Typed from the syscall's format when it was found; untyped otherwise (and in globs).
+        let ty = match self.sites[0].func.clone() {
+            Some(f) => match f.params.get(n) {
+                Some((_, t)) if t.is_scalar() => t.clone(),
+                Some(_) => Type::U64,
+                None => {
+                    let msg = format!("syscall `{}` takes {} argument(s): there is no `arg{}`", f.name, f.params.len(), n);
+                    self.error(Diagnostic::error(span, msg));
+                    return self.poisoned(span);
+                }
+            },
+            None => Type::U64,
         };
         let regs = TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_ARGS[0] }, ty: Type::U64, span };
         TExpr { kind: TExprKind::Read { ptr: Box::new(regs), offset: offset as i64, user: false }, ty, span }
