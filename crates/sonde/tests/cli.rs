@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{run_workload, sonde, spawn_workload, temp_path, wl, Sonde};
+use common::{run_workload, sonde, wl, Gated, Sonde};
 
 const GETPID: &str = "tracepoint:syscalls:sys_enter_getpid";
 
@@ -91,18 +91,13 @@ fn p_counts_only_that_process() {
     // Two workloads wait for a file, then make 100 and 50 getpid calls; sonde
     // follows only the first. No comm filter: -p alone must keep out the second
     // workload and every other process on the machine.
-    let go = temp_path("p-go");
-    let gos = go.to_str().unwrap();
-    let mut a = spawn_workload(&["comm", "wl_pa", "waitfile", gos, "getpid", "100"]);
-    let mut b = spawn_workload(&["comm", "wl_pb", "waitfile", gos, "getpid", "50"]);
-    let apid = a.pid().to_string();
+    let mut w = Gated::spawn(&[("wl_pa", &["getpid", "100"]), ("wl_pb", &["getpid", "50"])]);
+    let apid = w.pid(0).to_string();
     let mut s = Sonde::new(&["-p", &apid, &format!("{GETPID} {{ @n = count(); }}")]).spawn();
     s.wait_attached();
-    std::fs::write(&go, b"").unwrap();
-    assert!(a.wait(Duration::from_secs(30)).success());
-    assert!(b.wait(Duration::from_secs(30)).success());
-    let _ = std::fs::remove_file(&go);
-    // sonde may end by itself when the process exits; if not, Ctrl-C it.
+    w.go();
+    w.wait_all();
+    // sonde ends by itself when the process exits; if it has not yet, Ctrl-C it.
     std::thread::sleep(Duration::from_millis(300));
     if !s.exited() {
         s.signal(libc::SIGINT);

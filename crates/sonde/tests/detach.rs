@@ -14,19 +14,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{leftover_bpf_objects, run_workload, sonde, wl, BpfObjects, Output, Sonde};
+use common::{assert_no_bpf_objects_left, run_workload, sonde, wl, BpfObjects, Sonde};
 
 const GETPID: &str = "tracepoint:syscalls:sys_enter_getpid";
-
-#[track_caller]
-fn check_clean(what: &str, before: &BpfObjects, o: &Output) {
-    if let Some(left) = leftover_bpf_objects(before) {
-        panic!(
-            "after {what}, BPF objects remain: {left:?}\n{}",
-            o.describe()
-        );
-    }
-}
 
 #[test]
 fn no_bpf_objects_remain() {
@@ -36,7 +26,7 @@ fn no_bpf_objects_remain() {
     let before = BpfObjects::now();
     let o = sonde(&[r#"BEGIN { @x = count(); exit(); } END { printf("end\n"); }"#]);
     o.assert_ok();
-    check_clean("BEGIN { exit(); }", &before, &o);
+    assert_no_bpf_objects_left("BEGIN { exit(); }", &before, &o);
 
     // 2. -c: ends when the command does.
     let before = BpfObjects::now();
@@ -46,7 +36,7 @@ fn no_bpf_objects_remain() {
         &format!(r#"{GETPID} /comm == "wl_dc"/ {{ @[comm] = count(); @h = hist(pid); }}"#),
     ]);
     o.assert_ok();
-    check_clean("-c", &before, &o);
+    assert_no_bpf_objects_left("-c", &before, &o);
 
     // 3. Ended by each signal, while attached. Also checks that the programs were
     //    really there while it ran (so the id listing works).
@@ -74,7 +64,7 @@ fn no_bpf_objects_remain() {
         s.signal(sig);
         let o = s.wait();
         o.assert_ok();
-        check_clean(name, &before, &o);
+        assert_no_bpf_objects_left(name, &before, &o);
     }
 
     // 4. Dry run: loads into the verifier, attaches nothing, keeps nothing.
@@ -83,7 +73,7 @@ fn no_bpf_objects_remain() {
         .timeout(Duration::from_secs(30))
         .run();
     o.assert_ok();
-    check_clean("--dry-run", &before, &o);
+    assert_no_bpf_objects_left("--dry-run", &before, &o);
 
     // 5. Failures: an attach the kernel refuses after the first probe is attached
     //    (ftrace's own events exist in tracefs but take no BPF program) and a
@@ -93,12 +83,12 @@ fn no_bpf_objects_remain() {
         "{GETPID} {{ @a = count(); }} tracepoint:ftrace:print {{ @n = count(); }}"
     )]);
     o.assert_code(1);
-    check_clean("a failed attach", &before, &o);
+    assert_no_bpf_objects_left("a failed attach", &before, &o);
 
     let before = BpfObjects::now();
     let o = sonde(&[r#"tracepoint:syscalls:sys_enter_openat { printf("%d\n", args->nosuch); }"#]);
     o.assert_code(2);
-    check_clean("a compile error", &before, &o);
+    assert_no_bpf_objects_left("a compile error", &before, &o);
 
     // 6. Killed with SIGKILL: the kernel must free everything with the process
     //    (sonde must not pin objects in bpffs or leave them to a helper process).
@@ -107,5 +97,5 @@ fn no_bpf_objects_remain() {
     s.wait_attached();
     s.signal(libc::SIGKILL);
     let o = s.wait();
-    check_clean("SIGKILL", &before, &o);
+    assert_no_bpf_objects_left("SIGKILL", &before, &o);
 }

@@ -18,8 +18,8 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use common::{
-    leftover_bpf_objects, run_workload, sonde, sonde_bin, spawn_workload, temp_path, tracefs, wl,
-    workload, BpfObjects, Output, Sonde,
+    assert_no_bpf_objects_left, run_workload, sonde, sonde_bin, spawn_workload, traced_ok, tracefs,
+    workload, BpfObjects, Gated, Output, Sonde,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -153,15 +153,10 @@ fn uprobe_counts_every_call_and_sums_arg0() {
     require_uprobes!();
     let _g = shared();
     const N: i64 = 100;
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", &N.to_string()]),
-        &format!(
+    let o = traced_ok(&["ucall", &N.to_string()], &format!(
             "{} /pid == cpid/ {{ @n = count(); @s = sum(arg0); @mx = max(arg0); @mn = min(arg0); }}",
             target("uprobe")
-        ),
-    ]);
-    o.assert_ok();
+        ));
     assert!(
         o.stderr.contains("Attaching 1 probe..."),
         "{}",
@@ -178,25 +173,21 @@ fn uprobe_short_form_and_no_calls() {
     // `u:` is `uprobe:`; a run that never calls the function prints no count at all.
     require_uprobes!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["seq", "ucall", "0", "--", "getpid", "3"]),
+    let o = traced_ok(
+        &["seq", "ucall", "0", "--", "getpid", "3"],
         &format!(
             "u:{}:sonde_workload_target /pid == cpid/ {{ @n = count(); }}",
             workload_path()
         ),
-    ]);
-    o.assert_ok();
+    );
     assert!(!o.stdout.contains("@n"), "no call, no @n\n{}", o.describe());
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", "4"]),
+    let o = traced_ok(
+        &["ucall", "4"],
         &format!(
             "u:{}:sonde_workload_target /pid == cpid/ {{ @n = count(); }}",
             workload_path()
         ),
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(o.int("@n"), 4, "{}", o.describe());
 }
 
@@ -204,15 +195,13 @@ fn uprobe_short_form_and_no_calls() {
 fn uprobe_offset_zero_is_the_entry() {
     require_uprobes!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", "9"]),
+    let o = traced_ok(
+        &["ucall", "9"],
         &format!(
             "{}+0 /pid == cpid/ {{ @n = count(); @s = sum(arg0); }}",
             target("uprobe")
         ),
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(o.int("@n"), 9, "{}", o.describe());
     assert_eq!(o.int("@s"), 45, "{}", o.describe());
 }
@@ -222,15 +211,13 @@ fn uretprobe_sums_retval() {
     require_uprobes!();
     let _g = shared();
     const N: i64 = 100;
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", &N.to_string()]),
+    let o = traced_ok(
+        &["ucall", &N.to_string()],
         &format!(
             "{} /pid == cpid/ {{ @n = count(); @r = sum(retval); }}",
             target("uretprobe")
         ),
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(o.int("@n"), N, "{}", o.describe());
     assert_eq!(o.int("@r"), N * (N + 1), "{}", o.describe());
 }
@@ -241,15 +228,13 @@ fn uretprobe_retval_as_map_key() {
     require_uprobes!();
     let _g = shared();
     const N: i64 = 12;
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", &N.to_string()]),
+    let o = traced_ok(
+        &["ucall", &N.to_string()],
         &format!(
             "ur:{}:sonde_workload_target /pid == cpid/ {{ @[retval] = count(); }}",
             workload_path()
         ),
-    ]);
-    o.assert_ok();
+    );
     let got = int_entries(&o, "@");
     let want: BTreeMap<String, i64> = (1..=N).map(|i| ((2 * i).to_string(), 1)).collect();
     assert_eq!(got, want, "{}", o.describe());
@@ -262,16 +247,11 @@ fn uprobe_and_uretprobe_together() {
     require_uprobes!();
     let _g = shared();
     const N: i64 = 30;
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", &N.to_string()]),
-        &format!(
+    let o = traced_ok(&["ucall", &N.to_string()], &format!(
             "{} /pid == cpid/ {{ @in = count(); @a = sum(arg0); }} {} /pid == cpid/ {{ @out = count(); @r = sum(retval); }}",
             target("uprobe"),
             target("uretprobe")
-        ),
-    ]);
-    o.assert_ok();
+        ));
     assert!(
         o.stderr.contains("Attaching 2 probes..."),
         "{}",
@@ -288,15 +268,13 @@ fn uprobe_printf_arg0_and_pid() {
     // Filtered on comm, not pid: the pid each event prints must be the -c command's.
     require_uprobes!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["comm", "wl_upf", "ucall", "5"]),
+    let o = traced_ok(
+        &["comm", "wl_upf", "ucall", "5"],
         &format!(
             r#"{} /comm == "wl_upf"/ {{ printf("%d %d %d\n", arg0, pid, cpid); }}"#,
             target("uprobe")
         ),
-    ]);
-    o.assert_ok();
+    );
     let lines = o.lines();
     assert_eq!(lines.len(), 5, "{}", o.describe());
     let mut pids = Vec::new();
@@ -327,15 +305,13 @@ fn uprobe_printf_arg0_and_pid() {
 fn uprobe_probe_builtin_names_the_binary() {
     require_uprobes!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["ucall", "3"]),
+    let o = traced_ok(
+        &["ucall", "3"],
         &format!(
             "{} /pid == cpid/ {{ @[probe] = count(); }}",
             target("uprobe")
         ),
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(o.keyed("@", &target("uprobe")), "3", "{}", o.describe());
 }
 
@@ -348,12 +324,10 @@ fn uprobe_on_libc_by_name() {
     // count.
     require_uprobes!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["seq", "getpid", "10", "--", "libc-getpid", "37"]),
+    let o = traced_ok(
+        &["seq", "getpid", "10", "--", "libc-getpid", "37"],
         "uprobe:libc:getpid /pid == cpid/ { @n = count(); @p[probe] = count(); }",
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(o.int("@n"), 37, "{}", o.describe());
     // `probe` names the library sonde resolved: an absolute path to libc.
     let p = entries(&o, "@p");
@@ -376,12 +350,10 @@ fn uprobe_on_libc_by_soname_and_path_agree() {
     require_uprobes!();
     let _g = shared();
     // The path sonde itself resolved `libc` to.
-    let o = sonde(&[
-        "-c",
-        &wl(&["libc-getpid", "1"]),
+    let o = traced_ok(
+        &["libc-getpid", "1"],
         r#"uprobe:libc:getpid /pid == cpid/ { printf("%s\n", probe); }"#,
-    ]);
-    o.assert_ok();
+    );
     let path = o.lines()[0]
         .strip_prefix("uprobe:")
         .and_then(|s| s.strip_suffix(":getpid"))
@@ -393,14 +365,9 @@ fn uprobe_on_libc_by_soname_and_path_agree() {
         .to_str()
         .unwrap()
         .to_string();
-    let o = sonde(&[
-        "-c",
-        &wl(&["libc-getpid", "11"]),
-        &format!(
+    let o = traced_ok(&["libc-getpid", "11"], &format!(
             "uprobe:libc:getpid /pid == cpid/ {{ @a = count(); }} uprobe:{soname}:getpid /pid == cpid/ {{ @b = count(); }} uretprobe:{path}:getpid /pid == cpid/ {{ @c = count(); @ok[retval == pid] = count(); }}"
-        ),
-    ]);
-    o.assert_ok();
+        ));
     assert_eq!(o.int("@a"), 11, "{}", o.describe());
     assert_eq!(o.int("@b"), 11, "{}", o.describe());
     assert_eq!(o.int("@c"), 11, "{}", o.describe());
@@ -418,11 +385,8 @@ fn uprobe_on_libc_by_soname_and_path_agree() {
 /// Two workloads that wait for a file, then call the target 20 (wl_upa) and 30 (wl_upb)
 /// times; sonde starts (with `-p wl_upa` if `p`) before the file appears, with no predicate.
 fn two_workloads(p: bool) -> (Output, u32) {
-    let go = temp_path("up-go");
-    let gos = go.to_str().unwrap();
-    let mut a = spawn_workload(&["comm", "wl_upa", "waitfile", gos, "ucall", "20"]);
-    let mut b = spawn_workload(&["comm", "wl_upb", "waitfile", gos, "ucall", "30"]);
-    let apid = a.pid().to_string();
+    let mut w = Gated::spawn(&[("wl_upa", &["ucall", "20"]), ("wl_upb", &["ucall", "30"])]);
+    let apid = w.pid(0).to_string();
     let prog = format!(
         "{} {{ @[comm] = count(); @pids[pid] = count(); @s[comm] = sum(arg0); }}",
         target("uprobe")
@@ -434,10 +398,8 @@ fn two_workloads(p: bool) -> (Output, u32) {
     args.push(&prog);
     let mut s = Sonde::new(&args).spawn();
     s.wait_attached();
-    std::fs::write(&go, b"").unwrap();
-    assert!(a.wait(Duration::from_secs(30)).success());
-    assert!(b.wait(Duration::from_secs(30)).success());
-    let _ = std::fs::remove_file(&go);
+    w.go();
+    w.wait_all();
     // With -p, sonde ends by itself when the process exits (p_ends_tracing_when_the_process_exits);
     // without, Ctrl-C it.
     std::thread::sleep(Duration::from_millis(300));
@@ -446,7 +408,7 @@ fn two_workloads(p: bool) -> (Output, u32) {
     }
     let o = s.wait();
     o.assert_ok();
-    (o, a.pid())
+    (o, w.pid(0))
 }
 
 #[test]
@@ -476,12 +438,16 @@ fn p_ends_tracing_when_the_process_exits() {
     // exits 0, as bpftrace does. The process is not reaped meanwhile (a zombie has exited too).
     require_uprobes!();
     let _g = shared();
-    let go = temp_path("p-exit-go");
-    let mut a = spawn_workload(&["comm", "wl_pex", "waitfile", go.to_str().unwrap(), "ucall", "6"]);
-    let apid = a.pid().to_string();
-    let mut s = Sonde::new(&["-p", &apid, &format!("{} {{ @n = count(); }}", target("uprobe"))]).spawn();
+    let mut w = Gated::spawn(&[("wl_pex", &["ucall", "6"])]);
+    let apid = w.pid(0).to_string();
+    let mut s = Sonde::new(&[
+        "-p",
+        &apid,
+        &format!("{} {{ @n = count(); }}", target("uprobe")),
+    ])
+    .spawn();
     s.wait_attached();
-    std::fs::write(&go, b"").unwrap();
+    w.go();
     let t0 = std::time::Instant::now();
     while !s.exited() && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
@@ -491,9 +457,12 @@ fn p_ends_tracing_when_the_process_exits() {
         s.signal(libc::SIGINT);
     }
     let o = s.wait();
-    assert!(a.wait(Duration::from_secs(30)).success());
-    let _ = std::fs::remove_file(&go);
-    assert!(stopped_by_itself, "sonde -p kept running after the process exited\n{}", o.describe());
+    w.wait_all();
+    assert!(
+        stopped_by_itself,
+        "sonde -p kept running after the process exited\n{}",
+        o.describe()
+    );
     o.assert_ok();
     assert_eq!(o.int("@n"), 6, "{}", o.describe());
 }
@@ -670,12 +639,10 @@ fn profile_hz_samples_by_cpu() {
     // sonde was up (plus slack); at least 20 over the half second.
     require_bpf!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["sleep", "500"]),
+    let o = traced_ok(
+        &["sleep", "500"],
         "profile:hz:99 { @[cpu] = count(); @t = count(); }",
-    ]);
-    o.assert_ok();
+    );
     let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as i64;
     let by_cpu = int_entries(&o, "@");
     assert!(!by_cpu.is_empty(), "no samples by cpu\n{}", o.describe());
@@ -718,16 +685,14 @@ fn software_page_faults_count_the_workload() {
     // same faults; `read 1 1` (under another comm) faults nothing new.
     require_bpf!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&[
+    let o = traced_ok(
+        &[
             "comm", "wl_upf0", "read", "1", "1", "--", "comm", "wl_upf1", "read", "1", "1048576",
-        ]),
+        ],
         "software:page-faults:1 /pid == cpid/ { @a[comm] = count(); } \
          software:faults:1 /pid == cpid/ { @b[comm] = count(); } \
          software:minor-faults:1 /pid == cpid/ { @c[comm] = count(); }",
-    ]);
-    o.assert_ok();
+    );
     assert!(
         o.stderr.contains("Attaching 3 probes..."),
         "{}",
@@ -766,14 +731,12 @@ fn software_context_switches_count_sleeps() {
     // Each nanosleep blocks, so each switches the process out at least once.
     require_bpf!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&[
+    let o = traced_ok(
+        &[
             "comm", "wl_ucs", "sleep", "30", "--", "sleep", "30", "--", "sleep", "30",
-        ]),
+        ],
         r#"software:cs:1 /comm == "wl_ucs"/ { @n = count(); }"#,
-    ]);
-    o.assert_ok();
+    );
     let n = o.int("@n");
     assert!(
         (3..=100).contains(&n),
@@ -860,15 +823,13 @@ fn curtask_in_a_uprobe_is_the_caller() {
     require_uprobes!();
     require_btf!();
     let _g = shared();
-    let o = sonde(&[
-        "-c",
-        &wl(&["comm", "wl_uct", "ucall", "4"]),
+    let o = traced_ok(
+        &["comm", "wl_uct", "ucall", "4"],
         &format!(
             r#"{} /pid == cpid/ {{ @[curtask->comm, curtask->tgid == pid, curtask->tgid == cpid] = count(); }}"#,
             target("uprobe")
         ),
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(
         int_entries(&o, "@"),
         BTreeMap::from([("wl_uct, 1, 1".to_string(), 4)]),
@@ -895,19 +856,41 @@ fn kernel_members_of_every_shape_read_known_values() {
     require_tracepoints!();
     require_btf!();
     let _g = shared();
-    let o = sonde(&["-c", &wl(&["comm", "wl_mem", "reset-on-fork", "personality", "262144", "sleep", "1"]), KERNEL_MEMBERS]);
-    o.assert_ok();
-    assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 1 262144 m", "{}", o.describe());
+    let o = traced_ok(
+        &[
+            "comm",
+            "wl_mem",
+            "reset-on-fork",
+            "personality",
+            "262144",
+            "sleep",
+            "1",
+        ],
+        KERNEL_MEMBERS,
+    );
+    assert_eq!(
+        o.stdout.trim_end(),
+        "1 1 do_no_restart_syscall 1 1 262144 m",
+        "{}",
+        o.describe()
+    );
     // Without the workload's changes, the bitfield and the personality read 0.
-    let o = sonde(&["-c", &wl(&["comm", "wl_mem", "sleep", "1"]), KERNEL_MEMBERS]);
-    o.assert_ok();
-    assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 0 0 m", "{}", o.describe());
+    let o = traced_ok(&["comm", "wl_mem", "sleep", "1"], KERNEL_MEMBERS);
+    assert_eq!(
+        o.stdout.trim_end(),
+        "1 1 do_no_restart_syscall 1 0 0 m",
+        "{}",
+        o.describe()
+    );
 }
 
 #[test]
 fn index_past_a_fixed_array_member_exits_2() {
     require_btf!();
-    compile_error("BEGIN { printf(\"%c\\n\", curtask->comm[16]); exit(); }", &["index 16 is outside", "<program>:1:"]);
+    compile_error(
+        "BEGIN { printf(\"%c\\n\", curtask->comm[16]); exit(); }",
+        &["index 16 is outside", "<program>:1:"],
+    );
 }
 
 #[test]
@@ -1034,12 +1017,7 @@ fn sonde_uprobe_events() -> Vec<String> {
 
 #[track_caller]
 fn check_clean(what: &str, before: &BpfObjects, o: &Output) {
-    if let Some(left) = leftover_bpf_objects(before) {
-        panic!(
-            "after {what}, BPF objects remain: {left:?}\n{}",
-            o.describe()
-        );
-    }
+    assert_no_bpf_objects_left(what, before, o);
     let ev = sonde_uprobe_events();
     assert!(
         ev.is_empty(),
@@ -1061,12 +1039,10 @@ fn uprobes_detach_cleanly() {
 
     // 1. -c: ends when the command does.
     let before = BpfObjects::now();
-    let o = sonde(&[
-        "-c",
-        &wl(&["comm", "wl_udt", "ucall", "10", "--", "libc-getpid", "3"]),
+    let o = traced_ok(
+        &["comm", "wl_udt", "ucall", "10", "--", "libc-getpid", "3"],
         &both,
-    ]);
-    o.assert_ok();
+    );
     assert_eq!(o.int("@n"), 10, "{}", o.describe());
     assert_eq!(o.int("@r"), 110, "{}", o.describe());
     assert_eq!(o.int("@g"), 3, "{}", o.describe());
@@ -1095,8 +1071,7 @@ fn uprobes_detach_cleanly() {
     check_clean("SIGINT", &before, &o);
 
     // 3. After detaching, the function runs unprobed: a new sonde sees only its own calls.
-    let o = sonde(&["-c", &wl(&["comm", "wl_udt", "ucall", "5"]), &both]);
-    o.assert_ok();
+    let o = traced_ok(&["comm", "wl_udt", "ucall", "5"], &both);
     assert_eq!(o.int("@n"), 5, "{}", o.describe());
 
     // 4. -p of a process that does not exist: today the kernel refuses the attach

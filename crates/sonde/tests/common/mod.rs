@@ -813,3 +813,69 @@ pub fn leftover_bpf_objects(before: &BpfObjects) -> Option<BpfObjects> {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Fails the test if BPF objects made since `before` are still there after `what` (see
+/// [`leftover_bpf_objects`]), showing sonde's run `o`.
+#[track_caller]
+pub fn assert_no_bpf_objects_left(what: &str, before: &BpfObjects, o: &Output) {
+    if let Some(left) = leftover_bpf_objects(before) {
+        panic!(
+            "after {what}, BPF objects remain: {left:?}\n{}",
+            o.describe()
+        );
+    }
+}
+
+/// `sonde -c 'sonde-workload WORKLOAD...' PROGRAM`, which must succeed.
+#[track_caller]
+pub fn traced_ok(workload: &[&str], program: &str) -> Output {
+    let o = sonde(&["-c", &wl(workload), program]);
+    o.assert_ok();
+    o
+}
+
+/// Workloads that wait (`waitfile`) until [`Gated::go`], so a tracer can attach first. Each is
+/// `sonde-workload comm NAME waitfile GO REST...`.
+pub struct Gated {
+    go: PathBuf,
+    pub procs: Vec<Workload>,
+}
+
+impl Gated {
+    pub fn spawn(each: &[(&str, &[&str])]) -> Gated {
+        let go = temp_path("go");
+        let gos = go.to_str().expect("utf-8 temp path").to_string();
+        let procs = each
+            .iter()
+            .map(|(comm, rest)| {
+                let mut args = vec!["comm", comm, "waitfile", &gos];
+                args.extend_from_slice(rest);
+                spawn_workload(&args)
+            })
+            .collect();
+        Gated { go, procs }
+    }
+
+    pub fn pid(&self, i: usize) -> u32 {
+        self.procs[i].pid()
+    }
+
+    /// Lets every workload run.
+    pub fn go(&self) {
+        std::fs::write(&self.go, b"").expect("write the go file");
+    }
+
+    /// Waits for every workload to exit successfully.
+    #[track_caller]
+    pub fn wait_all(&mut self) {
+        for p in &mut self.procs {
+            assert!(p.wait(Duration::from_secs(30)).success());
+        }
+    }
+}
+
+impl Drop for Gated {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.go);
+    }
+}
