@@ -57,13 +57,11 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)
 		[ $# -ge 2 ] || die "--kernel needs a series (6.1, 6.12)"
-		IFS=',' read -r -a _k <<<"$2"
-		series_list+=("${_k[@]}")
+		vm_add_series "$2"
 		shift 2
 		;;
 	--kernel=*)
-		IFS=',' read -r -a _k <<<"${1#--kernel=}"
-		series_list+=("${_k[@]}")
+		vm_add_series "${1#--kernel=}"
 		shift
 		;;
 	--keep) keep=1; shift ;;
@@ -74,9 +72,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#series_list[@]} -gt 0 ] || series_list=(6.12 6.1)
-for s in "${series_list[@]}"; do
-	[[ "$s" =~ ^[0-9]+\.[0-9]+$ ]] || die "bad kernel series '$s' (want e.g. 6.1 or 6.12)"
-done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number"
 command -v python3 >/dev/null 2>&1 || die "python3 is needed for the report"
 

@@ -20,6 +20,8 @@
 #                                boots once more if the kernel never reached /init
 #   vm_clean RAW OUT             the console without carriage returns and terminal escapes
 #   vm_case_block NAME CLEAN     "VERDICT SECS" of a case, then its output lines
+#   vm_add_series LIST           appends the kernel series in LIST (`6.1,6.12`) to series_list,
+#                                after checking each looks like one
 #   now, elapsed T0 T1
 
 VM_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,6 +42,16 @@ log() {
 }
 
 now() { date +%s.%N; }
+
+# --kernel LIST: 6.1 or 6.12, comma-separated.
+vm_add_series() {
+	local s _k
+	IFS=',' read -r -a _k <<<"$1"
+	for s in "${_k[@]}"; do
+		[[ "$s" =~ ^[0-9]+\.[0-9]+$ ]] || die "bad kernel series '$s' (want e.g. 6.1 or 6.12)"
+		series_list+=("$s")
+	done
+}
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # ---- host packages ------------------------------------------------------------------------------

@@ -43,13 +43,11 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)
 		[ $# -ge 2 ] || die "--kernel needs a series (6.1, 6.12)"
-		IFS=',' read -r -a _k <<<"$2"
-		series_list+=("${_k[@]}")
+		vm_add_series "$2"
 		shift 2
 		;;
 	--kernel=*)
-		IFS=',' read -r -a _k <<<"${1#--kernel=}"
-		series_list+=("${_k[@]}")
+		vm_add_series "${1#--kernel=}"
 		shift
 		;;
 	--case)
@@ -69,9 +67,6 @@ while [ $# -gt 0 ]; do
 done
 [ ${#series_list[@]} -gt 0 ] || series_list=(6.1 6.12)
 [ ${#case_globs[@]} -gt 0 ] || case_globs=('*')
-for s in "${series_list[@]}"; do
-	[[ "$s" =~ ^[0-9]+\.[0-9]+$ ]] || die "bad kernel series '$s' (want e.g. 6.1 or 6.12)"
-done
 
 # ---- the cases to run ---------------------------------------------------------------------------
 cases=()
