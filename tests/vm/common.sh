@@ -43,12 +43,12 @@ log() {
 
 now() { date +%s.%N; }
 
-# --kernel LIST: 6.1 or 6.12, comma-separated.
+# --kernel LIST: 5.10, 6.1 or 6.12, comma-separated.
 vm_add_series() {
 	local s _k
 	IFS=',' read -r -a _k <<<"$1"
 	for s in "${_k[@]}"; do
-		[[ "$s" =~ ^[0-9]+\.[0-9]+$ ]] || die "bad kernel series '$s' (want e.g. 6.1 or 6.12)"
+		[[ "$s" =~ ^[0-9]+\.[0-9]+$ ]] || die "bad kernel series '$s' (want e.g. 5.10, 6.1 or 6.12)"
 		series_list+=("$s")
 	done
 }
@@ -114,6 +114,37 @@ vm_workdir() {
 }
 
 # ---- kernels ------------------------------------------------------------------------------------
+# Series whose kernel is in an older Debian release than the machine's: apt reads that release's
+# package lists from a directory of its own under the cache, so the machine's sources stay as
+# they are. (6.1 and 6.12 are in bookworm, the machine's release.)
+vm_suite_of() {
+	case "$1" in
+	5.10) echo bullseye ;;
+	*) echo '' ;;
+	esac
+}
+
+# apt-get/apt-cache options that read SUITE's lists (fetched once with `update`) instead of the
+# machine's.
+VM_APT_OPTS=()
+vm_apt_suite() {
+	local suite="$1" dir="$VM_CACHE/apt/$1"
+	VM_APT_OPTS=()
+	[ -n "$suite" ] || return 0
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ -f "$keyring" ] || die "$keyring is missing (package debian-archive-keyring)"
+	{
+		echo "deb [signed-by=$keyring] http://deb.debian.org/debian $suite main"
+		echo "deb [signed-by=$keyring] http://deb.debian.org/debian-security $suite-security main"
+	} >"$dir/sources.list"
+	VM_APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache")
+	chmod -R a+rwX "$dir"
+	log "apt-get update ($suite's lists, in $dir)"
+	as_root apt-get "${VM_APT_OPTS[@]}" update -qq >/dev/null || die "apt-get update for $suite failed"
+}
+
 # Sets KERNEL to the cached vmlinuz of a series, downloading Debian's newest cloud kernel once.
 vm_kernel_for() {
 	local series="$1" dir="$VM_CACHE/kernels/$1" found=()
@@ -124,19 +155,21 @@ vm_kernel_for() {
 		KERNEL="${found[-1]}"
 		return 0
 	fi
-	apt_update_once
+	local suite
+	suite="$(vm_suite_of "$series")"
+	if [ -n "$suite" ]; then vm_apt_suite "$suite"; else apt_update_once; VM_APT_OPTS=(); fi
 	local re="^linux-image-${series//./\\.}\\.[0-9][^ ]*-cloud-amd64"
 	local names
 	# Signed images first (the plain name), then -unsigned; never -dbg. Newest first.
-	names="$(apt-cache search --names-only "$re" | awk '{ print $1 }' | grep -E -- '-cloud-amd64$' | sort -Vr || true)"
-	names+=$'\n'"$(apt-cache search --names-only "$re" | awk '{ print $1 }' | grep -E -- '-cloud-amd64-unsigned$' | sort -Vr || true)"
+	names="$(apt-cache "${VM_APT_OPTS[@]}" search --names-only "$re" | awk '{ print $1 }' | grep -E -- '-cloud-amd64$' | sort -Vr || true)"
+	names+=$'\n'"$(apt-cache "${VM_APT_OPTS[@]}" search --names-only "$re" | awk '{ print $1 }' | grep -E -- '-cloud-amd64-unsigned$' | sort -Vr || true)"
 	local dl="$work/dl-$series" pkg deb
 	mkdir -p "$dl"
 	chmod 755 "$work" "$dl" # so apt's _apt user may write there
 	for pkg in $names; do
 		log "downloading $pkg"
 		rm -rf "${dl:?}"/*
-		if ! (cd "$dl" && apt-get download -qq "$pkg" >/dev/null 2>&1); then
+		if ! (cd "$dl" && apt-get "${VM_APT_OPTS[@]}" download -qq "$pkg" >/dev/null 2>&1); then
 			log "apt-get download $pkg failed; trying an older one"
 			continue
 		fi

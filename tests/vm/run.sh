@@ -17,7 +17,7 @@ usage() {
 	cat <<EOF
 usage: tests/vm/run.sh [--kernel SERIES]... [--case GLOB]... [--keep] [-v]
 
-  --kernel SERIES  a kernel series to boot (6.1 or 6.12; repeatable; default: 6.1 and 6.12)
+  --kernel SERIES  a kernel series to boot (5.10, 6.1 or 6.12; repeatable; default: all three)
   --case GLOB      run only the cases whose name (file name less .sh) matches GLOB (repeatable)
   --keep           keep the initramfs and its tree (printed at the end)
   -v, --verbose    show the guest's console as it runs
@@ -42,7 +42,7 @@ verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)
-		[ $# -ge 2 ] || die "--kernel needs a series (6.1, 6.12)"
+		[ $# -ge 2 ] || die "--kernel needs a series (5.10, 6.1, 6.12)"
 		vm_add_series "$2"
 		shift 2
 		;;
@@ -65,7 +65,7 @@ while [ $# -gt 0 ]; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-[ ${#series_list[@]} -gt 0 ] || series_list=(6.1 6.12)
+[ ${#series_list[@]} -gt 0 ] || series_list=(5.10 6.1 6.12)
 [ ${#case_globs[@]} -gt 0 ] || case_globs=('*')
 
 # ---- the cases to run ---------------------------------------------------------------------------

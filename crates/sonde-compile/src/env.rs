@@ -35,6 +35,18 @@ pub trait Env {
         let _ = name;
         None
     }
+    /// Does the running kernel's verifier know BPF helper `id` (`sonde_bpf::helper::*`)? The
+    /// default models the newest kernel; the binary asks the kernel once (a feature probe).
+    fn has_helper(&self, id: u32) -> bool {
+        let _ = id;
+        true
+    }
+    /// The address of kernel function `name` (kallsyms), for `caller` in return and trampoline
+    /// probes on kernels without `bpf_get_func_ip`. None when unknown or hidden.
+    fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
+        let _ = name;
+        None
+    }
     /// The running kernel's BTF, for typed arguments and struct members.
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         Err(EnvError::Unavailable("this kernel has no BTF (/sys/kernel/btf/vmlinux): kernel types are unavailable".into()))

@@ -27,7 +27,9 @@ fn opts() -> Options {
 fn compile(path: &Path) -> (String, Option<Compiled>) {
     let text = std::fs::read_to_string(path).unwrap();
     let file = SourceFile { name: path.file_name().unwrap().to_string_lossy().into(), text: text.clone() };
-    let env = FixtureEnv::new();
+    let mut env = FixtureEnv::new();
+    // `// kernel: 5.10` models a kernel without bpf_get_func_ip.
+    env.no_func_ip = text.lines().next().is_some_and(|l| l.trim() == "// kernel: 5.10");
     let render = |diags: Vec<sonde_syntax::diag::Diagnostic>| {
         diags.iter().map(|d| sonde_syntax::render(d, &file, false)).collect::<String>()
     };

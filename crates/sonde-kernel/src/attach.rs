@@ -373,6 +373,12 @@ pub fn attach_perf_fd(prog: &Program, event: OwnedFd, how: PerfAttach) -> Result
             {
                 PERF_LINK.store(2, Ordering::Relaxed)
             }
+            Err(libc::EINVAL) if crate::version::running().is_some_and(|v| v < (5, 15)) => {
+                return Err(KernelError::NeedsKernel {
+                    what: "a BPF link on a perf event (PerfAttach::Auto uses the ioctl instead)",
+                    version: "5.15",
+                })
+            }
             Err(e) => {
                 return Err(KernelError::Syscall {
                     op: "bpf(BPF_LINK_CREATE)",

@@ -159,6 +159,10 @@ pub fn find_func_in(module: &str, name: &str) -> Result<BtfFunc> {
 /// An fd for the kernel's BTF object named `name` ("vmlinux" or a module), by walking the loaded
 /// BTF objects (BPF_BTF_GET_NEXT_ID). None if no kernel BTF has that name.
 pub fn kernel_btf_fd(name: &str) -> Result<Option<OwnedFd>> {
+    // Before 5.11 the kernel's BTF has no id, modules have none, and `bpf_btf_info` has no name.
+    if crate::version::running().is_some_and(|v| v < (5, 11)) {
+        return Ok(None);
+    }
     let mut attr = IdAttr::default();
     loop {
         match sys::bpf(cmd::BTF_GET_NEXT_ID, &mut attr) {

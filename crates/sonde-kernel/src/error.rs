@@ -1,6 +1,8 @@
 //! Everything the kernel can refuse, as values with fields (which operation, which errno, the
 //! verifier's log) whose `Display` is one plain sentence ending in what to do about it.
 
+use crate::sys::memlock::Memlock;
+
 pub type Result<T> = std::result::Result<T, KernelError>;
 
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +52,13 @@ pub enum KernelError {
     Unsupported {
         what: &'static str,
         hint: &'static str,
+    },
+
+    /// A feature newer than the running kernel: `what` needs Linux `version`.
+    #[error("{what} needs Linux {version} or later, and this kernel is {}", crate::sys::kernel_release())]
+    NeedsKernel {
+        what: &'static str,
+        version: &'static str,
     },
 
     /// Neither the kprobe PMU nor tracefs `kprobe_events` exists.
@@ -150,6 +159,11 @@ fn syscall_sentence(op: &str, errno: i32) -> String {
 /// refusal is a security policy, not missing privilege.
 fn syscall_sentence_as(op: &str, errno: i32, privileged: bool) -> String {
     let name = errno_name(errno);
+    if let (libc::EPERM, true, Memlock::Limited { bytes }) =
+        (errno, op.starts_with("bpf("), crate::sys::memlock::ensure())
+    {
+        return memlock_sentence(op, bytes);
+    }
     match errno {
         libc::EPERM | libc::EACCES if privileged => format!(
             "permission denied using {op} ({name}) even with CAP_BPF and CAP_PERFMON: a security policy forbids it (kernel lockdown, SELinux or a BPF LSM program)"
@@ -177,6 +191,14 @@ fn uprobe_sentence(path: &str, offset: u64, errno: i32) -> String {
         ),
         _ => format!("cannot put a uprobe at `{path}`+{offset:#x} ({name}): {}", hint(errno)),
     }
+}
+
+/// EPERM from bpf(2) where the kernel charges BPF memory to a limit sonde could not raise.
+fn memlock_sentence(op: &str, bytes: u64) -> String {
+    format!(
+        "{op} failed (EPERM): this kernel (before 5.11) charges BPF maps and programs to the locked-memory limit, which is {} KiB and could not be raised: run as root, or raise it first with `ulimit -l unlimited`",
+        bytes / 1024
+    )
 }
 
 /// What an errno usually means for the bpf/perf calls this crate makes.
@@ -247,6 +269,14 @@ mod tests {
         assert_eq!(
             syscall_sentence_as("bpf(BPF_MAP_CREATE)", libc::EPERM, false),
             "permission denied using bpf(BPF_MAP_CREATE) (EPERM): run as root (or with CAP_BPF and CAP_PERFMON)"
+        );
+    }
+
+    #[test]
+    fn eperm_under_a_low_memlock_limit_names_the_limit_and_the_fix() {
+        assert_eq!(
+            memlock_sentence("bpf(BPF_MAP_CREATE)", 64 * 1024),
+            "bpf(BPF_MAP_CREATE) failed (EPERM): this kernel (before 5.11) charges BPF maps and programs to the locked-memory limit, which is 64 KiB and could not be raised: run as root, or raise it first with `ulimit -l unlimited`"
         );
     }
 

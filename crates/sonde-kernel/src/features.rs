@@ -94,3 +94,30 @@ pub fn has_trampolines() -> bool {
         Program::load(&ProgSpec::fentry(&RETURN_ZERO, "probe_fentry", id)).is_ok()
     })
 }
+
+/// Does the verifier know BPF helper `id` in programs of `prog_type`? Asked once per pair by
+/// loading `call id; r0 = 0; exit` (with r1 the context, as the helpers that take one want), as
+/// bpftrace's feature probes do: a helper the kernel lacks is "invalid func unknown#id". A load
+/// refused for another reason (privileges) says yes, so the real program reports the real error.
+pub fn has_helper(prog_type: crate::prog::ProgType, id: u32) -> bool {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<(u32, u32), bool>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (prog_type.id(), id);
+    if let Some(known) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
+        return known;
+    }
+    let mut insns = vec![0x85, 0, 0, 0];
+    insns.extend_from_slice(&id.to_le_bytes());
+    insns.extend_from_slice(&RETURN_ZERO);
+    let answer = match Program::load(&ProgSpec::new(prog_type, &insns, "probe_helper")) {
+        Ok(_) => true,
+        Err(crate::KernelError::Verifier { .. }) => false,
+        Err(_) => true,
+    };
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, answer);
+    }
+    answer
+}

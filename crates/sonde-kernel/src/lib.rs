@@ -22,5 +22,6 @@ pub mod prog;
 pub mod ringbuf;
 pub mod sys;
 pub mod tracefs;
+pub mod version;
 
 pub use error::{KernelError, Result};

@@ -56,7 +56,7 @@ fn dropping_everything_leaves_no_program_or_fd_behind() {
             ids.push(p.id().unwrap());
         }
         let mut links = vec![
-            attach_tracepoint_with(&a, tp, PerfAttach::Link).unwrap(),
+            attach_tracepoint_with(&a, tp, common::perf_link_or_ioctl()).unwrap(),
             attach_tracepoint_with(&d, tp, PerfAttach::Ioctl).unwrap(),
             attach_perf_event(&b, PerfEventSpec::cpu_clock(1_000_000, 0)).unwrap(),
             attach_raw_tracepoint(&c, "sys_enter").unwrap(),

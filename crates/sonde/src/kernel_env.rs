@@ -11,6 +11,8 @@ pub struct KernelEnv {
     /// Loaded on first use (about 1 ms), so tracepoint-only programs never read it.
     btf: OnceCell<Result<sonde_btf::Btf, String>>,
     functions: OnceCell<Result<Vec<String>, String>>,
+    /// Read only where the kernel has no bpf_get_func_ip (see `kernel_symbol_address`).
+    kallsyms: OnceCell<Option<sonde_symbols::kallsyms::KernelSymbols>>,
     /// `-p PID`: library names in uprobes resolve to what that process has mapped.
     pid: Option<u32>,
 }
@@ -21,7 +23,14 @@ impl KernelEnv {
     }
 
     pub fn for_pid(pid: Option<u32>) -> KernelEnv {
-        KernelEnv { tracefs: OnceCell::new(), list: OnceCell::new(), btf: OnceCell::new(), functions: OnceCell::new(), pid }
+        KernelEnv {
+            tracefs: OnceCell::new(),
+            list: OnceCell::new(),
+            btf: OnceCell::new(),
+            functions: OnceCell::new(),
+            kallsyms: OnceCell::new(),
+            pid,
+        }
     }
 
     /// Why the kernel's types were asked for and could not be had, if they were: said once after
@@ -79,6 +88,17 @@ impl Env for KernelEnv {
         // Only on the error path: reading kallsyms costs tens of milliseconds.
         let syms = sonde_symbols::kallsyms::KernelSymbols::load_names().ok()?;
         Some(syms.lookup(name).is_some())
+    }
+
+    fn has_helper(&self, id: u32) -> bool {
+        // Every helper sonde asks about is a tracing one: a kprobe program tells.
+        sonde_kernel::features::has_helper(sonde_kernel::prog::ProgType::Kprobe, id)
+    }
+
+    fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
+        // Only on kernels without bpf_get_func_ip: reading kallsyms costs tens of milliseconds.
+        let syms = self.kallsyms.get_or_init(|| sonde_symbols::kallsyms::KernelSymbols::load().ok());
+        syms.as_ref()?.address(name).filter(|&a| a != 0)
     }
 
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {

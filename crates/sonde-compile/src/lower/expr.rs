@@ -283,9 +283,10 @@ impl Lower<'_> {
                 }
             }
             TExprKind::Builtin(Builtin::Comm) => {
-                if size > 16 {
-                    self.e.zero_stack(off + 16, size - 16);
-                }
+                // Every byte first: on some kernels (Debian's 6.1 among them) the helper copies up
+                // to the name's NUL and leaves the rest of the buffer as it was, and stale bytes in
+                // a map key would split one command into many entries.
+                self.e.zero_stack(off, size);
                 self.e.stack_addr(Reg::R1, off);
                 self.e.emit(Insn::mov64_imm(Reg::R2, len.min(16) as i32));
                 self.e.call(h::GET_CURRENT_COMM);

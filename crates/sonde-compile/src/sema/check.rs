@@ -35,7 +35,15 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
                 }
             }
         }
-        groups.extend(share_programs(index, sites, uses_context(&probe.body, probe.predicate.as_ref())));
+        let per_site = |s: &Site| {
+            // Before bpf_get_func_ip a return or trampoline probe's `caller` is its function's
+            // address, a constant of its own program (see `Checker::func_ip`).
+            !matches!(s.point, provider::AttachPoint::Kprobe { retprobe: false, .. })
+                && names_any(&probe.body, probe.predicate.as_ref(), &["caller", "func"])
+                && !env.has_helper(sonde_bpf::helper::GET_FUNC_IP)
+        };
+        let ctx = names_any(&probe.body, probe.predicate.as_ref(), &["args", "data", "probe"]);
+        groups.extend(share_programs(index, sites, |s| ctx || per_site(s)));
     }
     if !diags.is_empty() {
         return Err(diags);
@@ -70,17 +78,15 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
     }
 }
 
-/// Sites whose programs don't read the context can share one program; others get one each.
-fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize, Vec<Site>)> {
-    if uses_ctx {
-        return sites.into_iter().map(|s| (index, vec![s])).collect();
-    }
+/// Sites whose programs don't read the context can share one program; those for which
+/// `own_program` says so get one each.
+fn share_programs(index: usize, sites: Vec<Site>, own_program: impl Fn(&Site) -> bool) -> Vec<(usize, Vec<Site>)> {
     use crate::provider::AttachPoint;
     let mut by_kind: Vec<(usize, Vec<Site>)> = Vec::new();
     let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool, bool), usize> = HashMap::new();
     for s in sites {
         // A trampoline program is verified against one function: fentry sites never share.
-        if matches!(s.point, AttachPoint::Fentry { .. }) {
+        if own_program(&s) || matches!(s.point, AttachPoint::Fentry { .. }) {
             by_kind.push((index, vec![s]));
             continue;
         }
@@ -99,34 +105,38 @@ fn share_programs(index: usize, sites: Vec<Site>, uses_ctx: bool) -> Vec<(usize,
     by_kind
 }
 
-/// Does the probe read `args`/`data` (whose layout differs between tracepoints) or `probe`
-/// (a constant that differs between sites)?
-fn uses_context(body: &Block, pred: Option<&Expr>) -> bool {
-    fn expr(e: &Expr) -> bool {
+/// Does the probe name one of `names`? `args`/`data` (whose layout differs between
+/// tracepoints) and `probe` (a constant that differs between sites) need a program per site.
+fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
+    fn expr(e: &Expr, names: &[&str]) -> bool {
+        let sub = |e: &Expr| expr(e, names);
         match &e.kind {
-            ExprKind::Ident(n) => n == "args" || n == "data" || n == "probe",
+            ExprKind::Ident(n) => names.contains(&n.as_str()),
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) => false,
-            ExprKind::Map { keys, .. } => keys.iter().any(expr),
-            ExprKind::Call { args, .. } => args.iter().any(expr),
-            ExprKind::Unary { expr: e, .. } | ExprKind::Cast { expr: e, .. } | ExprKind::Member { expr: e, .. } => expr(e),
-            ExprKind::Binary { lhs, rhs, .. } => expr(lhs) || expr(rhs),
-            ExprKind::Ternary { cond, then, els } => expr(cond) || expr(then) || expr(els),
-            ExprKind::Index { expr: e, index } => expr(e) || expr(index),
+            ExprKind::Map { keys, .. } => keys.iter().any(sub),
+            ExprKind::Call { args, .. } => args.iter().any(sub),
+            ExprKind::Unary { expr: e, .. } | ExprKind::Cast { expr: e, .. } | ExprKind::Member { expr: e, .. } => sub(e),
+            ExprKind::Binary { lhs, rhs, .. } => sub(lhs) || sub(rhs),
+            ExprKind::Ternary { cond, then, els } => sub(cond) || sub(then) || sub(els),
+            ExprKind::Index { expr: e, index } => sub(e) || sub(index),
         }
     }
-    fn stmt(s: &Stmt) -> bool {
+    fn stmt(s: &Stmt, names: &[&str]) -> bool {
+        let sub = |e: &Expr| expr(e, names);
         match &s.kind {
-            StmtKind::Expr(e) | StmtKind::Delete(e) => expr(e),
-            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => expr(target) || expr(value),
-            StmtKind::If { cond, then, els } => expr(cond) || block(then) || els.as_ref().is_some_and(block),
+            StmtKind::Expr(e) | StmtKind::Delete(e) => sub(e),
+            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => sub(target) || sub(value),
+            StmtKind::If { cond, then, els } => {
+                sub(cond) || block(then, names) || els.as_ref().is_some_and(|b| block(b, names))
+            }
             StmtKind::Return => false,
-            StmtKind::Block(b) => block(b),
+            StmtKind::Block(b) => block(b, names),
         }
     }
-    fn block(b: &Block) -> bool {
-        b.stmts.iter().any(stmt)
+    fn block(b: &Block, names: &[&str]) -> bool {
+        b.stmts.iter().any(|s| stmt(s, names))
     }
-    block(body) || pred.is_some_and(expr)
+    block(body, names) || pred.is_some_and(|e| expr(e, names))
 }
 
 pub(super) struct Var {

@@ -521,14 +521,40 @@ impl Checker<'_> {
         }
     }
 
-    /// `caller`/`func`: the probed kernel function's address.
+    /// `caller`/`func`: the probed kernel function's address. `bpf_get_func_ip` (5.15) where the
+    /// kernel has it; before that, a kprobe's address comes from the registers and a return or
+    /// trampoline probe's from kallsyms (its program is then compiled for its one function).
     fn func_ip(&mut self, span: Span) -> TExpr {
-        match self.sites.first().map(|s| s.kind) {
-            Some(ProgKind::Kprobe | ProgKind::Fentry | ProgKind::Fexit) if !self.in_uprobe() => {
-                TExpr { kind: TExprKind::Builtin(Builtin::FuncIp), ty: Type::Sym, span }
+        let Some(site) = self.sites.first() else { return self.poisoned(span) };
+        if !matches!(site.kind, ProgKind::Kprobe | ProgKind::Fentry | ProgKind::Fexit) || self.in_uprobe() {
+            self.error(Diagnostic::error(span, "`caller` exists in kprobe, kretprobe and fentry probes"));
+            return self.poisoned(span);
+        }
+        if self.env.has_helper(sonde_bpf::helper::GET_FUNC_IP) {
+            return TExpr { kind: TExprKind::Builtin(Builtin::FuncIp), ty: Type::Sym, span };
+        }
+        let symbol = match &site.point {
+            // x86-64 kprobes (int3, or ftrace at the entry) leave ip one byte past the probed
+            // address, for every function a shared glob program runs in.
+            AttachPoint::Kprobe { retprobe: false, .. } => {
+                let ip = TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_IP }, ty: Type::U64, span };
+                let one = TExpr { kind: TExprKind::Int(1), ty: Type::U64, span };
+                let kind = TExprKind::Binary { op: BinOp::Sub, lhs: Box::new(ip), rhs: Box::new(one) };
+                return TExpr { kind, ty: Type::Sym, span };
             }
-            _ => {
-                self.error(Diagnostic::error(span, "`caller` exists in kprobe, kretprobe and fentry probes"));
+            AttachPoint::Kprobe { symbol, .. } => symbol.clone(),
+            AttachPoint::Fentry { func, .. } => func.clone(),
+            _ => return self.poisoned(span),
+        };
+        // `share_programs` gave each such site its own program (see `caller_is_per_site`).
+        match self.env.kernel_symbol_address(&symbol).filter(|_| self.sites.len() == 1) {
+            Some(addr) => TExpr { kind: TExprKind::Int(addr), ty: Type::Sym, span },
+            None => {
+                let what = if matches!(site.kind, ProgKind::Kprobe) { "a kretprobe" } else { "fentry and fexit" };
+                let msg = format!(
+                    "`caller` in {what} needs bpf_get_func_ip (Linux 5.15) or the address of `{symbol}` in /proc/kallsyms, and this kernel gives neither"
+                );
+                self.error(Diagnostic::error(span, msg));
                 self.poisoned(span)
             }
         }
@@ -724,6 +750,8 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
 const PT_REGS_ARGS: [usize; 6] = [112, 104, 96, 88, 72, 64];
 /// ...and of ax, the return value.
 const PT_REGS_RET: usize = 80;
+/// ...and of ip, the instruction pointer.
+const PT_REGS_IP: usize = 128;
 /// The syscall ABI's argument registers in `struct pt_regs`: di, si, dx, r10, r8, r9.
 const SYSCALL_ARGS: [usize; 6] = [112, 104, 96, 56, 72, 64];
 

@@ -7,15 +7,28 @@ use std::path::PathBuf;
 
 pub struct FixtureEnv {
     root: PathBuf,
+    /// Model a kernel before 5.15, without `bpf_get_func_ip`.
+    pub no_func_ip: bool,
 }
 
 impl FixtureEnv {
     pub fn new() -> FixtureEnv {
-        FixtureEnv { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/events") }
+        FixtureEnv { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/events"), no_func_ip: false }
     }
 }
 
+/// Kernel functions the fixture knows the kallsyms address of.
+const FIXTURE_SYMBOLS: [(&str, u64); 2] = [("do_sys_openat2", 0xffff_ffff_8140_1230), ("vfs_read", 0xffff_ffff_8141_4560)];
+
 impl Env for FixtureEnv {
+    fn has_helper(&self, id: u32) -> bool {
+        !(self.no_func_ip && id == sonde_bpf::helper::GET_FUNC_IP)
+    }
+
+    fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
+        FIXTURE_SYMBOLS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
+    }
+
     fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError> {
         std::fs::read_to_string(self.root.join(category).join(name).join("format"))
             .map_err(|_| EnvError::NotFound(format!("no tracepoint {}:{}", category, name)))

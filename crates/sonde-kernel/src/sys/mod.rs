@@ -16,6 +16,7 @@
 
 mod attr;
 mod background;
+pub mod memlock;
 mod mmap;
 
 pub use attr::*;
@@ -35,6 +36,8 @@ pub(crate) fn errno() -> Errno {
 
 /// bpf(2) with an attr variant; returns the non-negative result.
 pub(crate) fn bpf<A: BpfAttr>(cmd: u32, attr: &mut A) -> Result<i64, Errno> {
+    // Kernels before 5.11 charge maps and programs to RLIMIT_MEMLOCK: raise it first, once.
+    memlock::ensure();
     // SAFETY: attr is a live, fully initialised repr(C) struct of the size we pass; pointers inside it
     // were set by safe callers from slices that outlive this call.
     let r = unsafe {
@@ -155,6 +158,17 @@ pub fn has_bpf_capabilities() -> bool {
     };
     let has = |c: u32| eff & (1 << c) != 0;
     (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
+}
+
+/// The running kernel's release (`uname -r`), empty if uname fails.
+pub fn kernel_release() -> String {
+    // SAFETY: uname fills the struct we own; its fields are NUL-terminated.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return String::new();
+    }
+    let bytes: Vec<u8> = u.release.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 pub fn page_size() -> usize {

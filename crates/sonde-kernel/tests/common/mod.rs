@@ -194,3 +194,17 @@ pub fn store_value(map: &Map, value: i32) -> Program {
     p.extend(ret0());
     load(ProgType::RawTracepoint, "test_begin", &p)
 }
+
+/// BPF links on perf events came in 5.15; before, only the ioctl attaches.
+pub fn kernel_has_perf_links() -> bool {
+    sonde_kernel::version::running().is_some_and(|v| v >= (5, 15))
+}
+
+/// A link where the kernel has them, else the ioctl.
+pub fn perf_link_or_ioctl() -> sonde_kernel::attach::PerfAttach {
+    if kernel_has_perf_links() {
+        sonde_kernel::attach::PerfAttach::Link
+    } else {
+        sonde_kernel::attach::PerfAttach::Ioctl
+    }
+}
