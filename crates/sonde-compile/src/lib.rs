@@ -5,9 +5,7 @@
 
 pub mod btf_types;
 pub mod dump;
-mod dump_tir;
 pub mod env;
-pub mod glob;
 pub mod lower;
 pub mod provider;
 pub mod sema;

@@ -48,11 +48,6 @@ pub fn has_kprobes() -> bool {
     has_kprobe_pmu() || crate::tracefs::Tracefs::find().is_some_and(|t| kprobe_events_available(&t))
 }
 
-/// uprobes by either route.
-pub fn has_uprobes() -> bool {
-    has_uprobe_pmu() || crate::tracefs::Tracefs::find().is_some_and(|t| uprobe_events_available(&t))
-}
-
 /// `mov r0, 0; exit`, encoded: the smallest valid program.
 pub(crate) const RETURN_ZERO: [u8; 16] = [
     0xb7, 0, 0, 0, 0, 0, 0, 0, //

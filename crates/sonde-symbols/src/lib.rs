@@ -6,7 +6,6 @@ pub mod elf;
 mod elf_read;
 pub mod insn;
 pub mod error;
-pub mod glob;
 pub mod kallsyms;
 pub mod locate;
 pub mod maps;
@@ -16,7 +15,6 @@ pub mod traceable;
 
 pub use elf::{functions, resolve_symbol, ElfFunction, ElfSymbols, UprobeTarget};
 pub use error::{Error, Result};
-pub use glob::{is_glob, Glob};
 pub use kallsyms::{KernelSymbol, KernelSymbols, PendingKernelSymbols};
 pub use locate::{locate, locate_for_pid};
 pub use maps::MapEntry;

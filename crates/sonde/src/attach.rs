@@ -1,7 +1,7 @@
 //! Attach every loaded program to its sites. BEGIN and END are not attached: the session runs them.
 
 use crate::error::Failure;
-use crate::kernel_env::KernelEnv;
+use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::ProgramDef;
 use sonde_kernel::attach::{self, Link, PerfEventSpec, Sampling};
@@ -13,10 +13,10 @@ use sonde_kernel::prog::Program;
 pub fn attach_program(
     def: &ProgramDef,
     prog: &Program,
-    env: &KernelEnv,
+    env: &HostEnv,
     pid: Option<u32>,
 ) -> Result<(Vec<Link>, usize), Failure> {
-    if crate::load::uses_kprobe_multi(def) {
+    if sonde_load::uses_kprobe_multi(def) {
         let symbols: Vec<&str> = def
             .sites
             .iter()

@@ -9,7 +9,7 @@ mod child;
 mod cli;
 mod decode;
 mod error;
-mod kernel_env;
+mod host_env;
 mod list;
 mod load;
 mod output;

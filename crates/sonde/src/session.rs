@@ -4,7 +4,7 @@
 use crate::child::HeldChild;
 use crate::cli::Cli;
 use crate::error::Failure;
-use crate::kernel_env::KernelEnv;
+use crate::host_env::HostEnv;
 use crate::output::{Action, Printer};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
@@ -44,7 +44,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if let Some(pid) = opts.filter_pid.or(opts.child_pid) {
         crate::stacks::set_target_pid(pid);
     }
-    let env = KernelEnv::for_pid(cli.pid);
+    let env = HostEnv::for_pid(cli.pid);
     let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if let Some(why) = env.btf_missing() {
         eprintln!("sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work", why);

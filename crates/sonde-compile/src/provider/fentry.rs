@@ -4,7 +4,7 @@
 use super::{AttachPoint, ProgKind, Site};
 use crate::btf_types::func_sig;
 use crate::env::Env;
-use crate::glob::{glob_match, is_glob};
+use sonde_glob::{glob_match, is_glob};
 use std::rc::Rc;
 
 pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {

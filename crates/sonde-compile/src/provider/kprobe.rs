@@ -12,7 +12,7 @@ use super::tracepoint_format::parse_format;
 use super::{AttachPoint, ProgKind, Site};
 use crate::btf_types::{func_sig, FuncSig};
 use crate::env::Env;
-use crate::glob::{glob_match, is_glob};
+use sonde_glob::{glob_match, is_glob};
 use crate::types::Type;
 use std::rc::Rc;
 

@@ -3,7 +3,7 @@
 use super::tracepoint_format::parse_format;
 use super::{AttachPoint, ProgKind, Site};
 use crate::env::{Env, EnvError};
-use crate::glob::{glob_match, is_glob};
+use sonde_glob::{glob_match, is_glob};
 use std::rc::Rc;
 
 pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
