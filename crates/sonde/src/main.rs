@@ -16,7 +16,6 @@ mod output;
 mod session;
 mod signals;
 mod stacks;
-mod target;
 
 use clap::Parser;
 use error::Failure;

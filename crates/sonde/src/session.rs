@@ -9,7 +9,7 @@ use crate::output::{Action, Printer};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
-use sonde_kernel::attach::Link;
+use sonde_kernel::link::Link;
 use sonde_kernel::prog::Program;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_syntax::diag::SourceFile;
@@ -67,7 +67,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         .any(|s| matches!(s.point, AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }));
     if probes_functions {
         // Only the tracefs fallback leaves anything behind when a run is SIGKILLed: remove it.
-        if let Ok(n @ 1..) = sonde_kernel::probe::cleanup_dead_runs() {
+        if let Ok(n @ 1..) = sonde_kernel::probe_event::cleanup_dead_runs() {
             debug(cli, &format!("removed {} probe event(s) left by dead sonde runs", n));
         }
         if cli.debug {
@@ -108,7 +108,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let (mut status, lost_seen) = match begin_action {
         Action::Exit(code) => (code, 0),
         Action::Continue => {
-            let watch = cli.pid.map(crate::target::PidWatch::new);
+            let watch = cli.pid.map(sonde_kernel::process::PidWatch::new);
             deliver_events(cli, &mut ring, &mut printer, child.as_mut(), watch.as_ref())?
         }
     };
@@ -144,7 +144,7 @@ fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
     if one_by_one >= SLOW_DETACH_NOTE {
         eprintln!("sonde: detaching {} probes (this kernel removes them one by one; it can take a while)", one_by_one);
     }
-    sonde_kernel::attach::detach_all(links);
+    sonde_kernel::link::detach_all(links);
     debug(cli, &format!("detached {} probe(s) in {:?}", probes, t.elapsed()));
 }
 
@@ -159,7 +159,7 @@ fn deliver_events(
     ring: &mut RingBuf,
     printer: &mut Printer,
     mut child: Option<&mut HeldChild>,
-    target: Option<&crate::target::PidWatch>,
+    target: Option<&sonde_kernel::process::PidWatch>,
 ) -> Result<(i32, u64), Failure> {
     let mut lost_seen = 0;
     loop {
@@ -171,7 +171,7 @@ fn deliver_events(
             return Ok((0, lost_seen));
         }
         let command_ended = child.as_deref_mut().is_some_and(HeldChild::poll_exit);
-        let target_ended = target.is_some_and(crate::target::PidWatch::exited);
+        let target_ended = target.is_some_and(sonde_kernel::process::PidWatch::exited);
         if command_ended || target_ended {
             debug(cli, if command_ended { "the -c command exited" } else { "the -p process exited" });
             // Its last events may still be in flight: one more short round.
