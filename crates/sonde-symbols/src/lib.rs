@@ -11,6 +11,7 @@ pub mod locate;
 pub mod maps;
 mod near;
 pub mod process;
+pub mod symbolizer;
 pub mod traceable;
 
 pub use elf::{functions, resolve_symbol, ElfFunction, ElfSymbols, UprobeTarget};
@@ -19,4 +20,5 @@ pub use kallsyms::{KernelSymbol, KernelSymbols, PendingKernelSymbols};
 pub use locate::{locate, locate_for_pid};
 pub use maps::MapEntry;
 pub use process::{ProcessSymbols, UserSymbol};
+pub use symbolizer::Symbolizer;
 pub use traceable::{tracefs_dir, Blacklist, GlobMatches, SkipReason, Skipped, TraceableFunctions};

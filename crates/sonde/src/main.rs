@@ -7,6 +7,7 @@
 mod attach;
 mod child;
 mod cli;
+mod collect;
 mod decode;
 mod error;
 mod host_env;
@@ -15,7 +16,6 @@ mod load;
 mod output;
 mod session;
 mod signals;
-mod stacks;
 
 use clap::Parser;
 use error::Failure;
