@@ -3,6 +3,7 @@
 //!
 //! The pipeline, in order: `sonde_syntax::parse` -> [`check`] -> [`lower`].
 
+mod arch;
 pub mod btf_types;
 pub mod dump;
 pub mod env;
