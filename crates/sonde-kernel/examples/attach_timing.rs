@@ -1,4 +1,4 @@
-//! Measures attach and detach of one program, the numbers behind attach.rs's choices.
+//! Measures attach and detach of one program, the numbers behind perf_attach.rs's choices.
 //!
 //!     attach_timing METHOD CATEGORY:NAME [ROUNDS]
 //!

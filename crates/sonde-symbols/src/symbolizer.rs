@@ -48,7 +48,10 @@ impl Symbolizer {
     /// user frames of process `pid` as its mappings name them.
     pub fn frames(&mut self, addrs: &[u64], user: Option<u32>) -> Vec<String> {
         match user {
-            None => addrs.iter().map(|&a| self.ksym(a).unwrap_or_else(|| format!("0x{:x}", a))).collect(),
+            None => {
+                let mut name = |a: u64| self.ksym(a).unwrap_or_else(|| format!("0x{:x}", a));
+                addrs.iter().map(|&a| name(a)).collect()
+            }
             Some(pid) => {
                 let syms = self.process(pid);
                 addrs.iter().map(|&a| syms.format(a)).collect()

@@ -35,7 +35,8 @@ impl<'a> Collector<'a> {
     fn resolve_stacks(&self, types: &[Type], values: &mut [Value], sym: &mut Symbolizer) {
         for (ty, v) in types.iter().zip(values.iter_mut()) {
             let (&Type::Stack { user }, &Value::Int { v: raw, .. }) = (ty, &*v) else { continue };
-            let frames = self.compiled.stack_map.and_then(|m| frames(&self.maps[m], raw, user, sym));
+            let stacks = self.compiled.stack_map.map(|m| &self.maps[m]);
+            let frames = stacks.and_then(|m| frames(m, raw, user, sym));
             // A symbol-like value prints its text as is (a string would escape the newlines).
             *v = Value::Sym { addr: raw, name: Some(layout(frames)) };
         }
@@ -100,13 +101,16 @@ impl<'a> Collector<'a> {
     /// Events the ring buffer had no room for, summed over CPUs.
     pub fn lost_events(&self) -> Result<u64, KernelError> {
         let per_cpu = self.maps[LOST_MAP].lookup_percpu(&0u32.to_le_bytes())?;
-        Ok(per_cpu.unwrap_or_default().iter().map(|v| u64::from_le_bytes(v[..8].try_into().unwrap())).sum())
+        let count = |v: &Vec<u8>| u64::from_le_bytes(v[..8].try_into().unwrap());
+        Ok(per_cpu.unwrap_or_default().iter().map(count).sum())
     }
 }
 
 fn hist_kind(info: &MapInfo) -> HistKind {
     match info.value {
-        MapValue::Agg { func: AggFunc::Lhist { min, max, step }, .. } => HistKind::Linear { min, max, step },
+        MapValue::Agg { func: AggFunc::Lhist { min, max, step }, .. } => {
+            HistKind::Linear { min, max, step }
+        }
         _ => HistKind::Quantize,
     }
 }

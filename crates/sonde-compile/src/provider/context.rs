@@ -55,7 +55,8 @@ pub fn resolve(site: Option<&Site>, name: ContextName, cx: &Cx) -> Result<TExpr,
 fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
     match name {
         ContextName::Arg(n) => {
-            Diagnostic::error(span, format!("`arg{}` exists in kprobe, uprobe and fentry probes", n))
+            let msg = format!("`arg{}` exists in kprobe, uprobe and fentry probes", n);
+            Diagnostic::error(span, msg)
         }
         ContextName::Retval => {
             Diagnostic::error(span, "`retval` exists in kretprobe, uretprobe and fexit probes")
@@ -68,7 +69,9 @@ fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
             let msg = format!("`{}` exists in tracepoint and fentry/fexit probes", base);
             let d = Diagnostic::error(span, msg);
             match site.map(|s| s.kind) {
-                Some(ProgKind::Kprobe) => d.with_help("kprobes and uprobes read their arguments as arg0..arg5"),
+                Some(ProgKind::Kprobe) => {
+                    d.with_help("kprobes and uprobes read their arguments as arg0..arg5")
+                }
                 _ => d,
             }
         }
@@ -76,14 +79,20 @@ fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
 }
 
 /// `field` of the site's record (`args`), or the error naming the fields there are.
-pub fn record_field<'s>(site: &'s Site, field: &str, span: Span) -> Option<Result<&'s Field, Diagnostic>> {
+pub fn record_field<'s>(
+    site: &'s Site,
+    field: &str,
+    span: Span,
+) -> Option<Result<&'s Field, Diagnostic>> {
     let args = site.args.as_ref()?;
     Some(args.fields.iter().find(|f| f.name == field).ok_or_else(|| {
         let names: Vec<&str> = args.fields.iter().map(|f| f.name.as_str()).collect();
-        let d = Diagnostic::error(span, format!("{} has no field `{}`", site.point.describe(), field));
+        let msg = format!("{} has no field `{}`", site.point.describe(), field);
+        let d = Diagnostic::error(span, msg);
+        let all = names.join(", ");
         match sonde_syntax::closest(field, names.iter().copied()) {
-            Some(best) => d.with_help(format!("did you mean `{}`? its fields are: {}", best, names.join(", "))),
-            None => d.with_help(format!("its fields are: {}", names.join(", "))),
+            Some(best) => d.with_help(format!("did you mean `{}`? its fields are: {}", best, all)),
+            None => d.with_help(format!("its fields are: {}", all)),
         }
     }))
 }
@@ -131,7 +140,10 @@ pub fn arg_at_return(n: usize, ret: &str, entry: &str, span: Span) -> Diagnostic
 /// The register holding `argN` in a kprobe or uprobe, or the error for a stack argument.
 pub fn arg_register(n: usize, span: Span) -> Result<usize, Diagnostic> {
     crate::arch::x86_64::ARG_REGS.get(n).copied().ok_or_else(|| {
-        let msg = format!("`arg{}` is passed on the stack: sonde reads the register arguments arg0..arg5", n);
+        let msg = format!(
+            "`arg{}` is passed on the stack: sonde reads the register arguments arg0..arg5",
+            n
+        );
         Diagnostic::error(span, msg)
     })
 }

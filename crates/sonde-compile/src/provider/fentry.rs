@@ -65,7 +65,9 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
             Ok(cx.expr(TExprKind::CtxLoad { offset: 8 * params }, ret.unwrap_or(Type::S64)))
         }
         ContextName::Caller => Ok(cx.expr(TExprKind::Builtin(Builtin::FuncIp), Type::Sym)),
-        ContextName::Field { field, .. } => record_field(site, field, cx.span)?.map(|f| read_field(f, cx)),
+        ContextName::Field { field, .. } => {
+            record_field(site, field, cx.span)?.map(|f| read_field(f, cx))
+        }
         _ => return None,
     })
 }

@@ -56,7 +56,9 @@ fn unknown(category: &str, name: &str, env: &dyn Env) -> String {
 /// `args->FIELD` (or `data->FIELD`): a field of the tracepoint's record.
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
     match name {
-        ContextName::Field { field, .. } => record_field(site, field, cx.span).map(|r| r.map(|f| read_field(f, cx))),
+        ContextName::Field { field, .. } => {
+            record_field(site, field, cx.span).map(|r| r.map(|f| read_field(f, cx)))
+        }
         _ => None,
     }
 }

@@ -35,7 +35,9 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         ContextName::Arg(n) => {
             arg_register(n, cx.span).map(|offset| cx.expr(TExprKind::CtxLoad { offset }, Type::U64))
         }
-        ContextName::Retval if retprobe => Ok(cx.expr(TExprKind::CtxLoad { offset: RET_REG }, Type::S64)),
+        ContextName::Retval if retprobe => {
+            Ok(cx.expr(TExprKind::CtxLoad { offset: RET_REG }, Type::S64))
+        }
         ContextName::Regs => Ok(regs(cx)),
         _ => return None,
     })

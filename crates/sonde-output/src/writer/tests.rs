@@ -16,7 +16,10 @@ fn json(f: impl FnOnce(&mut dyn Writer)) -> String {
 }
 
 fn counts() -> MapEntries {
-    MapEntries::Values(vec![(vec![Value::str("b")], Value::uint(2)), (vec![Value::str("a")], Value::uint(1))])
+    MapEntries::Values(vec![
+        (vec![Value::str("b")], Value::uint(2)),
+        (vec![Value::str("a")], Value::uint(1)),
+    ])
 }
 
 #[test]
@@ -29,7 +32,8 @@ fn text_goes_to_out_and_notes_to_err() {
         w.lost(3);
     });
     assert_eq!(out, "hello\n-1, x\n@[a]: 1\n@[b]: 2\n\n");
-    assert_eq!(err, "Attaching 1 probe...\nsonde: warning: 3 events lost (the ring buffer was full)\n");
+    let lost = "sonde: warning: 3 events lost (the ring buffer was full)\n";
+    assert_eq!(err, format!("Attaching 1 probe...\n{lost}"));
     assert_eq!(text(|w| w.attached(2)).1, "Attaching 2 probes...\n");
 }
 
