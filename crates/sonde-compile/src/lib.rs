@@ -3,11 +3,10 @@
 //!
 //! The pipeline, in order: `sonde_syntax::parse` -> [`check`] -> [`lower`].
 
+mod arch;
 pub mod btf_types;
 pub mod dump;
-mod dump_tir;
 pub mod env;
-pub mod glob;
 pub mod lower;
 pub mod provider;
 pub mod sema;

@@ -93,59 +93,17 @@ extern "C" {
     fn libc_geteuid() -> u32;
 }
 
-/// Create the maps and load every program, as the runtime does.
+/// Create the maps and load every program through the loader the binary uses.
 fn sonde_kernel_load(c: &Compiled) -> Result<(), String> {
     use sonde_compile::provider::ProgKind;
-    use sonde_compile::MapKind;
-    use sonde_kernel::map::{Map, MapSpec, MapType};
-    use sonde_kernel::prog::{ProgSpec, ProgType, Program};
-    let maps: Vec<Map> = c
-        .maps
-        .iter()
-        .map(|m| {
-            let map_type = match m.kind {
-                MapKind::Hash => MapType::Hash,
-                MapKind::PerCpuHash => MapType::PerCpuHash,
-                MapKind::RingBuf => MapType::RingBuf,
-                MapKind::PerCpuArray => MapType::PerCpuArray,
-                MapKind::Array => MapType::Array,
-                MapKind::StackTrace => MapType::StackTrace,
-            };
-            Map::create(&MapSpec {
-                map_type,
-                key_size: m.key_size,
-                value_size: m.value_size,
-                max_entries: m.max_entries,
-                name: &m.name,
-                flags: 0,
-            })
-            .map_err(|e| e.to_string())
-        })
-        .collect::<Result<_, _>>()?;
+    let maps = sonde_load::create_maps(c).map_err(|e| e.to_string())?;
     for p in &c.programs {
-        let mut insns = p.insns.clone();
-        for &(at, map) in &p.relocs {
-            insns[at].imm = maps[map].fd();
+        // Trampoline programs are verified against a kernel function's BTF, and the fixture's
+        // ids are not the host's: the VM lane (tests/vm) loads them on kernels with trampolines.
+        if matches!(p.kind, ProgKind::Fentry | ProgKind::Fexit) {
+            continue;
         }
-        let bytes = sonde_bpf::insn::encode(&insns);
-        let prog_type = match p.kind {
-            ProgKind::RawTracepoint => ProgType::RawTracepoint,
-            ProgKind::Tracepoint => ProgType::Tracepoint,
-            ProgKind::PerfEvent => ProgType::PerfEvent,
-            ProgKind::Kprobe => ProgType::Kprobe,
-            // Trampoline programs are verified against a kernel function's BTF: the VM lane
-            // (tests/vm) loads them on kernels that have trampolines.
-            ProgKind::Fentry | ProgKind::Fexit => continue,
-        };
-        Program::load(&ProgSpec {
-            prog_type,
-            insns: &bytes,
-            license: "GPL",
-            name: &p.name,
-            expected_attach_type: None,
-            attach_btf_id: None,
-        })
-        .map_err(|e| format!("program {}: {}", p.name, e))?;
+        sonde_load::load_program(p, &maps).map_err(|e| format!("program {}: {}", p.name, e))?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Measures attach and detach of one program, the numbers behind attach.rs's choices.
+//! Measures attach and detach of one program, the numbers behind perf_attach.rs's choices.
 //!
 //!     attach_timing METHOD CATEGORY:NAME [ROUNDS]
 //!
@@ -8,9 +8,9 @@
 
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
-use sonde_kernel::attach::{
-    attach_perf_event, attach_raw_tracepoint, attach_tracepoint_with, PerfAttach, PerfEventSpec,
-};
+use sonde_kernel::perf_attach::PerfAttach;
+use sonde_kernel::perf_event::{attach_perf_event, PerfEventSpec};
+use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
 use sonde_kernel::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
 use std::time::Instant;

@@ -4,7 +4,8 @@
 
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
-use sonde_kernel::attach::{attach_tracepoint, detach_all, detach_all_in_background, Link};
+use sonde_kernel::link::{detach_all, detach_all_in_background, Link};
+use sonde_kernel::tracepoint::attach_tracepoint;
 use sonde_kernel::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
 use std::time::Instant;

@@ -103,6 +103,10 @@ pub enum KernelError {
     #[error("the kernel's BTF has no function `{name}` (it may be inlined or not exist): check the name, or use kprobe:{name}")]
     NoBtfFunction { name: String },
 
+    /// The kernel's BTF is there but could not be read.
+    #[error("{0}")]
+    Btf(sonde_btf::BtfError),
+
     /// perf_event_open refused a uprobe on `path` at file offset `offset`.
     #[error("{}", uprobe_sentence(path, *offset, *errno))]
     UprobeTarget {

@@ -46,7 +46,7 @@ pub enum AttachType {
     TraceFexit,
     #[doc(alias = "BPF_PERF_EVENT")]
     PerfEvent,
-    /// A KPROBE program for [`crate::attach::attach_kprobe_multi`].
+    /// A KPROBE program for [`crate::kprobe_multi::attach_kprobe_multi`].
     #[doc(alias = "BPF_TRACE_KPROBE_MULTI")]
     TraceKprobeMulti,
 }
@@ -105,7 +105,7 @@ impl<'a> ProgSpec<'a> {
         }
     }
 
-    /// A KPROBE program for [`crate::attach::attach_kprobe_multi`] (expected_attach_type
+    /// A KPROBE program for [`crate::kprobe_multi::attach_kprobe_multi`] (expected_attach_type
     /// BPF_TRACE_KPROBE_MULTI). It sees `struct pt_regs` like any kprobe program.
     pub fn kprobe_multi(insns: &'a [u8], name: &'a str) -> ProgSpec<'a> {
         ProgSpec::new(ProgType::Kprobe, insns, name).with_attach_type(AttachType::TraceKprobeMulti)
@@ -113,7 +113,7 @@ impl<'a> ProgSpec<'a> {
 
     /// A TRACING program run on entry to the kernel function whose BTF FUNC id is `btf_id` (see
     /// [`crate::btf::find_func`]); for a module function also pass its BTF object to
-    /// [`Program::load_with`]. Attach it with [`crate::attach::attach_tracing`].
+    /// [`Program::load_with`]. Attach it with [`crate::fentry::attach_tracing`].
     pub fn fentry(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
         ProgSpec::new(ProgType::Tracing, insns, name)
             .with_attach_type(AttachType::TraceFentry)
@@ -172,6 +172,12 @@ pub struct Program {
 /// cut at 16 MiB (newer kernels keep its tail, older ones its head).
 const LOG_START: usize = 1 << 20;
 
+/// `mov r0, 0; exit`, encoded: the smallest valid program (for feature probes).
+pub(crate) const RETURN_ZERO: [u8; 16] = [
+    0xb7, 0, 0, 0, 0, 0, 0, 0, //
+    0x95, 0, 0, 0, 0, 0, 0, 0,
+];
+
 /// The kernel-internal ENOTSUPP that bpf(2) lets escape to user space.
 pub(crate) const ENOTSUPP: i32 = 524;
 const LOG_MAX: usize = 16 << 20;
@@ -217,7 +223,7 @@ impl Program {
             prog_type: spec.prog_type,
             expected_attach_type: spec.expected_attach_type.and_then(AttachType::from_id),
         };
-        if spec.is_fentry_or_fexit() && !crate::features::btf_vmlinux_available() {
+        if spec.is_fentry_or_fexit() && !crate::btf::vmlinux_available() {
             return Err(KernelError::NoBtf);
         }
         let errno = match attempt(&mut []) {

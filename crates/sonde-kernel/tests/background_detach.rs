@@ -4,7 +4,8 @@
 
 mod common;
 
-use sonde_kernel::attach::{attach_tracepoint, detach_all_in_background};
+use sonde_kernel::link::detach_all_in_background;
+use sonde_kernel::tracepoint::attach_tracepoint;
 use sonde_kernel::prog::{self, ProgType};
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{gettid, read_counter};
 use sonde_bpf::insn::encode;
-use sonde_kernel::attach::attach_tracing;
+use sonde_kernel::fentry::attach_tracing;
 use sonde_kernel::btf::{find_func, kernel_btf_fd};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::features;

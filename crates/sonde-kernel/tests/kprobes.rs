@@ -5,9 +5,9 @@
 mod common;
 
 use common::{gettid, read_counter};
-use sonde_kernel::attach::{
-    attach_kprobe, attach_kprobe_multi, attach_kprobe_with, KprobeSpec, ProbeVia,
-};
+use sonde_kernel::kprobe::{attach_kprobe, attach_kprobe_with, KprobeSpec};
+use sonde_kernel::kprobe_multi::attach_kprobe_multi;
+use sonde_kernel::pmu::ProbeVia;
 use sonde_kernel::error::KernelError;
 use sonde_kernel::features;
 use sonde_kernel::prog::{ProgSpec, ProgType};

@@ -3,8 +3,9 @@
 mod common;
 
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
-use sonde_kernel::attach::{
-    attach_on_every_cpu, attach_perf_event, detach_all, PerfEventSpec, Sampling, SoftwareEvent,
+use sonde_kernel::link::detach_all;
+use sonde_kernel::perf_event::{
+    attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling, SoftwareEvent,
 };
 use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::prog::ProgType;

@@ -4,7 +4,8 @@ mod common;
 
 use common::elf::{libc_path, runtime_address, symbol_file_offset};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
-use sonde_kernel::attach::{attach_tracepoint, attach_uprobe, UprobeSpec};
+use sonde_kernel::tracepoint::attach_tracepoint;
+use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::map::{stack_flags, Map, MapSpec, BPF_ANY, PERF_MAX_STACK_DEPTH};
 use sonde_kernel::prog::ProgType;

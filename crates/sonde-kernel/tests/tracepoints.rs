@@ -3,9 +3,8 @@
 mod common;
 
 use common::{getpid_id, getpid_syscall, gettid, read_counter};
-use sonde_kernel::attach::{
-    attach_raw_tracepoint, attach_tracepoint, attach_tracepoint_with, PerfAttach,
-};
+use sonde_kernel::perf_attach::PerfAttach;
+use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint, attach_tracepoint_with};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::prog::ProgType;

@@ -5,9 +5,9 @@ mod common;
 
 use common::elf::{libc_path, symbol_file_offset};
 use common::{gettid, read_counter};
-use sonde_kernel::attach::{
-    attach_uprobe, attach_uprobe_with, cleanup_dead_runs_in, ProbeVia, UprobeSpec,
-};
+use sonde_kernel::pmu::ProbeVia;
+use sonde_kernel::probe_event::cleanup_dead_runs_in;
+use sonde_kernel::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::prog::ProgType;
 use std::io::{BufRead, Write};
@@ -311,6 +311,6 @@ fn background_detach_removes_tracefs_events_before_returning() {
     };
     let link = attach_uprobe_with(&prog, spec, ProbeVia::Tracefs).unwrap();
     let name = link.tracefs_event().unwrap().to_string();
-    sonde_kernel::attach::detach_all_in_background(vec![link]);
+    sonde_kernel::link::detach_all_in_background(vec![link]);
     assert!(!uprobe_events().contains(&format!("sonde/{name} ")));
 }

@@ -6,12 +6,20 @@
 //! - [`hist`]: hist()/lhist() bucket conventions and bpftrace's histogram lines.
 //! - [`map`]: whole-map text dumps (plain, histogram, avg/stats).
 //! - [`json`]: the same as bpftrace's `-f json` lines.
+//! - [`writer`]: the [`Writer`] trait every face prints through; [`TextWriter`] and
+//!   [`JsonWriter`] implement it.
 
 pub mod hist;
 pub mod json;
+pub mod json_writer;
 pub mod map;
 pub mod printf;
+pub mod text_writer;
 pub mod value;
+pub mod writer;
 
 pub use map::{HistEntry, HistKind, StatsEntry};
+pub use json_writer::JsonWriter;
+pub use text_writer::TextWriter;
 pub use value::Value;
+pub use writer::{MapEntries, Writer};

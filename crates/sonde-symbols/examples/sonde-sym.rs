@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use sonde_symbols::*;
+use sonde_glob::Glob;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -7,7 +7,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::glob::{is_glob, Glob};
+use sonde_glob::{is_glob, Glob};
 use crate::maps::read_maps;
 
 /// Searched after LD_LIBRARY_PATH and ld.so.conf, as the loader does.

@@ -6,7 +6,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::glob::Glob;
+use sonde_glob::Glob;
 
 const TRACEFS_DIRS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 const BLACKLIST: &str = "/sys/kernel/debug/kprobes/blacklist";

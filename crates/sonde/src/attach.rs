@@ -1,11 +1,16 @@
 //! Attach every loaded program to its sites. BEGIN and END are not attached: the session runs them.
 
 use crate::error::Failure;
-use crate::kernel_env::KernelEnv;
+use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::ProgramDef;
-use sonde_kernel::attach::{self, Link, PerfEventSpec, Sampling};
-use sonde_kernel::probe::{KprobeSpec, UprobeSpec};
+use sonde_kernel::fentry::attach_tracing;
+use sonde_kernel::kprobe::{attach_kprobe, KprobeSpec};
+use sonde_kernel::kprobe_multi::attach_kprobe_multi;
+use sonde_kernel::link::Link;
+use sonde_kernel::perf_event::{attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling};
+use sonde_kernel::tracepoint::attach_tracepoint;
+use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
 use sonde_kernel::prog::Program;
 
 /// Attach `prog` (compiled as `def`) everywhere it goes; returns the links and how many probes
@@ -13,10 +18,10 @@ use sonde_kernel::prog::Program;
 pub fn attach_program(
     def: &ProgramDef,
     prog: &Program,
-    env: &KernelEnv,
+    env: &HostEnv,
     pid: Option<u32>,
 ) -> Result<(Vec<Link>, usize), Failure> {
-    if crate::load::uses_kprobe_multi(def) {
+    if sonde_load::uses_kprobe_multi(def) {
         let symbols: Vec<&str> = def
             .sites
             .iter()
@@ -26,7 +31,7 @@ pub fn attach_program(
             })
             .collect();
         let ret = matches!(def.sites[0].point, AttachPoint::Kprobe { retprobe: true, .. });
-        let link = attach::attach_kprobe_multi(prog, &symbols, ret)
+        let link = attach_kprobe_multi(prog, &symbols, ret)
             .map_err(|e| Failure::Attach(format!("{} kernel functions ({}...)", symbols.len(), def.name), e.to_string()))?;
         return Ok((vec![link], symbols.len()));
     }
@@ -39,27 +44,27 @@ pub fn attach_program(
             AttachPoint::Tracepoint { category, name } => {
                 let tfs = env.tracefs().map_err(|e| Failure::Setup(e.to_string()))?;
                 let id = tfs.tracepoint_id(category, name).map_err(Failure::kernel)?;
-                links.push(attach::attach_tracepoint(prog, id).map_err(failed)?);
+                links.push(attach_tracepoint(prog, id).map_err(failed)?);
             }
             AttachPoint::Interval { period_ns } => {
-                links.push(attach::attach_perf_event(prog, PerfEventSpec::cpu_clock(*period_ns, 0)).map_err(failed)?);
+                links.push(attach_perf_event(prog, PerfEventSpec::cpu_clock(*period_ns, 0)).map_err(failed)?);
             }
             AttachPoint::Kprobe { symbol, offset, retprobe } => {
                 let spec = KprobeSpec { symbol, offset: *offset, retprobe: *retprobe };
-                links.push(sonde_kernel::probe::attach_kprobe(prog, spec).map_err(failed)?);
+                links.push(attach_kprobe(prog, spec).map_err(failed)?);
             }
             AttachPoint::Uprobe { path, offset, retprobe, .. } => {
                 let spec = UprobeSpec { path: std::path::Path::new(path), offset: *offset, retprobe: *retprobe, pid };
-                links.push(sonde_kernel::probe::attach_uprobe(prog, spec).map_err(failed)?);
+                links.push(attach_uprobe(prog, spec).map_err(failed)?);
             }
-            AttachPoint::Fentry { .. } => links.push(attach::attach_tracing(prog).map_err(failed)?),
+            AttachPoint::Fentry { .. } => links.push(attach_tracing(prog).map_err(failed)?),
             AttachPoint::Profile { hz } => {
-                links.extend(attach::attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0)).map_err(failed)?);
+                links.extend(attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0)).map_err(failed)?);
             }
             AttachPoint::Software { event, period } => {
                 let spec = PerfEventSpec::software_by_name(event, Sampling::Period(*period), 0)
                     .ok_or_else(|| Failure::Setup(format!("unknown software event `{}`", event)))?;
-                links.extend(attach::attach_on_every_cpu(prog, spec).map_err(failed)?);
+                links.extend(attach_on_every_cpu(prog, spec).map_err(failed)?);
             }
         }
         probes += 1;

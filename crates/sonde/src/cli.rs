@@ -1,6 +1,6 @@
 //! The command line, defined once with its documentation.
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -17,9 +17,16 @@ pub enum Format {
     about,
     // `-v` is ply's version flag and bpftrace's verbose flag: both, told apart by context (main.rs).
     disable_version_flag = true,
+    // `sonde PROGRAM` as always, or `sonde FACE ...`; a program that is one of the faces' names
+    // is written after `--` (or kept in a file).
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
     after_help = "Examples:\n  sonde 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'\n  sonde -c 'ls' 'tracepoint:syscalls:sys_exit_read /pid == cpid/ { @ = hist(args->ret); }'\n  sonde -lv 'tracepoint:sched:*'\n\nExit status: 0 on success, 1 when the kernel refuses something or events were lost, 2 for usage and compile errors."
 )]
 pub struct Cli {
+    #[command(subcommand)]
+    pub face: Option<Face>,
+
     /// Start COMMAND once every probe is attached; stop when it exits. `cpid` and `$target` hold its pid (a plain command is exec'd directly; shell syntax runs under `sh -c`).
     #[arg(short = 'c', long = "command", value_name = "COMMAND")]
     pub command: Option<String>,
@@ -63,4 +70,32 @@ pub struct Cli {
     /// The program text, or a file holding it.
     #[arg(value_name = "PROGRAM-FILE | PROGRAM-TEXT")]
     pub program: Option<String>,
+}
+
+/// The faces sonde will grow beside scripts (docs/architecture.md says where each lives). Their
+/// names are reserved now so that adding them changes no program's meaning.
+#[derive(Subcommand, Debug)]
+pub enum Face {
+    /// The ftrace front end: surftrace expressions as kprobe events (not implemented yet).
+    Probe(FaceArgs),
+    /// The syscall tracer: strace-like lines and summaries (not implemented yet).
+    Trace(FaceArgs),
+    /// Call graphs and flame graphs from function_graph (not implemented yet).
+    Graph(FaceArgs),
+}
+
+impl Face {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Face::Probe(_) => "probe",
+            Face::Trace(_) => "trace",
+            Face::Graph(_) => "graph",
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct FaceArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub args: Vec<String>,
 }

@@ -1,22 +1,24 @@
-//! Raw bytes from the kernel (event records, map keys and values) -> values to print.
+//! Raw bytes from the kernel (event records, map keys and values) -> values to print. Pure but
+//! for the symbolizer, which names addresses; stacks stay ids here (`collect.rs` reads them).
 
 use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
 use sonde_compile::types::Type;
 use sonde_output::value::Value;
+use sonde_symbols::Symbolizer;
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap())).unwrap_or(0)
 }
 
 /// One value of type `ty` from its slot (see `Type::slot_size`).
-pub fn value(ty: &Type, b: &[u8]) -> Value {
+pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     match ty {
         Type::Int { signed, .. } => Value::Int { v: u64_at(b, 0), signed: *signed },
-        // Stacks stay ids here; the printer reads their frames from the stack map.
+        // Stacks stay ids here; the collector reads their frames from the stack map.
         Type::Ptr { .. } | Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
         Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
-        Type::Sym => Value::Sym { addr: u64_at(b, 0), name: ksym(u64_at(b, 0)) },
-        Type::USym => Value::Sym { addr: u64_at(b, 0), name: crate::stacks::usym(u64_at(b, 0)) },
+        Type::Sym => Value::Sym { addr: u64_at(b, 0), name: sym.ksym(u64_at(b, 0)) },
+        Type::USym => Value::Sym { addr: u64_at(b, 0), name: sym.usym(u64_at(b, 0)) },
         Type::Str(n) => {
             let s = &b[..(*n).min(b.len())];
             let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
@@ -28,13 +30,13 @@ pub fn value(ty: &Type, b: &[u8]) -> Value {
 }
 
 /// A record's or key's values laid out one slot after another.
-pub fn values(types: &[Type], b: &[u8]) -> Vec<Value> {
+pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
     let mut at = 0;
     types
         .iter()
         .map(|t| {
             let end = (at + t.slot_size()).min(b.len());
-            let v = value(t, &b[at.min(end)..end]);
+            let v = value(t, &b[at.min(end)..end], sym);
             at += t.slot_size();
             v
         })
@@ -52,9 +54,9 @@ pub enum Merged {
 }
 
 /// Merge per-CPU values (or the single value of a plain map).
-pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>]) -> Option<Merged> {
+pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>], sym: &mut Symbolizer) -> Option<Merged> {
     match &info.value {
-        MapValue::Plain(t) => Some(Merged::Value(value(t, cpus.first()?))),
+        MapValue::Plain(t) => Some(Merged::Value(value(t, cpus.first()?, sym))),
         MapValue::Agg { func, signed } => {
             let signed = *signed;
             let sum = |off: usize| cpus.iter().fold(0u64, |a, c| a.wrapping_add(u64_at(c, off)));
@@ -80,11 +82,6 @@ pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>]) -> Option<Merged> {
     }
 }
 
-/// The user's part of a key (without a histogram's bucket).
-pub fn key_values(info: &MapInfo, key: &[u8]) -> Vec<Value> {
-    values(&info.keys, key)
-}
-
 /// Integer average as bpftrace prints it.
 pub fn average(count: u64, sum: u64, signed: bool) -> Value {
     if count == 0 {
@@ -95,19 +92,6 @@ pub fn average(count: u64, sum: u64, signed: bool) -> Value {
     } else {
         Value::Int { v: sum / count, signed }
     }
-}
-
-/// The kernel symbol an address falls in (`vfs_read`, `vfs_read+0x1a`), from /proc/kallsyms,
-/// read once, on the first address printed.
-pub fn ksym(addr: u64) -> Option<String> {
-    use sonde_symbols::kallsyms::KernelSymbols;
-    static SYMBOLS: std::sync::OnceLock<Option<KernelSymbols>> = std::sync::OnceLock::new();
-    let syms = SYMBOLS.get_or_init(|| KernelSymbols::load().ok()).as_ref()?;
-    let s = syms.resolve(addr)?;
-    Some(match s.offset {
-        0 => s.name.to_string(),
-        off => format!("{}+0x{:x}", s.name, off),
-    })
 }
 
 /// A `bpf_ktime_get_ns()` timestamp as UTC wall-clock time (RFC 3339, nanoseconds).

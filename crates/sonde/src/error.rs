@@ -12,6 +12,8 @@ pub enum Failure {
     Attach(String, String),
     /// The verifier refused a program: which probe, its last words, the source line.
     Verifier { probe: String, log_tail: String, at: Option<String> },
+    /// A reserved subcommand (`sonde trace`, ...) whose face is not built yet.
+    NotImplemented { face: &'static str },
 }
 
 impl Failure {
@@ -21,7 +23,7 @@ impl Failure {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            Failure::Usage(_) | Failure::Compile(..) => 2,
+            Failure::Usage(_) | Failure::Compile(..) | Failure::NotImplemented { .. } => 2,
             _ => 1,
         }
     }
@@ -38,6 +40,10 @@ impl Failure {
                 eprintln!("sonde: {} error{} in the program; nothing was attached", n, if n == 1 { "" } else { "s" });
             }
             Failure::Setup(m) => eprintln!("sonde: {}", m),
+            Failure::NotImplemented { face } => eprintln!(
+                "sonde: `sonde {face}` is not implemented yet; for a program or file named `{face}`, \
+                 write `sonde -- {face}`"
+            ),
             Failure::Attach(probe, m) => eprintln!("sonde: cannot attach {}: {}", probe, m),
             Failure::Verifier { probe, log_tail, at } => {
                 eprintln!("sonde: the kernel's verifier rejected the program for {}:", probe);

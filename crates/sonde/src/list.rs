@@ -3,13 +3,13 @@
 //! kprobes. With -v, each probe's arguments and their types.
 
 use crate::error::Failure;
-use crate::kernel_env::KernelEnv;
-use sonde_compile::glob::glob_match;
+use crate::host_env::HostEnv;
+use sonde_glob::glob_match;
 use sonde_compile::Env;
 use std::fmt::Write;
 
 pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
-    let env = KernelEnv::new();
+    let env = HostEnv::new();
     let (provider, rest) = match pattern.split_once(':') {
         Some((p, r)) if is_provider(p) => (p, r),
         _ => ("", pattern),
@@ -45,7 +45,7 @@ fn is_provider(p: &str) -> bool {
     )
 }
 
-fn tracepoints(env: &KernelEnv, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+fn tracepoints(env: &HostEnv, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
     let (cat, name) = match pat.split_once([':', '/']) {
         Some((c, n)) => (c, n),
         None => ("*", pat),
@@ -66,7 +66,7 @@ fn tracepoints(env: &KernelEnv, pat: &str, verbose: bool, out: &mut String) -> R
     Ok(())
 }
 
-fn kprobes(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+fn kprobes(env: &HostEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
     let name = if provider.starts_with("kr") { "kretprobe" } else { "kprobe" };
     let mut funcs: Vec<&str> = env
         .kernel_functions()
@@ -90,7 +90,7 @@ fn kprobes(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut 
 }
 
 /// A syscall wrapper's arguments are the syscall's (see the kprobe provider).
-fn syscall_prototype(env: &KernelEnv, func: &str, ret: bool, out: &mut String) {
+fn syscall_prototype(env: &HostEnv, func: &str, ret: bool, out: &mut String) {
     let Some(sig) = sonde_compile::provider::kprobe_signature(func, env) else { return };
     if !ret {
         for (i, (name, ty)) in sig.params.iter().enumerate() {
@@ -101,7 +101,7 @@ fn syscall_prototype(env: &KernelEnv, func: &str, ret: bool, out: &mut String) {
     }
 }
 
-fn fentries(env: &KernelEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+fn fentries(env: &HostEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
     let name = if matches!(provider, "fexit" | "kretfunc" | "fr") { "fexit" } else { "fentry" };
     let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
     let mut funcs: Vec<&str> = btf.funcs().map(|(n, _)| n).filter(|n| glob_match(pat, n)).collect();
@@ -145,13 +145,13 @@ fn uprobes(provider: &str, pat: &str, out: &mut String) -> Result<(), Failure> {
 
 /// For -d: how many kernel functions each kprobe glob matches but cannot probe (notrace,
 /// blacklisted, or not a function ftrace knows).
-pub fn report_skipped(ast: &sonde_syntax::ast::Program, env: &KernelEnv) {
+pub fn report_skipped(ast: &sonde_syntax::ast::Program, env: &HostEnv) {
     let globs: Vec<_> = ast
         .probes
         .iter()
         .flat_map(|p| &p.specs)
         .filter(|s| matches!(s.provider.as_str(), "kprobe" | "k" | "kretprobe" | "kr"))
-        .filter(|s| sonde_compile::glob::is_glob(&s.definition))
+        .filter(|s| sonde_glob::is_glob(&s.definition))
         .collect();
     if globs.is_empty() {
         return; // kallsyms is 5 MB of text: read it only when there is something to report

@@ -7,16 +7,15 @@
 mod attach;
 mod child;
 mod cli;
+mod collect;
 mod decode;
 mod error;
-mod kernel_env;
+mod host_env;
 mod list;
 mod load;
 mod output;
 mod session;
 mod signals;
-mod stacks;
-mod target;
 
 use clap::Parser;
 use error::Failure;
@@ -33,6 +32,11 @@ fn run() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    if let Some(face) = &cli.face {
+        let f = Failure::NotImplemented { face: face.name() };
+        f.report();
+        return f.exit_code();
+    }
     if cli.version || (cli.verbose && !cli.list && cli.program.is_none()) {
         println!("sonde {}", env!("CARGO_PKG_VERSION"));
         return 0;

@@ -4,14 +4,15 @@
 use crate::child::HeldChild;
 use crate::cli::Cli;
 use crate::error::Failure;
-use crate::kernel_env::KernelEnv;
-use crate::output::{Action, Printer};
+use crate::host_env::HostEnv;
+use crate::output::{Action, Output};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
-use sonde_kernel::attach::Link;
+use sonde_kernel::link::Link;
 use sonde_kernel::prog::Program;
 use sonde_kernel::ringbuf::RingBuf;
+use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::SourceFile;
 use std::time::{Duration, Instant};
 
@@ -41,10 +42,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     opts.filter_pid = cli.pid;
     opts.child_pid = child.as_ref().map(HeldChild::pid);
     opts.start_ns = sonde_kernel::clock::monotonic_ns();
-    if let Some(pid) = opts.filter_pid.or(opts.child_pid) {
-        crate::stacks::set_target_pid(pid);
-    }
-    let env = KernelEnv::for_pid(cli.pid);
+    let env = HostEnv::for_pid(cli.pid);
     let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if let Some(why) = env.btf_missing() {
         eprintln!("sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work", why);
@@ -67,7 +65,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         .any(|s| matches!(s.point, AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }));
     if probes_functions {
         // Only the tracefs fallback leaves anything behind when a run is SIGKILLed: remove it.
-        if let Ok(n @ 1..) = sonde_kernel::probe::cleanup_dead_runs() {
+        if let Ok(n @ 1..) = sonde_kernel::probe_event::cleanup_dead_runs() {
             debug(cli, &format!("removed {} probe event(s) left by dead sonde runs", n));
         }
         if cli.debug {
@@ -83,7 +81,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         return Ok(0);
     }
 
-    let mut printer = Printer::new(cli.format, &compiled, &maps);
+    // usym() resolves in the -p process or the -c command.
+    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid));
+    let mut output = Output::new(cli.format, &compiled, &maps, symbols);
     let mut ring = RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
     let mut links: Vec<Link> = Vec::new();
     let mut probes = 0;
@@ -95,39 +95,39 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let begin = special_programs(&compiled, &programs, &AttachPoint::Begin);
     let end = special_programs(&compiled, &programs, &AttachPoint::End);
     probes += begin.len() + end.len();
-    printer.attached(probes);
+    output.attached(probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
 
     for prog in begin {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
-    let begin_action = drain(&mut ring, &mut printer)?;
+    let begin_action = drain(&mut ring, &mut output)?;
     if let Some(c) = child.as_mut() {
         c.release();
     }
     let (mut status, lost_seen) = match begin_action {
         Action::Exit(code) => (code, 0),
         Action::Continue => {
-            let watch = cli.pid.map(crate::target::PidWatch::new);
-            deliver_events(cli, &mut ring, &mut printer, child.as_mut(), watch.as_ref())?
+            let watch = cli.pid.map(sonde_kernel::process::PidWatch::new);
+            deliver_events(cli, &mut ring, &mut output, child.as_mut(), watch.as_ref())?
         }
     };
     // Silence every probe at once, so END has the last word and the maps print now, not after
     // the kernel has taken its time to detach them (see CONTROL_MAP).
     maps[sonde_compile::lower::CONTROL_MAP].update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0).map_err(Failure::kernel)?;
-    drain(&mut ring, &mut printer)?;
+    drain(&mut ring, &mut output)?;
     for prog in end {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
-    drain(&mut ring, &mut printer)?;
-    let lost = printer.lost_events()?;
+    drain(&mut ring, &mut output)?;
+    let lost = output.lost_events()?;
     if lost > lost_seen {
-        printer.warn_lost(lost - lost_seen);
+        output.warn_lost(lost - lost_seen);
         if !cli.keep_going && status == 0 {
             status = 1;
         }
     }
-    printer.print_all_maps()?;
+    output.print_all_maps();
     if let Some(c) = child.as_mut() {
         c.kill();
     }
@@ -144,7 +144,7 @@ fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
     if one_by_one >= SLOW_DETACH_NOTE {
         eprintln!("sonde: detaching {} probes (this kernel removes them one by one; it can take a while)", one_by_one);
     }
-    sonde_kernel::attach::detach_all(links);
+    sonde_kernel::link::detach_all(links);
     debug(cli, &format!("detached {} probe(s) in {:?}", probes, t.elapsed()));
 }
 
@@ -157,31 +157,31 @@ const SLOW_DETACH_NOTE: usize = 100;
 fn deliver_events(
     cli: &Cli,
     ring: &mut RingBuf,
-    printer: &mut Printer,
+    output: &mut Output,
     mut child: Option<&mut HeldChild>,
-    target: Option<&crate::target::PidWatch>,
+    target: Option<&sonde_kernel::process::PidWatch>,
 ) -> Result<(i32, u64), Failure> {
     let mut lost_seen = 0;
     loop {
         ring.poll(POLL_MS).map_err(Failure::kernel)?;
-        if let Action::Exit(code) = drain(ring, printer)? {
+        if let Action::Exit(code) = drain(ring, output)? {
             return Ok((code, lost_seen));
         }
         if signals::stop_requested().is_some() {
             return Ok((0, lost_seen));
         }
         let command_ended = child.as_deref_mut().is_some_and(HeldChild::poll_exit);
-        let target_ended = target.is_some_and(crate::target::PidWatch::exited);
+        let target_ended = target.is_some_and(sonde_kernel::process::PidWatch::exited);
         if command_ended || target_ended {
             debug(cli, if command_ended { "the -c command exited" } else { "the -p process exited" });
             // Its last events may still be in flight: one more short round.
             std::thread::sleep(Duration::from_millis(POLL_MS as u64));
-            drain(ring, printer)?;
+            drain(ring, output)?;
             return Ok((0, lost_seen));
         }
-        let lost = printer.lost_events()?;
+        let lost = output.lost_events()?;
         if lost > lost_seen {
-            printer.warn_lost(lost - lost_seen);
+            output.warn_lost(lost - lost_seen);
             lost_seen = lost;
             if !cli.keep_going {
                 eprintln!("sonde: stopping because events were lost (use -k to keep going)");
@@ -201,15 +201,15 @@ fn special_programs<'a>(c: &Compiled, programs: &'a [Program], point: &AttachPoi
         .collect()
 }
 
-fn drain(ring: &mut RingBuf, printer: &mut Printer) -> Result<Action, Failure> {
+fn drain(ring: &mut RingBuf, output: &mut Output) -> Result<Action, Failure> {
     let mut action = Action::Continue;
     ring.drain(|rec| {
         if matches!(action, Action::Continue) {
-            action = printer.record(rec);
+            action = output.record(rec);
         }
     })
     .map_err(Failure::kernel)?;
-    printer.flush();
+    output.flush();
     Ok(action)
 }
 

@@ -221,6 +221,53 @@ fn no_program_exits_2() {
     o.assert_code(2);
 }
 
+// ---------------------------------------------------------------- reserved faces
+
+#[test]
+fn reserved_faces_say_they_are_not_built_yet() {
+    for face in ["probe", "trace", "graph"] {
+        for args in [vec![face], vec![face, "-x", "--y", "z"]] {
+            let o = sonde(&args);
+            o.assert_code(2);
+            assert_eq!(
+                o.stderr,
+                format!(
+                    "sonde: `sonde {face}` is not implemented yet; for a program or file named \
+                     `{face}`, write `sonde -- {face}`\n"
+                ),
+                "{}",
+                o.describe()
+            );
+            assert!(o.stdout.is_empty(), "{}", o.describe());
+        }
+    }
+}
+
+#[test]
+fn a_program_named_like_a_face_is_a_program_after_dashes() {
+    // `trace` is no valid program: it must be parsed (and refused) as one, not taken for the face.
+    let o = sonde(&["--", "trace"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("<program>:1:"), "{}", o.describe());
+    assert!(!o.stderr.contains("not implemented"), "{}", o.describe());
+    // After an option, too: options and faces do not mix.
+    let o = sonde(&["-e", "graph"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("<program>:1:"), "{}", o.describe());
+}
+
+#[test]
+fn a_file_named_like_a_face_runs() {
+    let dir = common::temp_path("face_file");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("probe");
+    std::fs::write(&file, "BEGIN { printf(\"from a file\\n\"); exit(); }\n").unwrap();
+    let o = sonde(&["--", file.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    o.assert_ok();
+    assert_eq!(o.lines(), vec!["from a file"], "{}", o.describe());
+}
+
 // ---------------------------------------------------------------- signals
 
 /// Starts sonde counting getpid for `comm`, makes 5 calls once it is attached,

@@ -8,12 +8,17 @@
 //! `sys_enter_NAME` tracepoint format, so the manual's `kprobe:SyS_openat { print(str(arg1)); }`
 //! still prints file names.
 
+use super::context::{arg_at_return, arg_register, record_field, regs, scalar_or_u64};
+use super::context::{caller, Answer, ContextName, Cx};
 use super::tracepoint_format::parse_format;
 use super::{AttachPoint, ProgKind, Site};
+use crate::arch::x86_64::{ARG_REGS, RET_REG, SYSCALL_ARG_REGS};
 use crate::btf_types::{func_sig, FuncSig};
 use crate::env::Env;
-use crate::glob::{glob_match, is_glob};
+use crate::sema::tir::{TExpr, TExprKind};
 use crate::types::Type;
+use sonde_glob::{glob_match, is_glob};
+use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;
 
 /// The prefix of x86-64 syscall wrappers (kernels since 4.17 have no other syscall entry symbols).
@@ -189,4 +194,69 @@ mod tests {
         assert_eq!(split_offset("dev_hard_start_xmit+8"), Ok(("dev_hard_start_xmit", 8)));
         assert!(split_offset("f+x").is_err());
     }
+}
+
+/// What `argN`, `retval`, `caller`, `regs` and, in a syscall wrapper, `args->NAME` mean in a
+/// kprobe or kretprobe.
+pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
+    let AttachPoint::Kprobe { retprobe, .. } = site.point else { return None };
+    Some(match name {
+        ContextName::Arg(n) if retprobe => Err(arg_at_return(n, "kretprobe", "kprobe", cx.span)),
+        ContextName::Arg(n) => arg(site, n, cx),
+        ContextName::Retval if retprobe => {
+            let ret = site.func.as_ref().map(|f| f.ret.clone()).filter(Type::is_scalar);
+            Ok(cx.expr(TExprKind::CtxLoad { offset: RET_REG }, ret.unwrap_or(Type::S64)))
+        }
+        ContextName::Caller => caller(site, cx),
+        ContextName::Regs => Ok(regs(cx)),
+        ContextName::Field { field, .. } if site.syscall_wrapper => {
+            record_field(site, field, cx.span)?.and_then(|f| arg(site, f.offset / 8, cx))
+        }
+        _ => return None,
+    })
+}
+
+/// `argN` at a function's entry: its register, typed from BTF at the function's start.
+fn arg(site: &Site, n: usize, cx: &Cx) -> Result<TExpr, Diagnostic> {
+    let offset = arg_register(n, cx.span)?;
+    if site.syscall_wrapper {
+        return syscall_arg(site, n, cx);
+    }
+    // At an offset into the function the registers may hold other values by now.
+    let ty = match &site.point {
+        AttachPoint::Kprobe { offset: 0, .. } => {
+            scalar_or_u64(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1))
+        }
+        _ => Type::U64,
+    };
+    Ok(cx.expr(TExprKind::CtxLoad { offset }, ty))
+}
+
+/// Argument `n` of the syscall whose wrapper is probed: the wrapper's only argument points to
+/// the user's registers, where the syscall ABI put it (rdi, rsi, rdx, r10, r8, r9).
+fn syscall_arg(site: &Site, n: usize, cx: &Cx) -> Result<TExpr, Diagnostic> {
+    let span = cx.span;
+    let Some(&offset) = SYSCALL_ARG_REGS.get(n) else {
+        let msg = format!("a syscall has at most 6 arguments: there is no `arg{}`", n);
+        return Err(Diagnostic::error(span, msg));
+    };
+    // Typed from the syscall's format when it was found; untyped otherwise (and in globs).
+    let ty = match &site.func {
+        Some(f) => match f.params.get(n) {
+            Some((_, t)) => scalar_or_u64(Some(t)),
+            None => {
+                let msg = format!(
+                    "syscall `{}` takes {} argument(s): there is no `arg{}`",
+                    f.name,
+                    f.params.len(),
+                    n
+                );
+                return Err(Diagnostic::error(span, msg));
+            }
+        },
+        None => Type::U64,
+    };
+    let regs = cx.expr(TExprKind::CtxLoad { offset: ARG_REGS[0] }, Type::U64);
+    let read = TExprKind::Read { ptr: Box::new(regs), offset: offset as i64, user: false };
+    Ok(cx.expr(read, ty))
 }

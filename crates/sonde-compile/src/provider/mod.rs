@@ -2,6 +2,7 @@
 //! points a program attaches to, and say what context the program runs in. One file a provider;
 //! kprobes, uprobes and the rest plug in here.
 
+pub mod context;
 mod fentry;
 mod interval;
 mod kprobe;
@@ -96,6 +97,11 @@ pub struct Site {
 impl Site {
     pub fn new(point: AttachPoint, kind: ProgKind) -> Site {
         Site { point, kind, args: None, func: None, syscall_wrapper: false }
+    }
+
+    /// Whether pointers the probe is handed point into user memory (a uprobe's arguments).
+    pub fn reads_user_memory(&self) -> bool {
+        matches!(self.point, AttachPoint::Uprobe { .. })
     }
 }
 

@@ -1,9 +1,10 @@
 //! `tracepoint:CATEGORY:NAME` (also `CATEGORY/NAME`), with globs; `args`/`data` typed from the format file.
 
+use super::context::{read_field, record_field, Answer, ContextName, Cx};
 use super::tracepoint_format::parse_format;
 use super::{AttachPoint, ProgKind, Site};
 use crate::env::{Env, EnvError};
-use crate::glob::{glob_match, is_glob};
+use sonde_glob::{glob_match, is_glob};
 use std::rc::Rc;
 
 pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
@@ -50,4 +51,14 @@ fn unknown(category: &str, name: &str, env: &dyn Env) -> String {
         }
     }
     msg
+}
+
+/// `args->FIELD` (or `data->FIELD`): a field of the tracepoint's record.
+pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
+    match name {
+        ContextName::Field { field, .. } => {
+            record_field(site, field, cx.span).map(|r| r.map(|f| read_field(f, cx)))
+        }
+        _ => None,
+    }
 }

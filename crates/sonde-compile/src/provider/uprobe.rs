@@ -2,8 +2,12 @@
 //! path or, as in surftrace, a name found on PATH or in the loader's library directories
 //! (`bash:readline`, `libc:fopen`). Arguments are `arg0..arg5`; pointers are user memory.
 
+use super::context::{arg_at_return, arg_register, regs, Answer, ContextName, Cx};
 use super::{AttachPoint, ProgKind, Site};
+use crate::arch::x86_64::RET_REG;
 use crate::env::Env;
+use crate::sema::tir::TExprKind;
+use crate::types::Type;
 
 pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
     let Some((binary, symbol)) = definition.rsplit_once(':') else {
@@ -20,4 +24,21 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
         AttachPoint::Uprobe { path, symbol: symbol.to_string(), offset, retprobe },
         ProgKind::Kprobe,
     )])
+}
+
+/// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
+/// binaries bring no BTF).
+pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
+    let AttachPoint::Uprobe { retprobe, .. } = site.point else { return None };
+    Some(match name {
+        ContextName::Arg(n) if retprobe => Err(arg_at_return(n, "uretprobe", "uprobe", cx.span)),
+        ContextName::Arg(n) => {
+            arg_register(n, cx.span).map(|offset| cx.expr(TExprKind::CtxLoad { offset }, Type::U64))
+        }
+        ContextName::Retval if retprobe => {
+            Ok(cx.expr(TExprKind::CtxLoad { offset: RET_REG }, Type::S64))
+        }
+        ContextName::Regs => Ok(regs(cx)),
+        _ => return None,
+    })
 }

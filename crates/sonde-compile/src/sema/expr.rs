@@ -3,7 +3,8 @@
 use super::check::Checker;
 use super::tir::{Builtin, MapValue, TExpr, TExprKind};
 use super::typename;
-use crate::provider::{AttachPoint, ProgKind};
+use crate::provider::context::{ContextName, Cx};
+use crate::provider::{self, Site};
 use crate::types::Type;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
@@ -119,20 +120,8 @@ impl Checker<'_> {
             "elapsed" => b(Builtin::Elapsed, Type::U64),
             "comm" | "execname" => b(Builtin::Comm, Type::Str(16)),
             "cpid" => self.child_pid(span),
-            "retval" => self.retval(span),
-            "regs" => match self.sites.first().map(|s| s.kind) {
-                Some(ProgKind::Kprobe) => {
-                    let ty = match self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct pt_regs")) {
-                        Some(t) => Type::Ptr { to: Box::new(t), user: false },
-                        None => Type::U64,
-                    };
-                    b(Builtin::Ctx, ty)
-                }
-                _ => {
-                    self.error(Diagnostic::error(span, "`regs` exists in kprobe and uprobe probes"));
-                    self.poisoned(span)
-                }
-            },
+            "retval" => self.context(ContextName::Retval, span),
+            "regs" => self.context(ContextName::Regs, span),
             "stack" | "kstack" => {
                 self.uses_stacks = true;
                 b(Builtin::KStack, Type::Stack { user: false })
@@ -141,7 +130,7 @@ impl Checker<'_> {
                 self.uses_stacks = true;
                 b(Builtin::UStack, Type::Stack { user: true })
             }
-            "caller" | "func" => self.func_ip(span),
+            "caller" | "func" => self.context(ContextName::Caller, span),
             "curtask" => {
                 let ty = match self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct task_struct")) {
                     Some(t) => Type::Ptr { to: Box::new(t), user: false },
@@ -150,7 +139,7 @@ impl Checker<'_> {
                 b(Builtin::CurTask, ty)
             }
             n if n.len() > 3 && n.starts_with("arg") && n[3..].bytes().all(|c| c.is_ascii_digit()) => {
-                self.arg(n[3..].parse().unwrap_or(usize::MAX), span)
+                self.context(ContextName::Arg(n[3..].parse().unwrap_or(usize::MAX)), span)
             }
             // Probes that name `probe` get a program per site (see `uses_context`), so it is a constant.
             "probe" => {
@@ -334,7 +323,7 @@ impl Checker<'_> {
     fn member(&mut self, base: &Expr, field: &str, span: Span) -> TExpr {
         if let ExprKind::Ident(name) = &base.kind {
             if name == "args" || name == "data" {
-                return self.context_field(name, field, span);
+                return self.context(ContextName::Field { base: name, field }, span);
             }
         }
         let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
@@ -415,183 +404,19 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Binary { op: BinOp::BitAnd, lhs: Box::new(shifted), rhs: Box::new(int(mask)) }, ty: Type::U64, span }
     }
 
-    fn in_uprobe(&self) -> bool {
-        matches!(self.sites.first().map(|s| &s.point), Some(AttachPoint::Uprobe { .. }))
-    }
-
-    /// `argN`: a register in kprobes and uprobes, a slot of the trampoline's context in fentry.
-    fn arg(&mut self, n: usize, span: Span) -> TExpr {
-        let Some(site) = self.sites.first() else { return self.poisoned(span) };
-        let typed = |t: Option<&Type>| match t {
-            Some(t) if t.is_scalar() => t.clone(),
-            _ => Type::U64,
-        };
-        match (&site.point, site.kind) {
-            // At a return the argument registers hold whatever the function left there.
-            (AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. }, _) => {
-                let (ret, entry) = match site.point {
-                    AttachPoint::Kprobe { .. } => ("kretprobe", "kprobe"),
-                    _ => ("uretprobe", "uprobe"),
-                };
-                self.error(
-                    Diagnostic::error(span, format!("`arg{}` does not exist in a {}: the arguments are gone when the function returns", n, ret))
-                        .with_help(format!("use `retval`, or save the argument in a map keyed by `tid` at the {} and read it here", entry)),
-                );
-                self.poisoned(span)
-            }
-            (AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }, _) => {
-                let Some(&offset) = PT_REGS_ARGS.get(n) else {
-                    self.error(Diagnostic::error(
-                        span,
-                        format!("`arg{}` is passed on the stack: sonde reads the register arguments arg0..arg5", n),
-                    ));
-                    return self.poisoned(span);
-                };
-                if site.syscall_wrapper {
-                    return self.syscall_arg(n, span);
-                }
-                // Typed from BTF at a function's entry; a return probe's registers hold other values.
-                let ty = match &site.point {
-                    AttachPoint::Kprobe { retprobe: false, offset: 0, .. } => {
-                        typed(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1))
-                    }
-                    _ => Type::U64,
-                };
-                TExpr { kind: TExprKind::CtxLoad { offset }, ty, span }
-            }
-            (_, ProgKind::Fentry | ProgKind::Fexit) => {
-                let params = site.func.as_ref().map(|f| f.params.len()).unwrap_or(0);
-                if n >= params {
-                    self.error(Diagnostic::error(span, format!("the function takes {} argument(s): there is no `arg{}`", params, n)));
-                    return self.poisoned(span);
-                }
-                let ty = typed(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1));
-                TExpr { kind: TExprKind::CtxLoad { offset: 8 * n }, ty, span }
-            }
-            _ => {
-                self.error(Diagnostic::error(span, format!("`arg{}` exists in kprobe, uprobe and fentry probes", n)));
-                self.poisoned(span)
-            }
-        }
-    }
-
-    /// Argument `n` of the syscall whose wrapper is probed: the wrapper's only argument points to
-    /// the user's registers, where the syscall ABI put it (rdi, rsi, rdx, r10, r8, r9).
-    fn syscall_arg(&mut self, n: usize, span: Span) -> TExpr {
-        let Some(&offset) = SYSCALL_ARGS.get(n) else {
-            self.error(Diagnostic::error(span, format!("a syscall has at most 6 arguments: there is no `arg{}`", n)));
-            return self.poisoned(span);
-        };
-        // Typed from the syscall's format when it was found; untyped otherwise (and in globs).
-        let ty = match self.sites[0].func.clone() {
-            Some(f) => match f.params.get(n) {
-                Some((_, t)) if t.is_scalar() => t.clone(),
-                Some(_) => Type::U64,
-                None => {
-                    let msg = format!("syscall `{}` takes {} argument(s): there is no `arg{}`", f.name, f.params.len(), n);
-                    self.error(Diagnostic::error(span, msg));
-                    return self.poisoned(span);
-                }
-            },
-            None => Type::U64,
-        };
-        let regs = TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_ARGS[0] }, ty: Type::U64, span };
-        TExpr { kind: TExprKind::Read { ptr: Box::new(regs), offset: offset as i64, user: false }, ty, span }
-    }
-
-    /// `retval`: in kretprobes and uretprobes the return register, in fexit the slot after the arguments.
-    fn retval(&mut self, span: Span) -> TExpr {
-        let Some(site) = self.sites.first() else { return self.poisoned(span) };
-        let ret = site.func.as_ref().map(|f| f.ret.clone()).filter(Type::is_scalar);
-        match (&site.point, site.kind) {
-            (AttachPoint::Kprobe { retprobe: true, .. }, _) => {
-                TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_RET }, ty: ret.unwrap_or(Type::S64), span }
-            }
-            (AttachPoint::Uprobe { retprobe: true, .. }, _) => {
-                TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_RET }, ty: Type::S64, span }
-            }
-            (_, ProgKind::Fexit) => {
-                let params = site.func.as_ref().map(|f| f.params.len()).unwrap_or(0);
-                TExpr { kind: TExprKind::CtxLoad { offset: 8 * params }, ty: ret.unwrap_or(Type::S64), span }
-            }
-            _ => {
-                self.error(Diagnostic::error(span, "`retval` exists in kretprobe, uretprobe and fexit probes"));
-                self.poisoned(span)
-            }
-        }
-    }
-
-    /// `caller`/`func`: the probed kernel function's address. `bpf_get_func_ip` (5.15) where the
-    /// kernel has it; before that, a kprobe's address comes from the registers and a return or
-    /// trampoline probe's from kallsyms (its program is then compiled for its one function).
-    fn func_ip(&mut self, span: Span) -> TExpr {
-        let Some(site) = self.sites.first() else { return self.poisoned(span) };
-        if !matches!(site.kind, ProgKind::Kprobe | ProgKind::Fentry | ProgKind::Fexit) || self.in_uprobe() {
-            self.error(Diagnostic::error(span, "`caller` exists in kprobe, kretprobe and fentry probes"));
+    /// A name that means something only in some probes: the site's provider says what.
+    fn context(&mut self, name: ContextName, span: Span) -> TExpr {
+        // No site: its spec failed to expand and was reported already.
+        if self.sites.is_empty() && matches!(name, ContextName::Arg(_) | ContextName::Retval) {
             return self.poisoned(span);
         }
-        if self.env.has_helper(sonde_bpf::helper::GET_FUNC_IP) {
-            return TExpr { kind: TExprKind::Builtin(Builtin::FuncIp), ty: Type::Sym, span };
-        }
-        let symbol = match &site.point {
-            // x86-64 kprobes (int3, or ftrace at the entry) leave ip one byte past the probed
-            // address, for every function a shared glob program runs in.
-            AttachPoint::Kprobe { retprobe: false, .. } => {
-                let ip = TExpr { kind: TExprKind::CtxLoad { offset: PT_REGS_IP }, ty: Type::U64, span };
-                let one = TExpr { kind: TExprKind::Int(1), ty: Type::U64, span };
-                let kind = TExprKind::Binary { op: BinOp::Sub, lhs: Box::new(ip), rhs: Box::new(one) };
-                return TExpr { kind, ty: Type::Sym, span };
-            }
-            AttachPoint::Kprobe { symbol, .. } => symbol.clone(),
-            AttachPoint::Fentry { func, .. } => func.clone(),
-            _ => return self.poisoned(span),
-        };
-        // `share_programs` gave each such site its own program (see `caller_is_per_site`).
-        match self.env.kernel_symbol_address(&symbol).filter(|_| self.sites.len() == 1) {
-            Some(addr) => TExpr { kind: TExprKind::Int(addr), ty: Type::Sym, span },
-            None => {
-                let what = if matches!(site.kind, ProgKind::Kprobe) { "a kretprobe" } else { "fentry and fexit" };
-                let msg = format!(
-                    "`caller` in {what} needs bpf_get_func_ip (Linux 5.15) or the address of `{symbol}` in /proc/kallsyms, and this kernel gives neither"
-                );
-                self.error(Diagnostic::error(span, msg));
+        let cx = Cx { env: self.env, opts: self.opts, span };
+        match provider::context::resolve(self.sites.first(), name, &cx) {
+            Ok(e) => e,
+            Err(d) => {
+                self.error(d);
                 self.poisoned(span)
             }
-        }
-    }
-
-    fn context_field(&mut self, base: &str, field: &str, span: Span) -> TExpr {
-        let Some(args) = self.sites.first().and_then(|s| s.args.clone()) else {
-            let mut d = Diagnostic::error(span, format!("`{}` exists in tracepoint and fentry/fexit probes", base));
-            if matches!(self.sites.first().map(|s| s.kind), Some(ProgKind::Kprobe)) {
-                d = d.with_help("kprobes and uprobes read their arguments as arg0..arg5");
-            }
-            self.error(d);
-            return self.poisoned(span);
-        };
-        let Some(f) = args.fields.iter().find(|f| f.name == field) else {
-            let names: Vec<&str> = args.fields.iter().map(|f| f.name.as_str()).collect();
-            let mut d = Diagnostic::error(
-                span,
-                format!("{} has no field `{}`", self.sites[0].point.describe(), field),
-            );
-            d = match sonde_syntax::closest(field, names.iter().copied()) {
-                Some(best) => d.with_help(format!("did you mean `{}`? its fields are: {}", best, names.join(", "))),
-                None => d.with_help(format!("its fields are: {}", names.join(", "))),
-            };
-            self.error(d);
-            return self.poisoned(span);
-        };
-        if self.sites[0].syscall_wrapper {
-            return self.arg(f.offset / 8, span);
-        }
-        let mk = |kind, ty| TExpr { kind, ty, span };
-        if f.data_loc {
-            return mk(TExprKind::CtxDataLoc { offset: f.offset }, Type::Str(self.opts.string_size));
-        }
-        match &f.ty {
-            t if t.is_scalar() => mk(TExprKind::CtxLoad { offset: f.offset }, t.clone()),
-            t => mk(TExprKind::CtxBuf { offset: f.offset, len: t.size() }, t.clone()),
         }
     }
 
@@ -675,7 +500,7 @@ impl Checker<'_> {
                     (Type::Int { .. }, _) => {
                         // An integer address: the process's memory in uprobes; elsewhere (a
                         // kprobe argument) kernel or user, as the address says.
-                        let user = self.in_uprobe();
+                        let user = self.sites.first().is_some_and(Site::reads_user_memory);
                         let ptr = TExpr { ty: Type::Ptr { to: Box::new(Type::Void), user }, ..a };
                         if name == "mem" {
                             mk(TExprKind::ReadMem { ptr: Box::new(ptr), user }, Type::Bytes(size))
@@ -745,15 +570,6 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
         Type::S64
     }
 }
-
-/// x86-64 `struct pt_regs` offsets of the argument registers di, si, dx, cx, r8, r9.
-const PT_REGS_ARGS: [usize; 6] = [112, 104, 96, 88, 72, 64];
-/// ...and of ax, the return value.
-const PT_REGS_RET: usize = 80;
-/// ...and of ip, the instruction pointer.
-const PT_REGS_IP: usize = 128;
-/// The syscall ABI's argument registers in `struct pt_regs`: di, si, dx, r10, r8, r9.
-const SYSCALL_ARGS: [usize; 6] = [112, 104, 96, 56, 72, 64];
 
 /// Up to eight names closest to `want` (by edit distance), for a hint.
 fn near_names(want: &str, names: &[String]) -> Vec<String> {

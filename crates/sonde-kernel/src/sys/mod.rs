@@ -251,3 +251,32 @@ pub(crate) fn mount_tracefs(target: &CStr) -> Result<(), Errno> {
         Ok(())
     }
 }
+
+/// pidfd_open(2) (Linux 5.3+): an fd that becomes readable when process `pid` exits.
+pub(crate) fn pidfd_open(pid: u32) -> Result<OwnedFd, Errno> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return Err(errno());
+    }
+    // SAFETY: a non-negative return is a new fd that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Whether `fd` is readable right now (poll(2) without waiting).
+pub(crate) fn readable_now(fd: &OwnedFd) -> bool {
+    let mut p = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no waiting.
+    unsafe { libc::poll(&mut p, 1, 0) == 1 && p.revents & libc::POLLIN != 0 }
+}
+
+/// kill(pid, 0): whether process `pid` is gone (ESRCH). Signal 0 only checks that it exists.
+pub(crate) fn process_gone(pid: u32) -> bool {
+    // SAFETY: signal 0 sends nothing.
+    let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    r != 0 && errno() == libc::ESRCH
+}

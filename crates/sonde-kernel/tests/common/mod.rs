@@ -201,10 +201,10 @@ pub fn kernel_has_perf_links() -> bool {
 }
 
 /// A link where the kernel has them, else the ioctl.
-pub fn perf_link_or_ioctl() -> sonde_kernel::attach::PerfAttach {
+pub fn perf_link_or_ioctl() -> sonde_kernel::perf_attach::PerfAttach {
     if kernel_has_perf_links() {
-        sonde_kernel::attach::PerfAttach::Link
+        sonde_kernel::perf_attach::PerfAttach::Link
     } else {
-        sonde_kernel::attach::PerfAttach::Ioctl
+        sonde_kernel::perf_attach::PerfAttach::Ioctl
     }
 }

@@ -1,5 +1,7 @@
-//! Shell-style globs over symbol names: `*`, `?`, `[abc]`, `[a-z]`, `[!abc]`.
-//! Works on bytes (symbol names are ASCII); a malformed `[` matches itself.
+//! Shell-style globs with fnmatch(3)'s rules: `*`, `?`, `[abc]`, `[a-z]`, `[!abc]`, and a `]`
+//! right after `[` (or `[!`) is a member (`x[]]` matches `x]`). Works on bytes (kernel, ELF and
+//! tracepoint names are ASCII); a `[` with no closing `]` matches itself. One matcher serves
+//! probe specs (sonde-compile), `-l` and symbol and path lookups (sonde-symbols).
 
 /// A compiled glob pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,8 +22,13 @@ impl Glob {
     }
 
     pub fn matches(&self, name: &str) -> bool {
-        glob_match(&self.pattern, name.as_bytes())
+        match_bytes(&self.pattern, name.as_bytes())
     }
+}
+
+/// Does `text` match `pattern`? For one-off matches; [`Glob`] keeps a pattern for many.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    match_bytes(pattern.as_bytes(), text.as_bytes())
 }
 
 /// True when `s` contains a glob wildcard.
@@ -31,7 +38,7 @@ pub fn is_glob(s: &str) -> bool {
 
 /// Iterative matcher: remembers the last `*` and retries from there, so it is
 /// linear-ish and never recurses (no stack blow-up on hostile patterns).
-fn glob_match(pat: &[u8], text: &[u8]) -> bool {
+fn match_bytes(pat: &[u8], text: &[u8]) -> bool {
     let (mut p, mut t) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {
@@ -155,6 +162,30 @@ mod tests {
             }
         }
         assert!(!m("[z-a]", "m"));
+    }
+
+    /// The probe-spec cases sonde-compile's own matcher had.
+    #[test]
+    fn probe_specs() {
+        assert!(glob_match("sys_enter_*", "sys_enter_openat"));
+        assert!(!glob_match("sys_enter_*", "sys_exit_openat"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("vfs_*read*", "vfs_readv"));
+        assert!(glob_match("a?c", "abc"));
+        assert!(glob_match("sys_[ef]*", "sys_exit"));
+        assert!(!glob_match("sys_[!ef]*", "sys_exit"));
+        assert!(glob_match("*_openat", "sys_enter_openat"));
+        assert!(!glob_match("abc", "abcd"));
+    }
+
+    /// fnmatch(3): a `]` first in a class is a member, not the end of an empty class.
+    #[test]
+    fn a_leading_bracket_is_a_member() {
+        assert!(glob_match("x[]]", "x]"));
+        assert!(!glob_match("x[]]", "x]]"));
+        assert!(glob_match("x[!]]", "xa"));
+        assert!(!glob_match("x[!]]", "x]"));
+        assert!(glob_match("x[]a]", "xa"));
     }
 
     #[test]

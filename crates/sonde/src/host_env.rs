@@ -1,11 +1,12 @@
-//! The compiler's view of the running kernel, read through tracefs.
+//! The compiler's `Env` answered by this host: tracepoint formats and the traceable functions
+//! from tracefs, kernel types from BTF, kernel symbols from kallsyms, uprobe targets from ELF files.
 
 use sonde_compile::{Env, EnvError};
 use sonde_kernel::tracefs::Tracefs;
 use std::cell::OnceCell;
 
 /// Finds (or mounts) tracefs on first use, so programs that need no tracepoint never touch it.
-pub struct KernelEnv {
+pub struct HostEnv {
     tracefs: OnceCell<Result<Tracefs, String>>,
     list: OnceCell<Result<Vec<(String, String)>, String>>,
     /// Loaded on first use (about 1 ms), so tracepoint-only programs never read it.
@@ -17,13 +18,13 @@ pub struct KernelEnv {
     pid: Option<u32>,
 }
 
-impl KernelEnv {
-    pub fn new() -> KernelEnv {
-        KernelEnv::for_pid(None)
+impl HostEnv {
+    pub fn new() -> HostEnv {
+        HostEnv::for_pid(None)
     }
 
-    pub fn for_pid(pid: Option<u32>) -> KernelEnv {
-        KernelEnv {
+    pub fn for_pid(pid: Option<u32>) -> HostEnv {
+        HostEnv {
             tracefs: OnceCell::new(),
             list: OnceCell::new(),
             btf: OnceCell::new(),
@@ -47,7 +48,7 @@ impl KernelEnv {
     }
 }
 
-impl Env for KernelEnv {
+impl Env for HostEnv {
     fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError> {
         self.tracefs()?.tracepoint_format(category, name).map_err(|e| match e {
             sonde_kernel::error::KernelError::UnknownTracepoint { .. } => EnvError::NotFound(e.to_string()),

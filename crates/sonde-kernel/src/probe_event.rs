@@ -1,0 +1,214 @@
+//! kprobe and uprobe events sonde writes into tracefs (`sonde/sonde_<pid>_<n>` in
+//! `kprobe_events`/`uprobe_events`): the fallback where the kernel has no kprobe/uprobe PMU. Each
+//! is removed when its [`TracefsProbe`] drops; those of a SIGKILLed run outlive it, so sonde
+//! calls [`cleanup_dead_runs`] at start-up to remove the ones whose `<pid>` no longer runs.
+
+use crate::error::{KernelError, Result};
+use crate::sys::{self, PerfEventAttr};
+use crate::tracefs::Tracefs;
+use std::io::Write;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// The two kinds of dynamic probe, as sysfs and tracefs name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Kprobe,
+    Uprobe,
+}
+
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Kprobe => "kprobe",
+            Kind::Uprobe => "uprobe",
+        }
+    }
+
+    fn events_file(self) -> &'static str {
+        match self {
+            Kind::Kprobe => "kprobe_events",
+            Kind::Uprobe => "uprobe_events",
+        }
+    }
+
+    /// Whether this tracefs takes definitions of this kind (CONFIG_KPROBE_EVENTS,
+    /// CONFIG_UPROBE_EVENTS).
+    pub(crate) fn available(self, tracefs: &Tracefs) -> bool {
+        tracefs.root().join(self.events_file()).exists()
+    }
+}
+
+/// The tracefs group of every event sonde creates.
+pub(crate) const GROUP: &str = "sonde";
+
+/// Numbers this process's tracefs events.
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// A kprobe or uprobe event sonde created in tracefs (`sonde/sonde_<pid>_<n>`); removed on drop.
+#[derive(Debug)]
+pub(crate) struct TracefsProbe {
+    events: PathBuf,
+    tracefs: Tracefs,
+    name: String,
+}
+
+pub(crate) enum CreateError {
+    /// Writing the definition failed with this errno: the kernel refused the probe.
+    Write(i32),
+    Other(KernelError),
+}
+
+impl TracefsProbe {
+    pub(crate) fn create(
+        tracefs: &Tracefs,
+        kind: Kind,
+        line: impl Fn(&str) -> String,
+    ) -> std::result::Result<TracefsProbe, CreateError> {
+        let name = format!(
+            "sonde_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let events = tracefs.root().join(kind.events_file());
+        append(&events, &line(&name)).map_err(|e| match e.raw_os_error() {
+            Some(errno) => CreateError::Write(errno),
+            None => CreateError::Other(KernelError::Io {
+                path: events.display().to_string(),
+                source: e,
+            }),
+        })?;
+        Ok(TracefsProbe {
+            events,
+            tracefs: tracefs.clone(),
+            name,
+        })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Open the event as a tracepoint perf event.
+    pub(crate) fn open(&self, pid: i32, cpu: i32) -> Result<OwnedFd> {
+        let id = self.tracefs.tracepoint_id(GROUP, &self.name)?;
+        let mut attr = PerfEventAttr {
+            type_: sys::PERF_TYPE_TRACEPOINT,
+            config: id,
+            ..Default::default()
+        };
+        sys::perf_event_open(&mut attr, pid, cpu)
+            .map_err(KernelError::sys("perf_event_open(PERF_TYPE_TRACEPOINT)"))
+    }
+}
+
+impl Drop for TracefsProbe {
+    fn drop(&mut self) {
+        // The perf event on it was closed just before; the kernel may still hold it for a moment.
+        let _ = remove_event(&self.events, &self.name, Duration::from_secs(1));
+    }
+}
+
+/// Append one definition to a tracefs events file. Never truncate: opening without O_APPEND
+/// would clear every probe on the system.
+fn append(file: &Path, line: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().append(true).open(file)?;
+    f.write_all(format!("{line}\n").as_bytes())
+}
+
+/// `-:sonde/NAME`, retrying while the kernel says the event is busy. Gone already counts as done.
+fn remove_event(events: &Path, name: &str, patience: Duration) -> std::io::Result<()> {
+    let deadline = Instant::now() + patience;
+    loop {
+        match append(events, &format!("-:{GROUP}/{name}")) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            r => return r,
+        }
+    }
+}
+
+/// Remove the tracefs probe events left by sonde runs that died without cleaning up (SIGKILL):
+/// every `sonde/sonde_<pid>_<n>` in `kprobe_events` and `uprobe_events` whose pid no longer runs.
+/// Returns how many were removed. Uses tracefs only if it is mounted (if it is not, no sonde run
+/// made events since boot, as sonde mounts it to make them); see [`cleanup_dead_runs_in`].
+pub fn cleanup_dead_runs() -> Result<usize> {
+    match Tracefs::find() {
+        Some(t) => cleanup_dead_runs_in(&t),
+        None => Ok(0),
+    }
+}
+
+/// [`cleanup_dead_runs`] in a given tracefs.
+pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
+    let mut removed = 0;
+    for kind in [Kind::Kprobe, Kind::Uprobe] {
+        let events = tracefs.root().join(kind.events_file());
+        let text = match std::fs::read_to_string(&events) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                return Err(KernelError::Io {
+                    path: events.display().to_string(),
+                    source: e,
+                })
+            }
+        };
+        for (name, pid) in text.lines().filter_map(sonde_event) {
+            if Path::new(&format!("/proc/{pid}")).exists() {
+                continue;
+            }
+            match remove_event(&events, name, Duration::ZERO) {
+                Ok(()) => removed += 1,
+                // In use: a live process with the same pid in another namespace, or a tracer that
+                // opened it. Leave it.
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
+                Err(e) => {
+                    return Err(KernelError::Io {
+                        path: events.display().to_string(),
+                        source: e,
+                    })
+                }
+            }
+        }
+    }
+    Ok(removed)
+}
+
+/// `p:sonde/sonde_123_4 do_sys_open` (or `r16:sonde/...`) to ("sonde_123_4", 123).
+fn sonde_event(line: &str) -> Option<(&str, u32)> {
+    let head = line.split_whitespace().next()?;
+    let (_, event) = head.split_once(':')?;
+    let (group, name) = event.split_once('/')?;
+    if group != GROUP {
+        return None;
+    }
+    let (pid, n) = name.strip_prefix("sonde_")?.split_once('_')?;
+    n.parse::<u32>().ok()?;
+    Some((name, pid.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_sonde_events_are_recognised() {
+        assert_eq!(
+            sonde_event("p:sonde/sonde_123_4 do_sys_open"),
+            Some(("sonde_123_4", 123))
+        );
+        assert_eq!(
+            sonde_event("r16:sonde/sonde_9_0 /bin/bash:0x0000000000001234"),
+            Some(("sonde_9_0", 9))
+        );
+        assert_eq!(sonde_event("p:kprobes/sonde_123_4 do_sys_open"), None);
+        assert_eq!(sonde_event("p:sonde/other_1_2 x"), None);
+        assert_eq!(sonde_event("p:sonde/sonde_x_2 x"), None);
+        assert_eq!(sonde_event(""), None);
+    }
+}

@@ -1,0 +1,60 @@
+//! The JSON writer: one object per line, bpftrace's `-f json` schema, all on `out`.
+
+use crate::json;
+use crate::value::Value;
+use crate::writer::{MapEntries, Writer};
+use std::io::Write;
+
+pub struct JsonWriter<O: Write> {
+    out: O,
+}
+
+impl<O: Write> JsonWriter<O> {
+    pub fn new(out: O) -> Self {
+        JsonWriter { out }
+    }
+
+    pub fn into_inner(self) -> O {
+        self.out
+    }
+
+    /// One JSON object and its newline.
+    fn line(&mut self, text: &str) {
+        let _ = writeln!(self.out, "{}", text);
+    }
+}
+
+impl<O: Write> Writer for JsonWriter<O> {
+    fn attached(&mut self, probes: usize) {
+        self.line(&json::attached_probes(probes));
+        self.flush();
+    }
+
+    fn printf(&mut self, text: &[u8]) {
+        self.line(&json::printf(&String::from_utf8_lossy(text)));
+    }
+
+    fn print(&mut self, mut values: Vec<Value>) {
+        let v = if values.len() == 1 { values.remove(0) } else { Value::Tuple(values) };
+        self.line(&json::value(&v));
+    }
+
+    fn map(&mut self, name: &str, entries: &MapEntries) {
+        let text = match entries {
+            MapEntries::Values(v) => json::map(name, v),
+            MapEntries::Stats(v) => json::stats(name, v),
+            MapEntries::Hist(v, kind) => json::hist(name, v, *kind),
+        };
+        self.line(&text);
+    }
+
+    fn lost(&mut self, n: u64) {
+        self.flush();
+        self.line(&json::lost_events(n));
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}

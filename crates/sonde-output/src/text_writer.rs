@@ -1,0 +1,58 @@
+//! The text writer: bpftrace's text output. Events and maps go to `out`; the start line and
+//! warnings to `err`, so a pipe sees only the program's output.
+
+use crate::map::{hist_map_text, map_text, stats_text};
+use crate::value::Value;
+use crate::writer::{MapEntries, Writer};
+use std::io::Write;
+
+pub struct TextWriter<O: Write, E: Write> {
+    out: O,
+    err: E,
+}
+
+impl<O: Write, E: Write> TextWriter<O, E> {
+    pub fn new(out: O, err: E) -> Self {
+        TextWriter { out, err }
+    }
+
+    pub fn into_inner(self) -> (O, E) {
+        (self.out, self.err)
+    }
+}
+
+impl<O: Write, E: Write> Writer for TextWriter<O, E> {
+    fn attached(&mut self, probes: usize) {
+        // One write, so a reader of stderr never sees half the line.
+        let line = format!("Attaching {} probe{}...\n", probes, if probes == 1 { "" } else { "s" });
+        let _ = self.err.write_all(line.as_bytes());
+    }
+
+    fn printf(&mut self, text: &[u8]) {
+        let _ = self.out.write_all(text);
+    }
+
+    fn print(&mut self, values: Vec<Value>) {
+        let parts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        let _ = writeln!(self.out, "{}", parts.join(", "));
+    }
+
+    fn map(&mut self, name: &str, entries: &MapEntries) {
+        let text = match entries {
+            MapEntries::Values(v) => map_text(name, v),
+            MapEntries::Stats(v) => stats_text(name, v),
+            MapEntries::Hist(v, kind) => hist_map_text(name, v, *kind),
+        };
+        let _ = self.out.write_all(text.as_bytes());
+    }
+
+    fn lost(&mut self, n: u64) {
+        self.flush();
+        let line = format!("sonde: warning: {} events lost (the ring buffer was full)\n", n);
+        let _ = self.err.write_all(line.as_bytes());
+    }
+
+    fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}

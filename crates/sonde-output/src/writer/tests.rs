@@ -1,0 +1,58 @@
+//! The output lane for the writers: hand-built values in, exact text and JSON out.
+
+use crate::{JsonWriter, MapEntries, TextWriter, Value, Writer};
+
+fn text(f: impl FnOnce(&mut dyn Writer)) -> (String, String) {
+    let mut w = TextWriter::new(Vec::new(), Vec::new());
+    f(&mut w);
+    let (out, err) = w.into_inner();
+    (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn json(f: impl FnOnce(&mut dyn Writer)) -> String {
+    let mut w = JsonWriter::new(Vec::new());
+    f(&mut w);
+    String::from_utf8(w.into_inner()).unwrap()
+}
+
+fn counts() -> MapEntries {
+    MapEntries::Values(vec![
+        (vec![Value::str("b")], Value::uint(2)),
+        (vec![Value::str("a")], Value::uint(1)),
+    ])
+}
+
+#[test]
+fn text_goes_to_out_and_notes_to_err() {
+    let (out, err) = text(|w| {
+        w.attached(1);
+        w.printf(b"hello\n");
+        w.print(vec![Value::int(-1), Value::str("x")]);
+        w.map("@", &counts());
+        w.lost(3);
+    });
+    assert_eq!(out, "hello\n-1, x\n@[a]: 1\n@[b]: 2\n\n");
+    let lost = "sonde: warning: 3 events lost (the ring buffer was full)\n";
+    assert_eq!(err, format!("Attaching 1 probe...\n{lost}"));
+    assert_eq!(text(|w| w.attached(2)).1, "Attaching 2 probes...\n");
+}
+
+#[test]
+fn json_is_one_object_a_line() {
+    let out = json(|w| {
+        w.attached(2);
+        w.printf(b"hi\n");
+        w.print(vec![Value::int(7)]);
+        w.print(vec![Value::int(7), Value::str("x")]);
+        w.map("@", &counts());
+        w.lost(3);
+    });
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!(lines[0], r#"{"type": "attached_probes", "data": {"probes": 2}}"#);
+    assert_eq!(lines[1], r#"{"type": "printf", "data": "hi\n"}"#);
+    assert_eq!(lines[2], r#"{"type": "value", "data": 7}"#);
+    assert_eq!(lines[3], r#"{"type": "value", "data": [7,"x"]}"#);
+    assert_eq!(lines[4], r#"{"type": "map", "data": {"@": {"a": 1, "b": 2}}}"#);
+    assert_eq!(lines[5], r#"{"type": "lost_events", "data": {"events": 3}}"#);
+}

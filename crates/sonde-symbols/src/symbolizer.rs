@@ -1,0 +1,88 @@
+//! Addresses to names for printing: kernel addresses through /proc/kallsyms (read once, on the
+//! first one), user addresses through each process's mappings and ELF symbols (one cache per
+//! process). A value owned by whoever prints, so nothing about it is global.
+
+use crate::kallsyms::KernelSymbols;
+use crate::process::ProcessSymbols;
+use std::collections::HashMap;
+
+pub struct Symbolizer {
+    /// Loaded on the first kernel address; `Some(None)` when kallsyms could not be read.
+    kernel: Option<Option<KernelSymbols>>,
+    processes: HashMap<u32, ProcessSymbols>,
+    /// The process `usym()` resolves in: the `-p` process or the `-c` command.
+    target_pid: Option<u32>,
+}
+
+impl Symbolizer {
+    pub fn new(target_pid: Option<u32>) -> Symbolizer {
+        Symbolizer { kernel: None, processes: HashMap::new(), target_pid }
+    }
+
+    /// A symbolizer over a given kallsyms (for tests: no file is read).
+    pub fn with_kernel(kernel: KernelSymbols, target_pid: Option<u32>) -> Symbolizer {
+        Symbolizer { kernel: Some(Some(kernel)), ..Symbolizer::new(target_pid) }
+    }
+
+    /// The kernel symbol an address falls in: `vfs_read`, `vfs_read+0x1a`.
+    pub fn ksym(&mut self, addr: u64) -> Option<String> {
+        let syms = self.kernel.get_or_insert_with(|| KernelSymbols::load().ok()).as_ref()?;
+        let s = syms.resolve(addr)?;
+        Some(match s.offset {
+            0 => s.name.to_string(),
+            off => format!("{}+0x{:x}", s.name, off),
+        })
+    }
+
+    /// `usym(addr)`: the symbol of the traced process's address, if there is one and it is alive.
+    pub fn usym(&mut self, addr: u64) -> Option<String> {
+        let pid = self.target_pid?;
+        let s = self.process(pid).resolve(addr)?;
+        Some(match (s.symbol?, s.offset) {
+            (name, 0) => name,
+            (name, off) => format!("{}+0x{:x}", name, off),
+        })
+    }
+
+    /// One frame per address: kernel frames as [`Symbolizer::ksym`] (or the bare address),
+    /// user frames of process `pid` as its mappings name them.
+    pub fn frames(&mut self, addrs: &[u64], user: Option<u32>) -> Vec<String> {
+        match user {
+            None => {
+                let mut name = |a: u64| self.ksym(a).unwrap_or_else(|| format!("0x{:x}", a));
+                addrs.iter().map(|&a| name(a)).collect()
+            }
+            Some(pid) => {
+                let syms = self.process(pid);
+                addrs.iter().map(|&a| syms.format(a)).collect()
+            }
+        }
+    }
+
+    fn process(&mut self, pid: u32) -> &mut ProcessSymbols {
+        self.processes.entry(pid).or_insert_with(|| ProcessSymbols::for_pid(pid))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel() -> KernelSymbols {
+        KernelSymbols::parse("ffffffff81000000 T vfs_read\nffffffff81000100 T vfs_write\n")
+    }
+
+    #[test]
+    fn kernel_addresses_print_as_symbol_and_offset() {
+        let mut s = Symbolizer::with_kernel(kernel(), None);
+        assert_eq!(s.ksym(0xffffffff81000000).as_deref(), Some("vfs_read"));
+        assert_eq!(s.ksym(0xffffffff8100001a).as_deref(), Some("vfs_read+0x1a"));
+        let frames = s.frames(&[0xffffffff81000104, 0x10], None);
+        assert_eq!(frames, ["vfs_write+0x4", "0x10"]);
+    }
+
+    #[test]
+    fn usym_needs_a_target_process() {
+        assert_eq!(Symbolizer::with_kernel(kernel(), None).usym(0x1000), None);
+    }
+}

@@ -1,0 +1,144 @@
+//! The kernel side of output: reads the maps, merges per-CPU values, reads stacks from the stack
+//! map and the lost-events counter, and hands back plain values. It never prints.
+
+use crate::decode::{self, Merged};
+use sonde_compile::lower::{FIRST_USER_MAP, LOST_MAP};
+use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
+use sonde_compile::types::Type;
+use sonde_compile::Compiled;
+use sonde_kernel::map::Map;
+use sonde_kernel::KernelError;
+use sonde_output::map::{HistEntry, HistKind};
+use sonde_output::value::Value;
+use sonde_output::MapEntries;
+use sonde_symbols::Symbolizer;
+use std::collections::BTreeMap;
+
+pub struct Collector<'a> {
+    compiled: &'a Compiled,
+    maps: &'a [Map],
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(compiled: &'a Compiled, maps: &'a [Map]) -> Collector<'a> {
+        Collector { compiled, maps }
+    }
+
+    /// A record's or key's values, stacks symbolized.
+    pub fn values(&self, types: &[Type], bytes: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
+        let mut values = decode::values(types, bytes, sym);
+        self.resolve_stacks(types, &mut values, sym);
+        values
+    }
+
+    /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout).
+    fn resolve_stacks(&self, types: &[Type], values: &mut [Value], sym: &mut Symbolizer) {
+        for (ty, v) in types.iter().zip(values.iter_mut()) {
+            let (&Type::Stack { user }, &Value::Int { v: raw, .. }) = (ty, &*v) else { continue };
+            let stacks = self.compiled.stack_map.map(|m| &self.maps[m]);
+            let frames = stacks.and_then(|m| frames(m, raw, user, sym));
+            // A symbol-like value prints its text as is (a string would escape the newlines).
+            *v = Value::Sym { addr: raw, name: Some(layout(frames)) };
+        }
+    }
+
+    /// User map `map`'s entries, merged across CPUs.
+    pub fn map(&self, map: usize, sym: &mut Symbolizer) -> Result<MapEntries, KernelError> {
+        let info: &MapInfo = &self.compiled.user_maps[map];
+        let m = &self.maps[FIRST_USER_MAP + map];
+        let mut values = Vec::new();
+        let mut stats = Vec::new();
+        let mut hists: BTreeMap<Vec<u8>, HistEntry> = BTreeMap::new();
+        let signed = matches!(info.value, MapValue::Agg { signed: true, .. });
+        for key in m.keys()? {
+            let per_cpu = if info.is_percpu() {
+                match m.lookup_percpu(&key)? {
+                    Some(v) => v,
+                    None => continue,
+                }
+            } else {
+                match m.lookup(&key)? {
+                    Some(v) => vec![v],
+                    None => continue,
+                }
+            };
+            let keys = self.values(&info.keys, &key, sym);
+            match decode::merge(info, &key, &per_cpu, sym) {
+                Some(Merged::Value(v)) => values.push((keys, v)),
+                Some(Merged::CountSum(count, sum)) => {
+                    let avg = decode::average(count, sum, signed);
+                    if matches!(info.value, MapValue::Agg { func: AggFunc::Avg, .. }) {
+                        values.push((keys, avg));
+                    } else {
+                        stats.push((keys, count, avg, Value::Int { v: sum, signed }));
+                    }
+                }
+                Some(Merged::Bucket(b, n)) => {
+                    let user = key[..key.len() - 8].to_vec();
+                    hists.entry(user).or_insert_with(|| (keys, Vec::new())).1.push((b, n));
+                }
+                None => {}
+            }
+        }
+        Ok(match &info.value {
+            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => {
+                let sorted = hists.into_values().map(|(k, mut b)| {
+                    b.sort();
+                    (k, b)
+                });
+                MapEntries::Hist(sorted.collect(), hist_kind(info))
+            }
+            MapValue::Agg { func: AggFunc::Stats, .. } => MapEntries::Stats(stats),
+            _ => MapEntries::Values(values),
+        })
+    }
+
+    /// `clear(@m)`.
+    pub fn clear(&self, map: usize) {
+        let _ = self.maps[FIRST_USER_MAP + map].clear();
+    }
+
+    /// Events the ring buffer had no room for, summed over CPUs.
+    pub fn lost_events(&self) -> Result<u64, KernelError> {
+        let per_cpu = self.maps[LOST_MAP].lookup_percpu(&0u32.to_le_bytes())?;
+        let count = |v: &Vec<u8>| u64::from_le_bytes(v[..8].try_into().unwrap());
+        Ok(per_cpu.unwrap_or_default().iter().map(count).sum())
+    }
+}
+
+fn hist_kind(info: &MapInfo) -> HistKind {
+    match info.value {
+        MapValue::Agg { func: AggFunc::Lhist { min, max, step }, .. } => {
+            HistKind::Linear { min, max, step }
+        }
+        _ => HistKind::Quantize,
+    }
+}
+
+/// The frames of stack `raw` (a kstack id, or for a ustack pid << 32 | id); None when the
+/// kernel could not take it.
+fn frames(stacks: &Map, raw: u64, user: bool, sym: &mut Symbolizer) -> Option<Vec<String>> {
+    let id = raw as u32;
+    if id >= 0x8000_0000 {
+        return None;
+    }
+    let addrs = stacks.stack(id).ok()??;
+    Some(sym.frames(&addrs, user.then_some((raw >> 32) as u32)))
+}
+
+/// bpftrace's layout: a newline, each frame indented on its own line, a newline; as a map key
+/// this prints `@[\n        frame\n        frame\n]: 3`.
+fn layout(frames: Option<Vec<String>>) -> String {
+    match frames {
+        Some(f) if !f.is_empty() => {
+            let mut s = String::from("\n");
+            for frame in f {
+                s.push_str("        ");
+                s.push_str(&frame);
+                s.push('\n');
+            }
+            s
+        }
+        _ => "\n        [stack unavailable]\n".into(),
+    }
+}
