@@ -128,7 +128,11 @@ fn jmp(insn: Insn) -> String {
     let jmp32 = insn.code & 0x07 == BPF_JMP32;
     let r = if jmp32 { 'w' } else { 'r' };
     if op == Cond::Always as u8 {
-        return if jmp32 { format!("gotol pc{:+}", insn.imm) } else { format!("goto pc{:+}", insn.off) };
+        return if jmp32 {
+            format!("gotol pc{:+}", insn.imm)
+        } else {
+            format!("goto pc{:+}", insn.off)
+        };
     }
     if !jmp32 && op == BPF_CALL {
         return call(insn);
@@ -329,7 +333,10 @@ mod tests {
             one(raw(BPF_STX | BPF_ATOMIC | BPF_DW, 2, 3, -8, BPF_XCHG)),
             "r3 = atomic64_xchg((u64 *)(r2 -8), r3)"
         );
-        assert_eq!(one(raw(code, 2, 3, 0, BPF_CMPXCHG)), "r0 = atomic_cmpxchg((u32 *)(r2 +0), r0, r3)");
+        assert_eq!(
+            one(raw(code, 2, 3, 0, BPF_CMPXCHG)),
+            "r0 = atomic_cmpxchg((u32 *)(r2 +0), r0, r3)"
+        );
         assert_eq!(one(raw(code, 0, 1, 0, 0x30)), "(bad opcode 0xc3)");
     }
 

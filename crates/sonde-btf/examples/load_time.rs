@@ -19,31 +19,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         loads.push(t.elapsed());
 
         let t = Instant::now();
-        let f = btf
-            .find_func("wake_up_new_task")
-            .ok_or("no wake_up_new_task")?;
-        let task = btf
-            .find_named(NamedKind::Struct, "task_struct")
-            .ok_or("no task_struct")?;
+        let f = btf.find_func("wake_up_new_task").ok_or("no wake_up_new_task")?;
+        let task = btf.find_named(NamedKind::Struct, "task_struct").ok_or("no task_struct")?;
         let comm = btf.member(task, "comm").ok_or("no comm")?;
         let name = btf.type_name(f.params[0].ty);
         lookups.push(t.elapsed());
         std::hint::black_box((comm, name));
     }
     let btf = Btf::load_vmlinux()?;
-    println!(
-        "vmlinux BTF: {} types, {} functions",
-        btf.max_id(),
-        btf.func_count()
-    );
+    println!("vmlinux BTF: {} types, {} functions", btf.max_id(), btf.func_count());
     report("load (map + index)", &mut loads);
     report("find_func + find_named + member + type_name", &mut lookups);
 
     let t = Instant::now();
-    let n = btf
-        .funcs()
-        .filter(|(name, _)| name.starts_with("tcp_"))
-        .count();
+    let n = btf.funcs().filter(|(name, _)| name.starts_with("tcp_")).count();
     println!("funcs() glob tcp_*: {n} matches in {:?}", t.elapsed());
 
     let t = Instant::now();
@@ -51,10 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let read = t.elapsed();
     let t = Instant::now();
     Btf::from_bytes(bytes)?;
-    println!(
-        "for comparison: std::fs::read {read:?}, index of the read copy {:?}",
-        t.elapsed()
-    );
+    println!("for comparison: std::fs::read {read:?}, index of the read copy {:?}", t.elapsed());
     Ok(())
 }
 

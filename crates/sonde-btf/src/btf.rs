@@ -38,10 +38,7 @@ impl Btf {
         let path = PathBuf::from(Self::VMLINUX_PATH);
         let bytes = source::load_sysfs(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => BtfError::NoKernelBtf { path: path.clone() },
-            _ => BtfError::Io {
-                path: path.clone(),
-                source: e,
-            },
+            _ => BtfError::Io { path: path.clone(), source: e },
         })?;
         Self::base_from(bytes)
     }
@@ -49,10 +46,8 @@ impl Btf {
     /// Loads base (non-split) BTF from a file, e.g. a saved copy of another kernel's vmlinux BTF.
     pub fn load_file(path: impl AsRef<Path>) -> Result<Btf, BtfError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| BtfError::Io {
-            path: path.to_owned(),
-            source: e,
-        })?;
+        let bytes =
+            std::fs::read(path).map_err(|e| BtfError::Io { path: path.to_owned(), source: e })?;
         Self::from_bytes(bytes)
     }
 
@@ -67,20 +62,13 @@ impl Btf {
         let path = Path::new(SYSFS_DIR).join(name);
         // A name with a slash (or "..") would read some other file.
         if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-            return Err(BtfError::NoModuleBtf {
-                module: name.to_owned(),
-                path,
-            });
+            return Err(BtfError::NoModuleBtf { module: name.to_owned(), path });
         }
         let bytes = source::load_sysfs(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => BtfError::NoModuleBtf {
-                module: name.to_owned(),
-                path: path.clone(),
-            },
-            _ => BtfError::Io {
-                path: path.clone(),
-                source: e,
-            },
+            std::io::ErrorKind::NotFound => {
+                BtfError::NoModuleBtf { module: name.to_owned(), path: path.clone() }
+            }
+            _ => BtfError::Io { path: path.clone(), source: e },
         })?;
         Self::split_from(bytes, base)
     }
@@ -91,10 +79,7 @@ impl Btf {
     }
 
     fn base_from(bytes: Bytes) -> Result<Btf, BtfError> {
-        Ok(Btf {
-            base: None,
-            own: Arc::new(Layer::build(bytes, 1, 0)?),
-        })
+        Ok(Btf { base: None, own: Arc::new(Layer::build(bytes, 1, 0)?) })
     }
 
     fn split_from(bytes: Bytes, base: &Btf) -> Result<Btf, BtfError> {
@@ -105,10 +90,7 @@ impl Btf {
         let str_start = u32::try_from(b.strings().len())
             .map_err(|_| BtfError::Malformed("base strings exceed 4 GiB".into()))?;
         let own = Layer::build(bytes, b.first_id + b.len(), str_start)?;
-        Ok(Btf {
-            base: Some(b.clone()),
-            own: Arc::new(own),
-        })
+        Ok(Btf { base: Some(b.clone()), own: Arc::new(own) })
     }
 
     /// The highest type id; valid ids are `1..=max_id()` (plus 0, void).
@@ -132,10 +114,7 @@ impl Btf {
     }
 
     pub(crate) fn layers(&self) -> impl Iterator<Item = &Layer> {
-        self.base
-            .as_deref()
-            .into_iter()
-            .chain(std::iter::once(&*self.own))
+        self.base.as_deref().into_iter().chain(std::iter::once(&*self.own))
     }
 
     /// The record of a type id; `None` for void and ids past the end.
@@ -170,9 +149,6 @@ impl Btf {
         if cands.is_empty() {
             return Vec::new();
         }
-        self.layers()
-            .flat_map(|l| l.ids_with_name_off(&cands))
-            .map(TypeId)
-            .collect()
+        self.layers().flat_map(|l| l.ids_with_name_off(&cands)).map(TypeId).collect()
     }
 }

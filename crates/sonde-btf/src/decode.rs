@@ -32,67 +32,37 @@ impl Btf {
                 }
             }
             raw::PTR => Kind::Ptr(to),
-            raw::ARRAY => Kind::Array {
-                elem: TypeId(r.word(0)),
-                index: TypeId(r.word(1)),
-                len: r.word(2),
-            },
-            raw::STRUCT => Kind::Struct {
-                name: name(),
-                size: r.size_or_type,
-                members: self.members(r),
-            },
-            raw::UNION => Kind::Union {
-                name: name(),
-                size: r.size_or_type,
-                members: self.members(r),
-            },
+            raw::ARRAY => {
+                Kind::Array { elem: TypeId(r.word(0)), index: TypeId(r.word(1)), len: r.word(2) }
+            }
+            raw::STRUCT => {
+                Kind::Struct { name: name(), size: r.size_or_type, members: self.members(r) }
+            }
+            raw::UNION => {
+                Kind::Union { name: name(), size: r.size_or_type, members: self.members(r) }
+            }
             raw::ENUM | raw::ENUM64 => Kind::Enum {
                 name: name(),
                 size: r.size_or_type,
                 signed: r.kind_flag(),
                 values: (0..r.vlen())
-                    .map(|i| {
-                        (
-                            self.str_at(enum_name_off(r, i)).to_owned(),
-                            enum_value(r, i),
-                        )
-                    })
+                    .map(|i| (self.str_at(enum_name_off(r, i)).to_owned(), enum_value(r, i)))
                     .collect(),
             },
-            raw::FWD => Kind::Fwd {
-                name: name(),
-                union: r.kind_flag(),
-            },
-            raw::TYPEDEF => Kind::Typedef {
-                name: name(),
-                ty: to,
-            },
+            raw::FWD => Kind::Fwd { name: name(), union: r.kind_flag() },
+            raw::TYPEDEF => Kind::Typedef { name: name(), ty: to },
             raw::VOLATILE => Kind::Volatile(to),
             raw::CONST => Kind::Const(to),
             raw::RESTRICT => Kind::Restrict(to),
-            raw::TYPE_TAG => Kind::TypeTag {
-                tag: name(),
-                ty: to,
-            },
-            raw::FUNC => Kind::Func {
-                name: name(),
-                proto: to,
-                linkage: Linkage::from_raw(r.vlen() as u32),
-            },
+            raw::TYPE_TAG => Kind::TypeTag { tag: name(), ty: to },
+            raw::FUNC => {
+                Kind::Func { name: name(), proto: to, linkage: Linkage::from_raw(r.vlen() as u32) }
+            }
             raw::FUNC_PROTO => {
                 let (params, variadic) = self.params(r);
-                Kind::FuncProto {
-                    params,
-                    ret: to,
-                    variadic,
-                }
+                Kind::FuncProto { params, ret: to, variadic }
             }
-            raw::VAR => Kind::Var {
-                name: name(),
-                ty: to,
-                linkage: Linkage::from_raw(r.word(0)),
-            },
+            raw::VAR => Kind::Var { name: name(), ty: to, linkage: Linkage::from_raw(r.word(0)) },
             raw::DATASEC => Kind::Datasec {
                 name: name(),
                 size: r.size_or_type,
@@ -104,17 +74,10 @@ impl Btf {
                     })
                     .collect(),
             },
-            raw::FLOAT => Kind::Float {
-                name: name(),
-                size: r.size_or_type,
-            },
+            raw::FLOAT => Kind::Float { name: name(), size: r.size_or_type },
             raw::DECL_TAG => {
                 let component = r.word(0) as i32;
-                Kind::DeclTag {
-                    name: name(),
-                    ty: to,
-                    component: u32::try_from(component).ok(),
-                }
+                Kind::DeclTag { name: name(), ty: to, component: u32::try_from(component).ok() }
             }
             _ => Kind::Void,
         }
@@ -159,12 +122,7 @@ impl Btf {
                 bit_offset = bit_offset.saturating_add(int_off);
             }
         }
-        DecodedMember {
-            name_off: m.name_off,
-            ty,
-            bit_offset,
-            bitfield_size,
-        }
+        DecodedMember { name_off: m.name_off, ty, bit_offset, bitfield_size }
     }
 
     /// A FUNC_PROTO's params. A trailing entry with no name and type 0 marks `...`.
@@ -172,15 +130,10 @@ impl Btf {
         let mut params: Vec<Param> = (0..r.vlen())
             .map(|i| {
                 let (name_off, ty) = r.param(i);
-                Param {
-                    name: self.str_at(name_off).to_owned(),
-                    ty: TypeId(ty),
-                }
+                Param { name: self.str_at(name_off).to_owned(), ty: TypeId(ty) }
             })
             .collect();
-        let variadic = params
-            .last()
-            .is_some_and(|p| p.ty.is_void() && p.name.is_empty());
+        let variadic = params.last().is_some_and(|p| p.ty.is_void() && p.name.is_empty());
         if variadic {
             params.pop();
         }

@@ -43,22 +43,15 @@ impl Layer {
         while off < types.end {
             let id = first_id.saturating_add(offsets.len() as u32);
             if off + raw::HEAD_LEN > types.end {
-                return Err(BtfError::Truncated {
-                    what: "type section",
-                });
+                return Err(BtfError::Truncated { what: "type section" });
             }
             let info = u32_at(&data, off + 4);
             let Some(tail) = raw::tail_len(info) else {
-                return Err(BtfError::UnknownKind {
-                    id,
-                    kind: raw::kind_of(info),
-                });
+                return Err(BtfError::UnknownKind { id, kind: raw::kind_of(info) });
             };
             let next = off + raw::HEAD_LEN + tail;
             if next > types.end {
-                return Err(BtfError::Truncated {
-                    what: "type section",
-                });
+                return Err(BtfError::Truncated { what: "type section" });
             }
             if raw::kind_of(info) == raw::FUNC {
                 funcs.push(id);
@@ -67,23 +60,10 @@ impl Layer {
             name_offs.push(u32_at(&data, off));
             off = next;
         }
-        if u32::try_from(offsets.len())
-            .ok()
-            .and_then(|n| first_id.checked_add(n))
-            .is_none()
-        {
+        if u32::try_from(offsets.len()).ok().and_then(|n| first_id.checked_add(n)).is_none() {
             return Err(BtfError::Malformed("too many types".into()));
         }
-        Ok(Layer {
-            data,
-            types,
-            strings,
-            offsets,
-            name_offs,
-            first_id,
-            str_start,
-            funcs,
-        })
+        Ok(Layer { data, types, strings, offsets, name_offs, first_id, str_start, funcs })
     }
 
     pub(crate) fn len(&self) -> u32 {
@@ -97,10 +77,7 @@ impl Layer {
     pub(crate) fn rec(&self, id: u32) -> Option<Rec<'_>> {
         let i = id.checked_sub(self.first_id)? as usize;
         let start = *self.offsets.get(i)? as usize;
-        let end = self
-            .offsets
-            .get(i + 1)
-            .map_or(self.types.end, |&o| o as usize);
+        let end = self.offsets.get(i + 1).map_or(self.types.end, |&o| o as usize);
         Some(Rec::parse(self.data.get(start..end)?))
     }
 

@@ -8,9 +8,7 @@ impl Btf {
     /// The kernel function `name`, with params and return type resolved. When BTF holds
     /// several FUNCs of that name (static functions in different files), the first wins.
     pub fn find_func(&self, name: &str) -> Option<Func> {
-        self.ids_named(name)
-            .into_iter()
-            .find_map(|id| self.func(id))
+        self.ids_named(name).into_iter().find_map(|id| self.func(id))
     }
 
     /// The type named `name` of the given kind: `find_named(NamedKind::Struct, "task_struct")`
@@ -49,12 +47,9 @@ impl Btf {
     /// `id >= first_id()` for the module's own.
     pub fn funcs(&self) -> impl Iterator<Item = (&str, TypeId)> + '_ {
         self.layers().flat_map(move |l| {
-            l.funcs.iter().map(move |&id| {
-                (
-                    l.rec(id).map_or("", |r| self.str_at(r.name_off)),
-                    TypeId(id),
-                )
-            })
+            l.funcs
+                .iter()
+                .map(move |&id| (l.rec(id).map_or("", |r| self.str_at(r.name_off)), TypeId(id)))
         })
     }
 

@@ -37,20 +37,12 @@ impl Btf {
             raw::STRUCT => join(&tagged("struct", name), &inner),
             raw::UNION => join(&tagged("union", name), &inner),
             raw::ENUM | raw::ENUM64 => join(&tagged("enum", name), &inner),
-            raw::FWD => join(
-                &tagged(if r.kind_flag() { "union" } else { "struct" }, name),
-                &inner,
-            ),
+            raw::FWD => join(&tagged(if r.kind_flag() { "union" } else { "struct" }, name), &inner),
             raw::PTR => {
                 // A pointer to an array or function needs parentheses: `char (*)[16]`.
-                let wrap = self
-                    .rec(to)
-                    .is_some_and(|t| matches!(t.kind(), raw::ARRAY | raw::FUNC_PROTO));
-                let inner = if wrap {
-                    format!("(*{inner})")
-                } else {
-                    format!("*{inner}")
-                };
+                let wrap =
+                    self.rec(to).is_some_and(|t| matches!(t.kind(), raw::ARRAY | raw::FUNC_PROTO));
+                let inner = if wrap { format!("(*{inner})") } else { format!("*{inner}") };
                 next(to, inner, budget)
             }
             raw::CONST | raw::VOLATILE | raw::RESTRICT | raw::TYPE_TAG => {

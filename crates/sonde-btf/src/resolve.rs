@@ -126,15 +126,11 @@ impl Btf {
 
     /// The STRUCT/UNION record behind `id`, through typedefs and modifiers.
     pub(crate) fn composite(&self, id: TypeId) -> Option<Rec<'_>> {
-        self.rec(self.strip(id))
-            .filter(|r| matches!(r.kind(), raw::STRUCT | raw::UNION))
+        self.rec(self.strip(id)).filter(|r| matches!(r.kind(), raw::STRUCT | raw::UNION))
     }
 }
 
 /// Kinds that only rename or qualify another type.
 pub(crate) fn is_alias(kind: u8) -> bool {
-    matches!(
-        kind,
-        raw::TYPEDEF | raw::CONST | raw::VOLATILE | raw::RESTRICT | raw::TYPE_TAG
-    )
+    matches!(kind, raw::TYPEDEF | raw::CONST | raw::VOLATILE | raw::RESTRICT | raw::TYPE_TAG)
 }

@@ -34,12 +34,7 @@ fn sample() -> Vec<u8> {
         "task",
         32,
         true,
-        &[
-            ("a", int, 0),
-            ("", un, 32),
-            ("comm", arr, 96),
-            ("bf", int, (3 << 24) | 224),
-        ],
+        &[("a", int, 0), ("", un, 32), ("comm", arr, 96), ("bf", int, (3 << 24) | 224)],
     );
     let pst = b.ptr(st);
     b.enum32("e", 4, true, &[("A", 1)]);
@@ -111,19 +106,8 @@ fn corrupted_words_are_handled() {
     let good = sample();
     let mut rng = Rng(0x5eed);
     // Small values make likely-valid ids, kinds and offsets; random ones hit the edges.
-    let interesting = [
-        0u32,
-        1,
-        2,
-        3,
-        7,
-        0xff,
-        0xffff,
-        0x8000_0000,
-        0x0d00_0001,
-        0x1300_0003,
-        u32::MAX,
-    ];
+    let interesting =
+        [0u32, 1, 2, 3, 7, 0xff, 0xffff, 0x8000_0000, 0x0d00_0001, 0x1300_0003, u32::MAX];
     for round in 0..3000 {
         let mut bytes = good.clone();
         for _ in 0..1 + round % 4 {

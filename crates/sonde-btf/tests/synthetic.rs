@@ -50,27 +50,12 @@ fn every_kind_decodes() {
             bit_offset: 0
         }
     );
-    assert!(matches!(
-        btf.kind(TypeId(chr)),
-        Kind::Int {
-            char: true,
-            signed: false,
-            size: 1,
-            ..
-        }
-    ));
-    assert!(matches!(
-        btf.kind(TypeId(bool_)),
-        Kind::Int { bool: true, .. }
-    ));
+    assert!(matches!(btf.kind(TypeId(chr)), Kind::Int { char: true, signed: false, size: 1, .. }));
+    assert!(matches!(btf.kind(TypeId(bool_)), Kind::Int { bool: true, .. }));
     assert_eq!(btf.kind(TypeId(ptr)), Kind::Ptr(TypeId(chr)));
     assert_eq!(
         btf.kind(TypeId(arr)),
-        Kind::Array {
-            elem: TypeId(chr),
-            index: TypeId(int),
-            len: 16
-        }
+        Kind::Array { elem: TypeId(chr), index: TypeId(int), len: 16 }
     );
     assert_eq!(
         btf.kind(TypeId(st)),
@@ -78,18 +63,8 @@ fn every_kind_decodes() {
             name: "pair".into(),
             size: 8,
             members: vec![
-                Member {
-                    name: "a".into(),
-                    ty: TypeId(int),
-                    bit_offset: 0,
-                    bitfield_size: 0
-                },
-                Member {
-                    name: "b".into(),
-                    ty: TypeId(int),
-                    bit_offset: 32,
-                    bitfield_size: 0
-                },
+                Member { name: "a".into(), ty: TypeId(int), bit_offset: 0, bitfield_size: 0 },
+                Member { name: "b".into(), ty: TypeId(int), bit_offset: 32, bitfield_size: 0 },
             ],
         }
     );
@@ -114,84 +89,41 @@ fn every_kind_decodes() {
             values: vec![("HUGE".into(), -1), ("SMALL".into(), 2)]
         }
     );
-    assert_eq!(
-        btf.kind(TypeId(fwd)),
-        Kind::Fwd {
-            name: "opaque".into(),
-            union: true
-        }
-    );
-    assert_eq!(
-        btf.kind(TypeId(td)),
-        Kind::Typedef {
-            name: "pid_t".into(),
-            ty: TypeId(int)
-        }
-    );
+    assert_eq!(btf.kind(TypeId(fwd)), Kind::Fwd { name: "opaque".into(), union: true });
+    assert_eq!(btf.kind(TypeId(td)), Kind::Typedef { name: "pid_t".into(), ty: TypeId(int) });
     assert_eq!(btf.kind(TypeId(vol)), Kind::Volatile(TypeId(int)));
     assert_eq!(btf.kind(TypeId(cst)), Kind::Const(TypeId(chr)));
     assert_eq!(btf.kind(TypeId(rst)), Kind::Restrict(TypeId(ptr)));
     assert_eq!(
         btf.kind(TypeId(proto)),
         Kind::FuncProto {
-            params: vec![Param {
-                name: "x".into(),
-                ty: TypeId(int)
-            }],
+            params: vec![Param { name: "x".into(), ty: TypeId(int) }],
             ret: TypeId(int),
             variadic: true
         }
     );
     assert_eq!(
         btf.kind(TypeId(func)),
-        Kind::Func {
-            name: "printk".into(),
-            proto: TypeId(proto),
-            linkage: Linkage::Global
-        }
+        Kind::Func { name: "printk".into(), proto: TypeId(proto), linkage: Linkage::Global }
     );
     assert_eq!(
         btf.kind(TypeId(var)),
-        Kind::Var {
-            name: "jiffies".into(),
-            ty: TypeId(int),
-            linkage: Linkage::Global
-        }
+        Kind::Var { name: "jiffies".into(), ty: TypeId(int), linkage: Linkage::Global }
     );
     assert_eq!(
         btf.kind(TypeId(sec)),
         Kind::Datasec {
             name: ".data".into(),
             size: 64,
-            vars: vec![SecVar {
-                ty: TypeId(var),
-                offset: 8,
-                size: 4
-            }]
+            vars: vec![SecVar { ty: TypeId(var), offset: 8, size: 4 }]
         }
     );
-    assert_eq!(
-        btf.kind(TypeId(flt)),
-        Kind::Float {
-            name: "double".into(),
-            size: 8
-        }
-    );
+    assert_eq!(btf.kind(TypeId(flt)), Kind::Float { name: "double".into(), size: 8 });
     assert_eq!(
         btf.kind(TypeId(dtag)),
-        Kind::DeclTag {
-            name: "nonnull".into(),
-            ty: TypeId(func),
-            component: Some(0)
-        }
+        Kind::DeclTag { name: "nonnull".into(), ty: TypeId(func), component: Some(0) }
     );
-    assert_eq!(
-        btf.kind(TypeId(ttag)),
-        Kind::TypeTag {
-            tag: "user".into(),
-            ty: TypeId(cst)
-        }
-    );
+    assert_eq!(btf.kind(TypeId(ttag)), Kind::TypeTag { tag: "user".into(), ty: TypeId(cst) });
     // Past the last id reads as void rather than failing.
     assert_eq!(btf.kind(TypeId(ttag + 1)), Kind::Void);
     assert_eq!(btf.max_id(), TypeId(ttag));
@@ -204,11 +136,7 @@ fn decl_tag_on_the_type_itself_has_no_component() {
     let tag = b.decl_tag("t", int, -1);
     assert_eq!(
         load(&b).kind(TypeId(tag)),
-        Kind::DeclTag {
-            name: "t".into(),
-            ty: TypeId(int),
-            component: None
-        }
+        Kind::DeclTag { name: "t".into(), ty: TypeId(int), component: None }
     );
 }
 
@@ -229,47 +157,12 @@ fn members_of_anonymous_members_are_found_with_accumulated_offsets() {
     let (btf, outer, td) = nested();
     let int = TypeId(1);
     let at = |name| btf.member(TypeId(outer), name);
-    assert_eq!(
-        at("a"),
-        Some(MemberAt {
-            ty: int,
-            bit_offset: 0,
-            bitfield_size: 0
-        })
-    );
-    assert_eq!(
-        at("b"),
-        Some(MemberAt {
-            ty: int,
-            bit_offset: 32,
-            bitfield_size: 0
-        })
-    );
-    assert_eq!(
-        at("c"),
-        Some(MemberAt {
-            ty: int,
-            bit_offset: 32,
-            bitfield_size: 0
-        })
-    );
-    assert_eq!(
-        at("d"),
-        Some(MemberAt {
-            ty: int,
-            bit_offset: 64,
-            bitfield_size: 0
-        })
-    );
+    assert_eq!(at("a"), Some(MemberAt { ty: int, bit_offset: 0, bitfield_size: 0 }));
+    assert_eq!(at("b"), Some(MemberAt { ty: int, bit_offset: 32, bitfield_size: 0 }));
+    assert_eq!(at("c"), Some(MemberAt { ty: int, bit_offset: 32, bitfield_size: 0 }));
+    assert_eq!(at("d"), Some(MemberAt { ty: int, bit_offset: 64, bitfield_size: 0 }));
     assert_eq!(at("d").unwrap().byte_offset(), 8);
-    assert_eq!(
-        at("e"),
-        Some(MemberAt {
-            ty: int,
-            bit_offset: 96,
-            bitfield_size: 0
-        })
-    );
+    assert_eq!(at("e"), Some(MemberAt { ty: int, bit_offset: 96, bitfield_size: 0 }));
     assert_eq!(at("nope"), None);
     assert_eq!(at(""), None);
     // Through a typedef, as `outer_t x; x.c` would.
@@ -289,28 +182,16 @@ fn bitfields_with_kind_flag_pack_size_into_the_offset() {
         "flags",
         4,
         true,
-        &[
-            ("lo", uint, 3 << 24),
-            ("hi", uint, (5 << 24) | 3),
-            ("whole", uint, 32),
-        ],
+        &[("lo", uint, 3 << 24), ("hi", uint, (5 << 24) | 3), ("whole", uint, 32)],
     );
     let btf = load(&b);
     assert_eq!(
         btf.member(TypeId(s), "lo"),
-        Some(MemberAt {
-            ty: TypeId(uint),
-            bit_offset: 0,
-            bitfield_size: 3
-        })
+        Some(MemberAt { ty: TypeId(uint), bit_offset: 0, bitfield_size: 3 })
     );
     assert_eq!(
         btf.member(TypeId(s), "hi"),
-        Some(MemberAt {
-            ty: TypeId(uint),
-            bit_offset: 3,
-            bitfield_size: 5
-        })
+        Some(MemberAt { ty: TypeId(uint), bit_offset: 3, bitfield_size: 5 })
     );
     assert_eq!(btf.member(TypeId(s), "whole").unwrap().bitfield_size, 0);
 }
@@ -325,16 +206,10 @@ fn bitfields_without_kind_flag_live_in_the_int_type() {
     let btf = load(&b);
     assert_eq!(
         btf.member(TypeId(s), "n"),
-        Some(MemberAt {
-            ty: TypeId(nibble),
-            bit_offset: 34,
-            bitfield_size: 4
-        })
+        Some(MemberAt { ty: TypeId(nibble), bit_offset: 34, bitfield_size: 4 })
     );
     assert_eq!(btf.member(TypeId(s), "u").unwrap().bitfield_size, 0);
-    let Kind::Struct { members, .. } = btf.kind(TypeId(s)) else {
-        panic!()
-    };
+    let Kind::Struct { members, .. } = btf.kind(TypeId(s)) else { panic!() };
     assert_eq!((members[0].bit_offset, members[0].bitfield_size), (34, 4));
 }
 
@@ -342,11 +217,7 @@ fn bitfields_without_kind_flag_live_in_the_int_type() {
 fn enums_read_values_by_signedness() {
     let mut b = Builder::new();
     let u = b.enum32("u", 4, false, &[("MAX", u32::MAX)]);
-    let s64 = b.enum64(
-        "s64",
-        true,
-        &[("MIN", i64::MIN as u64), ("M1", -1i64 as u64)],
-    );
+    let s64 = b.enum64("s64", true, &[("MIN", i64::MIN as u64), ("M1", -1i64 as u64)]);
     let u64_ = b.enum64("u64", false, &[("BIG", 1 << 40)]);
     let btf = load(&b);
     let values = |id| match btf.kind(TypeId(id)) {
@@ -380,10 +251,7 @@ fn find_func_resolves_the_prototype() {
             name: "wake_up_new_task".into(),
             id: TypeId(wake),
             proto: TypeId(p1),
-            params: vec![Param {
-                name: "p".into(),
-                ty: TypeId(ptask)
-            }],
+            params: vec![Param { name: "p".into(), ty: TypeId(ptask) }],
             ret: TypeId::VOID,
             variadic: false,
             linkage: Linkage::Static,
@@ -425,10 +293,7 @@ fn find_named_filters_by_kind_and_prefers_definitions() {
     assert_eq!(btf.find_named(NamedKind::Typedef, "foo"), Some(TypeId(td)));
     assert_eq!(btf.find_named(NamedKind::Any, "foo"), Some(TypeId(td)));
     assert_eq!(btf.find_named(NamedKind::Int, "int"), Some(TypeId(int)));
-    assert_eq!(
-        btf.find_named(NamedKind::Float, "double"),
-        Some(TypeId(flt))
-    );
+    assert_eq!(btf.find_named(NamedKind::Float, "double"), Some(TypeId(flt)));
     assert_eq!(btf.find_named(NamedKind::Enum, "foo"), None);
     assert_eq!(btf.find_named(NamedKind::Int, "foo"), None);
 
@@ -436,10 +301,7 @@ fn find_named_filters_by_kind_and_prefers_definitions() {
     let only_fwd = b.fwd("bar", false);
     let btf = load(&b);
     assert_eq!(btf.find_named(NamedKind::Struct, "bar"), None);
-    assert_eq!(
-        btf.find_named(NamedKind::Any, "bar"),
-        Some(TypeId(only_fwd))
-    );
+    assert_eq!(btf.find_named(NamedKind::Any, "bar"), Some(TypeId(only_fwd)));
 }
 
 #[test]
@@ -451,15 +313,9 @@ fn a_name_stored_as_the_suffix_of_a_longer_string_is_found() {
     let x = b.str("x");
     let st = b.raw(long + 7, 4, 1, 0, 4, &[x, int, 0]);
     let btf = load(&b);
-    assert_eq!(
-        btf.find_named(NamedKind::Struct, "task_struct"),
-        Some(TypeId(st))
-    );
+    assert_eq!(btf.find_named(NamedKind::Struct, "task_struct"), Some(TypeId(st)));
     assert_eq!(btf.name(TypeId(st)), "task_struct");
-    assert_eq!(
-        btf.find_named(NamedKind::Struct, "struct_task_struct"),
-        None
-    );
+    assert_eq!(btf.find_named(NamedKind::Struct, "struct_task_struct"), None);
 }
 
 #[test]
@@ -490,11 +346,7 @@ fn strip_and_size_of_follow_chains() {
     assert_eq!(btf.size_of(TypeId::VOID), None);
     assert_eq!(btf.size_of(TypeId(proto)), None);
     assert_eq!(btf.size_of(TypeId(huge)), Some(48 * u32::MAX as usize));
-    assert_eq!(
-        btf.size_of(TypeId(huger)),
-        None,
-        "overflow is None, not a wrap"
-    );
+    assert_eq!(btf.size_of(TypeId(huger)), None, "overflow is None, not a wrap");
 }
 
 #[test]
@@ -557,10 +409,7 @@ fn type_names_read_as_c() {
     assert_eq!(name(pptask), "struct task_struct **");
     assert_eq!(name(ptrs), "char *[4]");
     assert_eq!(name(vproto), "void(struct task_struct *, ...)");
-    assert_eq!(
-        name(func),
-        "void wake_up_new_task(struct task_struct *, ...)"
-    );
+    assert_eq!(name(func), "void wake_up_new_task(struct task_struct *, ...)");
     assert_eq!(name(flt), "double");
     assert_eq!(name(vol), "volatile int");
     assert_eq!(btf.type_name(TypeId::VOID), "void");
@@ -588,32 +437,16 @@ fn split_btf_numbers_ids_after_the_base() {
     assert_eq!(ptask, base.max_id().0 + 1);
     assert_eq!(modbtf.first_id(), TypeId(ptask));
     assert_eq!(modbtf.max_id(), TypeId(mod_func));
-    assert_eq!(
-        modbtf.find_func("mod_open").unwrap().params[0].ty,
-        TypeId(ps)
-    );
-    assert_eq!(
-        modbtf.type_name(TypeId(mod_func)),
-        "int mod_open(struct mod_state *)"
-    );
+    assert_eq!(modbtf.find_func("mod_open").unwrap().params[0].ty, TypeId(ps));
+    assert_eq!(modbtf.type_name(TypeId(mod_func)), "int mod_open(struct mod_state *)");
     // Split types refer to base types; both resolve through the split view.
     assert_eq!(modbtf.type_name(TypeId(ptask)), "struct task_struct *");
     assert_eq!(
         modbtf.member(TypeId(s), "count"),
-        Some(MemberAt {
-            ty: TypeId(int),
-            bit_offset: 64,
-            bitfield_size: 0
-        })
+        Some(MemberAt { ty: TypeId(int), bit_offset: 64, bitfield_size: 0 })
     );
-    assert_eq!(
-        modbtf.find_named(NamedKind::Struct, "mod_state"),
-        Some(TypeId(s))
-    );
-    assert_eq!(
-        modbtf.find_named(NamedKind::Struct, "task_struct"),
-        Some(TypeId(task))
-    );
+    assert_eq!(modbtf.find_named(NamedKind::Struct, "mod_state"), Some(TypeId(s)));
+    assert_eq!(modbtf.find_named(NamedKind::Struct, "task_struct"), Some(TypeId(task)));
     assert_eq!(modbtf.kind(TypeId(int)), base.kind(TypeId(int)));
     // The base knows nothing of the module.
     assert_eq!(base.find_named(NamedKind::Struct, "mod_state"), None);
@@ -626,18 +459,9 @@ fn split_btf_numbers_ids_after_the_base() {
     // Base functions first; the module's own are those from first_id() on.
     assert_eq!(
         modbtf.funcs().collect::<Vec<_>>(),
-        [
-            ("schedule", TypeId(base_func)),
-            ("mod_open", TypeId(mod_func))
-        ]
+        [("schedule", TypeId(base_func)), ("mod_open", TypeId(mod_func))]
     );
-    assert_eq!(
-        modbtf
-            .funcs()
-            .filter(|&(_, id)| id >= modbtf.first_id())
-            .count(),
-        1
-    );
+    assert_eq!(modbtf.funcs().filter(|&(_, id)| id >= modbtf.first_id()).count(), 1);
 }
 
 #[test]
@@ -652,10 +476,7 @@ fn split_btf_names_may_live_in_either_string_section() {
     let f1 = m.raw(shared, 12, 0, 0, proto, &[]);
     let f2 = m.func("own_fn", proto, 0);
     let modbtf = Btf::from_split_bytes(m.build(), &base).unwrap();
-    assert_eq!(
-        modbtf.find_func("module_fn").map(|f| f.id),
-        Some(TypeId(f1))
-    );
+    assert_eq!(modbtf.find_func("module_fn").map(|f| f.id), Some(TypeId(f1)));
     assert_eq!(modbtf.find_func("own_fn").map(|f| f.id), Some(TypeId(f2)));
     assert_eq!(modbtf.func_count(), 2);
 }
@@ -676,34 +497,21 @@ fn malformed_input_is_an_error() {
     let mut v2 = good.clone();
     v2[2] = 2;
     assert!(matches!(err(v2), BtfError::UnsupportedVersion(2)));
-    assert!(matches!(
-        err(good[..20].to_vec()),
-        BtfError::Truncated { what: "header" }
-    ));
+    assert!(matches!(err(good[..20].to_vec()), BtfError::Truncated { what: "header" }));
     // Cutting the string section off makes its section run past the end.
     assert!(matches!(
         err(good[..good.len() - 1].to_vec()),
-        BtfError::Truncated {
-            what: "string section"
-        }
+        BtfError::Truncated { what: "string section" }
     ));
     // A type section ending mid-record.
     let mut short = good.clone();
     let type_len = u32::from_le_bytes(short[12..16].try_into().unwrap());
     short[12..16].copy_from_slice(&(type_len - 4).to_le_bytes());
-    assert!(matches!(
-        err(short),
-        BtfError::Truncated {
-            what: "type section"
-        }
-    ));
+    assert!(matches!(err(short), BtfError::Truncated { what: "type section" }));
     // A kind from the future.
     let mut future = Builder::new();
     future.raw(0, 25, 0, 0, 0, &[]);
-    assert!(matches!(
-        err(future.build()),
-        BtfError::UnknownKind { id: 1, kind: 25 }
-    ));
+    assert!(matches!(err(future.build()), BtfError::UnknownKind { id: 1, kind: 25 }));
     // Header length below the minimum.
     let mut small_hdr = good.clone();
     small_hdr[4..8].copy_from_slice(&8u32.to_le_bytes());
@@ -712,9 +520,7 @@ fn malformed_input_is_an_error() {
 
 #[test]
 fn errors_read_as_sentences() {
-    let e = BtfError::NoKernelBtf {
-        path: Btf::VMLINUX_PATH.into(),
-    };
+    let e = BtfError::NoKernelBtf { path: Btf::VMLINUX_PATH.into() };
     assert_eq!(
         e.to_string(),
         "this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): kernel types are unavailable; integer arguments still work"
@@ -724,10 +530,7 @@ fn errors_read_as_sentences() {
         "this is not BTF data: it starts with 0x457f, but BTF starts with 0xeb9f"
     );
     assert_eq!(
-        BtfError::Truncated {
-            what: "type section"
-        }
-        .to_string(),
+        BtfError::Truncated { what: "type section" }.to_string(),
         "the BTF data is truncated: its type section runs past the end of the data"
     );
 }
@@ -737,10 +540,7 @@ fn module_names_cannot_escape_sysfs() {
     let base = load(&Builder::new());
     for name in ["", "..", "../../etc/passwd", "."] {
         assert!(
-            matches!(
-                Btf::load_module(name, &base),
-                Err(BtfError::NoModuleBtf { .. })
-            ),
+            matches!(Btf::load_module(name, &base), Err(BtfError::NoModuleBtf { .. })),
             "{name}"
         );
     }

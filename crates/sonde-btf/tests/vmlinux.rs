@@ -20,27 +20,17 @@ fn vmlinux() -> Option<&'static Btf> {
 }
 
 fn task_struct(btf: &Btf) -> TypeId {
-    btf.find_named(NamedKind::Struct, "task_struct")
-        .expect("struct task_struct")
+    btf.find_named(NamedKind::Struct, "task_struct").expect("struct task_struct")
 }
 
 #[test]
 fn task_struct_pid_is_a_typedefd_signed_int() {
     let Some(btf) = vmlinux() else { return };
-    let pid = btf
-        .member(task_struct(btf), "pid")
-        .expect("task_struct.pid");
+    let pid = btf.member(task_struct(btf), "pid").expect("task_struct.pid");
     assert_eq!(pid.bitfield_size, 0);
     assert_eq!(btf.type_name(pid.ty), "pid_t");
     assert!(matches!(btf.kind(pid.ty), Kind::Typedef { ref name, .. } if name == "pid_t"));
-    assert!(matches!(
-        btf.kind(btf.strip(pid.ty)),
-        Kind::Int {
-            size: 4,
-            signed: true,
-            ..
-        }
-    ));
+    assert!(matches!(btf.kind(btf.strip(pid.ty)), Kind::Int { size: 4, signed: true, .. }));
     assert_eq!(btf.size_of(pid.ty), Some(4));
     assert_eq!(btf.find_named(NamedKind::Typedef, "pid_t"), Some(pid.ty));
 }
@@ -76,9 +66,7 @@ fn wake_up_new_task_takes_a_task_pointer() {
     assert_eq!(btf.type_name(f.params[0].ty), "struct task_struct *");
     assert!(f.ret.is_void());
     assert!(matches!(btf.kind(f.id), Kind::Func { ref name, .. } if name == "wake_up_new_task"));
-    assert!(btf
-        .funcs()
-        .any(|(name, id)| name == "wake_up_new_task" && id == f.id));
+    assert!(btf.funcs().any(|(name, id)| name == "wake_up_new_task" && id == f.id));
 }
 
 #[test]
@@ -89,31 +77,19 @@ fn do_sys_openat2_takes_dfd_filename_how() {
     assert_eq!(names, ["dfd", "filename", "how"]);
     // `long` before Linux 6.x's change to `int`: either way a signed integer.
     assert!(
-        matches!(
-            btf.kind(btf.strip(f.ret)),
-            Kind::Int {
-                signed: true,
-                size: 4 | 8,
-                ..
-            }
-        ),
+        matches!(btf.kind(btf.strip(f.ret)), Kind::Int { signed: true, size: 4 | 8, .. }),
         "{}",
         btf.type_name(f.ret)
     );
     let filename = btf.type_name(f.params[1].ty);
-    assert!(
-        filename == "const char *" || filename == "const char __user *",
-        "{filename}"
-    );
+    assert!(filename == "const char *" || filename == "const char __user *", "{filename}");
     assert_eq!(btf.type_name(f.params[2].ty), "struct open_how *");
 }
 
 #[test]
 fn mm_users_is_found_inside_mm_structs_anonymous_struct() {
     let Some(btf) = vmlinux() else { return };
-    let mm = btf
-        .find_named(NamedKind::Struct, "mm_struct")
-        .expect("struct mm_struct");
+    let mm = btf.find_named(NamedKind::Struct, "mm_struct").expect("struct mm_struct");
     let size = btf.size_of(mm).unwrap();
     let users = btf.member(mm, "mm_users").expect("mm_struct.mm_users");
     assert!(
@@ -140,10 +116,7 @@ fn task_struct_has_bitfields() {
         .filter_map(|n| Some((btf.member(task, &n)?, n)))
         .filter(|(m, _)| m.bitfield_size > 0)
         .collect();
-    assert!(
-        !bitfields.is_empty(),
-        "task_struct has sched_reset_on_fork:1 and friends"
-    );
+    assert!(!bitfields.is_empty(), "task_struct has sched_reset_on_fork:1 and friends");
     for (m, name) in &bitfields {
         assert!(m.bitfield_size < 32, "{name}: {m:?}");
     }
@@ -156,19 +129,10 @@ fn task_struct_has_bitfields() {
 fn casts_find_common_names() {
     let Some(btf) = vmlinux() else { return };
     let u64_ = btf.find_named(NamedKind::Typedef, "u64").expect("u64");
-    assert!(matches!(
-        btf.kind(btf.strip(u64_)),
-        Kind::Int {
-            size: 8,
-            signed: false,
-            ..
-        }
-    ));
+    assert!(matches!(btf.kind(btf.strip(u64_)), Kind::Int { size: 8, signed: false, .. }));
     assert!(btf.find_named(NamedKind::Int, "int").is_some());
     assert!(btf.find_named(NamedKind::Int, "char").is_some());
-    assert!(btf
-        .find_named(NamedKind::Struct, "no_such_struct_anywhere")
-        .is_none());
+    assert!(btf.find_named(NamedKind::Struct, "no_such_struct_anywhere").is_none());
     assert!(btf.find_func("no_such_function_anywhere").is_none());
     assert!(btf.func_count() > 10_000);
     assert_eq!(btf.funcs().count(), btf.func_count());
@@ -190,8 +154,5 @@ fn a_read_copy_indexes_like_the_mapping() {
     let Some(btf) = vmlinux() else { return };
     let copy = Btf::load_file(Btf::VMLINUX_PATH).unwrap();
     assert_eq!(copy.max_id(), btf.max_id());
-    assert_eq!(
-        copy.find_func("wake_up_new_task"),
-        btf.find_func("wake_up_new_task")
-    );
+    assert_eq!(copy.find_func("wake_up_new_task"), btf.find_func("wake_up_new_task"));
 }

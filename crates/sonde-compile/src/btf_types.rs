@@ -30,7 +30,12 @@ impl FuncSig {
             })
             .collect();
         if retval {
-            fields.push(Field { name: "retval".into(), offset: 8 * self.params.len(), ty: self.ret.clone(), data_loc: false });
+            fields.push(Field {
+                name: "retval".into(),
+                offset: 8 * self.params.len(),
+                ty: self.ret.clone(),
+                data_loc: false,
+            });
         }
         StructDef { name: self.name.clone(), size: 8 * fields.len(), fields }
     }
@@ -80,11 +85,17 @@ fn convert_depth(btf: &Btf, id: TypeId, depth: u32) -> Type {
                 Type::Bytes(e.size() * len as usize)
             }
         }
-        Kind::Struct { name, size, .. } => Type::Btf { id: id.0, name: format!("struct {}", name), size: size as usize },
-        Kind::Union { name, size, .. } => Type::Btf { id: id.0, name: format!("union {}", name), size: size as usize },
-        Kind::Fwd { name, union } => {
-            Type::Btf { id: id.0, name: format!("{} {}", if union { "union" } else { "struct" }, name), size: 0 }
+        Kind::Struct { name, size, .. } => {
+            Type::Btf { id: id.0, name: format!("struct {}", name), size: size as usize }
         }
+        Kind::Union { name, size, .. } => {
+            Type::Btf { id: id.0, name: format!("union {}", name), size: size as usize }
+        }
+        Kind::Fwd { name, union } => Type::Btf {
+            id: id.0,
+            name: format!("{} {}", if union { "union" } else { "struct" }, name),
+            size: 0,
+        },
         Kind::Typedef { ty, .. } | Kind::Const(ty) | Kind::Volatile(ty) | Kind::Restrict(ty) => {
             convert_depth(btf, ty, depth + 1)
         }
@@ -128,7 +139,11 @@ pub fn member(btf: &Btf, id: u32, name: &str) -> Result<MemberType, Vec<String>>
     if m.bitfield_size == 0 {
         return Ok(MemberType { offset: m.byte_offset() as usize, ty, bitfield: None });
     }
-    Ok(MemberType { offset: m.byte_offset() as usize, ty, bitfield: Some((m.bit_offset % 8, m.bitfield_size)) })
+    Ok(MemberType {
+        offset: m.byte_offset() as usize,
+        ty,
+        bitfield: Some((m.bit_offset % 8, m.bitfield_size)),
+    })
 }
 
 /// A type named in a cast: `struct task_struct`, `union x`, a typedef (`pid_t`), a base type.

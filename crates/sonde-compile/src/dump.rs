@@ -14,7 +14,9 @@ pub fn typed(tp: &TProgram) -> String {
         let keys: Vec<String> = m.keys.iter().map(|k| k.to_string()).collect();
         let value = match &m.value {
             MapValue::Plain(t) => t.to_string(),
-            MapValue::Agg { func, signed } => format!("{}({})", func.name(), if *signed { "signed" } else { "unsigned" }),
+            MapValue::Agg { func, signed } => {
+                format!("{}({})", func.name(), if *signed { "signed" } else { "unsigned" })
+            }
         };
         out.push_str(&format!("map {}[{}] -> {}\n", m.name, keys.join(", "), value));
     }
@@ -41,7 +43,11 @@ pub fn program(p: &ProgramDef, maps: &[crate::lower::MapDef], source: &str) -> S
         insns[at].imm = map as i32;
     }
     let map_label = |i: usize| match maps.get(i) {
-        Some(m) if i >= crate::lower::FIRST_USER_MAP && m.kind != crate::lower::MapKind::StackTrace => format!("@{}", m.name),
+        Some(m)
+            if i >= crate::lower::FIRST_USER_MAP && m.kind != crate::lower::MapKind::StackTrace =>
+        {
+            format!("@{}", m.name)
+        }
         Some(m) => m.name.clone(),
         None => i.to_string(),
     };
@@ -57,8 +63,10 @@ pub fn program(p: &ProgramDef, maps: &[crate::lower::MapDef], source: &str) -> S
         }
         let (mut text, used) = disasm::disasm_one(&insns, i);
         if let Some(&(_, map)) = p.relocs.iter().find(|(at, _)| *at == i) {
-            text = text.replace(&format!("map_fd({})", map), &format!("map_fd({})", map_label(map)));
-            text = text.replace(&format!("map_value({})", map), &format!("map_value({})", map_label(map)));
+            text =
+                text.replace(&format!("map_fd({})", map), &format!("map_fd({})", map_label(map)));
+            text = text
+                .replace(&format!("map_value({})", map), &format!("map_value({})", map_label(map)));
         }
         out.push_str(&format!("{:4}: {}\n", i, text));
         i += used.max(1);
@@ -131,8 +139,12 @@ impl Names<'_> {
                 func.name(),
                 arg.as_ref().map(|a| self.expr(a)).unwrap_or_default()
             ),
-            TStmtKind::Delete { map, keys } => format!("delete {}{}", self.map(*map), self.keys(keys)),
-            TStmtKind::SetVar { var, value } => format!("{} = {}", self.var(*var), self.expr(value)),
+            TStmtKind::Delete { map, keys } => {
+                format!("delete {}{}", self.map(*map), self.keys(keys))
+            }
+            TStmtKind::SetVar { var, value } => {
+                format!("{} = {}", self.var(*var), self.expr(value))
+            }
             TStmtKind::Return => "return".into(),
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));
@@ -164,7 +176,9 @@ impl Names<'_> {
             TExprKind::Neg(x) => format!("-{}", self.expr(x)),
             TExprKind::Not(x) => format!("!{}", self.expr(x)),
             TExprKind::BitNot(x) => format!("~{}", self.expr(x)),
-            TExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", self.expr(lhs), op.symbol(), self.expr(rhs)),
+            TExprKind::Binary { op, lhs, rhs } => {
+                format!("({} {} {})", self.expr(lhs), op.symbol(), self.expr(rhs))
+            }
             TExprKind::Ternary { cond, then, els } => {
                 format!("({} ? {} : {})", self.expr(cond), self.expr(then), self.expr(els))
             }

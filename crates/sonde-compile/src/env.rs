@@ -49,7 +49,9 @@ pub trait Env {
     }
     /// The running kernel's BTF, for typed arguments and struct members.
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
-        Err(EnvError::Unavailable("this kernel has no BTF (/sys/kernel/btf/vmlinux): kernel types are unavailable".into()))
+        Err(EnvError::Unavailable(
+            "this kernel has no BTF (/sys/kernel/btf/vmlinux): kernel types are unavailable".into(),
+        ))
     }
     /// The file and file offset of `symbol` (`SYM` or `SYM+OFF`) in `binary` (a path, or a
     /// name found like `bash` or `libc`), for uprobes; with the path it resolved to.

@@ -7,21 +7,34 @@ use std::rc::Rc;
 pub enum Type {
     Void,
     /// An integer of 1, 2, 4 or 8 bytes.
-    Int { bytes: u8, signed: bool },
+    Int {
+        bytes: u8,
+        signed: bool,
+    },
     /// A pointer; `user` is true for pointers into user memory (syscall arguments, uprobe args),
     /// which must be read with the `_user` probe-read helpers. Otherwise the memory is the
     /// kernel's or not known statically (kprobe arguments), and reads let the address decide.
-    Ptr { to: Box<Type>, user: bool },
+    Ptr {
+        to: Box<Type>,
+        user: bool,
+    },
     /// A NUL-terminated string in a buffer of this many bytes (`char[N]`).
     Str(usize),
     /// Raw bytes from `mem()`, printed as hex.
     Bytes(usize),
     /// A fixed array of non-char elements (from tracepoint fields such as `__u8 saddr[4]`).
-    Array { elem: Box<Type>, len: usize },
+    Array {
+        elem: Box<Type>,
+        len: usize,
+    },
     Struct(Rc<StructDef>),
     /// A struct or union described by the kernel's BTF (type `id`). Its members are looked up
     /// when accessed, so types that point at each other (task_struct, mm_struct) stay finite.
-    Btf { id: u32, name: String, size: usize },
+    Btf {
+        id: u32,
+        name: String,
+        size: usize,
+    },
     /// A kernel address printed as a symbol (`caller`, `ksym()`).
     Sym,
     /// A user address printed as a symbol of the traced process (`usym()`; `-p` or `-c`).
@@ -30,7 +43,9 @@ pub enum Type {
     Walltime,
     /// A stack trace id in the stack map (`kstack`), or for `ustack` the process id in the upper
     /// half and the stack id in the lower; printed as symbolized frames, one a line.
-    Stack { user: bool },
+    Stack {
+        user: bool,
+    },
 }
 
 #[derive(Debug, PartialEq)]
@@ -72,7 +87,15 @@ impl Type {
 
     /// Values that live in a register (integers, pointers, addresses).
     pub fn is_scalar(&self) -> bool {
-        matches!(self, Type::Int { .. } | Type::Ptr { .. } | Type::Sym | Type::USym | Type::Walltime | Type::Stack { .. })
+        matches!(
+            self,
+            Type::Int { .. }
+                | Type::Ptr { .. }
+                | Type::Sym
+                | Type::USym
+                | Type::Walltime
+                | Type::Stack { .. }
+        )
     }
 
     pub fn is_signed(&self) -> bool {
@@ -113,7 +136,9 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Void => write!(f, "void"),
-            Type::Int { bytes, signed } => write!(f, "{}{}", if *signed { "s" } else { "u" }, *bytes as u32 * 8),
+            Type::Int { bytes, signed } => {
+                write!(f, "{}{}", if *signed { "s" } else { "u" }, *bytes as u32 * 8)
+            }
             Type::Ptr { to, .. } => write!(f, "{} *", to),
             Type::Str(n) => write!(f, "char[{}]", n),
             Type::Bytes(n) => write!(f, "u8[{}] (bytes)", n),

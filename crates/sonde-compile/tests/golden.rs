@@ -11,8 +11,11 @@ use std::path::{Path, PathBuf};
 
 fn goldens() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut v: Vec<PathBuf> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "sonde")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sonde"))
+        .collect();
     v.sort();
     v
 }
@@ -26,7 +29,8 @@ fn opts() -> Options {
 /// Compile one golden: the text to compare, and the programs when it compiled.
 fn compile(path: &Path) -> (String, Option<Compiled>) {
     let text = std::fs::read_to_string(path).unwrap();
-    let file = SourceFile { name: path.file_name().unwrap().to_string_lossy().into(), text: text.clone() };
+    let file =
+        SourceFile { name: path.file_name().unwrap().to_string_lossy().into(), text: text.clone() };
     let mut env = FixtureEnv::new();
     // `// kernel: 5.10` models a kernel without bpf_get_func_ip.
     env.no_func_ip = text.lines().next().is_some_and(|l| l.trim() == "// kernel: 5.10");
@@ -43,7 +47,11 @@ fn compile(path: &Path) -> (String, Option<Compiled>) {
     };
     match sonde_compile::lower(&typed, &opts()) {
         Ok(c) => {
-            let out = format!("{}\n{}", sonde_compile::dump::typed(&typed), sonde_compile::dump::compiled(&c, &text));
+            let out = format!(
+                "{}\n{}",
+                sonde_compile::dump::typed(&typed),
+                sonde_compile::dump::compiled(&c, &text)
+            );
             (out, Some(c))
         }
         Err(d) => (render(d), None),

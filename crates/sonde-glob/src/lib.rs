@@ -11,9 +11,7 @@ pub struct Glob {
 
 impl Glob {
     pub fn new(pattern: &str) -> Self {
-        Glob {
-            pattern: pattern.as_bytes().to_vec(),
-        }
+        Glob { pattern: pattern.as_bytes().to_vec() }
     }
 
     /// True when the pattern has no wildcard, so it names exactly one symbol.

@@ -10,18 +10,15 @@ use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
 use sonde_kernel::perf_attach::PerfAttach;
 use sonde_kernel::perf_event::{attach_perf_event, PerfEventSpec};
-use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
 use sonde_kernel::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
+use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let method = args.get(1).map(String::as_str).unwrap_or("link");
-    let tp = args
-        .get(2)
-        .map(String::as_str)
-        .unwrap_or("syscalls:sys_enter_getpid");
+    let tp = args.get(2).map(String::as_str).unwrap_or("syscalls:sys_enter_getpid");
     let rounds: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let (cat, name) = tp.split_once(':').expect("CATEGORY:NAME");
     let prog_type = match method {
@@ -42,10 +39,7 @@ fn main() {
     let id = if method == "clock" {
         0
     } else {
-        Tracefs::find_or_mount()
-            .unwrap()
-            .tracepoint_id(cat, name)
-            .unwrap()
+        Tracefs::find_or_mount().unwrap().tracepoint_id(cat, name).unwrap()
     };
     for _ in 0..rounds {
         let t0 = Instant::now();

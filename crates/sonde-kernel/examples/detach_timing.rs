@@ -5,16 +5,13 @@
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
 use sonde_kernel::link::{detach_all, detach_all_in_background, Link};
-use sonde_kernel::tracepoint::attach_tracepoint;
 use sonde_kernel::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
+use sonde_kernel::tracepoint::attach_tracepoint;
 use std::time::Instant;
 
 fn main() {
-    let n: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(4);
+    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(4);
     let insns = encode(&[Insn::mov64_imm(Reg::R0, 0), Insn::exit()]);
     let spec = ProgSpec {
         prog_type: ProgType::Tracepoint,
@@ -37,9 +34,7 @@ fn main() {
     // be attached to the same tracepoint again (EEXIST).
     let attach = || -> Vec<Link> {
         let prog = Program::load(&spec).unwrap();
-        ids.iter()
-            .map(|&id| attach_tracepoint(&prog, id).unwrap())
-            .collect()
+        ids.iter().map(|&id| attach_tracepoint(&prog, id).unwrap()).collect()
     };
     for round in 0..3 {
         let links = attach();

@@ -55,12 +55,7 @@ impl BtfFunc {
 /// Find the kernel function `name`: in vmlinux, else in the first module whose BTF has it.
 pub fn find_func(name: &str) -> Result<BtfFunc> {
     if let Some(btf_id) = func_id(vmlinux()?, name) {
-        return Ok(BtfFunc {
-            name: name.into(),
-            btf_id,
-            module: None,
-            obj_fd: None,
-        });
+        return Ok(BtfFunc { name: name.into(), btf_id, module: None, obj_fd: None });
     }
     let mut modules: Vec<String> = std::fs::read_dir(BTF_DIR)
         .map_err(KernelError::io(BTF_DIR))?
@@ -83,27 +78,14 @@ pub fn find_func_in(module: &str, name: &str) -> Result<BtfFunc> {
     if module == "vmlinux" {
         let btf_id = func_id(vmlinux()?, name)
             .ok_or_else(|| KernelError::NoBtfFunction { name: name.into() })?;
-        return Ok(BtfFunc {
-            name: name.into(),
-            btf_id,
-            module: None,
-            obj_fd: None,
-        });
+        return Ok(BtfFunc { name: name.into(), btf_id, module: None, obj_fd: None });
     }
     let btf = Btf::load_module(module, vmlinux()?).map_err(KernelError::Btf)?;
     let btf_id = func_id(&btf, name)
-        .ok_or_else(|| KernelError::NoBtfFunction {
-            name: format!("{module}:{name}"),
-        })?;
-    let fd = kernel_btf_fd(module)?.ok_or_else(|| KernelError::NoBtfFunction {
-        name: format!("{module}:{name}"),
-    })?;
-    Ok(BtfFunc {
-        name: name.into(),
-        btf_id,
-        module: Some(module.into()),
-        obj_fd: Some(fd),
-    })
+        .ok_or_else(|| KernelError::NoBtfFunction { name: format!("{module}:{name}") })?;
+    let fd = kernel_btf_fd(module)?
+        .ok_or_else(|| KernelError::NoBtfFunction { name: format!("{module}:{name}") })?;
+    Ok(BtfFunc { name: name.into(), btf_id, module: Some(module.into()), obj_fd: Some(fd) })
 }
 
 /// An fd for the kernel's BTF object named `name` ("vmlinux" or a module), by walking the loaded
@@ -119,25 +101,16 @@ pub fn kernel_btf_fd(name: &str) -> Result<Option<OwnedFd>> {
             Ok(_) => {}
             Err(libc::ENOENT) => return Ok(None),
             Err(e) => {
-                return Err(KernelError::Syscall {
-                    op: "bpf(BPF_BTF_GET_NEXT_ID)",
-                    errno: e,
-                })
+                return Err(KernelError::Syscall { op: "bpf(BPF_BTF_GET_NEXT_ID)", errno: e })
             }
         }
         attr.id = attr.next_id;
-        let mut by_id = IdAttr {
-            id: attr.id,
-            ..Default::default()
-        };
+        let mut by_id = IdAttr { id: attr.id, ..Default::default() };
         let fd = match sys::bpf_fd(cmd::BTF_GET_FD_BY_ID, &mut by_id) {
             Ok(fd) => fd,
             Err(libc::ENOENT) => continue, // freed meanwhile
             Err(e) => {
-                return Err(KernelError::Syscall {
-                    op: "bpf(BPF_BTF_GET_FD_BY_ID)",
-                    errno: e,
-                })
+                return Err(KernelError::Syscall { op: "bpf(BPF_BTF_GET_FD_BY_ID)", errno: e })
             }
         };
         let mut buf = [0u8; 64];

@@ -13,10 +13,8 @@ pub fn online_cpus() -> Result<Vec<u32>> {
 
 fn read_list(path: &str) -> Result<Vec<u32>> {
     let text = std::fs::read_to_string(path).map_err(KernelError::io(path))?;
-    parse_list(&text).ok_or_else(|| KernelError::Parse {
-        path: path.to_string(),
-        text: text.trim().to_string(),
-    })
+    parse_list(&text)
+        .ok_or_else(|| KernelError::Parse { path: path.to_string(), text: text.trim().to_string() })
 }
 
 /// Parse the kernel's cpulist format: "0-3,5,7-8".

@@ -14,11 +14,7 @@ pub enum KernelError {
 
     /// The verifier refused a program; `log` is its full log (log_level 1).
     #[error("the kernel's verifier rejected program `{prog}` ({}): {}", errno_name(*errno), last_line(log))]
-    Verifier {
-        prog: String,
-        errno: i32,
-        log: String,
-    },
+    Verifier { prog: String, errno: i32, log: String },
 
     #[error(
         "tracefs is not mounted and mounting it at /sys/kernel/tracing failed ({}): run `mount -t tracefs nodev /sys/kernel/tracing` as root",
@@ -30,10 +26,7 @@ pub enum KernelError {
     UnknownTracepoint { category: String, name: String },
 
     #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
 
     #[error("cannot parse {path} (`{text}`): the kernel wrote something this version of sonde does not understand")]
     Parse { path: String, text: String },
@@ -41,25 +34,17 @@ pub enum KernelError {
     /// A caller passed a key or value of the wrong size: a bug in the caller, caught before the kernel
     /// could read past the buffer.
     #[error("{what} is {got} bytes but `{object}` expects {expected}: this is a bug in sonde")]
-    Size {
-        object: String,
-        what: &'static str,
-        expected: usize,
-        got: usize,
-    },
+    Size { object: String, what: &'static str, expected: usize, got: usize },
 
     #[error("{what} is not supported by this kernel: {hint}")]
-    Unsupported {
-        what: &'static str,
-        hint: &'static str,
-    },
+    Unsupported { what: &'static str, hint: &'static str },
 
     /// A feature newer than the running kernel: `what` needs Linux `version`.
-    #[error("{what} needs Linux {version} or later, and this kernel is {}", crate::sys::kernel_release())]
-    NeedsKernel {
-        what: &'static str,
-        version: &'static str,
-    },
+    #[error(
+        "{what} needs Linux {version} or later, and this kernel is {}",
+        crate::sys::kernel_release()
+    )]
+    NeedsKernel { what: &'static str, version: &'static str },
 
     /// Neither the kprobe PMU nor tracefs `kprobe_events` exists.
     #[error("this kernel has no kprobes (CONFIG_KPROBES): use tracepoints")]
@@ -109,11 +94,7 @@ pub enum KernelError {
 
     /// perf_event_open refused a uprobe on `path` at file offset `offset`.
     #[error("{}", uprobe_sentence(path, *offset, *errno))]
-    UprobeTarget {
-        path: String,
-        offset: u64,
-        errno: i32,
-    },
+    UprobeTarget { path: String, offset: u64, errno: i32 },
 
     /// An attach over a list got an empty list: a bug in the caller.
     #[error("there is nothing to attach {what} to: the list of functions is empty (this is a bug in sonde)")]
@@ -315,11 +296,7 @@ mod tests {
     #[test]
     fn verifier_error_quotes_the_reason_not_the_statistics() {
         let log = "0: (bf) r0 = r2\nR2 !read_ok\nprocessed 1 insns (limit 1000000)\n";
-        let e = KernelError::Verifier {
-            prog: "p".into(),
-            errno: libc::EACCES,
-            log: log.into(),
-        };
+        let e = KernelError::Verifier { prog: "p".into(), errno: libc::EACCES, log: log.into() };
         assert_eq!(
             e.to_string(),
             "the kernel's verifier rejected program `p` (EACCES): R2 !read_ok"

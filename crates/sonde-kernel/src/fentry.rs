@@ -22,17 +22,10 @@ pub fn attach_tracing(prog: &Program) -> Result<Link> {
             needed: "fentry or fexit (BPF_PROG_TYPE_TRACING with BPF_TRACE_FENTRY/FEXIT)",
         });
     }
-    let mut attr = RawTracepointAttr {
-        name: 0,
-        prog_fd: prog.fd() as u32,
-        _pad: 0,
-    };
+    let mut attr = RawTracepointAttr { name: 0, prog_fd: prog.fd() as u32, _pad: 0 };
     let fd = sys::bpf_fd(cmd::RAW_TRACEPOINT_OPEN, &mut attr).map_err(|e| match e {
         libc::EOPNOTSUPP | crate::prog::ENOTSUPP => KernelError::NoTrampolines { errno: e },
-        _ => KernelError::Syscall {
-            op: "bpf(BPF_RAW_TRACEPOINT_OPEN) for fentry/fexit",
-            errno: e,
-        },
+        _ => KernelError::Syscall { op: "bpf(BPF_RAW_TRACEPOINT_OPEN) for fentry/fexit", errno: e },
     })?;
     Ok(Link::bpf(fd))
 }

@@ -25,28 +25,17 @@ pub struct KprobeSpec<'a> {
 impl<'a> KprobeSpec<'a> {
     /// Entry of `symbol`.
     pub fn entry(symbol: &'a str) -> KprobeSpec<'a> {
-        KprobeSpec {
-            symbol,
-            offset: 0,
-            retprobe: false,
-        }
+        KprobeSpec { symbol, offset: 0, retprobe: false }
     }
 
     /// Return of `symbol`.
     pub fn ret(symbol: &'a str) -> KprobeSpec<'a> {
-        KprobeSpec {
-            retprobe: true,
-            ..KprobeSpec::entry(symbol)
-        }
+        KprobeSpec { retprobe: true, ..KprobeSpec::entry(symbol) }
     }
 
     /// An absolute kernel address.
     pub fn address(addr: u64) -> KprobeSpec<'static> {
-        KprobeSpec {
-            symbol: "",
-            offset: addr,
-            retprobe: false,
-        }
+        KprobeSpec { symbol: "", offset: addr, retprobe: false }
     }
 
     fn display(&self) -> String {
@@ -78,16 +67,10 @@ pub fn attach_kprobe_with(prog: &Program, spec: KprobeSpec, via: ProbeVia) -> Re
                 errno,
             }
         } else {
-            KernelError::NotProbeable {
-                symbol: spec.display(),
-                errno,
-            }
+            KernelError::NotProbeable { symbol: spec.display(), errno }
         }
     };
-    if spec
-        .symbol
-        .contains(|c: char| c == '\0' || c.is_whitespace())
-    {
+    if spec.symbol.contains(|c: char| c == '\0' || c.is_whitespace()) {
         return Err(not_probeable(libc::EINVAL));
     }
     let pmu = match via {
@@ -100,11 +83,7 @@ pub fn attach_kprobe_with(prog: &Program, spec: KprobeSpec, via: ProbeVia) -> Re
             let mut attr = PerfEventAttr {
                 type_: pmu.type_,
                 config: if spec.retprobe { pmu.retprobe } else { 0 },
-                config1: if spec.symbol.is_empty() {
-                    0
-                } else {
-                    sys::addr_cstr(&symbol)
-                },
+                config1: if spec.symbol.is_empty() { 0 } else { sys::addr_cstr(&symbol) },
                 config2: spec.offset,
                 ..Default::default()
             };
@@ -137,20 +116,19 @@ pub fn attach_kprobe_with(prog: &Program, spec: KprobeSpec, via: ProbeVia) -> Re
 
 fn kprobe_error(errno: i32, spec: &KprobeSpec, op: &'static str) -> KernelError {
     match errno {
-        libc::ENOENT | libc::EINVAL | libc::EILSEQ if spec.offset != 0 && !spec.symbol.is_empty() => {
+        libc::ENOENT | libc::EINVAL | libc::EILSEQ
+            if spec.offset != 0 && !spec.symbol.is_empty() =>
+        {
             KernelError::BadProbeOffset {
                 symbol: spec.symbol.to_string(),
                 offset: spec.offset,
                 errno,
             }
         }
-        libc::ENOENT | libc::EINVAL | libc::EILSEQ => KernelError::NotProbeable {
-            symbol: spec.display(),
-            errno,
-        },
-        libc::EADDRNOTAVAIL => KernelError::AmbiguousSymbol {
-            symbol: spec.display(),
-        },
+        libc::ENOENT | libc::EINVAL | libc::EILSEQ => {
+            KernelError::NotProbeable { symbol: spec.display(), errno }
+        }
+        libc::EADDRNOTAVAIL => KernelError::AmbiguousSymbol { symbol: spec.display() },
         _ => KernelError::Syscall { op, errno },
     }
 }
@@ -162,14 +140,8 @@ mod tests {
     #[test]
     fn kprobe_targets_are_written_the_way_tracefs_reads_them() {
         assert_eq!(KprobeSpec::entry("vfs_read").display(), "vfs_read");
-        let at = KprobeSpec {
-            offset: 16,
-            ..KprobeSpec::entry("vfs_read")
-        };
+        let at = KprobeSpec { offset: 16, ..KprobeSpec::entry("vfs_read") };
         assert_eq!(at.display(), "vfs_read+0x10");
-        assert_eq!(
-            KprobeSpec::address(0xffffffff81000000).display(),
-            "0xffffffff81000000"
-        );
+        assert_eq!(KprobeSpec::address(0xffffffff81000000).display(), "0xffffffff81000000");
     }
 }

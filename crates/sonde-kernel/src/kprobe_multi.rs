@@ -27,40 +27,28 @@ pub fn attach_kprobe_multi(prog: &Program, symbols: &[&str], retprobe: bool) -> 
     syms.sort_unstable();
     syms.dedup();
     if syms.is_empty() {
-        return Err(KernelError::NothingToAttach {
-            what: "a kprobe_multi link",
-        });
+        return Err(KernelError::NothingToAttach { what: "a kprobe_multi link" });
     }
     if let Some(bad) = syms.iter().find(|s| s.is_empty() || s.contains('\0')) {
-        return Err(KernelError::NotProbeable {
-            symbol: bad.to_string(),
-            errno: libc::EINVAL,
-        });
+        return Err(KernelError::NotProbeable { symbol: bad.to_string(), errno: libc::EINVAL });
     }
     match kprobe_multi_link(prog, &syms, retprobe) {
         Ok(fd) => Ok(Link::bpf(fd)),
         Err(e @ (libc::ESRCH | libc::ENOENT)) if syms.len() == 1 => {
-            Err(KernelError::NotProbeable {
-                symbol: syms[0].to_string(),
-                errno: e,
-            })
+            Err(KernelError::NotProbeable { symbol: syms[0].to_string(), errno: e })
         }
-        Err(e @ (libc::ESRCH | libc::ENOENT)) => Err(KernelError::MultiNotProbeable {
-            count: syms.len(),
-            errno: e,
-        }),
+        Err(e @ (libc::ESRCH | libc::ENOENT)) => {
+            Err(KernelError::MultiNotProbeable { count: syms.len(), errno: e })
+        }
         Err(libc::EOPNOTSUPP | crate::prog::ENOTSUPP) if !crate::pmu::kprobes_available() => {
             Err(KernelError::NoKprobes)
         }
         Err(libc::EOPNOTSUPP | crate::prog::ENOTSUPP) => Err(KernelError::NoKprobeMulti),
         // Before 5.18 the attach type is unknown: EINVAL.
-        Err(libc::EINVAL) if !supported() => {
-            Err(KernelError::NoKprobeMulti)
+        Err(libc::EINVAL) if !supported() => Err(KernelError::NoKprobeMulti),
+        Err(e) => {
+            Err(KernelError::Syscall { op: "bpf(BPF_LINK_CREATE) for kprobe_multi", errno: e })
         }
-        Err(e) => Err(KernelError::Syscall {
-            op: "bpf(BPF_LINK_CREATE) for kprobe_multi",
-            errno: e,
-        }),
     }
 }
 
@@ -79,11 +67,7 @@ fn kprobe_multi_link(
     let mut attr = KprobeMultiLinkAttr {
         prog_fd: prog.fd() as u32,
         attach_type: AttachType::TraceKprobeMulti.id(),
-        kprobe_flags: if retprobe {
-            BPF_F_KPROBE_MULTI_RETURN
-        } else {
-            0
-        },
+        kprobe_flags: if retprobe { BPF_F_KPROBE_MULTI_RETURN } else { 0 },
         cnt: addrs.len() as u32,
         syms: sys::addr_u64s(&addrs),
         ..Default::default()

@@ -123,11 +123,7 @@ impl Map {
             map_name: crate::name::obj_name(spec.name),
             ..Default::default()
         };
-        let ncpus = if spec.map_type.is_percpu() {
-            crate::cpus::possible_cpus()?.len()
-        } else {
-            1
-        };
+        let ncpus = if spec.map_type.is_percpu() { crate::cpus::possible_cpus()?.len() } else { 1 };
         let fd = sys::bpf_fd(cmd::MAP_CREATE, &mut attr)
             .map_err(KernelError::sys("bpf(BPF_MAP_CREATE)"))?;
         Ok(Map {
@@ -193,10 +189,7 @@ impl Map {
         match sys::bpf(cmd::MAP_LOOKUP_ELEM, &mut attr) {
             Ok(_) => Ok(Some(value)),
             Err(libc::ENOENT) => Ok(None),
-            Err(e) => Err(KernelError::Syscall {
-                op: "bpf(BPF_MAP_LOOKUP_ELEM)",
-                errno: e,
-            }),
+            Err(e) => Err(KernelError::Syscall { op: "bpf(BPF_MAP_LOOKUP_ELEM)", errno: e }),
         }
     }
 
@@ -209,11 +202,7 @@ impl Map {
             return Ok(Some(vec![raw]));
         }
         let slot = self.value_size.next_multiple_of(8);
-        Ok(Some(
-            raw.chunks(slot)
-                .map(|c| c[..self.value_size].to_vec())
-                .collect(),
-        ))
+        Ok(Some(raw.chunks(slot).map(|c| c[..self.value_size].to_vec()).collect()))
     }
 
     /// Write `value` under `key`. `value` is [`Map::value_len`] bytes (per-CPU maps take every CPU's
@@ -236,18 +225,12 @@ impl Map {
     /// Remove `key`; false if it was not there.
     pub fn delete(&self, key: &[u8]) -> Result<bool> {
         self.check("key", self.key_size, key.len())?;
-        let mut attr = MapElemAttr {
-            map_fd: self.fd() as u32,
-            key: sys::addr(key),
-            ..Default::default()
-        };
+        let mut attr =
+            MapElemAttr { map_fd: self.fd() as u32, key: sys::addr(key), ..Default::default() };
         match sys::bpf(cmd::MAP_DELETE_ELEM, &mut attr) {
             Ok(_) => Ok(true),
             Err(libc::ENOENT) => Ok(false),
-            Err(e) => Err(KernelError::Syscall {
-                op: "bpf(BPF_MAP_DELETE_ELEM)",
-                errno: e,
-            }),
+            Err(e) => Err(KernelError::Syscall { op: "bpf(BPF_MAP_DELETE_ELEM)", errno: e }),
         }
     }
 
@@ -297,10 +280,7 @@ impl Map {
                 Ok(_) => {}
                 Err(libc::ENOENT) => break,
                 Err(e) => {
-                    return Err(KernelError::Syscall {
-                        op: "bpf(BPF_MAP_GET_NEXT_KEY)",
-                        errno: e,
-                    })
+                    return Err(KernelError::Syscall { op: "bpf(BPF_MAP_GET_NEXT_KEY)", errno: e })
                 }
             }
             if seen.insert(next.clone()) {
@@ -330,12 +310,7 @@ impl Map {
         if expected == got {
             Ok(())
         } else {
-            Err(KernelError::Size {
-                object: self.name.clone(),
-                what,
-                expected,
-                got,
-            })
+            Err(KernelError::Size { object: self.name.clone(), what, expected, got })
         }
     }
 }

@@ -4,11 +4,7 @@
 pub(crate) fn obj_name(name: &str) -> [u8; 16] {
     let mut out = [0u8; 16];
     for (o, b) in out[..15].iter_mut().zip(name.bytes()) {
-        *o = if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
-            b
-        } else {
-            b'_'
-        };
+        *o = if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' { b } else { b'_' };
     }
     out
 }

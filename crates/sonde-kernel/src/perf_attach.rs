@@ -70,12 +70,7 @@ pub fn attach_perf_fd(prog: &Program, event: OwnedFd, how: PerfAttach) -> Result
                     version: "5.15",
                 })
             }
-            Err(e) => {
-                return Err(KernelError::Syscall {
-                    op: "bpf(BPF_LINK_CREATE)",
-                    errno: e,
-                })
-            }
+            Err(e) => return Err(KernelError::Syscall { op: "bpf(BPF_LINK_CREATE)", errno: e }),
         }
     }
     if link.is_none() {

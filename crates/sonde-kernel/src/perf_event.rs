@@ -109,21 +109,13 @@ pub struct PerfEventSpec {
 impl PerfEventSpec {
     /// A CPU-clock event on `cpu` firing every `period_ns` nanoseconds.
     pub fn cpu_clock(period_ns: u64, cpu: u32) -> PerfEventSpec {
-        PerfEventSpec {
-            kind: PerfKind::CpuClock,
-            sampling: Sampling::Period(period_ns),
-            cpu,
-        }
+        PerfEventSpec { kind: PerfKind::CpuClock, sampling: Sampling::Period(period_ns), cpu }
     }
 
     /// A CPU-clock event on `cpu` firing `hz` times a second (`profile:hz:N`). The kernel turns a
     /// CPU-clock frequency into the fixed period 1e9/hz ns.
     pub fn cpu_clock_freq(hz: u64, cpu: u32) -> PerfEventSpec {
-        PerfEventSpec {
-            kind: PerfKind::CpuClock,
-            sampling: Sampling::Freq(hz),
-            cpu,
-        }
+        PerfEventSpec { kind: PerfKind::CpuClock, sampling: Sampling::Freq(hz), cpu }
     }
 
     /// Software event `ev` on `cpu`: every `Period(n)` occurrences (ns for the clocks) or
@@ -134,11 +126,7 @@ impl PerfEventSpec {
             SoftwareEvent::TaskClock => PerfKind::TaskClock,
             other => PerfKind::Software(other.config()),
         };
-        PerfEventSpec {
-            kind,
-            sampling,
-            cpu,
-        }
+        PerfEventSpec { kind, sampling, cpu }
     }
 
     /// [`PerfEventSpec::software`] by name (`page-faults`, `cs`, ...); None for an unknown name.
@@ -164,13 +152,8 @@ pub fn attach_perf_event(prog: &Program, ev: PerfEventSpec) -> Result<Link> {
         Sampling::Period(p) => (p.max(1), 0),
         Sampling::Freq(f) => (f.max(1), sys::PERF_FLAG_FREQ),
     };
-    let mut attr = PerfEventAttr {
-        type_,
-        config,
-        sample_period_or_freq: period,
-        flags,
-        ..Default::default()
-    };
+    let mut attr =
+        PerfEventAttr { type_, config, sample_period_or_freq: period, flags, ..Default::default() };
     let event = sys::perf_event_open(&mut attr, -1, ev.cpu as i32)
         .map_err(KernelError::sys("perf_event_open"))?;
     attach_perf_fd(prog, event, PerfAttach::Auto)

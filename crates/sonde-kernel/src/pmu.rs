@@ -42,23 +42,16 @@ pub(crate) fn pmu(kind: Kind) -> Result<Option<Pmu>> {
     let type_text = match std::fs::read_to_string(&type_path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(*cell.get_or_init(|| None)),
-        Err(e) => {
-            return Err(KernelError::Io {
-                path: type_path,
-                source: e,
-            })
-        }
+        Err(e) => return Err(KernelError::Io { path: type_path, source: e }),
     };
-    let type_ = type_text.trim().parse().map_err(|_| KernelError::Parse {
-        path: type_path,
-        text: type_text.trim().into(),
-    })?;
+    let type_ = type_text
+        .trim()
+        .parse()
+        .map_err(|_| KernelError::Parse { path: type_path, text: type_text.trim().into() })?;
     let bit_path = format!("{dir}/format/retprobe");
     let bit_text = std::fs::read_to_string(&bit_path).map_err(KernelError::io(&bit_path))?;
-    let retprobe = parse_config_bit(&bit_text).ok_or_else(|| KernelError::Parse {
-        path: bit_path,
-        text: bit_text.trim().into(),
-    })?;
+    let retprobe = parse_config_bit(&bit_text)
+        .ok_or_else(|| KernelError::Parse { path: bit_path, text: bit_text.trim().into() })?;
     Ok(*cell.get_or_init(|| Some(Pmu { type_, retprobe })))
 }
 

@@ -67,11 +67,7 @@ impl TracefsProbe {
         kind: Kind,
         line: impl Fn(&str) -> String,
     ) -> std::result::Result<TracefsProbe, CreateError> {
-        let name = format!(
-            "sonde_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
+        let name = format!("sonde_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let events = tracefs.root().join(kind.events_file());
         append(&events, &line(&name)).map_err(|e| match e.raw_os_error() {
             Some(errno) => CreateError::Write(errno),
@@ -80,11 +76,7 @@ impl TracefsProbe {
                 source: e,
             }),
         })?;
-        Ok(TracefsProbe {
-            events,
-            tracefs: tracefs.clone(),
-            name,
-        })
+        Ok(TracefsProbe { events, tracefs: tracefs.clone(), name })
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -94,11 +86,8 @@ impl TracefsProbe {
     /// Open the event as a tracepoint perf event.
     pub(crate) fn open(&self, pid: i32, cpu: i32) -> Result<OwnedFd> {
         let id = self.tracefs.tracepoint_id(GROUP, &self.name)?;
-        let mut attr = PerfEventAttr {
-            type_: sys::PERF_TYPE_TRACEPOINT,
-            config: id,
-            ..Default::default()
-        };
+        let mut attr =
+            PerfEventAttr { type_: sys::PERF_TYPE_TRACEPOINT, config: id, ..Default::default() };
         sys::perf_event_open(&mut attr, pid, cpu)
             .map_err(KernelError::sys("perf_event_open(PERF_TYPE_TRACEPOINT)"))
     }
@@ -152,10 +141,7 @@ pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {
-                return Err(KernelError::Io {
-                    path: events.display().to_string(),
-                    source: e,
-                })
+                return Err(KernelError::Io { path: events.display().to_string(), source: e })
             }
         };
         for (name, pid) in text.lines().filter_map(sonde_event) {
@@ -168,10 +154,7 @@ pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
                 // opened it. Leave it.
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
                 Err(e) => {
-                    return Err(KernelError::Io {
-                        path: events.display().to_string(),
-                        source: e,
-                    })
+                    return Err(KernelError::Io { path: events.display().to_string(), source: e })
                 }
             }
         }
@@ -198,10 +181,7 @@ mod tests {
 
     #[test]
     fn only_sonde_events_are_recognised() {
-        assert_eq!(
-            sonde_event("p:sonde/sonde_123_4 do_sys_open"),
-            Some(("sonde_123_4", 123))
-        );
+        assert_eq!(sonde_event("p:sonde/sonde_123_4 do_sys_open"), Some(("sonde_123_4", 123)));
         assert_eq!(
             sonde_event("r16:sonde/sonde_9_0 /bin/bash:0x0000000000001234"),
             Some(("sonde_9_0", 9))

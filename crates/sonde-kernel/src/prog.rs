@@ -234,10 +234,7 @@ impl Program {
             }
             // No log would explain a missing capability.
             Err(e @ (libc::EPERM | libc::EMFILE | libc::ENFILE)) => {
-                return Err(KernelError::Syscall {
-                    op: "bpf(BPF_PROG_LOAD)",
-                    errno: e,
-                })
+                return Err(KernelError::Syscall { op: "bpf(BPF_PROG_LOAD)", errno: e })
             }
             Err(e) => e,
         };
@@ -251,10 +248,7 @@ impl Program {
                     let text = String::from_utf8_lossy(&log[..end]).into_owned();
                     if text.trim().is_empty() {
                         // Refused before the verifier ran (a bad attr): the errno is all there is.
-                        return Err(KernelError::Syscall {
-                            op: "bpf(BPF_PROG_LOAD)",
-                            errno,
-                        });
+                        return Err(KernelError::Syscall { op: "bpf(BPF_PROG_LOAD)", errno });
                     }
                     return Err(KernelError::Verifier {
                         prog: spec.name.to_string(),
@@ -312,10 +306,7 @@ pub fn loaded_ids() -> Result<Vec<u32>> {
             Ok(_) => ids.push(attr.next_id),
             Err(libc::ENOENT) => return Ok(ids),
             Err(e) => {
-                return Err(KernelError::Syscall {
-                    op: "bpf(BPF_PROG_GET_NEXT_ID)",
-                    errno: e,
-                })
+                return Err(KernelError::Syscall { op: "bpf(BPF_PROG_GET_NEXT_ID)", errno: e })
             }
         }
         attr.id = attr.next_id;
@@ -324,29 +315,15 @@ pub fn loaded_ids() -> Result<Vec<u32>> {
 
 /// The name of the program with kernel id `id`, or None if it is gone.
 pub fn name_by_id(id: u32) -> Result<Option<String>> {
-    let mut attr = IdAttr {
-        id,
-        ..Default::default()
-    };
+    let mut attr = IdAttr { id, ..Default::default() };
     let fd = match sys::bpf_fd(cmd::PROG_GET_FD_BY_ID, &mut attr) {
         Ok(fd) => fd,
         Err(libc::ENOENT) => return Ok(None),
-        Err(e) => {
-            return Err(KernelError::Syscall {
-                op: "bpf(BPF_PROG_GET_FD_BY_ID)",
-                errno: e,
-            })
-        }
+        Err(e) => return Err(KernelError::Syscall { op: "bpf(BPF_PROG_GET_FD_BY_ID)", errno: e }),
     };
     let info = info_by_fd(&fd)?;
-    let end = info
-        .name
-        .iter()
-        .position(|&b| b == 0)
-        .unwrap_or(info.name.len());
-    Ok(Some(
-        String::from_utf8_lossy(&info.name[..end]).into_owned(),
-    ))
+    let end = info.name.iter().position(|&b| b == 0).unwrap_or(info.name.len());
+    Ok(Some(String::from_utf8_lossy(&info.name[..end]).into_owned()))
 }
 
 fn info_by_fd(fd: &OwnedFd) -> Result<ProgInfo> {

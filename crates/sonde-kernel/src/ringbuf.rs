@@ -35,13 +35,10 @@ impl RingBuf {
                 hint: "create the map with MapType::RingBuf",
             });
         }
-        let fd = map
-            .owned_fd()
-            .try_clone()
-            .map_err(|e| KernelError::Syscall {
-                op: "fcntl(F_DUPFD_CLOEXEC)",
-                errno: e.raw_os_error().unwrap_or(libc::EBADF),
-            })?;
+        let fd = map.owned_fd().try_clone().map_err(|e| KernelError::Syscall {
+            op: "fcntl(F_DUPFD_CLOEXEC)",
+            errno: e.raw_os_error().unwrap_or(libc::EBADF),
+        })?;
         let page = sys::page_size();
         let size = map.max_entries() as usize;
         let consumer = Mmap::new(fd.as_raw_fd(), page, 0, true)
@@ -51,15 +48,7 @@ impl RingBuf {
         let epoll = sys::epoll_create().map_err(KernelError::sys("epoll_create1"))?;
         sys::epoll_add(&epoll, fd.as_raw_fd()).map_err(KernelError::sys("epoll_ctl"))?;
         let pos = consumer.load_acquire_u64(0);
-        Ok(RingBuf {
-            consumer,
-            producer,
-            epoll,
-            pos,
-            mask: size as u64 - 1,
-            page,
-            _map: fd,
-        })
+        Ok(RingBuf { consumer, producer, epoll, pos, mask: size as u64 - 1, page, _map: fd })
     }
 
     /// Wait until the kernel signals new data or `timeout_ms` passes (-1: forever). A signal ends the

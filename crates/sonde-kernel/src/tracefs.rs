@@ -26,9 +26,7 @@ impl Tracefs {
         if Path::new(TRACING).join("events").is_dir() {
             Ok(Tracefs::at(TRACING))
         } else {
-            Err(KernelError::NoTracefs {
-                mount_errno: libc::ENOENT,
-            })
+            Err(KernelError::NoTracefs { mount_errno: libc::ENOENT })
         }
     }
 
@@ -53,10 +51,9 @@ impl Tracefs {
     pub fn tracepoint_id(&self, category: &str, name: &str) -> Result<u64> {
         let path = self.event_file(category, name, "id")?;
         let text = self.read(&path, category, name)?;
-        text.trim().parse().map_err(|_| KernelError::Parse {
-            path: path.display().to_string(),
-            text,
-        })
+        text.trim()
+            .parse()
+            .map_err(|_| KernelError::Parse { path: path.display().to_string(), text })
     }
 
     /// The raw text of the tracepoint's `format` file (field names, types, offsets).
@@ -111,30 +108,19 @@ impl Tracefs {
         if !ok(category) || !ok(name) {
             return Err(unknown(category, name));
         }
-        Ok(self
-            .root
-            .join("events")
-            .join(category)
-            .join(name)
-            .join(file))
+        Ok(self.root.join("events").join(category).join(name).join(file))
     }
 
     fn read(&self, path: &Path, category: &str, name: &str) -> Result<String> {
         std::fs::read_to_string(path).map_err(|e| match e.kind() {
             ErrorKind::NotFound => unknown(category, name),
-            _ => KernelError::Io {
-                path: path.display().to_string(),
-                source: e,
-            },
+            _ => KernelError::Io { path: path.display().to_string(), source: e },
         })
     }
 }
 
 fn unknown(category: &str, name: &str) -> KernelError {
-    KernelError::UnknownTracepoint {
-        category: category.to_string(),
-        name: name.to_string(),
-    }
+    KernelError::UnknownTracepoint { category: category.to_string(), name: name.to_string() }
 }
 
 #[cfg(test)]
@@ -144,10 +130,7 @@ mod tests {
     #[test]
     fn names_cannot_escape_the_events_directory() {
         let t = Tracefs::at("/nonexistent");
-        assert!(matches!(
-            t.tracepoint_id("..", "x"),
-            Err(KernelError::UnknownTracepoint { .. })
-        ));
+        assert!(matches!(t.tracepoint_id("..", "x"), Err(KernelError::UnknownTracepoint { .. })));
         assert!(matches!(
             t.tracepoint_format("a/b", "c"),
             Err(KernelError::UnknownTracepoint { .. })

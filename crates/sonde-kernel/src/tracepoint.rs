@@ -35,11 +35,8 @@ pub fn attach_raw_tracepoint(prog: &Program, name: &str) -> Result<Link> {
         op: "bpf(BPF_RAW_TRACEPOINT_OPEN)",
         errno: libc::EINVAL,
     })?;
-    let mut attr = RawTracepointAttr {
-        name: sys::addr_cstr(&name),
-        prog_fd: prog.fd() as u32,
-        _pad: 0,
-    };
+    let mut attr =
+        RawTracepointAttr { name: sys::addr_cstr(&name), prog_fd: prog.fd() as u32, _pad: 0 };
     let fd = sys::bpf_fd(cmd::RAW_TRACEPOINT_OPEN, &mut attr)
         .map_err(KernelError::sys("bpf(BPF_RAW_TRACEPOINT_OPEN)"))?;
     Ok(Link::bpf(fd))

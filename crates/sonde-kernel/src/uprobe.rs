@@ -49,10 +49,7 @@ pub fn attach_uprobe_with(prog: &Program, spec: UprobeSpec, via: ProbeVia) -> Re
             errno,
         },
         libc::EPERM | libc::EACCES | libc::EMFILE | libc::ENFILE | libc::ENOMEM => {
-            KernelError::Syscall {
-                op: "perf_event_open(uprobe)",
-                errno,
-            }
+            KernelError::Syscall { op: "perf_event_open(uprobe)", errno }
         }
         _ => target(errno),
     };
@@ -69,10 +66,7 @@ pub fn attach_uprobe_with(prog: &Program, spec: UprobeSpec, via: ProbeVia) -> Re
                 config2: spec.offset,
                 ..Default::default()
             };
-            (
-                sys::perf_event_open(&mut attr, pid, cpu).map_err(open_error)?,
-                None,
-            )
+            (sys::perf_event_open(&mut attr, pid, cpu).map_err(open_error)?, None)
         }
         (None, ProbeVia::Pmu) => return Err(KernelError::NoUprobes),
         (None, _) => {

@@ -5,8 +5,8 @@
 mod common;
 
 use sonde_kernel::link::detach_all_in_background;
-use sonde_kernel::tracepoint::attach_tracepoint;
 use sonde_kernel::prog::{self, ProgType};
+use sonde_kernel::tracepoint::attach_tracepoint;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -32,19 +32,12 @@ fn background_detach_returns_fast_and_the_programs_still_go_away() {
     let t0 = Instant::now();
     let mut buf = Vec::new();
     std::io::Read::read_to_end(&mut pipe_r, &mut buf).unwrap();
-    assert!(
-        t0.elapsed() < Duration::from_millis(20),
-        "pipe held for {:?}",
-        t0.elapsed()
-    );
+    assert!(t0.elapsed() < Duration::from_millis(20), "pipe held for {:?}", t0.elapsed());
     drop(pipe_r);
 
     drop(prog);
     drop(map);
-    assert_eq!(
-        std::fs::read_dir("/proc/self/fd").unwrap().count(),
-        fds_before
-    );
+    assert_eq!(std::fs::read_dir("/proc/self/fd").unwrap().count(), fds_before);
     let deadline = Instant::now() + Duration::from_secs(5);
     while prog::loaded_ids().unwrap().contains(&id) {
         assert!(Instant::now() < deadline, "program {id} still loaded");

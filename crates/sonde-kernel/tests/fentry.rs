@@ -5,10 +5,10 @@ mod common;
 
 use common::{gettid, read_counter};
 use sonde_bpf::insn::encode;
-use sonde_kernel::fentry::attach_tracing;
 use sonde_kernel::btf::{find_func, kernel_btf_fd};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::features;
+use sonde_kernel::fentry::attach_tracing;
 use sonde_kernel::prog::{AttachType, ProgSpec, ProgType, Program};
 
 #[test]
@@ -22,10 +22,7 @@ fn kernel_functions_are_found_in_vmlinux_btf() {
     assert!(f.obj_fd().is_none());
     let err = find_func("sonde_no_such_function").unwrap_err();
     assert!(matches!(err, KernelError::NoBtfFunction { .. }), "{err:?}");
-    assert!(
-        err.to_string().contains("`sonde_no_such_function`"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("`sonde_no_such_function`"), "{err}");
     // The kernel's own BTF object is found by name among the loaded ones (as modules' are).
     // Before 5.11 it has no id (and modules no BTF), so there is none to find.
     let has_id = sonde_kernel::version::running().is_some_and(|v| v >= (5, 11));
@@ -42,28 +39,17 @@ fn fentry_and_fexit_count_exactly_or_say_there_are_no_trampolines() {
     }
     let map = common::counter_map();
     // 6.18's BTF has the syscall body (__do_sys_getpid, an alias of __x64_sys_getpid) only.
-    let getpid = find_func("__x64_sys_getpid")
-        .or_else(|_| find_func("__do_sys_getpid"))
-        .unwrap();
+    let getpid = find_func("__x64_sys_getpid").or_else(|_| find_func("__do_sys_getpid")).unwrap();
     let entry = common::thread_counter_insns(&map, gettid());
     let spec = ProgSpec::fentry(&[], "test_fentry", getpid.btf_id);
     assert_eq!(spec.prog_type, ProgType::Tracing);
-    assert_eq!(
-        spec.expected_attach_type,
-        Some(AttachType::TraceFentry.id())
-    );
+    assert_eq!(spec.expected_attach_type, Some(AttachType::TraceFentry.id()));
     let bytes = encode(&entry);
-    let prog = match Program::load(&ProgSpec {
-        insns: &bytes,
-        ..spec
-    }) {
+    let prog = match Program::load(&ProgSpec { insns: &bytes, ..spec }) {
         Ok(p) => p,
         // The host these tests first ran on denies TRACING programs to root by policy (a BPF LSM).
         Err(e) if e.errno() == Some(libc::EPERM) => {
-            assert!(
-                e.to_string().contains("a security policy forbids it"),
-                "{e}"
-            );
+            assert!(e.to_string().contains("a security policy forbids it"), "{e}");
             assert!(!features::has_trampolines());
             eprintln!("skipped: {e}");
             return;
@@ -111,10 +97,7 @@ fn attach_tracing_refuses_a_program_not_loaded_for_fentry() {
     let map = common::counter_map();
     let prog = common::counter(ProgType::RawTracepoint, &map);
     let err = attach_tracing(&prog).unwrap_err();
-    assert!(
-        matches!(err, KernelError::WrongAttachType { .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, KernelError::WrongAttachType { .. }), "{err:?}");
 }
 
 pub fn open_dev_null(n: u64) {

@@ -5,11 +5,11 @@
 mod common;
 
 use common::{gettid, read_counter};
+use sonde_kernel::error::KernelError;
+use sonde_kernel::features;
 use sonde_kernel::kprobe::{attach_kprobe, attach_kprobe_with, KprobeSpec};
 use sonde_kernel::kprobe_multi::attach_kprobe_multi;
 use sonde_kernel::pmu::ProbeVia;
-use sonde_kernel::error::KernelError;
-use sonde_kernel::features;
 use sonde_kernel::prog::{ProgSpec, ProgType};
 
 const NO_KPROBES: &str = "this kernel has no kprobes (CONFIG_KPROBES): use tracepoints";
@@ -52,18 +52,13 @@ fn without_kprobes_every_kprobe_attach_says_so_in_one_sentence() {
     ] {
         for via in [ProbeVia::Auto, ProbeVia::Pmu, ProbeVia::Tracefs] {
             let err = attach_kprobe_with(&prog, spec, via).unwrap_err();
-            assert!(
-                matches!(err, KernelError::NoKprobes),
-                "{spec:?} {via:?}: {err:?}"
-            );
+            assert!(matches!(err, KernelError::NoKprobes), "{spec:?} {via:?}: {err:?}");
             assert_eq!(err.to_string(), NO_KPROBES);
         }
     }
     assert!(!features::has_kprobe_multi());
-    let multi = common::load_spec(
-        ProgSpec::kprobe_multi(&[], "test_kpm"),
-        &common::counter_insns(&map),
-    );
+    let multi =
+        common::load_spec(ProgSpec::kprobe_multi(&[], "test_kpm"), &common::counter_insns(&map));
     let err =
         attach_kprobe_multi(&multi, &["__x64_sys_getpid", "do_sys_openat2"], false).unwrap_err();
     assert_eq!(err.to_string(), NO_KPROBES, "{err:?}");
@@ -77,19 +72,11 @@ fn kprobe_multi_needs_a_program_loaded_for_it() {
     let map = common::counter_map();
     let plain = common::counter(ProgType::Kprobe, &map);
     let err = attach_kprobe_multi(&plain, &["__x64_sys_getpid"], false).unwrap_err();
-    assert!(
-        matches!(err, KernelError::WrongAttachType { .. }),
-        "{err:?}"
-    );
-    let multi = common::load_spec(
-        ProgSpec::kprobe_multi(&[], "test_kpm"),
-        &common::counter_insns(&map),
-    );
+    assert!(matches!(err, KernelError::WrongAttachType { .. }), "{err:?}");
+    let multi =
+        common::load_spec(ProgSpec::kprobe_multi(&[], "test_kpm"), &common::counter_insns(&map));
     let err = attach_kprobe_multi(&multi, &[], false).unwrap_err();
-    assert!(
-        matches!(err, KernelError::NothingToAttach { .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, KernelError::NothingToAttach { .. }), "{err:?}");
 }
 
 #[test]
@@ -115,10 +102,7 @@ fn kprobe_counts_every_getpid_of_this_thread_exactly() {
         if let Some(name) = event {
             let events =
                 std::fs::read_to_string(common::tracefs().root().join("kprobe_events")).unwrap();
-            assert!(
-                !events.contains(&format!("sonde/{name} ")),
-                "{name} left behind"
-            );
+            assert!(!events.contains(&format!("sonde/{name} ")), "{name} left behind");
         }
     }
 }
@@ -192,20 +176,11 @@ fn kprobe_multi_with_an_unknown_function_names_the_problem() {
         return;
     }
     let map = common::counter_map();
-    let prog = common::load_spec(
-        ProgSpec::kprobe_multi(&[], "test_kpm"),
-        &common::counter_insns(&map),
-    );
-    let err = attach_kprobe_multi(
-        &prog,
-        &["__x64_sys_getpid", "sonde_no_such_function"],
-        false,
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, KernelError::MultiNotProbeable { count: 2, .. }),
-        "{err:?}"
-    );
+    let prog =
+        common::load_spec(ProgSpec::kprobe_multi(&[], "test_kpm"), &common::counter_insns(&map));
+    let err = attach_kprobe_multi(&prog, &["__x64_sys_getpid", "sonde_no_such_function"], false)
+        .unwrap_err();
+    assert!(matches!(err, KernelError::MultiNotProbeable { count: 2, .. }), "{err:?}");
     let err = attach_kprobe_multi(&prog, &["sonde_no_such_function"], false).unwrap_err();
     assert!(matches!(err, KernelError::NotProbeable { .. }), "{err:?}");
 }

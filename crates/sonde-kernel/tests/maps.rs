@@ -6,15 +6,8 @@ use sonde_kernel::error::KernelError;
 use sonde_kernel::map::{Map, MapSpec, MapType, BPF_ANY, BPF_EXIST, BPF_NOEXIST};
 
 fn hash(map_type: MapType, name: &str) -> Map {
-    Map::create(&MapSpec {
-        map_type,
-        key_size: 4,
-        value_size: 8,
-        max_entries: 64,
-        name,
-        flags: 0,
-    })
-    .unwrap()
+    Map::create(&MapSpec { map_type, key_size: 4, value_size: 8, max_entries: 64, name, flags: 0 })
+        .unwrap()
 }
 
 #[test]
@@ -24,21 +17,13 @@ fn hash_map_update_lookup_delete_keys_clear() {
     }
     let m = hash(MapType::Hash, "test_hash");
     for k in 0u32..10 {
-        m.update(&k.to_le_bytes(), &(k as u64 * 100).to_le_bytes(), BPF_ANY)
-            .unwrap();
+        m.update(&k.to_le_bytes(), &(k as u64 * 100).to_le_bytes(), BPF_ANY).unwrap();
     }
-    assert_eq!(
-        m.lookup(&7u32.to_le_bytes()).unwrap(),
-        Some(700u64.to_le_bytes().to_vec())
-    );
+    assert_eq!(m.lookup(&7u32.to_le_bytes()).unwrap(), Some(700u64.to_le_bytes().to_vec()));
     assert_eq!(m.lookup(&70u32.to_le_bytes()).unwrap(), None);
 
-    let mut keys: Vec<u32> = m
-        .keys()
-        .unwrap()
-        .iter()
-        .map(|k| u32::from_le_bytes(k[..].try_into().unwrap()))
-        .collect();
+    let mut keys: Vec<u32> =
+        m.keys().unwrap().iter().map(|k| u32::from_le_bytes(k[..].try_into().unwrap())).collect();
     keys.sort();
     assert_eq!(keys, (0..10).collect::<Vec<_>>());
 
@@ -47,13 +32,9 @@ fn hash_map_update_lookup_delete_keys_clear() {
     assert_eq!(m.keys().unwrap().len(), 9);
 
     // NOEXIST refuses an existing key; EXIST refuses a missing one.
-    let err = m
-        .update(&1u32.to_le_bytes(), &[0; 8], BPF_NOEXIST)
-        .unwrap_err();
+    let err = m.update(&1u32.to_le_bytes(), &[0; 8], BPF_NOEXIST).unwrap_err();
     assert_eq!(err.errno(), Some(libc::EEXIST));
-    let err = m
-        .update(&3u32.to_le_bytes(), &[0; 8], BPF_EXIST)
-        .unwrap_err();
+    let err = m.update(&3u32.to_le_bytes(), &[0; 8], BPF_EXIST).unwrap_err();
     assert_eq!(err.errno(), Some(libc::ENOENT));
 
     m.clear().unwrap();
@@ -109,11 +90,7 @@ fn array_clear_zeroes_every_slot() {
     m.clear().unwrap();
     let v = m.lookup_percpu(&2u32.to_le_bytes()).unwrap().unwrap();
     assert!(v.iter().all(|slot| slot == &[0u8; 8]));
-    assert_eq!(
-        m.keys().unwrap().len(),
-        3,
-        "arrays always hold max_entries keys"
-    );
+    assert_eq!(m.keys().unwrap().len(), 3, "arrays always hold max_entries keys");
 }
 
 #[test]
@@ -124,12 +101,7 @@ fn wrong_sized_keys_are_refused_before_the_kernel_sees_them() {
     let m = hash(MapType::Hash, "test_sizes");
     assert!(matches!(
         m.lookup(&[1, 2]),
-        Err(KernelError::Size {
-            what: "key",
-            expected: 4,
-            got: 2,
-            ..
-        })
+        Err(KernelError::Size { what: "key", expected: 4, got: 2, .. })
     ));
     assert!(matches!(
         m.update(&[0; 4], &[0; 4], BPF_ANY),

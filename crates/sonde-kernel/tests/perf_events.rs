@@ -4,10 +4,10 @@ mod common;
 
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 use sonde_kernel::link::detach_all;
+use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::perf_event::{
     attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling, SoftwareEvent,
 };
-use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::prog::ProgType;
 use std::time::{Duration, Instant};
 
@@ -69,10 +69,7 @@ fn profile_at_1000_hz_fires_on_every_cpu_about_once_a_millisecond() {
         let v = map.lookup(&cpu.to_le_bytes()).unwrap().unwrap();
         let n = u64::from_le_bytes(v.try_into().unwrap());
         eprintln!("CPU {cpu}: {n} samples in {ms} ms");
-        assert!(
-            n >= ms / 2 && n <= ms * 3 / 2,
-            "CPU {cpu} fired {n} times in {ms} ms"
-        );
+        assert!(n >= ms / 2 && n <= ms * 3 / 2, "CPU {cpu} fired {n} times in {ms} ms");
     }
 }
 
@@ -145,19 +142,12 @@ fn every_software_event_opens() {
     let map = common::counter_map();
     let prog = common::counter(ProgType::PerfEvent, &map);
     for ev in SoftwareEvent::ALL {
-        let sampling = if ev.is_clock() {
-            Sampling::Freq(99)
-        } else {
-            Sampling::Period(1000)
-        };
+        let sampling = if ev.is_clock() { Sampling::Freq(99) } else { Sampling::Period(1000) };
         let spec = PerfEventSpec::software_by_name(ev.name(), sampling, 0).unwrap();
         let link = attach_perf_event(&prog, spec).unwrap_or_else(|e| panic!("{}: {e}", ev.name()));
         drop(link);
     }
-    assert_eq!(
-        PerfEventSpec::software_by_name("no-such-event", Sampling::Period(1), 0),
-        None
-    );
+    assert_eq!(PerfEventSpec::software_by_name("no-such-event", Sampling::Period(1), 0), None);
 }
 
 fn per_cpu_counter_map(entries: u32) -> Map {
@@ -174,10 +164,8 @@ fn per_cpu_counter_map(entries: u32) -> Map {
 
 /// `counts[bpf_get_smp_processor_id()] += 1`.
 fn count_by_cpu(map: &Map) -> Vec<Insn> {
-    let mut p = vec![
-        Insn::call(HELPER_GET_SMP_PROCESSOR_ID),
-        Insn::store(Size::W, Reg::FP, -4, Reg::R0),
-    ];
+    let mut p =
+        vec![Insn::call(HELPER_GET_SMP_PROCESSOR_ID), Insn::store(Size::W, Reg::FP, -4, Reg::R0)];
     p.extend(Insn::ld_map_fd(Reg::R1, map.fd()));
     p.extend([
         Insn::mov64_reg(Reg::R2, Reg::FP),
@@ -198,9 +186,6 @@ fn pin_to(cpu: u32) {
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu as usize, &mut set);
-        assert_eq!(
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set),
-            0
-        );
+        assert_eq!(libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set), 0);
     }
 }

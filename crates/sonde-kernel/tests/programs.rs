@@ -66,10 +66,7 @@ fn loaded_programs_are_listed_with_their_names() {
     let prog = common::store_value(&map, 1);
     let id = prog.id().unwrap();
     assert!(sonde_kernel::prog::loaded_ids().unwrap().contains(&id));
-    assert_eq!(
-        sonde_kernel::prog::name_by_id(id).unwrap().as_deref(),
-        Some("test_begin")
-    );
+    assert_eq!(sonde_kernel::prog::name_by_id(id).unwrap().as_deref(), Some("test_begin"));
 }
 
 #[test]
@@ -89,13 +86,7 @@ fn a_log_bigger_than_the_first_buffer_is_retried_with_a_bigger_one() {
         attach_btf_id: None,
     })
     .unwrap_err();
-    let KernelError::Verifier { log, .. } = &err else {
-        panic!("not a verifier error: {err:?}")
-    };
+    let KernelError::Verifier { log, .. } = &err else { panic!("not a verifier error: {err:?}") };
     assert!(log.len() > 1 << 20, "log is {} bytes", log.len());
-    assert!(
-        log.contains("R2 !read_ok"),
-        "the reason survives: {}",
-        &log[log.len() - 300..]
-    );
+    assert!(log.contains("R2 !read_ok"), "the reason survives: {}", &log[log.len() - 300..]);
 }

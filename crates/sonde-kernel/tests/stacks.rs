@@ -4,11 +4,11 @@ mod common;
 
 use common::elf::{libc_path, runtime_address, symbol_file_offset};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
-use sonde_kernel::tracepoint::attach_tracepoint;
-use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::map::{stack_flags, Map, MapSpec, BPF_ANY, PERF_MAX_STACK_DEPTH};
 use sonde_kernel::prog::ProgType;
+use sonde_kernel::tracepoint::attach_tracepoint;
+use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
 
 const HELPER_GET_STACKID: u32 = 27;
 
@@ -39,8 +39,7 @@ fn stackid_program(stacks: &Map, result: &Map, tid: u32, flags: i32) -> Vec<Insn
 
 fn result_map() -> Map {
     let m = common::counter_map();
-    m.update(&0u32.to_le_bytes(), &u64::MAX.to_le_bytes(), BPF_ANY)
-        .unwrap();
+    m.update(&0u32.to_le_bytes(), &u64::MAX.to_le_bytes(), BPF_ANY).unwrap();
     m
 }
 
@@ -65,19 +64,10 @@ fn user_stack_from_a_uprobe_starts_at_the_probed_function() {
     let stacks = Map::create(&MapSpec::stack_trace("test_stacks", 64)).unwrap();
     assert_eq!(stacks.value_size(), PERF_MAX_STACK_DEPTH as usize * 8);
     let result = result_map();
-    let insns = stackid_program(
-        &stacks,
-        &result,
-        common::gettid(),
-        stack_flags::BPF_F_USER_STACK as i32,
-    );
+    let insns =
+        stackid_program(&stacks, &result, common::gettid(), stack_flags::BPF_F_USER_STACK as i32);
     let prog = common::load(ProgType::Kprobe, "test_ustack", &insns);
-    let spec = UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: false,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset, retprobe: false, pid: None };
     let link = attach_uprobe(&prog, spec).unwrap();
     unsafe { libc::getpid() };
     drop(link);
@@ -85,11 +75,7 @@ fn user_stack_from_a_uprobe_starts_at_the_probed_function() {
     let frames = stacks.stack(id).unwrap().expect("the stack is in the map");
     assert!(!frames.is_empty());
     assert!(frames.iter().all(|&ip| ip != 0));
-    assert_eq!(
-        frames[0], getpid_addr,
-        "first frame {:#x}, getpid at {getpid_addr:#x}",
-        frames[0]
-    );
+    assert_eq!(frames[0], getpid_addr, "first frame {:#x}, getpid at {getpid_addr:#x}", frames[0]);
     // Taking it deletes it.
     assert_eq!(stacks.take_stack(id).unwrap(), Some(frames));
     assert_eq!(stacks.stack(id).unwrap(), None);
@@ -110,10 +96,7 @@ fn kernel_stack_from_a_tracepoint_is_all_kernel_addresses() {
     drop(link);
     let frames = stacks.stack(stored_id(&result)).unwrap().unwrap();
     assert!(frames.len() >= 2, "{frames:x?}");
-    assert!(
-        frames.iter().all(|&ip| ip >= 0xffff_8000_0000_0000),
-        "{frames:x?}"
-    );
+    assert!(frames.iter().all(|&ip| ip >= 0xffff_8000_0000_0000), "{frames:x?}");
 }
 
 #[test]

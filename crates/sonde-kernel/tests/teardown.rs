@@ -3,14 +3,14 @@
 
 mod common;
 
+use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::perf_attach::PerfAttach;
 use sonde_kernel::perf_event::{attach_on_every_cpu, attach_perf_event, PerfEventSpec};
 use sonde_kernel::pmu::ProbeVia;
-use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
-use sonde_kernel::uprobe::{attach_uprobe_with, UprobeSpec};
-use sonde_kernel::map::{Map, MapSpec, MapType};
 use sonde_kernel::prog::{self, ProgType};
 use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
+use sonde_kernel::uprobe::{attach_uprobe_with, UprobeSpec};
 use std::time::{Duration, Instant};
 
 fn open_fds() -> usize {
@@ -25,12 +25,7 @@ fn dropping_everything_leaves_no_program_or_fd_behind() {
     let tp = common::getpid_id();
     let libc = common::elf::libc_path();
     let getpid = common::elf::symbol_file_offset(&libc, "getpid").unwrap();
-    let uprobe = |retprobe| UprobeSpec {
-        path: &libc,
-        offset: getpid,
-        retprobe,
-        pid: None,
-    };
+    let uprobe = |retprobe| UprobeSpec { path: &libc, offset: getpid, retprobe, pid: None };
     let uprobe_events =
         || std::fs::read_to_string(common::tracefs().root().join("uprobe_events")).unwrap();
     let mut tracefs_events = Vec::new();
@@ -67,11 +62,7 @@ fn dropping_everything_leaves_no_program_or_fd_behind() {
             attach_uprobe_with(&e, uprobe(true), ProbeVia::Tracefs).unwrap(),
         ];
         links.extend(attach_on_every_cpu(&b, PerfEventSpec::cpu_clock_freq(99, 0)).unwrap());
-        tracefs_events.extend(
-            links
-                .iter()
-                .filter_map(|l| l.tracefs_event().map(String::from)),
-        );
+        tracefs_events.extend(links.iter().filter_map(|l| l.tracefs_event().map(String::from)));
         assert_eq!(tracefs_events.len(), 2);
         common::getpid_syscall(10);
         unsafe { libc::getpid() };
@@ -82,10 +73,7 @@ fn dropping_everything_leaves_no_program_or_fd_behind() {
     assert_eq!(open_fds(), fds_before, "every fd we opened is closed");
     let left = uprobe_events();
     for name in &tracefs_events {
-        assert!(
-            !left.contains(name.as_str()),
-            "{name} left in uprobe_events"
-        );
+        assert!(!left.contains(name.as_str()), "{name} left in uprobe_events");
     }
     // The kernel frees programs after an RCU grace period: give it a moment.
     let deadline = Instant::now() + Duration::from_secs(5);

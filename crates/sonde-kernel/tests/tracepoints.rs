@@ -3,12 +3,12 @@
 mod common;
 
 use common::{getpid_id, getpid_syscall, gettid, read_counter};
-use sonde_kernel::perf_attach::PerfAttach;
-use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint, attach_tracepoint_with};
 use sonde_kernel::error::KernelError;
 use sonde_kernel::map::{Map, MapSpec, MapType};
+use sonde_kernel::perf_attach::PerfAttach;
 use sonde_kernel::prog::ProgType;
 use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint, attach_tracepoint_with};
 
 #[test]
 fn counts_every_getpid_of_this_thread_exactly() {
@@ -121,17 +121,9 @@ fn unknown_tracepoints_are_named_in_the_error() {
     if common::skip_unless_root() {
         return;
     }
-    let err = common::tracefs()
-        .tracepoint_id("syscalls", "sys_enter_nonesuch")
-        .unwrap_err();
-    assert!(
-        matches!(err, KernelError::UnknownTracepoint { .. }),
-        "{err:?}"
-    );
-    assert!(
-        err.to_string().contains("syscalls:sys_enter_nonesuch"),
-        "{err}"
-    );
+    let err = common::tracefs().tracepoint_id("syscalls", "sys_enter_nonesuch").unwrap_err();
+    assert!(matches!(err, KernelError::UnknownTracepoint { .. }), "{err:?}");
+    assert!(err.to_string().contains("syscalls:sys_enter_nonesuch"), "{err}");
 }
 
 #[test]
@@ -160,9 +152,6 @@ fn set_affinity(cpus: &[u32]) {
         for &c in cpus {
             libc::CPU_SET(c as usize, &mut set);
         }
-        assert_eq!(
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set),
-            0
-        );
+        assert_eq!(libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set), 0);
     }
 }

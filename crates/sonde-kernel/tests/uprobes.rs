@@ -5,11 +5,11 @@ mod common;
 
 use common::elf::{libc_path, symbol_file_offset};
 use common::{gettid, read_counter};
+use sonde_kernel::error::KernelError;
 use sonde_kernel::pmu::ProbeVia;
 use sonde_kernel::probe_event::cleanup_dead_runs_in;
-use sonde_kernel::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
-use sonde_kernel::error::KernelError;
 use sonde_kernel::prog::ProgType;
+use sonde_kernel::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -39,12 +39,7 @@ fn uprobe_counts_every_libc_getpid_of_this_thread_exactly() {
     let (path, offset) = libc_sym("getpid");
     let map = common::counter_map();
     let prog = common::thread_counter(ProgType::Kprobe, &map, gettid());
-    let spec = UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: false,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset, retprobe: false, pid: None };
     let link = attach_uprobe(&prog, spec).unwrap_or_else(|e| panic!("{e}"));
     // The PMU made it: nothing was registered in tracefs.
     assert_eq!(link.tracefs_event(), None);
@@ -62,12 +57,7 @@ fn uretprobe_counts_every_return_exactly() {
     let (path, offset) = libc_sym("getpid");
     let map = common::counter_map();
     let prog = common::thread_counter(ProgType::Kprobe, &map, gettid());
-    let spec = UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: true,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset, retprobe: true, pid: None };
     let link = attach_uprobe(&prog, spec).unwrap_or_else(|e| panic!("{e}"));
     libc_getpid(700);
     drop(link);
@@ -104,12 +94,7 @@ fn a_uprobe_for_one_process_ignores_other_processes() {
     }
     drop(go_r);
 
-    let spec = |pid| UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: false,
-        pid,
-    };
+    let spec = |pid| UprobeSpec { path: &path, offset, retprobe: false, pid };
     let l1 = attach_uprobe(&p_ours, spec(Some(std::process::id()))).unwrap();
     let l2 = attach_uprobe(&p_everyone, spec(None)).unwrap();
     go_w.write_all(b"x").unwrap();
@@ -122,11 +107,7 @@ fn a_uprobe_for_one_process_ignores_other_processes() {
     drop((l1, l2));
     assert_eq!(read_counter(&ours), 100, "only this process's calls");
     // Any other process on the machine may add to this one.
-    assert!(
-        read_counter(&everyone) >= 150,
-        "{}",
-        read_counter(&everyone)
-    );
+    assert!(read_counter(&everyone) >= 150, "{}", read_counter(&everyone));
 }
 
 #[test]
@@ -140,17 +121,9 @@ fn tracefs_fallback_counts_exactly_and_removes_its_event_on_drop() {
     for retprobe in [false, true] {
         let map = common::counter_map();
         let prog = common::thread_counter(ProgType::Kprobe, &map, gettid());
-        let spec = UprobeSpec {
-            path: &path,
-            offset,
-            retprobe,
-            pid: None,
-        };
+        let spec = UprobeSpec { path: &path, offset, retprobe, pid: None };
         let link = attach_uprobe_with(&prog, spec, ProbeVia::Tracefs).unwrap();
-        let name = link
-            .tracefs_event()
-            .expect("made through tracefs")
-            .to_string();
+        let name = link.tracefs_event().expect("made through tracefs").to_string();
         assert!(name.starts_with(&prefix), "{name}");
         assert!(uprobe_events().contains(&format!("sonde/{name} ")));
         libc_getpid(300);
@@ -174,12 +147,7 @@ fn helper_holds_a_tracefs_uprobe_until_killed() {
     let (path, offset) = libc_sym("getpid");
     let map = common::counter_map();
     let prog = common::counter(ProgType::Kprobe, &map);
-    let spec = UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: false,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset, retprobe: false, pid: None };
     let link = attach_uprobe_with(&prog, spec, ProbeVia::Tracefs).unwrap();
     println!("EVENT {}", link.tracefs_event().unwrap());
     std::io::stdout().flush().unwrap();
@@ -210,10 +178,7 @@ fn a_sigkilled_runs_events_are_removed_by_the_next_run() {
         .map(Result::unwrap)
         .find_map(|l| l.split_once("EVENT ").map(|(_, n)| n.trim().to_string()))
         .expect("the helper reports its event");
-    assert!(
-        name.starts_with(&format!("sonde_{}_", child.id())),
-        "{name}"
-    );
+    assert!(name.starts_with(&format!("sonde_{}_", child.id())), "{name}");
     child.kill().unwrap(); // SIGKILL: no destructor runs
     child.wait().unwrap();
     let listed = |n: &str| uprobe_events().contains(&format!("sonde/{n} "));
@@ -223,12 +188,7 @@ fn a_sigkilled_runs_events_are_removed_by_the_next_run() {
     let (path, offset) = libc_sym("getpid");
     let map = common::counter_map();
     let prog = common::counter(ProgType::Kprobe, &map);
-    let spec = UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: false,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset, retprobe: false, pid: None };
     let live = attach_uprobe_with(&prog, spec, ProbeVia::Tracefs).unwrap();
     let live_name = live.tracefs_event().unwrap().to_string();
 
@@ -259,10 +219,7 @@ fn a_missing_file_is_named_in_the_error() {
             pid: None,
         };
         let err = attach_uprobe_with(&prog, spec, via).unwrap_err();
-        assert!(
-            matches!(err, KernelError::UprobeTarget { .. }),
-            "{via:?}: {err:?}"
-        );
+        assert!(matches!(err, KernelError::UprobeTarget { .. }), "{via:?}: {err:?}");
         assert_eq!(
             err.to_string(),
             "cannot probe `/nonexistent/sonde-test`: no such file (ENOENT)",
@@ -279,18 +236,10 @@ fn an_offset_past_the_end_of_the_file_is_refused_clearly() {
     let map = common::counter_map();
     let prog = common::counter(ProgType::Kprobe, &map);
     let path = libc_path();
-    let spec = UprobeSpec {
-        path: &path,
-        offset: 1 << 40,
-        retprobe: false,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset: 1 << 40, retprobe: false, pid: None };
     let err = attach_uprobe(&prog, spec).unwrap_err();
     assert!(matches!(err, KernelError::UprobeTarget { .. }), "{err:?}");
-    assert!(
-        err.to_string().starts_with("cannot put a uprobe at"),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("cannot put a uprobe at"), "{err}");
 }
 
 /// detach_all_in_background cannot leave a tracefs event to the helper process (it can only be
@@ -303,12 +252,7 @@ fn background_detach_removes_tracefs_events_before_returning() {
     let (path, offset) = libc_sym("getpid");
     let map = common::counter_map();
     let prog = common::counter(ProgType::Kprobe, &map);
-    let spec = UprobeSpec {
-        path: &path,
-        offset,
-        retprobe: false,
-        pid: None,
-    };
+    let spec = UprobeSpec { path: &path, offset, retprobe: false, pid: None };
     let link = attach_uprobe_with(&prog, spec, ProbeVia::Tracefs).unwrap();
     let name = link.tracefs_event().unwrap().to_string();
     sonde_kernel::link::detach_all_in_background(vec![link]);

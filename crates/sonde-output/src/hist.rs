@@ -70,7 +70,8 @@ fn trimmed(
     counts: &BTreeMap<u32, u64>,
     describe: impl Fn(u32) -> (String, Option<i128>, Option<i128>),
 ) -> Vec<Bucket> {
-    let (Some((&lo, _)), Some((&hi, _))) = (counts.first_key_value(), counts.last_key_value()) else {
+    let (Some((&lo, _)), Some((&hi, _))) = (counts.first_key_value(), counts.last_key_value())
+    else {
         return Vec::new();
     };
     (lo..=hi)

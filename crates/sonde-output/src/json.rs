@@ -93,7 +93,8 @@ fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, S
 }
 
 pub fn map(name: &str, entries: &[(Vec<Value>, Value)]) -> String {
-    let items = sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, to_string(&v.to_json())));
+    let items =
+        sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, to_string(&v.to_json())));
     line("map", &map_data(name, items))
 }
 
@@ -113,8 +114,9 @@ fn buckets_json(buckets: &[Bucket]) -> String {
 }
 
 pub fn hist(name: &str, entries: &[HistEntry], kind: HistKind) -> String {
-    let items =
-        sorted(entries, |c| hist_total(c)).into_iter().map(|(k, c)| (k, buckets_json(&kind.buckets(c))));
+    let items = sorted(entries, |c| hist_total(c))
+        .into_iter()
+        .map(|(k, c)| (k, buckets_json(&kind.buckets(c))));
     line("hist", &map_data(name, items))
 }
 

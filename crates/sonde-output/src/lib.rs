@@ -18,8 +18,8 @@ pub mod text_writer;
 pub mod value;
 pub mod writer;
 
-pub use map::{HistEntry, HistKind, StatsEntry};
 pub use json_writer::JsonWriter;
+pub use map::{HistEntry, HistKind, StatsEntry};
 pub use text_writer::TextWriter;
 pub use value::Value;
 pub use writer::{MapEntries, Writer};

@@ -53,7 +53,10 @@ pub fn key_text(name: &str, keys: &[Value]) -> String {
 }
 
 /// Entries in print order: ascending by `rank`, then by key.
-pub(crate) fn sorted<T>(entries: &[(Vec<Value>, T)], rank: impl Fn(&T) -> SortKey) -> Vec<&(Vec<Value>, T)> {
+pub(crate) fn sorted<T>(
+    entries: &[(Vec<Value>, T)],
+    rank: impl Fn(&T) -> SortKey,
+) -> Vec<&(Vec<Value>, T)> {
     let mut out: Vec<_> = entries.iter().collect();
     out.sort_by(|a, b| rank(&a.1).cmp(&rank(&b.1)).then_with(|| cmp_keys(&a.0, &b.0)));
     out

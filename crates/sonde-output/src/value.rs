@@ -158,7 +158,10 @@ mod tests {
     fn display_bytes_syms_tuples() {
         assert_eq!(Value::Bytes(vec![0x0a, 0x1b, 0, 0xff]).to_string(), "0a 1b 00 ff");
         assert_eq!(Value::Bytes(vec![]).to_string(), "");
-        assert_eq!(Value::Sym { addr: 0xffffffff81000000, name: None }.to_string(), "0xffffffff81000000");
+        assert_eq!(
+            Value::Sym { addr: 0xffffffff81000000, name: None }.to_string(),
+            "0xffffffff81000000"
+        );
         assert_eq!(Value::sym_at(0x1010, "vfs_read", 0x1000).to_string(), "vfs_read+0x10");
         assert_eq!(Value::sym_at(0x1000, "vfs_read", 0x1000).to_string(), "vfs_read");
         let t = Value::Tuple(vec![Value::str("bash"), Value::int(-1), Value::uint(3)]);

@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use sonde_symbols::*;
 use sonde_glob::Glob;
+use sonde_symbols::*;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -89,12 +89,7 @@ impl Sym {
 
     /// Which of several same-named symbols to use: functions, default versions, globals, sized.
     fn rank(&self) -> (bool, bool, bool, bool) {
-        (
-            self.is_code(),
-            self.version.is_none() || self.default_version,
-            self.global,
-            self.size > 0,
-        )
+        (self.is_code(), self.version.is_none() || self.default_version, self.global, self.size > 0)
     }
 
     /// Which of several names at one address to show: `getpid` over `__getpid`,
@@ -160,10 +155,8 @@ impl ElfSymbols {
 
     /// Parses ELF bytes; `path` is only used in messages and results.
     pub fn parse(path: &Path, data: &[u8]) -> Result<Self> {
-        let bad = |e: object::read::Error| Error::BadElf {
-            path: path.into(),
-            reason: e.to_string(),
-        };
+        let bad =
+            |e: object::read::Error| Error::BadElf { path: path.into(), reason: e.to_string() };
         let (syms, segments) = match FileKind::parse(data) {
             Ok(FileKind::Elf64) => {
                 read_elf::<object::elf::FileHeader64<Endianness>>(data).map_err(bad)?
@@ -191,15 +184,12 @@ impl ElfSymbols {
     }
 
     fn index(&self) -> Vec<u32> {
-        let mut idx: Vec<u32> = (0..self.syms.len() as u32)
-            .filter(|&i| self.syms[i as usize].is_code())
-            .collect();
+        let mut idx: Vec<u32> =
+            (0..self.syms.len() as u32).filter(|&i| self.syms[i as usize].is_code()).collect();
         // Same address: keep the best-ranked name (a global over its local alias).
         idx.sort_by(|&a, &b| {
             let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
-            sa.address
-                .cmp(&sb.address)
-                .then(sb.display_rank().cmp(&sa.display_rank()))
+            sa.address.cmp(&sb.address).then(sb.display_rank().cmp(&sa.display_rank()))
         });
         idx.dedup_by(|a, b| self.syms[*a as usize].address == self.syms[*b as usize].address);
         idx
@@ -226,11 +216,7 @@ impl ElfSymbols {
             .ok_or_else(|| Error::SymbolNotFound {
                 path: self.path.clone(),
                 symbol: name.into(),
-                near: nearest(
-                    name,
-                    self.syms.iter().filter(|s| s.is_code()).map(|s| &*s.name),
-                    3,
-                ),
+                near: nearest(name, self.syms.iter().filter(|s| s.is_code()).map(|s| &*s.name), 3),
             })?;
         if sym.size > 0 && off >= sym.size {
             return Err(Error::OffsetOutsideSymbol {
@@ -240,19 +226,13 @@ impl ElfSymbols {
                 size: sym.size,
             });
         }
-        let address = sym
-            .address
-            .checked_add(off)
-            .ok_or_else(|| Error::BadSymbolSpec {
-                spec: spec.into(),
-                reason: "the offset overflows the address".into(),
-            })?;
+        let address = sym.address.checked_add(off).ok_or_else(|| Error::BadSymbolSpec {
+            spec: spec.into(),
+            reason: "the offset overflows the address".into(),
+        })?;
         let offset = self
             .vaddr_to_file_offset(address)
-            .ok_or_else(|| Error::NotInLoadSegment {
-                path: self.path.clone(),
-                address,
-            })?;
+            .ok_or_else(|| Error::NotInLoadSegment { path: self.path.clone(), address })?;
         Ok(UprobeTarget {
             path: self.path.clone(),
             symbol: name.into(),
@@ -269,11 +249,7 @@ impl ElfSymbols {
         code.sort_by(|a, b| a.name.cmp(&b.name).then(b.rank().cmp(&a.rank())));
         code.dedup_by(|a, b| a.name == b.name);
         code.into_iter()
-            .map(|s| ElfFunction {
-                name: s.name.to_string(),
-                address: s.address,
-                size: s.size,
-            })
+            .map(|s| ElfFunction { name: s.name.to_string(), address: s.address, size: s.size })
             .collect()
     }
 
@@ -329,12 +305,10 @@ fn split_offset(spec: &str) -> Result<(&str, u64)> {
         None if off.bytes().all(|b| b.is_ascii_digit()) && !off.is_empty() => off.parse().ok(),
         None => return Ok((spec, 0)),
     };
-    parsed
-        .map(|o| (name, o))
-        .ok_or_else(|| Error::BadSymbolSpec {
-            spec: spec.into(),
-            reason: format!("`{off}` is not a valid offset"),
-        })
+    parsed.map(|o| (name, o)).ok_or_else(|| Error::BadSymbolSpec {
+        spec: spec.into(),
+        reason: format!("`{off}` is not a valid offset"),
+    })
 }
 
 type Parsed = (Vec<Sym>, Vec<Segment>);
@@ -446,14 +420,8 @@ mod tests {
     #[test]
     fn garbage_is_not_elf() {
         let p = Path::new("garbage");
-        assert!(matches!(
-            ElfSymbols::parse(p, b""),
-            Err(Error::NotElf { .. })
-        ));
-        assert!(matches!(
-            ElfSymbols::parse(p, b"#!/bin/sh\n"),
-            Err(Error::NotElf { .. })
-        ));
+        assert!(matches!(ElfSymbols::parse(p, b""), Err(Error::NotElf { .. })));
+        assert!(matches!(ElfSymbols::parse(p, b"#!/bin/sh\n"), Err(Error::NotElf { .. })));
         assert!(matches!(
             ElfSymbols::parse(p, b"\x7fELF"),
             Err(Error::NotElf { .. } | Error::BadElf { .. })

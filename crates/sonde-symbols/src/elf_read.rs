@@ -19,15 +19,8 @@ use object::{Endianness, FileKind};
 
 use crate::error::{Error, Result};
 
-const WANTED: [u32; 7] = [
-    SHT_SYMTAB,
-    SHT_DYNSYM,
-    SHT_STRTAB,
-    SHT_GNU_VERSYM,
-    SHT_GNU_VERDEF,
-    SHT_GNU_VERNEED,
-    SHT_NOTE,
-];
+const WANTED: [u32; 7] =
+    [SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, SHT_GNU_VERSYM, SHT_GNU_VERDEF, SHT_GNU_VERNEED, SHT_NOTE];
 
 /// The file's bytes, with everything symbol lookup does not need left as zeros.
 pub fn read_symbol_parts(path: &Path) -> Result<Vec<u8>> {
@@ -72,10 +65,7 @@ fn plan<Elf: FileHeader<Endian = Endianness>>(
     fill(file, buf, shoff, shentsize)?;
     let (phnum, shnum) = {
         let h = Elf::parse(&*buf)?;
-        (
-            h.phnum(endian, &*buf)? as u64,
-            h.shnum(endian, &*buf)? as u64,
-        )
+        (h.phnum(endian, &*buf)? as u64, h.shnum(endian, &*buf)? as u64)
     };
     fill(file, buf, phoff, phnum.saturating_mul(phentsize))?;
     fill(file, buf, shoff, shnum.saturating_mul(shentsize))?;

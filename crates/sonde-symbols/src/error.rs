@@ -41,11 +41,7 @@ pub enum Error {
     BadElf { path: PathBuf, reason: String },
 
     #[error("{path} has no symbol {symbol}{}", near_names(.near))]
-    SymbolNotFound {
-        path: PathBuf,
-        symbol: String,
-        near: Vec<String>,
-    },
+    SymbolNotFound { path: PathBuf, symbol: String, near: Vec<String> },
 
     #[error("`{spec}` is not a valid symbol: {reason}")]
     BadSymbolSpec { spec: String, reason: String },
@@ -53,36 +49,20 @@ pub enum Error {
     #[error(
         "offset {offset:#x} is past the end of {symbol} in {path}, which is {size} bytes long"
     )]
-    OffsetOutsideSymbol {
-        path: PathBuf,
-        symbol: String,
-        offset: u64,
-        size: u64,
-    },
+    OffsetOutsideSymbol { path: PathBuf, symbol: String, offset: u64, size: u64 },
 
     #[error(
         "{symbol}+{offset:#x} in {path} is inside an instruction (it runs from {symbol}+{starts:#x} \
          to {symbol}+{next:#x}): a breakpoint there would change the program's code; \
          use an offset where an instruction starts"
     )]
-    OffsetInsideInstruction {
-        path: PathBuf,
-        symbol: String,
-        offset: u64,
-        starts: u64,
-        next: u64,
-    },
+    OffsetInsideInstruction { path: PathBuf, symbol: String, offset: u64, starts: u64, next: u64 },
 
     #[error(
         "cannot check that {symbol}+{offset:#x} in {path} starts an instruction: the bytes at \
          {symbol}+{at:#x} do not decode as x86 code"
     )]
-    UndecodableCode {
-        path: PathBuf,
-        symbol: String,
-        offset: u64,
-        at: u64,
-    },
+    UndecodableCode { path: PathBuf, symbol: String, offset: u64, at: u64 },
 
     #[error("address {address:#x} in {path} is not inside any loadable segment")]
     NotInLoadSegment { path: PathBuf, address: u64 },
@@ -104,10 +84,7 @@ fn near_names(near: &[String]) -> String {
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
 }
 

@@ -28,7 +28,11 @@ pub fn check_boundary(path: &Path, symbol: &str, start: u64, off: u64) -> Result
     let mut ident = [0u8; 20];
     file.read_exact_at(&mut ident, 0).map_err(io)?;
     let little = ident[5] == 1;
-    let machine = if little { u16::from_le_bytes([ident[18], ident[19]]) } else { u16::from_be_bytes([ident[18], ident[19]]) };
+    let machine = if little {
+        u16::from_le_bytes([ident[18], ident[19]])
+    } else {
+        u16::from_be_bytes([ident[18], ident[19]])
+    };
     let bitness = match machine {
         EM_X86_64 => 64,
         EM_386 => 32,
@@ -43,7 +47,12 @@ pub fn check_boundary(path: &Path, symbol: &str, start: u64, off: u64) -> Result
     while at < off {
         let insn = decoder.decode();
         if insn.is_invalid() {
-            return Err(Error::UndecodableCode { path: path.into(), symbol: symbol.into(), offset: off, at });
+            return Err(Error::UndecodableCode {
+                path: path.into(),
+                symbol: symbol.into(),
+                offset: off,
+                at,
+            });
         }
         if at + insn.len() as u64 > off {
             return Err(Error::OffsetInsideInstruction {
@@ -143,6 +152,9 @@ mod tests {
     fn bytes_that_do_not_decode_are_refused() {
         // 0x06 (push %es) does not exist in 64-bit mode.
         let f = fixture(EM_X86_64, &[0x06, 0x90, 0x90]);
-        assert!(matches!(check_boundary(&f.0, "f", 64, 1), Err(Error::UndecodableCode { at: 0, .. })));
+        assert!(matches!(
+            check_boundary(&f.0, "f", 64, 1),
+            Err(Error::UndecodableCode { at: 0, .. })
+        ));
     }
 }

@@ -52,10 +52,7 @@ pub struct PendingKernelSymbols(std::thread::JoinHandle<Result<KernelSymbols>>);
 impl PendingKernelSymbols {
     pub fn wait(self) -> Result<KernelSymbols> {
         self.0.join().unwrap_or_else(|_| {
-            Err(Error::io(
-                KALLSYMS,
-                std::io::Error::other("the loading thread panicked"),
-            ))
+            Err(Error::io(KALLSYMS, std::io::Error::other("the loading thread panicked")))
         })
     }
 }
@@ -163,10 +160,7 @@ impl KernelSymbols {
 
     /// Names of code symbols only (types `t`, `T`, `w`, `W`).
     pub fn function_names(&self) -> impl Iterator<Item = &str> + '_ {
-        self.syms
-            .iter()
-            .filter(|e| is_code(e.kind))
-            .map(|e| self.name_of(e))
+        self.syms.iter().filter(|e| is_code(e.kind)).map(|e| self.name_of(e))
     }
 
     /// All symbols in address order.
@@ -176,9 +170,7 @@ impl KernelSymbols {
 
     fn line(&self, e: &Entry) -> &[u8] {
         let start = e.line_start as usize;
-        self.text
-            .get(start..start + e.line_len as usize)
-            .unwrap_or(b"")
+        self.text.get(start..start + e.line_len as usize).unwrap_or(b"")
     }
 
     /// The name runs to a tab (before `[module]`) or the end of the line.
@@ -224,22 +216,14 @@ fn is_code(kind: u8) -> bool {
 
 /// Prefer functions, then global symbols, then names not starting with `_`.
 fn alias_rank(name: &str, kind: u8) -> (bool, bool, bool) {
-    (
-        is_code(kind),
-        kind.is_ascii_uppercase(),
-        !name.starts_with('_'),
-    )
+    (is_code(kind), kind.is_ascii_uppercase(), !name.starts_with('_'))
 }
 
 /// Checks the shape `ADDR K NAME...` and parses the address; the rest waits.
 fn index_line(text: &[u8], start: usize, end: usize) -> Option<Entry> {
     let line = text.get(start..end)?;
     // 64-bit kernels print 16 digits: test that spot before searching.
-    let sp = if line.get(16) == Some(&b' ') {
-        16
-    } else {
-        line.iter().position(|&b| b == b' ')?
-    };
+    let sp = if line.get(16) == Some(&b' ') { 16 } else { line.iter().position(|&b| b == b' ')? };
     let addr = parse_hex(&line[..sp])?;
     let kind = match line.get(sp + 1..sp + 4)? {
         [k, b' ', n] if k.is_ascii_alphabetic() && !n.is_ascii_whitespace() => *k,
@@ -322,10 +306,7 @@ ffffffffc0300000 t broken_module\t[nobracket
         assert_eq!((s.name, s.offset, s.module), ("schedule", 5, None));
         assert_eq!(s.address, 0xffffffff81001100);
         // Aliases: prefer a global function without a leading underscore.
-        assert_eq!(
-            k.resolve(0xffffffff81000004).unwrap().name,
-            "srso_alias_untrain_ret"
-        );
+        assert_eq!(k.resolve(0xffffffff81000004).unwrap().name, "srso_alias_untrain_ret");
         let m = k.resolve(0xffffffffc0100104).unwrap();
         assert_eq!((m.name, m.offset, m.module), ("ext4_init", 4, Some("ext4")));
         assert!(k.resolve(0x1000).is_none());
@@ -355,9 +336,8 @@ ffffffffc0300000 t broken_module\t[nobracket
     #[test]
     fn empty_and_binary_garbage() {
         assert!(KernelSymbols::parse(String::new()).is_empty());
-        let junk: Vec<u8> = (0..50_000u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
-            .collect();
+        let junk: Vec<u8> =
+            (0..50_000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         let k = KernelSymbols::parse(junk);
         let _ = (k.resolve(u64::MAX), k.address("x"), k.names().count());
         let k = KernelSymbols::parse(&b"ffffffff81000000 T \xff\xfe\nffffffff81000010 T ok\n"[..]);

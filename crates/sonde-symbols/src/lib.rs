@@ -4,8 +4,8 @@
 
 pub mod elf;
 mod elf_read;
-pub mod insn;
 pub mod error;
+pub mod insn;
 pub mod kallsyms;
 pub mod locate;
 pub mod maps;

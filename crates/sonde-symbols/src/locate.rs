@@ -7,8 +7,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use sonde_glob::{is_glob, Glob};
 use crate::maps::read_maps;
+use sonde_glob::{is_glob, Glob};
 
 /// Searched after LD_LIBRARY_PATH and ld.so.conf, as the loader does.
 const DEFAULT_LIB_DIRS: [&str; 6] = [
@@ -36,10 +36,7 @@ pub fn locate(name: &str) -> Result<PathBuf> {
         name: name.into(),
         searched: format!(
             "$PATH and {}",
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(":")
+            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(":")
         ),
     })
 }
@@ -57,11 +54,7 @@ pub fn locate_for_pid(name: &str, pid: u32) -> Result<PathBuf> {
         .filter(|m| m.is_file())
         .filter_map(|m| {
             let base = m.path.trim_end_matches(" (deleted)").rsplit('/').next()?;
-            let rank = if base == name {
-                Some(0)
-            } else {
-                library_rank(name, base)
-            };
+            let rank = if base == name { Some(0) } else { library_rank(name, base) };
             rank.map(|r| (r, base.len(), m))
         })
         .min_by_key(|&(r, len, _)| (r, len));
@@ -69,18 +62,11 @@ pub fn locate_for_pid(name: &str, pid: u32) -> Result<PathBuf> {
         return locate(name);
     };
     if m.is_deleted() {
-        return Ok(PathBuf::from(format!(
-            "/proc/{pid}/map_files/{:x}-{:x}",
-            m.start, m.end
-        )));
+        return Ok(PathBuf::from(format!("/proc/{pid}/map_files/{:x}-{:x}", m.start, m.end)));
     }
     let ours = PathBuf::from(&m.path);
     let theirs = PathBuf::from(format!("/proc/{pid}/root{}", m.path));
-    Ok(if same_file(&ours, &theirs) {
-        ours
-    } else {
-        theirs
-    })
+    Ok(if same_file(&ours, &theirs) { ours } else { theirs })
 }
 
 fn as_path(name: &str) -> Result<PathBuf> {
@@ -172,11 +158,7 @@ fn host_elf() -> Option<(u8, [u8; 2])> {
 /// Directories reached twice (e.g. /lib → /usr/lib) are kept once.
 pub fn library_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var_os("LD_LIBRARY_PATH")
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
+        .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
         .unwrap_or_default();
     dirs.extend(ld_so_conf_dirs(Path::new("/etc/ld.so.conf")));
     dirs.extend(DEFAULT_LIB_DIRS.iter().map(PathBuf::from));
@@ -204,9 +186,9 @@ pub fn parse_ld_so_conf(text: &str) -> Vec<LdConfLine> {
             Some("include") => out.extend(words.map(|w| LdConfLine::Include(w.into()))),
             Some("hwcap") => {}
             // Old libc5 syntax `dir=TYPE`: the type does not matter to us.
-            Some(_) => out.push(LdConfLine::Dir(
-                line.split('=').next().unwrap_or(line).trim().into(),
-            )),
+            Some(_) => {
+                out.push(LdConfLine::Dir(line.split('=').next().unwrap_or(line).trim().into()))
+            }
         }
     }
     out
@@ -300,11 +282,8 @@ include a.conf b/*.conf
         let dir = std::env::temp_dir().join(format!("sonde-ldconf-{}", std::process::id()));
         let d = dir.join("ld.so.conf.d");
         std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(
-            dir.join("ld.so.conf"),
-            "/first\ninclude ld.so.conf.d/*.conf\n/last\n",
-        )
-        .unwrap();
+        std::fs::write(dir.join("ld.so.conf"), "/first\ninclude ld.so.conf.d/*.conf\n/last\n")
+            .unwrap();
         std::fs::write(d.join("b.conf"), "/from_b\n").unwrap();
         std::fs::write(d.join("a.conf"), "/from_a\ninclude ../ld.so.conf\n").unwrap(); // a loop
         std::fs::write(d.join("c.txt"), "/not_included\n").unwrap();

@@ -15,11 +15,7 @@ pub fn nearest<'a>(
         .collect();
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(n)
-        .map(|(_, s)| s.to_string())
-        .collect()
+    scored.into_iter().take(n).map(|(_, s)| s.to_string()).collect()
 }
 
 /// Levenshtein distance with two rows.
@@ -51,18 +47,8 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        let names = [
-            "readline",
-            "readlink",
-            "read",
-            "write",
-            "rl_readline_name",
-            "readline",
-        ];
-        assert_eq!(
-            nearest("readlin", names, 3),
-            ["readline", "readlink", "read"]
-        );
+        let names = ["readline", "readlink", "read", "write", "rl_readline_name", "readline"];
+        assert_eq!(nearest("readlin", names, 3), ["readline", "readlink", "read"]);
         assert!(nearest("zzzzzzzzzzzz", names, 3).is_empty());
     }
 }

@@ -39,11 +39,7 @@ impl ProcessSymbols {
     /// Uses a snapshot of the maps (e.g. taken while the process still ran).
     pub fn from_maps(pid: u32, mut maps: Vec<MapEntry>) -> Self {
         maps.sort_by_key(|m| m.start);
-        ProcessSymbols {
-            pid,
-            maps,
-            files: HashMap::new(),
-        }
+        ProcessSymbols { pid, maps, files: HashMap::new() }
     }
 
     pub fn pid(&self) -> u32 {
@@ -61,10 +57,7 @@ impl ProcessSymbols {
 
     /// Resolves `addr`; None when no file or pseudo mapping holds it (anonymous/JIT memory).
     pub fn resolve(&mut self, addr: u64) -> Option<UserSymbol> {
-        let i = self
-            .maps
-            .partition_point(|m| m.start <= addr)
-            .checked_sub(1)?;
+        let i = self.maps.partition_point(|m| m.start <= addr).checked_sub(1)?;
         let map = &self.maps[i];
         if addr >= map.end || map.path.is_empty() {
             return None;
@@ -80,48 +73,28 @@ impl ProcessSymbols {
         let file = map.path.trim_end_matches(" (deleted)").to_string();
         let key = (map.path.clone(), map.inode);
         let sources = self.sources(map);
-        let elf = self.files.entry(key).or_insert_with(|| {
-            sources
-                .iter()
-                .find_map(|p| ElfSymbols::load_with_debug(p).ok())
-        });
+        let elf = self
+            .files
+            .entry(key)
+            .or_insert_with(|| sources.iter().find_map(|p| ElfSymbols::load_with_debug(p).ok()));
         let hit = elf.as_ref().and_then(|elf| {
             let vaddr = elf.file_offset_to_vaddr(file_offset)?;
-            elf.symbol_at(vaddr)
-                .map(|(name, off)| (name.to_string(), off))
+            elf.symbol_at(vaddr).map(|(name, off)| (name.to_string(), off))
         });
         Some(match hit {
-            Some((name, off)) => UserSymbol {
-                file,
-                symbol: Some(name),
-                offset: off,
-            },
-            None => UserSymbol {
-                file,
-                symbol: None,
-                offset: file_offset,
-            },
+            Some((name, off)) => UserSymbol { file, symbol: Some(name), offset: off },
+            None => UserSymbol { file, symbol: None, offset: file_offset },
         })
     }
 
     /// `name+0x12 (/usr/bin/bash)`, `/usr/lib/libfoo.so+0x1234`, or `0x7f12...`.
     pub fn format(&mut self, addr: u64) -> String {
         match self.resolve(addr) {
-            Some(UserSymbol {
-                symbol: Some(s),
-                offset: 0,
-                file,
-            }) => format!("{s} ({file})"),
-            Some(UserSymbol {
-                symbol: Some(s),
-                offset,
-                file,
-            }) => format!("{s}+{offset:#x} ({file})"),
-            Some(UserSymbol {
-                symbol: None,
-                offset,
-                file,
-            }) => format!("{file}+{offset:#x}"),
+            Some(UserSymbol { symbol: Some(s), offset: 0, file }) => format!("{s} ({file})"),
+            Some(UserSymbol { symbol: Some(s), offset, file }) => {
+                format!("{s}+{offset:#x} ({file})")
+            }
+            Some(UserSymbol { symbol: None, offset, file }) => format!("{file}+{offset:#x}"),
             None => format!("{addr:#x}"),
         }
     }
@@ -132,10 +105,7 @@ impl ProcessSymbols {
         let pid = self.pid;
         let plain = map.path.trim_end_matches(" (deleted)");
         vec![
-            PathBuf::from(format!(
-                "/proc/{pid}/map_files/{:x}-{:x}",
-                map.start, map.end
-            )),
+            PathBuf::from(format!("/proc/{pid}/map_files/{:x}-{:x}", map.start, map.end)),
             PathBuf::from(format!("/proc/{pid}/root{plain}")),
             PathBuf::from(plain),
         ]

@@ -18,9 +18,7 @@ pub fn tracefs_dir() -> Result<PathBuf> {
         .iter()
         .map(PathBuf::from)
         .find(|d| d.join("trace").exists())
-        .ok_or_else(|| Error::TracefsMissing {
-            tried: TRACEFS_DIRS.join(" and "),
-        })
+        .ok_or_else(|| Error::TracefsMissing { tried: TRACEFS_DIRS.join(" and ") })
 }
 
 /// Names listed in `available_filter_functions`, sorted and without repeats.
@@ -41,10 +39,7 @@ impl TraceableFunctions {
             Ok(bytes) => Ok(Self::parse(&String::from_utf8_lossy(&bytes))),
             // Missing: no CONFIG_FUNCTION_TRACER. EPERM: lockdown or a sandbox.
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::PermissionDenied) => {
-                Err(Error::TraceableUnreadable {
-                    path: path.into(),
-                    source: e,
-                })
+                Err(Error::TraceableUnreadable { path: path.into(), source: e })
             }
             Err(e) => Err(Error::io(path, e)),
         }
@@ -107,8 +102,7 @@ impl TraceableFunctions {
         let mut out = GlobMatches::default();
         for name in self.names().filter(|n| glob.matches(n)) {
             if blacklist.contains(name) {
-                out.skipped
-                    .push(Skipped::new(name, SkipReason::Blacklisted));
+                out.skipped.push(Skipped::new(name, SkipReason::Blacklisted));
             } else {
                 out.traceable.push(name.to_string());
             }
@@ -144,10 +138,7 @@ pub struct Skipped {
 
 impl Skipped {
     fn new(name: &str, reason: SkipReason) -> Self {
-        Skipped {
-            name: name.to_string(),
-            reason,
-        }
+        Skipped { name: name.to_string(), reason }
     }
 }
 
@@ -247,11 +238,7 @@ junk
         assert!(!t.contains("vfs"));
         assert_eq!(t.module_of("ext4_file_read_iter"), Some("ext4"));
         assert_eq!(t.module_of("vfs_read"), None);
-        assert!(t
-            .names()
-            .collect::<Vec<_>>()
-            .windows(2)
-            .all(|w| w[0] < w[1]));
+        assert!(t.names().collect::<Vec<_>>().windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -272,14 +259,8 @@ junk
     fn glob_expansion() {
         let t = TraceableFunctions::parse(AVAILABLE);
         let b = Blacklist::parse(BLACKLIST_TEXT);
-        let kallsyms = [
-            "vfs_read",
-            "vfs_read",
-            "vfs_inlined",
-            "vfs_read.cold",
-            "vfs_fsync_range",
-            "do_int3",
-        ];
+        let kallsyms =
+            ["vfs_read", "vfs_read", "vfs_inlined", "vfs_read.cold", "vfs_fsync_range", "do_int3"];
         let m = t.matches("vfs_*", &b, kallsyms);
         assert_eq!(m.traceable, ["vfs_open", "vfs_read", "vfs_write"]);
         assert_eq!(
@@ -295,10 +276,7 @@ junk
         assert!(m.skipped.is_empty());
         let m = t.matches("do_int3", &b, kallsyms);
         assert!(m.traceable.is_empty());
-        assert_eq!(
-            m.skipped,
-            [Skipped::new("do_int3", SkipReason::Blacklisted)]
-        );
+        assert_eq!(m.skipped, [Skipped::new("do_int3", SkipReason::Blacklisted)]);
         assert_eq!(t.matches("*read*", &b, []).traceable.len(), 3);
     }
 

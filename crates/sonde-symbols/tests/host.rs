@@ -42,10 +42,7 @@ fn mapped_address(path: &Path, off: u64) -> u64 {
 
 fn read_file(path: &Path, off: u64, len: usize) -> Vec<u8> {
     let mut buf = vec![0; len];
-    File::open(path)
-        .unwrap()
-        .read_exact_at(&mut buf, off)
-        .unwrap();
+    File::open(path).unwrap().read_exact_at(&mut buf, off).unwrap();
     buf
 }
 
@@ -59,32 +56,15 @@ fn check_libc_function(name: &str, fn_addr: u64) {
     let libc = mapped_libc();
     let t0 = Instant::now();
     let t = resolve_symbol(&libc, name).unwrap();
-    eprintln!(
-        "resolve_symbol({}, {name}) took {:?}: {t:?}",
-        libc.display(),
-        t0.elapsed()
-    );
+    eprintln!("resolve_symbol({}, {name}) took {:?}: {t:?}", libc.display(), t0.elapsed());
     assert!(t.size > 0);
     let in_memory = mapped_address(&libc, t.offset);
-    assert_eq!(
-        in_memory, fn_addr,
-        "{name}: file offset maps to where the function really is"
-    );
+    assert_eq!(in_memory, fn_addr, "{name}: file offset maps to where the function really is");
     let len = t.size.min(32) as usize;
-    let (file, mem) = (
-        read_file(&libc, t.offset, len),
-        read_self_mem(in_memory, len),
-    );
+    let (file, mem) = (read_file(&libc, t.offset, len), read_self_mem(in_memory, len));
     // An active uprobe anywhere on the system (sonde's own tests!) shows up as int3 (0xcc).
-    let differing = file
-        .iter()
-        .zip(&mem)
-        .filter(|(f, m)| f != m && **m != 0xcc)
-        .count();
-    assert_eq!(
-        differing, 0,
-        "{name}: file {file:02x?} vs memory {mem:02x?}"
-    );
+    let differing = file.iter().zip(&mem).filter(|(f, m)| f != m && **m != 0xcc).count();
+    assert_eq!(differing, 0, "{name}: file {file:02x?} vs memory {mem:02x?}");
 }
 
 #[test]
@@ -155,21 +135,12 @@ fn libc_name_finds_the_mapped_libc() {
     let mapped = mapped_libc();
     let found = locate("libc").unwrap();
     eprintln!("libc -> {} (mapped: {})", found.display(), mapped.display());
-    let (a, b) = (
-        std::fs::metadata(&found).unwrap(),
-        std::fs::metadata(&mapped).unwrap(),
-    );
+    let (a, b) = (std::fs::metadata(&found).unwrap(), std::fs::metadata(&mapped).unwrap());
     assert_eq!((a.dev(), a.ino()), (b.dev(), b.ino()));
     assert_eq!(locate_for_pid("libc", std::process::id()).unwrap(), mapped);
     assert_eq!(locate("c").unwrap(), found);
-    assert!(matches!(
-        locate("no_such_library_xyz"),
-        Err(Error::NotFound { .. })
-    ));
-    assert!(matches!(
-        locate_for_pid("libc", u32::MAX - 1),
-        Err(Error::NoSuchProcess { .. })
-    ));
+    assert!(matches!(locate("no_such_library_xyz"), Err(Error::NotFound { .. })));
+    assert!(matches!(locate_for_pid("libc", u32::MAX - 1), Err(Error::NoSuchProcess { .. })));
 }
 
 #[test]
@@ -183,11 +154,7 @@ fn own_process_addresses_to_names() {
     assert_eq!(s.offset, 1);
     // A shared library too.
     let s = p.resolve(getpid as *const () as usize as u64).unwrap();
-    assert_eq!(
-        s.symbol.as_deref(),
-        Some("getpid"),
-        "not its alias __getpid"
-    );
+    assert_eq!(s.symbol.as_deref(), Some("getpid"), "not its alias __getpid");
     assert!(s.file.ends_with("libc.so.6"));
     let s = p.resolve(fopen as *const () as usize as u64).unwrap();
     assert_eq!(s.symbol.as_deref(), Some("fopen"), "not its alias fopen64");

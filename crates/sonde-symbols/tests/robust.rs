@@ -57,11 +57,7 @@ fn corrupted_elf() {
     for round in 0..300 {
         let mut d = data.clone();
         // Mostly the headers, where damage is most interesting; sometimes anywhere.
-        let span = if round % 3 == 0 {
-            d.len()
-        } else {
-            4096.min(d.len())
-        };
+        let span = if round % 3 == 0 { d.len() } else { 4096.min(d.len()) };
         for _ in 0..(1 + rng.next() % 8) {
             let i = rng.next() as usize % span;
             d[i] = rng.next() as u8;

@@ -59,10 +59,21 @@ pub enum StmtKind {
     /// An expression evaluated for its effect: `printf(...)`, `exit()`.
     Expr(Expr),
     /// `target = value`, where target is a `Map` or a `Var` expression.
-    Assign { target: Expr, value: Expr },
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
     /// `target op= value`, and `target++` / `target--` (op Add/Sub, value 1).
-    AssignOp { target: Expr, op: BinOp, value: Expr },
-    If { cond: Expr, then: Block, els: Option<Block> },
+    AssignOp {
+        target: Expr,
+        op: BinOp,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Block,
+        els: Option<Block>,
+    },
     Return,
     /// `delete m[k]` (the expression is a `Map`).
     Delete(Expr),
@@ -88,17 +99,44 @@ pub enum ExprKind {
     Var(String),
     /// `@name[k1, k2]`, `@[k]`, `@name` (no keys) and ply's plain `name[k]`.
     /// `name` is as written, with the `@` when there is one (`@`, `@x`, `rx`).
-    Map { name: String, keys: Vec<Expr> },
+    Map {
+        name: String,
+        keys: Vec<Expr>,
+    },
     /// `name(args)`
-    Call { name: String, args: Vec<Expr> },
-    Unary { op: UnOp, expr: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
-    Ternary { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
-    Cast { ty: TypeName, expr: Box<Expr> },
+    Call {
+        name: String,
+        args: Vec<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
+    Cast {
+        ty: TypeName,
+        expr: Box<Expr>,
+    },
     /// `expr.field` (arrow false) or `expr->field` (arrow true).
-    Member { expr: Box<Expr>, field: String, arrow: bool },
+    Member {
+        expr: Box<Expr>,
+        field: String,
+        arrow: bool,
+    },
     /// `expr[index]` on something that is not a map name.
-    Index { expr: Box<Expr>, index: Box<Expr> },
+    Index {
+        expr: Box<Expr>,
+        index: Box<Expr>,
+    },
 }
 
 /// A type as written in a cast: `u64`, `unsigned long`, `struct task_struct *`, `char **`.

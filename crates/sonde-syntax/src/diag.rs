@@ -22,10 +22,22 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, message: message.into(), span, labels: Vec::new(), help: None }
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
     }
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, message: message.into(), span, labels: Vec::new(), help: None }
+        Diagnostic {
+            severity: Severity::Warning,
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
     }
     pub fn with_label(mut self, span: Span, note: impl Into<String>) -> Diagnostic {
         self.labels.push((span, note.into()));

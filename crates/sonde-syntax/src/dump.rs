@@ -20,18 +20,17 @@ use std::fmt::Write;
 pub fn dump(p: &Program) -> String {
     let mut d = Dumper { out: String::new(), indent: 0 };
     for probe in &p.probes {
-        let specs: Vec<String> =
-            probe
-                .specs
-                .iter()
-                .map(|s| {
-                    if s.definition.is_empty() {
-                        s.provider.clone()
-                    } else {
-                        format!("{}:{}", s.provider, s.definition)
-                    }
-                })
-                .collect();
+        let specs: Vec<String> = probe
+            .specs
+            .iter()
+            .map(|s| {
+                if s.definition.is_empty() {
+                    s.provider.clone()
+                } else {
+                    format!("{}:{}", s.provider, s.definition)
+                }
+            })
+            .collect();
         d.line(format!("probe {}", specs.join(", ")));
         d.indent += 1;
         if let Some(pred) = &probe.predicate {
@@ -117,8 +116,12 @@ impl Dumper {
             ExprKind::Map { name, keys } => (format!("map {}", name), keys.iter().collect()),
             ExprKind::Call { name, args } => (format!("call {}", name), args.iter().collect()),
             ExprKind::Unary { op, expr } => (format!("unary {}", op.symbol()), vec![&**expr]),
-            ExprKind::Binary { op, lhs, rhs } => (format!("binary {}", op.symbol()), vec![&**lhs, &**rhs]),
-            ExprKind::Ternary { cond, then, els } => ("ternary".into(), vec![&**cond, &**then, &**els]),
+            ExprKind::Binary { op, lhs, rhs } => {
+                (format!("binary {}", op.symbol()), vec![&**lhs, &**rhs])
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                ("ternary".into(), vec![&**cond, &**then, &**els])
+            }
             ExprKind::Cast { ty, expr } => (format!("cast ({})", ty), vec![&**expr]),
             ExprKind::Member { expr, field, arrow } => {
                 (format!("member {}{}", if *arrow { "->" } else { "." }, field), vec![&**expr])

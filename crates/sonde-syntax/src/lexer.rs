@@ -137,8 +137,10 @@ impl<'a> Lexer<'a> {
         let lo = self.pos;
         match self.peek() {
             Some(c) if is_ident_start(c) => {
-                let len =
-                    self.rest().find(|c: char| c.is_whitespace() || c == '{' || c == ',').unwrap_or(self.rest().len());
+                let len = self
+                    .rest()
+                    .find(|c: char| c.is_whitespace() || c == '{' || c == ',')
+                    .unwrap_or(self.rest().len());
                 self.pos += len;
                 Token::new(TokenKind::Spec, lo, self.pos)
             }
@@ -255,7 +257,10 @@ impl<'a> Lexer<'a> {
                         let lo = self.pos;
                         self.pos = self.text.len();
                         let mut t = Token::new(TokenKind::Error, lo, lo + 2);
-                        t.errors.push(Diagnostic::error(t.span, "unterminated block comment: `/*` without `*/`"));
+                        t.errors.push(Diagnostic::error(
+                            t.span,
+                            "unterminated block comment: `/*` without `*/`",
+                        ));
                         return Some(t);
                     }
                 }
@@ -321,7 +326,12 @@ impl<'a> Lexer<'a> {
             match value.checked_mul(radix).and_then(|v| v.checked_add(d)) {
                 Some(v) => value = v,
                 None => {
-                    self.err(&mut t, lo, suffix_lo, "number too large: integers are at most 64 bits");
+                    self.err(
+                        &mut t,
+                        lo,
+                        suffix_lo,
+                        "number too large: integers are at most 64 bits",
+                    );
                     return t;
                 }
             }
@@ -396,7 +406,12 @@ impl<'a> Lexer<'a> {
                 }
                 None => {
                     self.pos += line.len();
-                    self.err(&mut t, lo, self.pos, "unterminated character literal: missing closing `'`");
+                    self.err(
+                        &mut t,
+                        lo,
+                        self.pos,
+                        "unterminated character literal: missing closing `'`",
+                    );
                 }
             }
         }
@@ -442,7 +457,10 @@ impl<'a> Lexer<'a> {
                         t,
                         lo,
                         self.pos,
-                        format!("octal escape `{}` is out of range (at most `\\377`)", &self.text[lo..self.pos]),
+                        format!(
+                            "octal escape `{}` is out of range (at most `\\377`)",
+                            &self.text[lo..self.pos]
+                        ),
                     );
                 }
                 v as u8
@@ -487,7 +505,10 @@ impl<'a> Lexer<'a> {
                 &mut t,
                 lo,
                 self.pos,
-                format!("positional parameters like `{}` are not supported", &self.text[lo..self.pos]),
+                format!(
+                    "positional parameters like `{}` are not supported",
+                    &self.text[lo..self.pos]
+                ),
             );
         }
         t
@@ -565,7 +586,10 @@ mod tests {
         );
         assert_eq!(
             kinds("( ) { } [ ] , ; : ? . ~"),
-            vec![LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Semi, Colon, Question, Dot, Tilde, Eof]
+            vec![
+                LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Semi, Colon, Question,
+                Dot, Tilde, Eof
+            ]
         );
     }
 
@@ -644,7 +668,10 @@ mod tests {
         assert_eq!(err(r#""\777""#), "octal escape `\\777` is out of range (at most `\\377`)");
         assert_eq!(err(r#""\xg""#), "`\\x` must be followed by hexadecimal digits");
         assert_eq!(err("''"), "empty character literal");
-        assert_eq!(err("'ab'"), "character literal may only contain one character; use `\"` for strings");
+        assert_eq!(
+            err("'ab'"),
+            "character literal may only contain one character; use `\"` for strings"
+        );
         assert_eq!(err("'a"), "unterminated character literal: missing closing `'`");
         // The unterminated string stops at its line, so the next line lexes normally.
         let ts = Lexer::tokenize("\"abc\nfoo");

@@ -83,8 +83,9 @@ impl<'a> Parser<'a> {
             self.recover_probe();
         }
         if probes.is_empty() && self.diags.is_empty() {
-            let d = Diagnostic::error(Span::new(0, 0), "no probes in program")
-                .with_help("a program is one or more probes, like `BEGIN { printf(\"hello\\n\"); }`");
+            let d = Diagnostic::error(Span::new(0, 0), "no probes in program").with_help(
+                "a program is one or more probes, like `BEGIN { printf(\"hello\\n\"); }`",
+            );
             self.emit(d);
         }
         Program { probes }
@@ -107,7 +108,8 @@ impl<'a> Parser<'a> {
         let predicate = if has_predicate { self.predicate() } else { None };
         if self.peek().kind != TokenKind::LBrace {
             let t = self.peek().clone();
-            let what = if has_predicate { "`{` after the predicate" } else { "`{` after probe spec" };
+            let what =
+                if has_predicate { "`{` after the predicate" } else { "`{` after probe spec" };
             self.expected(what, &t);
             self.recover_probe();
             return None;
@@ -119,7 +121,11 @@ impl<'a> Parser<'a> {
     fn make_spec(&self, t: &Token) -> ProbeSpec {
         let s = self.text_of(t.span);
         let (provider, definition) = s.split_once(':').unwrap_or((s, ""));
-        ProbeSpec { provider: provider.to_string(), definition: definition.to_string(), span: t.span }
+        ProbeSpec {
+            provider: provider.to_string(),
+            definition: definition.to_string(),
+            span: t.span,
+        }
     }
 
     /// `/ expr /`. On error, skips to the body's `{`.
@@ -217,8 +223,11 @@ impl<'a> Parser<'a> {
 
     fn bump(&mut self) -> Token {
         self.peek();
-        let t =
-            self.tok.take().unwrap_or_else(|| Token { kind: TokenKind::Eof, span: Span::default(), errors: vec![] });
+        let t = self.tok.take().unwrap_or_else(|| Token {
+            kind: TokenKind::Eof,
+            span: Span::default(),
+            errors: vec![],
+        });
         if t.kind != TokenKind::Eof {
             self.prev_hi = t.span.hi as usize;
         }
@@ -299,7 +308,10 @@ impl<'a> Parser<'a> {
             return;
         }
         if self.diags.len() == MAX_ERRORS {
-            self.diags.push(Diagnostic::error(d.span, format!("too many errors ({}); stopping here", MAX_ERRORS)));
+            self.diags.push(Diagnostic::error(
+                d.span,
+                format!("too many errors ({}); stopping here", MAX_ERRORS),
+            ));
             self.stop();
             return;
         }
@@ -314,7 +326,12 @@ impl<'a> Parser<'a> {
 
     #[cold]
     #[inline(never)]
-    fn expected_with(&mut self, what: &str, found: &Token, f: impl FnOnce(Diagnostic) -> Diagnostic) {
+    fn expected_with(
+        &mut self,
+        what: &str,
+        found: &Token,
+        f: impl FnOnce(Diagnostic) -> Diagnostic,
+    ) {
         let span = if found.kind == TokenKind::Eof {
             // Every unclosed construct would say so at the end; once is enough.
             if self.reported_eof {
@@ -325,7 +342,8 @@ impl<'a> Parser<'a> {
         } else {
             found.span
         };
-        let d = Diagnostic::error(span, format!("expected {}, found {}", what, self.describe(found)));
+        let d =
+            Diagnostic::error(span, format!("expected {}, found {}", what, self.describe(found)));
         self.emit(f(d));
     }
 

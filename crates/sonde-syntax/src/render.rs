@@ -47,7 +47,12 @@ pub fn render(d: &Diagnostic, file: &SourceFile, color: bool) -> String {
 
     let mut out = String::new();
     let (line, col) = line_col(text, d.span.lo);
-    let _ = writeln!(out, "{}{}", st.paint(sev_color, sev), st.paint(BOLD, &format!(": {}", d.message)));
+    let _ = writeln!(
+        out,
+        "{}{}",
+        st.paint(sev_color, sev),
+        st.paint(BOLD, &format!(": {}", d.message))
+    );
     let _ = writeln!(out, "{}{} {}:{}:{}", pad, st.paint(BLUE, "-->"), file.name, line, col);
     let _ = writeln!(out, "{} {}", pad, pipe);
     let mut prev: Option<usize> = None;
@@ -61,12 +66,21 @@ pub fn render(d: &Diagnostic, file: &SourceFile, color: bool) -> String {
         let _ = writeln!(out, "{}", format!("{} {} {}", num, pipe, src).trim_end());
         for m in marks.iter().filter(|m| m.line == n) {
             let underline = m.mark.to_string().repeat(m.width);
-            let body = if m.note.is_empty() { underline } else { format!("{} {}", underline, m.note) };
-            let _ = writeln!(out, "{} {} {}{}", pad, pipe, " ".repeat(m.start), st.paint(m.color, &body));
+            let body =
+                if m.note.is_empty() { underline } else { format!("{} {}", underline, m.note) };
+            let _ = writeln!(
+                out,
+                "{} {} {}{}",
+                pad,
+                pipe,
+                " ".repeat(m.start),
+                st.paint(m.color, &body)
+            );
         }
     }
     if let Some(help) = &d.help {
-        let _ = writeln!(out, "{} {} {}: {}", pad, st.paint(BLUE, "="), st.paint(BOLD, "help"), help);
+        let _ =
+            writeln!(out, "{} {} {}: {}", pad, st.paint(BLUE, "="), st.paint(BOLD, "help"), help);
     }
     out.push('\n');
     out
@@ -157,8 +171,8 @@ mod tests {
     fn the_example_from_the_brief() {
         let text = "BEGIN\n{\n    prnitf(\"x\");\n}\n";
         let lo = text.find("prnitf").unwrap();
-        let d =
-            Diagnostic::error(Span::new(lo, lo + 6), "unknown function `prnitf`").with_help("did you mean `printf`?");
+        let d = Diagnostic::error(Span::new(lo, lo + 6), "unknown function `prnitf`")
+            .with_help("did you mean `printf`?");
         assert_eq!(
             render(&d, &file(text), false),
             "error: unknown function `prnitf`\n --> prog.ply:3:5\n  |\n3 |     prnitf(\"x\");\n  |     ^^^^^^\n  = help: did you mean `printf`?\n\n"
@@ -206,13 +220,22 @@ error: bad
         let text = "ab\ncd";
         // Zero width: one caret. At the very end: after the last character.
         let d = Diagnostic::error(Span::new(4, 4), "m");
-        assert_eq!(render(&d, &file(text), false), "error: m\n --> prog.ply:2:2\n  |\n2 | cd\n  |  ^\n\n");
+        assert_eq!(
+            render(&d, &file(text), false),
+            "error: m\n --> prog.ply:2:2\n  |\n2 | cd\n  |  ^\n\n"
+        );
         // Over a line break: underlined to the end of the first line.
         let d = Diagnostic::error(Span::new(1, 5), "m");
-        assert_eq!(render(&d, &file(text), false), "error: m\n --> prog.ply:1:2\n  |\n1 | ab\n  |  ^\n\n");
+        assert_eq!(
+            render(&d, &file(text), false),
+            "error: m\n --> prog.ply:1:2\n  |\n1 | ab\n  |  ^\n\n"
+        );
         // Empty program.
         let d = Diagnostic::error(Span::new(0, 0), "m");
-        assert_eq!(render(&d, &file(""), false), "error: m\n --> prog.ply:1:1\n  |\n1 |\n  | ^\n\n");
+        assert_eq!(
+            render(&d, &file(""), false),
+            "error: m\n --> prog.ply:1:1\n  |\n1 |\n  | ^\n\n"
+        );
     }
 
     #[test]
@@ -222,10 +245,17 @@ error: bad
         let plain = render(&d, &file("x"), false);
         assert!(plain.starts_with("warning: m\n"));
         let colored = render(&d, &file("x"), true);
-        assert!(colored.starts_with("\x1b[1;33mwarning\x1b[0m\x1b[1m: m\x1b[0m\n"), "{:?}", colored);
+        assert!(
+            colored.starts_with("\x1b[1;33mwarning\x1b[0m\x1b[1m: m\x1b[0m\n"),
+            "{:?}",
+            colored
+        );
         assert!(colored.contains("\x1b[1;33m^\x1b[0m"));
-        let stripped =
-            colored.replace("\x1b[1;33m", "").replace("\x1b[1;34m", "").replace("\x1b[1m", "").replace("\x1b[0m", "");
+        let stripped = colored
+            .replace("\x1b[1;33m", "")
+            .replace("\x1b[1;34m", "")
+            .replace("\x1b[1m", "")
+            .replace("\x1b[0m", "");
         assert_eq!(stripped, plain);
     }
 }

@@ -74,6 +74,9 @@ mod tests {
         assert_eq!(closest("comm", ["com", "comms"]), Some("com")); // tie: the first
         assert_eq!(closest("x", std::iter::empty()), None);
         let owned = ["sys_enter_openat".to_string()];
-        assert_eq!(closest("sys_enter_opnat", owned.iter().map(String::as_str)), Some("sys_enter_openat"));
+        assert_eq!(
+            closest("sys_enter_opnat", owned.iter().map(String::as_str)),
+            Some("sys_enter_openat")
+        );
     }
 }

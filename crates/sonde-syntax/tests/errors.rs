@@ -112,18 +112,36 @@ fn probe_errors() {
     assert_eq!(one_error(""), "no probes in program");
     assert_eq!(one_error("// only a comment\n"), "no probes in program");
     assert_eq!(one_error("#!/usr/bin/sonde\n"), "no probes in program");
-    assert_eq!(one_error("BEGIN printf(\"x\"); }"), "expected `{` after probe spec, found `printf`");
+    assert_eq!(
+        one_error("BEGIN printf(\"x\"); }"),
+        "expected `{` after probe spec, found `printf`"
+    );
     assert_eq!(one_error("BEGIN"), "expected `{` after probe spec, found end of input");
-    assert_eq!(one_error("kprobe:a / pid / exit();"), "expected `{` after the predicate, found `exit`");
+    assert_eq!(
+        one_error("kprobe:a / pid / exit();"),
+        "expected `{` after the predicate, found `exit`"
+    );
     assert_eq!(one_error("BEGIN, { }"), "expected a probe spec after `,`, found `{`");
-    assert_eq!(one_error("{ @x = 1; }"), "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `{`");
-    assert_eq!(one_error("BEGIN { } }"), "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `}`");
-    assert_eq!(one_error("BEGIN { } ; END { }"), "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `;`");
+    assert_eq!(
+        one_error("{ @x = 1; }"),
+        "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `{`"
+    );
+    assert_eq!(
+        one_error("BEGIN { } }"),
+        "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `}`"
+    );
+    assert_eq!(
+        one_error("BEGIN { } ; END { }"),
+        "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `;`"
+    );
     assert_eq!(one_error("kprobe:a / x + / { }"), "expected an expression, found `/`");
     assert_eq!(one_error("kprobe:a / x { }"), "expected `/` to end the predicate, found `{`");
     assert_eq!(one_error("kprobe:a / x = 1 / { }"), "expected `/` to end the predicate, found `=`");
     assert_eq!(errors("kprobe:a / x + "), vec!["expected an expression, found end of input"]);
-    assert_eq!(errors("kprobe:a / x / @x = 1;"), vec!["expected `{` after the predicate, found `@x`"]);
+    assert_eq!(
+        errors("kprobe:a / x / @x = 1;"),
+        vec!["expected `{` after the predicate, found `@x`"]
+    );
     // The body of a probe with a broken header is still checked.
     assert_eq!(
         errors("BEGIN x { @a = ; }"),
@@ -135,19 +153,37 @@ fn probe_errors() {
 fn statement_errors() {
     assert_eq!(one_error("BEGIN { @x = 1 @y = 2; }"), "expected `;` after statement, found `@y`");
     assert_eq!(one_error("BEGIN { @x = 1;"), "expected `}` to close the block, found end of input");
-    assert_eq!(one_error("BEGIN { if (x) { @x = 1; }"), "expected `}` to close the block, found end of input");
+    assert_eq!(
+        one_error("BEGIN { if (x) { @x = 1; }"),
+        "expected `}` to close the block, found end of input"
+    );
     assert_eq!(one_error("BEGIN { else { } }"), "`else` without a matching `if`");
     assert_eq!(one_error("BEGIN { if x { } }"), "expected `(` after `if`, found `x`");
-    assert_eq!(one_error("BEGIN { if (x = 1) { } }"), "expected `)` after the `if` condition, found `=`");
-    assert_eq!(one_error("BEGIN { if (a { @x = 1; } }"), "expected `)` after the `if` condition, found `{`");
-    assert_eq!(one_error("BEGIN { delete pid; }"), "`delete` needs a map element, like `delete @m[key]`");
-    assert_eq!(one_error("BEGIN { delete(@m[1], 2); }"), "expected a map name before `,` in `delete(@map, key)`");
+    assert_eq!(
+        one_error("BEGIN { if (x = 1) { } }"),
+        "expected `)` after the `if` condition, found `=`"
+    );
+    assert_eq!(
+        one_error("BEGIN { if (a { @x = 1; } }"),
+        "expected `)` after the `if` condition, found `{`"
+    );
+    assert_eq!(
+        one_error("BEGIN { delete pid; }"),
+        "`delete` needs a map element, like `delete @m[key]`"
+    );
+    assert_eq!(
+        one_error("BEGIN { delete(@m[1], 2); }"),
+        "expected a map name before `,` in `delete(@map, key)`"
+    );
     assert_eq!(one_error("BEGIN { delete(@m[1]; }"), "expected `)` to close `delete(`, found `;`");
     assert_eq!(one_error("BEGIN { foo = 1; }"), "cannot assign to `foo`");
     assert_eq!(one_error("BEGIN { 1 = 2; }"), "cannot assign to this expression");
     assert_eq!(one_error("BEGIN { f() += 2; }"), "cannot assign to this expression");
     assert_eq!(one_error("BEGIN { comm++; }"), "cannot assign to `comm`");
-    assert_eq!(one_error("BEGIN { ++@x; }"), "`++` only works as a statement after a map or variable, like `@n++`");
+    assert_eq!(
+        one_error("BEGIN { ++@x; }"),
+        "`++` only works as a statement after a map or variable, like `@n++`"
+    );
     assert_eq!(
         one_error("BEGIN { @x = --$y; }"),
         "`--` only works as a statement after a map or variable, like `@n--`"
@@ -157,10 +193,16 @@ fn statement_errors() {
 #[test]
 fn expression_errors() {
     assert_eq!(one_error("BEGIN { @y = ; }"), "expected an expression, found `;`");
-    assert_eq!(one_error("BEGIN { @x = a ? b; }"), "expected `:` in conditional expression `cond ? a : b`, found `;`");
+    assert_eq!(
+        one_error("BEGIN { @x = a ? b; }"),
+        "expected `:` in conditional expression `cond ? a : b`, found `;`"
+    );
     assert_eq!(one_error("BEGIN { @x = a.; }"), "expected a field name after `.`, found `;`");
     assert_eq!(one_error("BEGIN { @x = a->1; }"), "expected a field name after `->`, found `1`");
-    assert_eq!(one_error("BEGIN { @x = f(a b); }"), "expected `,` or `)` after function argument, found `b`");
+    assert_eq!(
+        one_error("BEGIN { @x = f(a b); }"),
+        "expected `,` or `)` after function argument, found `b`"
+    );
     assert_eq!(one_error("BEGIN { @x = f(a,); }"), "expected an expression, found `)`");
     assert_eq!(one_error("BEGIN { @x[1 2] = 1; }"), "expected `,` or `]` after map key, found `2`");
     assert_eq!(one_error("BEGIN { @x[] = 1; }"), "expected an expression, found `]`");
@@ -170,21 +212,33 @@ fn expression_errors() {
     assert_eq!(one_error("BEGIN { @x = (int x)y; }"), "expected `)` to end the cast, found `x`");
     assert_eq!(one_error("BEGIN { @x = (const)y; }"), "expected a type name, found `)`");
     assert_eq!(one_error("BEGIN { @x = +1; }"), "expected an expression, found `+`");
-    assert_eq!(one_error(&format!("BEGIN {{ @x = (char {})p; }}", "*".repeat(300))), "too many `*` in a type");
+    assert_eq!(
+        one_error(&format!("BEGIN {{ @x = (char {})p; }}", "*".repeat(300))),
+        "too many `*` in a type"
+    );
 }
 
 #[test]
 fn lexical_errors() {
     assert_eq!(
         errors("BEGIN { @x = \"abc; }"),
-        vec!["unterminated string: missing closing `\"`", "expected `}` to close the block, found end of input"]
+        vec![
+            "unterminated string: missing closing `\"`",
+            "expected `}` to close the block, found end of input"
+        ]
     );
     assert_eq!(
         errors("BEGIN { /* x }"),
-        vec!["unterminated block comment: `/*` without `*/`", "expected `}` to close the block, found end of input"]
+        vec![
+            "unterminated block comment: `/*` without `*/`",
+            "expected `}` to close the block, found end of input"
+        ]
     );
     assert_eq!(one_error("BEGIN { @x = 1 #; }"), "unknown character `#`");
-    assert_eq!(one_error("BEGIN { @x = 99999999999999999999; }"), "number too large: integers are at most 64 bits");
+    assert_eq!(
+        one_error("BEGIN { @x = 99999999999999999999; }"),
+        "number too large: integers are at most 64 bits"
+    );
     assert_eq!(one_error("BEGIN { @x = 1.5; }"), "floating-point numbers are not supported");
     assert_eq!(one_error("BEGIN { @x = 08; }"), "invalid digit `8` in octal number");
     assert_eq!(one_error("BEGIN { @x = 10ms; }"), "invalid suffix `ms` on number");
@@ -221,7 +275,9 @@ fn error_spans_are_exact() {
 
 #[test]
 fn recovery_reports_every_statement_error_once() {
-    let e = errors("BEGIN { @a = ; @b = 1; @c = ); @d = 4 }\nEND { @e = (1; @f = 2 }\nkprobe:x /( { @g = ; }");
+    let e = errors(
+        "BEGIN { @a = ; @b = 1; @c = ); @d = 4 }\nEND { @e = (1; @f = 2 }\nkprobe:x /( { @g = ; }",
+    );
     assert_eq!(
         e,
         vec![
@@ -235,7 +291,10 @@ fn recovery_reports_every_statement_error_once() {
     // Nested braces inside a broken statement are skipped whole.
     assert_eq!(
         errors("BEGIN { if (a b) { @x = ; } @y = ; }"),
-        vec!["expected `)` after the `if` condition, found `b`", "expected an expression, found `;`"]
+        vec![
+            "expected `)` after the `if` condition, found `b`",
+            "expected an expression, found `;`"
+        ]
     );
 }
 
@@ -259,7 +318,10 @@ fn deep_nesting_is_an_error_not_a_crash() {
         format!("BEGIN {{ if (0) {{ }} {} }}", "else if (1) { } ".repeat(n)),
         format!("kprobe:a /{}1/ {{ }}", "(".repeat(n)),
         // Every precedence level between each pair of parentheses: the most stack per level.
-        format!("BEGIN {{ @x = {}1; }}", "1 || 1 && 1 | 1 ^ 1 & 1 == 1 < 1 << 1 + 1 * -(u8)(".repeat(n)),
+        format!(
+            "BEGIN {{ @x = {}1; }}",
+            "1 || 1 && 1 | 1 ^ 1 & 1 == 1 < 1 << 1 + 1 * -(u8)(".repeat(n)
+        ),
     ];
     for text in &cases {
         let e = errors(text);

@@ -64,7 +64,11 @@ fn one_liner_trees() {
 
 fn specs(text: &str) -> Vec<(String, String)> {
     let p = parse_ok(text);
-    p.probes.iter().flat_map(|p| &p.specs).map(|s| (s.provider.clone(), s.definition.clone())).collect()
+    p.probes
+        .iter()
+        .flat_map(|p| &p.specs)
+        .map(|s| (s.provider.clone(), s.definition.clone()))
+        .collect()
 }
 
 fn pair(a: &str, b: &str) -> (String, String) {
@@ -87,7 +91,12 @@ fn probe_specs() {
     for (spec, provider, definition) in cases {
         assert_eq!(specs(&format!("{} {{ }}", spec)), vec![pair(provider, definition)], "{}", spec);
         assert_eq!(specs(&format!("{}{{}}", spec)), vec![pair(provider, definition)], "{}", spec);
-        assert_eq!(specs(&format!("{}\n{{\n}}\n", spec)), vec![pair(provider, definition)], "{}", spec);
+        assert_eq!(
+            specs(&format!("{}\n{{\n}}\n", spec)),
+            vec![pair(provider, definition)],
+            "{}",
+            spec
+        );
     }
 }
 
@@ -228,7 +237,10 @@ fn casts() {
     }
     let s = stmts("(struct task_struct **)p;");
     let StmtKind::Expr(Expr { kind: ExprKind::Cast { ty, .. }, .. }) = &s[0].kind else { panic!() };
-    assert_eq!(ty, &TypeName { base: "struct task_struct".into(), pointers: 2, span: Span::new(9, 30) });
+    assert_eq!(
+        ty,
+        &TypeName { base: "struct task_struct".into(), pointers: 2, span: Span::new(9, 30) }
+    );
 }
 
 #[test]
@@ -275,7 +287,9 @@ fn names_maps_and_calls() {
     assert_eq!(keys.len(), 2);
     assert_eq!(e.span, Span::new(8, 16));
     let s = stmts("$name;");
-    assert!(matches!(&s[0].kind, StmtKind::Expr(Expr { kind: ExprKind::Var(n), .. }) if n == "name"));
+    assert!(
+        matches!(&s[0].kind, StmtKind::Expr(Expr { kind: ExprKind::Var(n), .. }) if n == "name")
+    );
 }
 
 // ---------------------------------------------------------------- statements
@@ -327,7 +341,8 @@ fn assignments() {
 
 #[test]
 fn if_else() {
-    let s = stmts("if (a) @x = 1; if (b) { @y = 2; } else @z = 3; if (c) {} else if (d) {} else {}");
+    let s =
+        stmts("if (a) @x = 1; if (b) { @y = 2; } else @z = 3; if (c) {} else if (d) {} else {}");
     assert_eq!(s.len(), 3);
     let StmtKind::If { then, els: None, .. } = &s[0].kind else { panic!() };
     assert_eq!(then.stmts.len(), 1);
@@ -364,7 +379,15 @@ fn return_delete_and_blocks() {
         .collect();
     assert_eq!(
         kinds,
-        vec!["return", "delete @x[pid]", "delete rx[arg0]", "delete @m[1, 2]", "delete @m[3]", "block 2", "assign @b"]
+        vec![
+            "return",
+            "delete @x[pid]",
+            "delete rx[arg0]",
+            "delete @m[1, 2]",
+            "delete @m[3]",
+            "block 2",
+            "assign @b"
+        ]
     );
 }
 

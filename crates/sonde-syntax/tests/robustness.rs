@@ -113,9 +113,15 @@ fn exercise(text: &str) {
         Err(diags) => {
             assert!(!diags.is_empty());
             for d in &diags {
-                assert!(d.span.lo <= d.span.hi && d.span.hi as usize <= text.len(), "{:?}: {:?}", text, d);
                 assert!(
-                    text.is_char_boundary(d.span.lo as usize) && text.is_char_boundary(d.span.hi as usize),
+                    d.span.lo <= d.span.hi && d.span.hi as usize <= text.len(),
+                    "{:?}: {:?}",
+                    text,
+                    d
+                );
+                assert!(
+                    text.is_char_boundary(d.span.lo as usize)
+                        && text.is_char_boundary(d.span.hi as usize),
                     "{:?}: {:?}",
                     text,
                     d
@@ -138,7 +144,9 @@ fn program_depth(p: &Program) -> usize {
                 StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
                     expr(target).max(expr(value))
                 }
-                StmtKind::If { cond, then, els } => expr(cond).max(block(then)).max(els.as_ref().map_or(0, block)),
+                StmtKind::If { cond, then, els } => {
+                    expr(cond).max(block(then)).max(els.as_ref().map_or(0, block))
+                }
                 StmtKind::Return => 0,
                 StmtKind::Block(b) => block(b),
             })
@@ -148,16 +156,22 @@ fn program_depth(p: &Program) -> usize {
     fn expr(e: &Expr) -> usize {
         1 + match &e.kind {
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => 0,
-            ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => es.iter().map(expr).max().unwrap_or(0),
-            ExprKind::Unary { expr: e, .. } | ExprKind::Cast { expr: e, .. } | ExprKind::Member { expr: e, .. } => {
-                expr(e)
+            ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => {
+                es.iter().map(expr).max().unwrap_or(0)
             }
+            ExprKind::Unary { expr: e, .. }
+            | ExprKind::Cast { expr: e, .. }
+            | ExprKind::Member { expr: e, .. } => expr(e),
             ExprKind::Binary { lhs, rhs, .. } => expr(lhs).max(expr(rhs)),
             ExprKind::Index { expr: a, index: b } => expr(a).max(expr(b)),
             ExprKind::Ternary { cond, then, els } => expr(cond).max(expr(then)).max(expr(els)),
         }
     }
-    p.probes.iter().map(|p| p.predicate.as_ref().map_or(0, expr).max(block(&p.body))).max().unwrap_or(0)
+    p.probes
+        .iter()
+        .map(|p| p.predicate.as_ref().map_or(0, expr).max(block(&p.body)))
+        .max()
+        .unwrap_or(0)
 }
 
 /// A random cut of `s` at a character boundary.

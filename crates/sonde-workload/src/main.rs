@@ -75,8 +75,7 @@ fn errno() -> i32 {
 
 fn num(what: &str, s: Option<&String>) -> u64 {
     let s = s.unwrap_or_else(|| die(&format!("missing {what}")));
-    s.parse()
-        .unwrap_or_else(|_| die(&format!("bad {what}: {s:?} (want a non-negative integer)")))
+    s.parse().unwrap_or_else(|_| die(&format!("bad {what}: {s:?} (want a non-negative integer)")))
 }
 
 fn arg<'a>(what: &str, s: Option<&'a String>) -> &'a String {
@@ -100,10 +99,7 @@ fn nanosleep_ms(ms: u64) {
         tv_sec: (ms / 1000) as libc::time_t,
         tv_nsec: ((ms % 1000) * 1_000_000) as libc::c_long,
     };
-    let mut rem = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut rem = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     loop {
         let r = unsafe { libc::syscall(libc::SYS_nanosleep, &req, &mut rem) };
         // Only a signal (EINTR) makes it go round again.
@@ -118,10 +114,7 @@ fn set_comm(name: &str) {
     let c = cstr(name);
     let r = unsafe { libc::syscall(libc::SYS_prctl, libc::PR_SET_NAME, c.as_ptr(), 0, 0, 0) };
     if r != 0 {
-        die(&format!(
-            "prctl(PR_SET_NAME, {name:?}) failed: errno {}",
-            errno()
-        ));
+        die(&format!("prctl(PR_SET_NAME, {name:?}) failed: errno {}", errno()));
     }
 }
 
@@ -207,13 +200,7 @@ fn waitfile(path: &str) {
     let c = cstr(path);
     for _ in 0..30_000 {
         let r = unsafe {
-            libc::syscall(
-                libc::SYS_faccessat,
-                libc::AT_FDCWD,
-                c.as_ptr(),
-                libc::F_OK,
-                0,
-            )
+            libc::syscall(libc::SYS_faccessat, libc::AT_FDCWD, c.as_ptr(), libc::F_OK, 0)
         };
         if r == 0 {
             return;
@@ -232,7 +219,9 @@ fn bpf_ids(cmd: libc::c_long) -> Vec<u32> {
     loop {
         // union bpf_attr { struct { __u32 start_id; __u32 next_id; __u32 open_flags; } }
         let mut attr = [start, 0u32, 0, 0];
-        let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(&attr)) };
+        let r = unsafe {
+            libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(&attr))
+        };
         if r < 0 {
             match errno() {
                 libc::ENOENT | libc::EINVAL => return ids,
@@ -299,7 +288,12 @@ fn run(args: &[String]) {
                 const SCHED_RESET_ON_FORK: libc::c_int = 0x4000_0000;
                 let param = libc::sched_param { sched_priority: 0 };
                 let r = unsafe {
-                    libc::syscall(libc::SYS_sched_setscheduler, 0, libc::SCHED_OTHER | SCHED_RESET_ON_FORK, &param)
+                    libc::syscall(
+                        libc::SYS_sched_setscheduler,
+                        0,
+                        libc::SCHED_OTHER | SCHED_RESET_ON_FORK,
+                        &param,
+                    )
                 };
                 if r < 0 {
                     die(&format!("sched_setscheduler(SCHED_RESET_ON_FORK): errno {}", errno()));

@@ -16,11 +16,7 @@ const WL: &str = env!("CARGO_BIN_EXE_sonde-workload");
 const TRACED: &str = "getpid,openat,open,read,write,close,nanosleep,clock_nanosleep,prctl,fork,vfork,clone,clone3,wait4,faccessat,faccessat2,exit_group";
 
 fn have_strace() -> bool {
-    Command::new("strace")
-        .arg("-V")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    Command::new("strace").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
 }
 
 fn tmpfile(tag: &str) -> PathBuf {
@@ -49,10 +45,7 @@ fn trace(tag: &str, args: &[&str]) -> (BTreeMap<String, u64>, String) {
     for line in text.lines() {
         // "PID name(args) = ret" ; skip "PID <... name resumed>" continuation lines
         // and "+++ exited" / "--- SIG" lines.
-        let rest = line
-            .split_once(' ')
-            .map(|(_, r)| r.trim_start())
-            .unwrap_or(line);
+        let rest = line.split_once(' ').map(|(_, r)| r.trim_start()).unwrap_or(line);
         if rest.starts_with("<...") || rest.starts_with("+++") || rest.starts_with("---") {
             continue;
         }
@@ -139,23 +132,10 @@ fn openat_exact() {
         println!("skipped: strace not installed");
         return;
     }
-    let t = expect(
-        "openat",
-        &["openat", "3", "/etc/hostname"],
-        &[("openat", 3), ("close", 3)],
-    );
+    let t = expect("openat", &["openat", "3", "/etc/hostname"], &[("openat", 3), ("close", 3)]);
     assert_eq!(t.matches("\"/etc/hostname\", O_RDONLY)").count(), 3, "{t}");
-    let t = expect(
-        "openat-missing",
-        &["openat", "4", "/nonexistent/sonde"],
-        &[("openat", 4)],
-    );
-    assert_eq!(
-        t.matches("\"/nonexistent/sonde\", O_RDONLY) = -1 ENOENT")
-            .count(),
-        4,
-        "{t}"
-    );
+    let t = expect("openat-missing", &["openat", "4", "/nonexistent/sonde"], &[("openat", 4)]);
+    assert_eq!(t.matches("\"/nonexistent/sonde\", O_RDONLY) = -1 ENOENT").count(), 4, "{t}");
 }
 
 #[test]
@@ -164,11 +144,7 @@ fn read_exact() {
         println!("skipped: strace not installed");
         return;
     }
-    let t = expect(
-        "read",
-        &["read", "10", "1000"],
-        &[("openat", 1), ("read", 10), ("close", 1)],
-    );
+    let t = expect("read", &["read", "10", "1000"], &[("openat", 1), ("read", 10), ("close", 1)]);
     assert_eq!(t.matches(", 1000) = 1000").count(), 10, "{t}");
     assert_eq!(t.matches("/dev/zero").count(), 1, "{t}");
 }
@@ -179,11 +155,7 @@ fn write_exact() {
         println!("skipped: strace not installed");
         return;
     }
-    let t = expect(
-        "write",
-        &["write", "7", "300"],
-        &[("openat", 1), ("write", 7), ("close", 1)],
-    );
+    let t = expect("write", &["write", "7", "300"], &[("openat", 1), ("write", 7), ("close", 1)]);
     assert_eq!(t.matches(", 300) = 300").count(), 7, "{t}");
 }
 
@@ -204,11 +176,7 @@ fn comm_then_command() {
         println!("skipped: strace not installed");
         return;
     }
-    let t = expect(
-        "comm",
-        &["comm", "wl_test", "getpid", "10"],
-        &[("prctl", 1), ("getpid", 10)],
-    );
+    let t = expect("comm", &["comm", "wl_test", "getpid", "10"], &[("prctl", 1), ("getpid", 10)]);
     assert!(t.contains("PR_SET_NAME, \"wl_test\""), "{t}");
 }
 
@@ -239,13 +207,7 @@ fn seq_runs_in_order() {
             "comm", "wl_seq", "seq", "read", "5", "1000", "--", "read", "3", "5000", "--",
             "getpid", "2",
         ],
-        &[
-            ("prctl", 1),
-            ("openat", 2),
-            ("read", 8),
-            ("close", 2),
-            ("getpid", 2),
-        ],
+        &[("prctl", 1), ("openat", 2), ("read", 8), ("close", 2), ("getpid", 2)],
     );
     assert_eq!(t.matches(", 1000) = 1000").count(), 5, "{t}");
     assert_eq!(t.matches(", 5000) = 5000").count(), 3, "{t}");
@@ -253,10 +215,7 @@ fn seq_runs_in_order() {
     let first5000 = t.find(", 5000) = 5000").unwrap();
     let last1000 = t.rfind(", 1000) = 1000").unwrap();
     assert!(last1000 < first5000, "{t}");
-    assert!(
-        t.rfind("getpid(").unwrap() > t.rfind(", 5000) = 5000").unwrap(),
-        "{t}"
-    );
+    assert!(t.rfind("getpid(").unwrap() > t.rfind(", 5000) = 5000").unwrap(), "{t}");
 }
 
 #[test]
@@ -268,17 +227,10 @@ fn waitfile_and_exit() {
     let p = tmpfile("exists");
     std::fs::write(&p, b"").unwrap();
     let ps = p.to_str().unwrap();
-    expect(
-        "waitfile",
-        &["waitfile", ps, "getpid", "1"],
-        &[("faccessat", 1), ("getpid", 1)],
-    );
+    expect("waitfile", &["waitfile", ps, "getpid", "1"], &[("faccessat", 1), ("getpid", 1)]);
     let _ = std::fs::remove_file(&p);
     // exit stops the sequence: the getpid after it never runs
-    let st = Command::new(WL)
-        .args(["exit", "3", "getpid", "1"])
-        .status()
-        .unwrap();
+    let st = Command::new(WL).args(["exit", "3", "getpid", "1"]).status().unwrap();
     assert_eq!(st.code(), Some(3));
 }
 

@@ -9,9 +9,9 @@ use sonde_kernel::kprobe::{attach_kprobe, KprobeSpec};
 use sonde_kernel::kprobe_multi::attach_kprobe_multi;
 use sonde_kernel::link::Link;
 use sonde_kernel::perf_event::{attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling};
+use sonde_kernel::prog::Program;
 use sonde_kernel::tracepoint::attach_tracepoint;
 use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
-use sonde_kernel::prog::Program;
 
 /// Attach `prog` (compiled as `def`) everywhere it goes; returns the links and how many probes
 /// they stand for.
@@ -31,14 +31,20 @@ pub fn attach_program(
             })
             .collect();
         let ret = matches!(def.sites[0].point, AttachPoint::Kprobe { retprobe: true, .. });
-        let link = attach_kprobe_multi(prog, &symbols, ret)
-            .map_err(|e| Failure::Attach(format!("{} kernel functions ({}...)", symbols.len(), def.name), e.to_string()))?;
+        let link = attach_kprobe_multi(prog, &symbols, ret).map_err(|e| {
+            Failure::Attach(
+                format!("{} kernel functions ({}...)", symbols.len(), def.name),
+                e.to_string(),
+            )
+        })?;
         return Ok((vec![link], symbols.len()));
     }
     let mut links = Vec::new();
     let mut probes = 0;
     for site in &def.sites {
-        let failed = |e: sonde_kernel::error::KernelError| Failure::Attach(site.point.describe(), reason(&site.point, e));
+        let failed = |e: sonde_kernel::error::KernelError| {
+            Failure::Attach(site.point.describe(), reason(&site.point, e))
+        };
         match &site.point {
             AttachPoint::Begin | AttachPoint::End => continue,
             AttachPoint::Tracepoint { category, name } => {
@@ -47,19 +53,30 @@ pub fn attach_program(
                 links.push(attach_tracepoint(prog, id).map_err(failed)?);
             }
             AttachPoint::Interval { period_ns } => {
-                links.push(attach_perf_event(prog, PerfEventSpec::cpu_clock(*period_ns, 0)).map_err(failed)?);
+                links.push(
+                    attach_perf_event(prog, PerfEventSpec::cpu_clock(*period_ns, 0))
+                        .map_err(failed)?,
+                );
             }
             AttachPoint::Kprobe { symbol, offset, retprobe } => {
                 let spec = KprobeSpec { symbol, offset: *offset, retprobe: *retprobe };
                 links.push(attach_kprobe(prog, spec).map_err(failed)?);
             }
             AttachPoint::Uprobe { path, offset, retprobe, .. } => {
-                let spec = UprobeSpec { path: std::path::Path::new(path), offset: *offset, retprobe: *retprobe, pid };
+                let spec = UprobeSpec {
+                    path: std::path::Path::new(path),
+                    offset: *offset,
+                    retprobe: *retprobe,
+                    pid,
+                };
                 links.push(attach_uprobe(prog, spec).map_err(failed)?);
             }
             AttachPoint::Fentry { .. } => links.push(attach_tracing(prog).map_err(failed)?),
             AttachPoint::Profile { hz } => {
-                links.extend(attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0)).map_err(failed)?);
+                links.extend(
+                    attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0))
+                        .map_err(failed)?,
+                );
             }
             AttachPoint::Software { event, period } => {
                 let spec = PerfEventSpec::software_by_name(event, Sampling::Period(*period), 0)

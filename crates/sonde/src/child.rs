@@ -20,7 +20,8 @@ impl HeldChild {
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (read_end, write_end) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         let rfd = read_end.as_raw_fd();
         // std's spawn waits for exec, so the child cannot block before it; instead a tiny shell
         // waits on the pipe (fd 3), then execs the command: the pid stays the one we compiled in.
@@ -32,7 +33,8 @@ impl HeldChild {
         unsafe {
             cmd.pre_exec(move || {
                 // dup2 onto itself keeps O_CLOEXEC, so clear it by hand in that case.
-                let ok = if rfd == 3 { libc::fcntl(3, libc::F_SETFD, 0) } else { libc::dup2(rfd, 3) };
+                let ok =
+                    if rfd == 3 { libc::fcntl(3, libc::F_SETFD, 0) } else { libc::dup2(rfd, 3) };
                 if ok < 0 {
                     return Err(io::Error::last_os_error());
                 }
@@ -91,9 +93,15 @@ impl Drop for HeldChild {
 /// so `cpid` is the command itself; anything using shell syntax goes through `/bin/sh -c`
 /// (then `cpid` is that shell, whose children inherit nothing else from sonde).
 fn argv(command: &str) -> Vec<String> {
-    const SHELL_SYNTAX: &[char] = &['|', '&', ';', '<', '>', '(', ')', '$', '`', '\\', '"', '\'', '*', '?', '[', '#', '~', '{', '}', '\n'];
+    const SHELL_SYNTAX: &[char] = &[
+        '|', '&', ';', '<', '>', '(', ')', '$', '`', '\\', '"', '\'', '*', '?', '[', '#', '~', '{',
+        '}', '\n',
+    ];
     // Shell words that are not programs: an assignment or a builtin such as `exec` or `cd`.
-    const BUILTINS: &[&str] = &["exec", "cd", "eval", ".", "export", "set", "ulimit", "umask", "if", "for", "while", "until", "case", "!"];
+    const BUILTINS: &[&str] = &[
+        "exec", "cd", "eval", ".", "export", "set", "ulimit", "umask", "if", "for", "while",
+        "until", "case", "!",
+    ];
     let first = command.split_whitespace().next().unwrap_or("");
     if first.contains('=') || BUILTINS.contains(&first) || command.contains(SHELL_SYNTAX) {
         return vec!["/bin/sh".into(), "-c".into(), command.into()];

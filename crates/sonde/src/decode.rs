@@ -76,7 +76,9 @@ pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>], sym: &mut Symbolizer)
                     Merged::Value(Value::Int { v: best?, signed })
                 }
                 AggFunc::Avg | AggFunc::Stats => Merged::CountSum(sum(0), sum(8)),
-                AggFunc::Quantize | AggFunc::Lhist { .. } => Merged::Bucket(u64_at(key, key.len() - 8) as u32, sum(0)),
+                AggFunc::Quantize | AggFunc::Lhist { .. } => {
+                    Merged::Bucket(u64_at(key, key.len() - 8) as u32, sum(0))
+                }
             })
         }
     }
@@ -96,12 +98,22 @@ pub fn average(count: u64, sum: u64, signed: bool) -> Value {
 
 /// A `bpf_ktime_get_ns()` timestamp as UTC wall-clock time (RFC 3339, nanoseconds).
 pub fn walltime(monotonic_ns: u64) -> String {
-    let offset = sonde_kernel::clock::realtime_ns() as i128 - sonde_kernel::clock::monotonic_ns() as i128;
+    let offset =
+        sonde_kernel::clock::realtime_ns() as i128 - sonde_kernel::clock::monotonic_ns() as i128;
     let t = (monotonic_ns as i128 + offset).max(0) as u64;
     let (secs, nanos) = (t / 1_000_000_000, t % 1_000_000_000);
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}Z", y, m, d, rem / 3600, rem / 60 % 60, rem % 60, nanos)
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}Z",
+        y,
+        m,
+        d,
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        nanos
+    )
 }
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar

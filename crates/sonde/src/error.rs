@@ -11,9 +11,15 @@ pub enum Failure {
     Setup(String),
     Attach(String, String),
     /// The verifier refused a program: which probe, its last words, the source line.
-    Verifier { probe: String, log_tail: String, at: Option<String> },
+    Verifier {
+        probe: String,
+        log_tail: String,
+        at: Option<String>,
+    },
     /// A reserved subcommand (`sonde trace`, ...) whose face is not built yet.
-    NotImplemented { face: &'static str },
+    NotImplemented {
+        face: &'static str,
+    },
 }
 
 impl Failure {
@@ -78,7 +84,8 @@ pub fn verifier_failure(e: KernelError, p: &ProgramDef, source: &SourceFile) -> 
         rest.trim_start().starts_with('(').then(|| n.trim().parse::<usize>().ok()).flatten()
     });
     let at = insn.and_then(|i| p.spans.get(i)).map(|span| {
-        let d = Diagnostic::error(*span, format!("instruction {} came from here", insn.unwrap_or(0)));
+        let d =
+            Diagnostic::error(*span, format!("instruction {} came from here", insn.unwrap_or(0)));
         sonde_syntax::render(&d, source, false)
     });
     Failure::Verifier { probe: p.name.clone(), log_tail: tail, at }

@@ -51,7 +51,9 @@ impl HostEnv {
 impl Env for HostEnv {
     fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError> {
         self.tracefs()?.tracepoint_format(category, name).map_err(|e| match e {
-            sonde_kernel::error::KernelError::UnknownTracepoint { .. } => EnvError::NotFound(e.to_string()),
+            sonde_kernel::error::KernelError::UnknownTracepoint { .. } => {
+                EnvError::NotFound(e.to_string())
+            }
             other => EnvError::Unavailable(other.to_string()),
         })
     }
@@ -60,7 +62,8 @@ impl Env for HostEnv {
         self.functions
             .get_or_init(|| {
                 let _ = self.tracefs(); // available_filter_functions lives in tracefs
-                let all = sonde_symbols::traceable::TraceableFunctions::load().map_err(|e| e.to_string())?;
+                let all = sonde_symbols::traceable::TraceableFunctions::load()
+                    .map_err(|e| e.to_string())?;
                 let blacklist = sonde_symbols::traceable::Blacklist::load().ok();
                 Ok(all
                     .names()
@@ -77,11 +80,13 @@ impl Env for HostEnv {
         let path = if binary.contains('/') {
             std::path::PathBuf::from(binary)
         } else if let Some(pid) = self.pid {
-            sonde_symbols::locate::locate_for_pid(binary, pid).map_err(|e| EnvError::NotFound(e.to_string()))?
+            sonde_symbols::locate::locate_for_pid(binary, pid)
+                .map_err(|e| EnvError::NotFound(e.to_string()))?
         } else {
             sonde_symbols::locate::locate(binary).map_err(|e| EnvError::NotFound(e.to_string()))?
         };
-        let target = sonde_symbols::resolve_symbol(&path, symbol).map_err(|e| EnvError::NotFound(e.to_string()))?;
+        let target = sonde_symbols::resolve_symbol(&path, symbol)
+            .map_err(|e| EnvError::NotFound(e.to_string()))?;
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
     }
 
@@ -98,7 +103,8 @@ impl Env for HostEnv {
 
     fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
         // Only on kernels without bpf_get_func_ip: reading kallsyms costs tens of milliseconds.
-        let syms = self.kallsyms.get_or_init(|| sonde_symbols::kallsyms::KernelSymbols::load().ok());
+        let syms =
+            self.kallsyms.get_or_init(|| sonde_symbols::kallsyms::KernelSymbols::load().ok());
         syms.as_ref()?.address(name).filter(|&a| a != 0)
     }
 

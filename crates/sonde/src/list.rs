@@ -4,8 +4,8 @@
 
 use crate::error::Failure;
 use crate::host_env::HostEnv;
-use sonde_glob::glob_match;
 use sonde_compile::Env;
+use sonde_glob::glob_match;
 use std::fmt::Write;
 
 pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
@@ -18,7 +18,9 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
     match provider {
         "tracepoint" | "t" => tracepoints(&env, rest, verbose, &mut out)?,
         "kprobe" | "k" | "kretprobe" | "kr" => kprobes(&env, provider, rest, verbose, &mut out)?,
-        "fentry" | "fexit" | "kfunc" | "kretfunc" | "f" | "fr" => fentries(&env, provider, rest, verbose, &mut out)?,
+        "fentry" | "fexit" | "kfunc" | "kretfunc" | "f" | "fr" => {
+            fentries(&env, provider, rest, verbose, &mut out)?
+        }
         "uprobe" | "u" | "uretprobe" | "ur" => uprobes(provider, rest, &mut out)?,
         _ => {
             tracepoints(&env, rest, verbose, &mut out)?;
@@ -40,8 +42,22 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
 fn is_provider(p: &str) -> bool {
     matches!(
         p,
-        "tracepoint" | "t" | "kprobe" | "k" | "kretprobe" | "kr" | "fentry" | "fexit" | "kfunc" | "kretfunc" | "f"
-            | "fr" | "uprobe" | "u" | "uretprobe" | "ur"
+        "tracepoint"
+            | "t"
+            | "kprobe"
+            | "k"
+            | "kretprobe"
+            | "kr"
+            | "fentry"
+            | "fexit"
+            | "kfunc"
+            | "kretfunc"
+            | "f"
+            | "fr"
+            | "uprobe"
+            | "u"
+            | "uretprobe"
+            | "ur"
     )
 }
 
@@ -55,7 +71,8 @@ fn tracepoints(env: &HostEnv, pat: &str, verbose: bool, out: &mut String) -> Res
         let _ = writeln!(out, "tracepoint:{}:{}", c, t);
         if verbose {
             if let Ok(text) = env.tracepoint_format(c, t) {
-                if let Ok(s) = sonde_compile::provider::tracepoint_format::parse_format(c, t, &text) {
+                if let Ok(s) = sonde_compile::provider::tracepoint_format::parse_format(c, t, &text)
+                {
                     for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
                         let _ = writeln!(out, "    {} {}", f.ty, f.name);
                     }
@@ -66,7 +83,13 @@ fn tracepoints(env: &HostEnv, pat: &str, verbose: bool, out: &mut String) -> Res
     Ok(())
 }
 
-fn kprobes(env: &HostEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+fn kprobes(
+    env: &HostEnv,
+    provider: &str,
+    pat: &str,
+    verbose: bool,
+    out: &mut String,
+) -> Result<(), Failure> {
     let name = if provider.starts_with("kr") { "kretprobe" } else { "kprobe" };
     let mut funcs: Vec<&str> = env
         .kernel_functions()
@@ -101,7 +124,13 @@ fn syscall_prototype(env: &HostEnv, func: &str, ret: bool, out: &mut String) {
     }
 }
 
-fn fentries(env: &HostEnv, provider: &str, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {
+fn fentries(
+    env: &HostEnv,
+    provider: &str,
+    pat: &str,
+    verbose: bool,
+    out: &mut String,
+) -> Result<(), Failure> {
     let name = if matches!(provider, "fexit" | "kretfunc" | "fr") { "fexit" } else { "fentry" };
     let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
     let mut funcs: Vec<&str> = btf.funcs().map(|(n, _)| n).filter(|n| glob_match(pat, n)).collect();
@@ -121,7 +150,12 @@ fn prototype(btf: &sonde_btf::Btf, func: &str, ret: bool, how: &str, out: &mut S
     let Some(f) = btf.find_func(func) else { return };
     for (i, p) in f.params.iter().enumerate() {
         let name = if how == "arg" { format!("arg{}", i) } else { format!("args->{}", p.name) };
-        let _ = writeln!(out, "    {} {}", btf.type_name(p.ty), if p.name.is_empty() || how != "arg" { name } else { format!("{} ({})", name, p.name) });
+        let _ = writeln!(
+            out,
+            "    {} {}",
+            btf.type_name(p.ty),
+            if p.name.is_empty() || how != "arg" { name } else { format!("{} ({})", name, p.name) }
+        );
     }
     if ret {
         let _ = writeln!(out, "    {} retval", btf.type_name(f.ret));
@@ -161,7 +195,8 @@ pub fn report_skipped(ast: &sonde_syntax::ast::Program, env: &HostEnv) {
     let known: std::collections::HashSet<&str> = traceable.iter().map(String::as_str).collect();
     for spec in globs {
         let traced = traceable.iter().filter(|f| glob_match(&spec.definition, f)).count();
-        let mut all: Vec<&str> = syms.function_names().filter(|n| glob_match(&spec.definition, n)).collect();
+        let mut all: Vec<&str> =
+            syms.function_names().filter(|n| glob_match(&spec.definition, n)).collect();
         all.sort_unstable();
         all.dedup();
         let skipped = all.iter().filter(|n| !known.contains(*n)).count();

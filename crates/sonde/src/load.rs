@@ -11,9 +11,16 @@ pub fn create_maps(c: &Compiled) -> Result<Vec<Map>, Failure> {
     sonde_load::create_maps(c).map_err(Failure::kernel)
 }
 
-pub fn load_programs(c: &Compiled, maps: &[Map], source: &SourceFile) -> Result<Vec<Program>, Failure> {
+pub fn load_programs(
+    c: &Compiled,
+    maps: &[Map],
+    source: &SourceFile,
+) -> Result<Vec<Program>, Failure> {
     c.programs
         .iter()
-        .map(|p| sonde_load::load_program(p, maps).map_err(|e| crate::error::verifier_failure(e, p, source)))
+        .map(|p| {
+            sonde_load::load_program(p, maps)
+                .map_err(|e| crate::error::verifier_failure(e, p, source))
+        })
         .collect()
 }

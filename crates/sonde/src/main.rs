@@ -45,7 +45,9 @@ fn run() -> i32 {
         list::run(cli.program.as_deref().unwrap_or("*"), cli.verbose || cli.debug)
     } else {
         match &cli.program {
-            None => Err(Failure::Usage("no program given: `sonde 'PROGRAM'` or `sonde FILE` (see `sonde --help`)".into())),
+            None => Err(Failure::Usage(
+                "no program given: `sonde 'PROGRAM'` or `sonde FILE` (see `sonde --help`)".into(),
+            )),
             Some(arg) => session::source_from_arg(arg).and_then(|src| session::run(&cli, src)),
         }
     };

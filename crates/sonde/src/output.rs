@@ -37,7 +37,12 @@ fn writer(format: Format) -> Box<dyn Writer> {
 }
 
 impl<'a> Output<'a> {
-    pub fn new(format: Format, compiled: &'a Compiled, maps: &'a [Map], symbols: Symbolizer) -> Output<'a> {
+    pub fn new(
+        format: Format,
+        compiled: &'a Compiled,
+        maps: &'a [Map],
+        symbols: Symbolizer,
+    ) -> Output<'a> {
         let formats = compiled
             .events
             .iter()
@@ -100,7 +105,9 @@ impl<'a> Output<'a> {
     pub fn print_all_maps(&mut self) {
         // By name, as bpftrace prints them, so output does not depend on declaration order.
         let mut order: Vec<usize> = (0..self.compiled.user_maps.len()).collect();
-        order.sort_by(|&a, &b| self.compiled.user_maps[a].name.cmp(&self.compiled.user_maps[b].name));
+        order.sort_by(|&a, &b| {
+            self.compiled.user_maps[a].name.cmp(&self.compiled.user_maps[b].name)
+        });
         for i in order {
             self.print_map(i);
         }

@@ -28,14 +28,20 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if let Some(pid) = cli.pid {
         // Said before anything is loaded: no probe could ever fire for a process that is gone.
         if !std::path::Path::new(&format!("/proc/{}", pid)).exists() {
-            return Err(Failure::Usage(format!("-p {}: no process has that pid (it may have exited)", pid)));
+            return Err(Failure::Usage(format!(
+                "-p {}: no process has that pid (it may have exited)",
+                pid
+            )));
         }
     }
     if cli.dump {
         println!("{}", sonde_syntax::dump(&ast));
     }
     let mut child = match &cli.command {
-        Some(c) => Some(HeldChild::spawn(c).map_err(|e| Failure::Setup(format!("cannot start `{}`: {}", c, e)))?),
+        Some(c) => Some(
+            HeldChild::spawn(c)
+                .map_err(|e| Failure::Setup(format!("cannot start `{}`: {}", c, e)))?,
+        ),
         None => None,
     };
     let mut opts = Options::new();
@@ -43,9 +49,13 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     opts.child_pid = child.as_ref().map(HeldChild::pid);
     opts.start_ns = sonde_kernel::clock::monotonic_ns();
     let env = HostEnv::for_pid(cli.pid);
-    let typed = sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    let typed =
+        sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if let Some(why) = env.btf_missing() {
-        eprintln!("sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work", why);
+        eprintln!(
+            "sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work",
+            why
+        );
     }
     for w in &typed.warnings {
         eprint!("{}", sonde_syntax::render(w, &source, crate::error::stderr_is_terminal()));
@@ -53,7 +63,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if cli.dump {
         println!("{}", sonde_compile::dump::typed(&typed));
     }
-    let compiled = sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    let compiled =
+        sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if cli.dump {
         println!("{}", sonde_compile::dump::compiled(&compiled, &source.text));
     }
@@ -84,7 +95,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // usym() resolves in the -p process or the -c command.
     let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid));
     let mut output = Output::new(cli.format, &compiled, &maps, symbols);
-    let mut ring = RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
+    let mut ring =
+        RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
     let mut links: Vec<Link> = Vec::new();
     let mut probes = 0;
     for (def, prog) in compiled.programs.iter().zip(&programs) {
@@ -114,7 +126,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     };
     // Silence every probe at once, so END has the last word and the maps print now, not after
     // the kernel has taken its time to detach them (see CONTROL_MAP).
-    maps[sonde_compile::lower::CONTROL_MAP].update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0).map_err(Failure::kernel)?;
+    maps[sonde_compile::lower::CONTROL_MAP]
+        .update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0)
+        .map_err(Failure::kernel)?;
     drain(&mut ring, &mut output)?;
     for prog in end {
         prog.test_run(&[]).map_err(Failure::kernel)?;
@@ -142,7 +156,10 @@ fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
     let t = Instant::now();
     let one_by_one = links.iter().filter(|l| !l.is_bpf_link()).count();
     if one_by_one >= SLOW_DETACH_NOTE {
-        eprintln!("sonde: detaching {} probes (this kernel removes them one by one; it can take a while)", one_by_one);
+        eprintln!(
+            "sonde: detaching {} probes (this kernel removes them one by one; it can take a while)",
+            one_by_one
+        );
     }
     sonde_kernel::link::detach_all(links);
     debug(cli, &format!("detached {} probe(s) in {:?}", probes, t.elapsed()));
@@ -173,7 +190,10 @@ fn deliver_events(
         let command_ended = child.as_deref_mut().is_some_and(HeldChild::poll_exit);
         let target_ended = target.is_some_and(sonde_kernel::process::PidWatch::exited);
         if command_ended || target_ended {
-            debug(cli, if command_ended { "the -c command exited" } else { "the -p process exited" });
+            debug(
+                cli,
+                if command_ended { "the -c command exited" } else { "the -p process exited" },
+            );
             // Its last events may still be in flight: one more short round.
             std::thread::sleep(Duration::from_millis(POLL_MS as u64));
             drain(ring, output)?;
@@ -192,7 +212,11 @@ fn deliver_events(
 }
 
 /// The programs that run once, by hand, for BEGIN or END.
-fn special_programs<'a>(c: &Compiled, programs: &'a [Program], point: &AttachPoint) -> Vec<&'a Program> {
+fn special_programs<'a>(
+    c: &Compiled,
+    programs: &'a [Program],
+    point: &AttachPoint,
+) -> Vec<&'a Program> {
     c.programs
         .iter()
         .zip(programs)
@@ -224,9 +248,9 @@ pub fn source_from_arg(arg: &str) -> Result<SourceFile, Failure> {
     let path = std::path::Path::new(arg);
     // A program is text with braces or a BEGIN/END; anything else that names a file is a file.
     if !arg.contains('{') && path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("cannot read {}: {}", arg, e)))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {}", arg, e)))?;
         return Ok(SourceFile { name: arg.to_string(), text });
     }
     Ok(SourceFile { name: "<program>".into(), text: arg.to_string() })
 }
-

@@ -31,15 +31,8 @@ fn c_ends_when_the_command_exits() {
 #[test]
 fn c_runs_the_command_with_sh() {
     require_tracepoints!();
-    let cmd = format!(
-        "for i in 1 2 3; do {}; done",
-        wl(&["comm", "wl_sh", "getpid", "2"])
-    );
-    let o = sonde(&[
-        "-c",
-        &cmd,
-        &format!(r#"{GETPID} /comm == "wl_sh"/ {{ @n = count(); }}"#),
-    ]);
+    let cmd = format!("for i in 1 2 3; do {}; done", wl(&["comm", "wl_sh", "getpid", "2"]));
+    let o = sonde(&["-c", &cmd, &format!(r#"{GETPID} /comm == "wl_sh"/ {{ @n = count(); }}"#)]);
     o.assert_ok();
     assert_eq!(o.int("@n"), 6, "{}", o.describe());
 }
@@ -147,16 +140,8 @@ fn has_caret_line(s: &str) -> bool {
 fn syntax_error_exits_2_with_a_caret() {
     let o = sonde(&[r#"BEGIN { printf("x" }"#]);
     o.assert_code(2);
-    assert!(
-        o.stderr.contains("-->"),
-        "no `-->` location line\n{}",
-        o.describe()
-    );
-    assert!(
-        o.stderr.contains("<program>:1:"),
-        "no `<program>:1:` location\n{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("-->"), "no `-->` location line\n{}", o.describe());
+    assert!(o.stderr.contains("<program>:1:"), "no `<program>:1:` location\n{}", o.describe());
     assert!(has_caret_line(&o.stderr), "no caret line\n{}", o.describe());
     assert!(
         o.stderr.contains(r#"BEGIN { printf("x" }"#),
@@ -178,11 +163,7 @@ fn unknown_tracepoint_field_exits_2() {
     require_tracepoints!();
     let o = sonde(&[r#"tracepoint:syscalls:sys_enter_openat { printf("%d\n", args->nosuch); }"#]);
     o.assert_code(2);
-    assert!(
-        o.stderr.contains("nosuch"),
-        "stderr should name the field\n{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("nosuch"), "stderr should name the field\n{}", o.describe());
     assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
 }
 
@@ -281,12 +262,7 @@ fn ends_cleanly_on(sig: i32, comm: &str) {
     s.signal(sig);
     let o = s.wait();
     o.assert_ok();
-    assert_eq!(
-        o.lines(),
-        vec!["bye", "@n: 5"],
-        "END first, then the maps\n{}",
-        o.describe()
-    );
+    assert_eq!(o.lines(), vec!["bye", "@n: 5"], "END first, then the maps\n{}", o.describe());
 }
 
 #[test]
@@ -315,11 +291,7 @@ fn attaching_line_counts_probes() {
     )])
     .spawn();
     s.wait_attached();
-    assert!(
-        s.stderr_so_far().contains("Attaching 3 probes..."),
-        "{}",
-        s.stderr_so_far()
-    );
+    assert!(s.stderr_so_far().contains("Attaching 3 probes..."), "{}", s.stderr_so_far());
     s.signal(libc::SIGINT);
     let o = s.wait();
     o.assert_ok();
@@ -331,11 +303,7 @@ fn attaching_line_singular() {
     require_tracepoints!();
     let mut s = Sonde::new(&[&format!("{GETPID} {{ @a = count(); }}")]).spawn();
     s.wait_attached();
-    assert!(
-        s.stderr_so_far().contains("Attaching 1 probe..."),
-        "{}",
-        s.stderr_so_far()
-    );
+    assert!(s.stderr_so_far().contains("Attaching 1 probe..."), "{}", s.stderr_so_far());
     s.signal(libc::SIGINT);
     s.wait().assert_ok();
 }
@@ -346,7 +314,11 @@ fn list_matches_tracepoints_and_lv_shows_fields() {
     let o = sonde(&["-l", "sched:sched_sw*"]);
     o.assert_ok();
     assert!(o.lines().contains(&"tracepoint:sched:sched_switch"), "{}", o.describe());
-    assert!(o.lines().iter().all(|l| l.starts_with("tracepoint:sched:sched_sw")), "{}", o.describe());
+    assert!(
+        o.lines().iter().all(|l| l.starts_with("tracepoint:sched:sched_sw")),
+        "{}",
+        o.describe()
+    );
     let o = sonde(&["-lv", "tracepoint:sched:sched_switch"]);
     o.assert_ok();
     assert!(o.lines().contains(&"    s32 prev_pid"), "{}", o.describe());
@@ -360,6 +332,11 @@ fn v_alone_and_version_print_the_version() {
     for flag in ["-v", "--version"] {
         let o = sonde(&[flag]);
         o.assert_ok();
-        assert_eq!(o.stdout.trim(), concat!("sonde ", env!("CARGO_PKG_VERSION")), "{}", o.describe());
+        assert_eq!(
+            o.stdout.trim(),
+            concat!("sonde ", env!("CARGO_PKG_VERSION")),
+            "{}",
+            o.describe()
+        );
     }
 }

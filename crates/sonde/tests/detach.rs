@@ -40,11 +40,9 @@ fn no_bpf_objects_remain() {
 
     // 3. Ended by each signal, while attached. Also checks that the programs were
     //    really there while it ran (so the id listing works).
-    for (sig, name) in [
-        (libc::SIGINT, "SIGINT"),
-        (libc::SIGTERM, "SIGTERM"),
-        (libc::SIGHUP, "SIGHUP"),
-    ] {
+    for (sig, name) in
+        [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM"), (libc::SIGHUP, "SIGHUP")]
+    {
         let before = BpfObjects::now();
         let mut s = Sonde::new(&[&format!(
             r#"{GETPID} /comm == "wl_ds"/ {{ @n = count(); printf("hit\n"); }} interval:100ms {{ @i = count(); }}"#

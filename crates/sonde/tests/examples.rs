@@ -9,7 +9,8 @@ use std::process::Command;
 /// Every `sonde ...` command in the README's code blocks, with continuation lines (indented lines
 /// after a `sonde` line) joined.
 fn readme_commands() -> Vec<String> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     let mut cmds: Vec<String> = Vec::new();
     let mut in_block = false;
     let mut current: Option<String> = None;
@@ -63,12 +64,22 @@ fn readme_examples_load_into_the_verifier() {
 
 #[test]
 fn readme_kernel_examples_are_in_the_vm_lane() {
-    let case = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vm/cases/readme_examples.sh"))
-        .expect("tests/vm/cases/readme_examples.sh");
-    assert!(readme_commands().iter().any(|c| needs_vm(c)), "README has no kernel-function examples");
+    let case = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/vm/cases/readme_examples.sh"
+    ))
+    .expect("tests/vm/cases/readme_examples.sh");
+    assert!(
+        readme_commands().iter().any(|c| needs_vm(c)),
+        "README has no kernel-function examples"
+    );
     for cmd in readme_commands().iter().filter(|c| needs_vm(c)) {
         let program = cmd.trim_start_matches("sonde ");
-        assert!(case.contains(program), "README example missing from tests/vm/cases/readme_examples.sh: {}", cmd);
+        assert!(
+            case.contains(program),
+            "README example missing from tests/vm/cases/readme_examples.sh: {}",
+            cmd
+        );
     }
 }
 

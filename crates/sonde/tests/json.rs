@@ -15,41 +15,22 @@ fn events(o: &Output) -> Vec<Value> {
     let ev = o.json();
     for e in &ev {
         assert!(e.is_object(), "not an object: {e}\n{}", o.describe());
-        assert!(
-            e["type"].is_string(),
-            "no string \"type\": {e}\n{}",
-            o.describe()
-        );
-        assert!(
-            e.get("data").is_some(),
-            "no \"data\": {e}\n{}",
-            o.describe()
-        );
+        assert!(e["type"].is_string(), "no string \"type\": {e}\n{}", o.describe());
+        assert!(e.get("data").is_some(), "no \"data\": {e}\n{}", o.describe());
     }
     ev
 }
 
 /// The `data` of every event of one type.
 fn of_type<'a>(ev: &'a [Value], ty: &str) -> Vec<&'a Value> {
-    ev.iter()
-        .filter(|e| e["type"] == ty)
-        .map(|e| &e["data"])
-        .collect()
+    ev.iter().filter(|e| e["type"] == ty).map(|e| &e["data"]).collect()
 }
 
 /// The `data` of the one event of type `ty` that holds map `name`.
 #[track_caller]
 fn map_event<'a>(o: &Output, ev: &'a [Value], ty: &str, name: &str) -> &'a Value {
-    let found: Vec<&Value> = of_type(ev, ty)
-        .into_iter()
-        .filter_map(|d| d.get(name))
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "want one {ty:?} event for {name}\n{}",
-        o.describe()
-    );
+    let found: Vec<&Value> = of_type(ev, ty).into_iter().filter_map(|d| d.get(name)).collect();
+    assert_eq!(found.len(), 1, "want one {ty:?} event for {name}\n{}", o.describe());
     found[0]
 }
 
@@ -72,23 +53,9 @@ fn json_count_scalar() {
     o.assert_ok();
     let ev = events(&o);
     attached(&o, &ev, 1);
-    assert_eq!(
-        ev.first().map(|e| &e["type"]),
-        Some(&json!("attached_probes")),
-        "{}",
-        o.describe()
-    );
-    assert_eq!(
-        map_event(&o, &ev, "map", "@n"),
-        &json!(100),
-        "{}",
-        o.describe()
-    );
-    assert!(
-        ev.contains(&json!({"type": "map", "data": {"@n": 100}})),
-        "{}",
-        o.describe()
-    );
+    assert_eq!(ev.first().map(|e| &e["type"]), Some(&json!("attached_probes")), "{}", o.describe());
+    assert_eq!(map_event(&o, &ev, "map", "@n"), &json!(100), "{}", o.describe());
+    assert!(ev.contains(&json!({"type": "map", "data": {"@n": 100}})), "{}", o.describe());
 }
 
 #[test]
@@ -135,19 +102,10 @@ fn json_printf() {
 #[test]
 fn json_printf_begin() {
     require_bpf!();
-    let o = sonde(&[
-        "-f",
-        "json",
-        r#"BEGIN { printf("a \"quoted\"\tline\n"); exit(); }"#,
-    ]);
+    let o = sonde(&["-f", "json", r#"BEGIN { printf("a \"quoted\"\tline\n"); exit(); }"#]);
     o.assert_ok();
     let ev = events(&o);
-    assert_eq!(
-        of_type(&ev, "printf"),
-        vec![&json!("a \"quoted\"\tline\n")],
-        "{}",
-        o.describe()
-    );
+    assert_eq!(of_type(&ev, "printf"), vec![&json!("a \"quoted\"\tline\n")], "{}", o.describe());
 }
 
 #[test]
@@ -157,9 +115,7 @@ fn json_hist() {
         "-f",
         "json",
         "-c",
-        &wl(&[
-            "comm", "wl_jh", "seq", "read", "5", "1000", "--", "read", "3", "5000",
-        ]),
+        &wl(&["comm", "wl_jh", "seq", "read", "5", "1000", "--", "read", "3", "5000"]),
         &format!(r#"{EXIT_READ} /comm == "wl_jh"/ {{ @h = hist(args->ret); }}"#),
     ]);
     o.assert_ok();
@@ -186,9 +142,7 @@ fn json_lhist() {
         "-f",
         "json",
         "-c",
-        &wl(&[
-            "comm", "wl_jl", "seq", "read", "5", "1000", "--", "read", "3", "5000",
-        ]),
+        &wl(&["comm", "wl_jl", "seq", "read", "5", "1000", "--", "read", "3", "5000"]),
         &format!(r#"{EXIT_READ} /comm == "wl_jl"/ {{ @l = lhist(args->ret, 0, 10000, 1000); }}"#),
     ]);
     o.assert_ok();
@@ -228,12 +182,7 @@ fn json_stats_and_sum() {
         "{}",
         o.describe()
     );
-    assert_eq!(
-        map_event(&o, &ev, "map", "@s"),
-        &json!(10000),
-        "{}",
-        o.describe()
-    );
+    assert_eq!(map_event(&o, &ev, "map", "@s"), &json!(10000), "{}", o.describe());
     // bpftrace reports avg() under "stats", other values under "map": accept either.
     let a: Vec<&Value> = ev
         .iter()

@@ -27,10 +27,7 @@ fn run(comm: &str, keep_going: bool) -> Output {
         args.push("-k");
     }
     args.extend(["-c", &cmd, &prog]);
-    Sonde::new(&args)
-        .stdout_delay(Duration::from_secs(3))
-        .timeout(Duration::from_secs(300))
-        .run()
+    Sonde::new(&args).stdout_delay(Duration::from_secs(3)).timeout(Duration::from_secs(300)).run()
 }
 
 fn mentions_lost(o: &Output) -> bool {
@@ -41,36 +38,20 @@ fn mentions_lost(o: &Output) -> bool {
 #[track_caller]
 fn check(o: &Output) -> bool {
     let lines = o.stdout.lines().filter(|l| !l.is_empty()).count() as u64;
-    assert!(
-        lines <= N,
-        "more lines ({lines}) than events ({N})\n{}",
-        o.describe()
-    );
+    assert!(lines <= N, "more lines ({lines}) than events ({N})\n{}", o.describe());
     // Every line is a pid.
     assert!(
-        o.stdout
-            .lines()
-            .filter(|l| !l.is_empty())
-            .all(|l| l.parse::<u32>().is_ok()),
+        o.stdout.lines().filter(|l| !l.is_empty()).all(|l| l.parse::<u32>().is_ok()),
         "odd stdout line\n{}",
         o.describe()
     );
     if mentions_lost(o) {
-        assert!(
-            lines < N,
-            "warned of lost events but printed all {N}\n{}",
-            o.describe()
-        );
+        assert!(lines < N, "warned of lost events but printed all {N}\n{}", o.describe());
         true
     } else {
         println!("note: no events were lost ({lines} lines); lost-event assertions skipped");
         o.assert_ok();
-        assert_eq!(
-            lines,
-            N,
-            "events went missing without a `lost` warning\n{}",
-            o.describe()
-        );
+        assert_eq!(lines, N, "events went missing without a `lost` warning\n{}", o.describe());
         false
     }
 }

@@ -73,12 +73,7 @@ fn count_several_keys_and_zero_work() {
 fn aggregations(comm: &str, reads: &[(u64, u64)]) -> common::Output {
     let mut args = vec!["comm".to_string(), comm.to_string(), "seq".to_string()];
     for (n, size) in reads {
-        args.extend([
-            "read".to_string(),
-            n.to_string(),
-            size.to_string(),
-            "--".to_string(),
-        ]);
+        args.extend(["read".to_string(), n.to_string(), size.to_string(), "--".to_string()]);
     }
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
     let o = sonde(&[
@@ -100,12 +95,7 @@ fn sum_min_max_avg_stats() {
     assert_eq!(o.int("@mn"), 777, "{}", o.describe());
     assert_eq!(o.int("@mx"), 777, "{}", o.describe());
     assert_eq!(o.int("@a"), 777, "{}", o.describe());
-    assert_eq!(
-        o.scalar("@st"),
-        "count 10, average 777, total 7770",
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.scalar("@st"), "count 10, average 777, total 7770", "{}", o.describe());
 }
 
 #[test]
@@ -116,12 +106,7 @@ fn sum_min_max_avg_stats_mixed_sizes() {
     assert_eq!(o.int("@mn"), 100, "{}", o.describe());
     assert_eq!(o.int("@mx"), 1000, "{}", o.describe());
     assert_eq!(o.int("@a"), 640, "{}", o.describe());
-    assert_eq!(
-        o.scalar("@st"),
-        "count 10, average 640, total 6400",
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.scalar("@st"), "count 10, average 640, total 6400", "{}", o.describe());
 }
 
 #[test]
@@ -129,21 +114,14 @@ fn hist_power_of_two_buckets() {
     require_tracepoints!();
     let o = sonde(&[
         "-c",
-        &wl(&[
-            "comm", "wl_h", "seq", "read", "5", "1000", "--", "read", "3", "5000",
-        ]),
+        &wl(&["comm", "wl_h", "seq", "read", "5", "1000", "--", "read", "3", "5000"]),
         &format!(r#"{EXIT_READ} /comm == "wl_h"/ {{ @h = hist(args->ret); }}"#),
     ]);
     o.assert_ok();
     let h = o.hist("@h");
     assert_eq!(
         counts(&h),
-        buckets(&[
-            ("[512, 1K)", 5),
-            ("[1K, 2K)", 0),
-            ("[2K, 4K)", 0),
-            ("[4K, 8K)", 3)
-        ]),
+        buckets(&[("[512, 1K)", 5), ("[1K, 2K)", 0), ("[2K, 4K)", 0), ("[4K, 8K)", 3)]),
         "{}",
         o.describe()
     );
@@ -156,20 +134,13 @@ fn quantize_is_hist() {
     require_tracepoints!();
     let o = sonde(&[
         "-c",
-        &wl(&[
-            "comm", "wl_q", "seq", "read", "5", "1000", "--", "read", "3", "5000",
-        ]),
+        &wl(&["comm", "wl_q", "seq", "read", "5", "1000", "--", "read", "3", "5000"]),
         &format!(r#"{EXIT_READ} /comm == "wl_q"/ {{ @h = quantize(args->ret); }}"#),
     ]);
     o.assert_ok();
     let h = o.hist("@h");
     let nonzero: Vec<_> = counts(&h).into_iter().filter(|(_, c)| *c > 0).collect();
-    assert_eq!(
-        nonzero,
-        buckets(&[("[512, 1K)", 5), ("[4K, 8K)", 3)]),
-        "{}",
-        o.describe()
-    );
+    assert_eq!(nonzero, buckets(&[("[512, 1K)", 5), ("[4K, 8K)", 3)]), "{}", o.describe());
     check_bars(&h);
 }
 
@@ -179,19 +150,12 @@ fn hist_small_values_and_keys() {
     require_tracepoints!();
     let o = sonde(&[
         "-c",
-        &wl(&[
-            "comm", "wl_hs", "seq", "read", "2", "1", "--", "read", "4", "3",
-        ]),
+        &wl(&["comm", "wl_hs", "seq", "read", "2", "1", "--", "read", "4", "3"]),
         &format!(r#"{EXIT_READ} /comm == "wl_hs"/ {{ @h[comm] = hist(args->ret); }}"#),
     ]);
     o.assert_ok();
     let h = o.hist("@h[wl_hs]");
-    assert_eq!(
-        counts(&h),
-        buckets(&[("[1]", 2), ("[2, 4)", 4)]),
-        "{}",
-        o.describe()
-    );
+    assert_eq!(counts(&h), buckets(&[("[1]", 2), ("[2, 4)", 4)]), "{}", o.describe());
     check_bars(&h);
 }
 
@@ -200,9 +164,7 @@ fn lhist_linear_buckets() {
     require_tracepoints!();
     let o = sonde(&[
         "-c",
-        &wl(&[
-            "comm", "wl_l", "seq", "read", "5", "1000", "--", "read", "3", "5000",
-        ]),
+        &wl(&["comm", "wl_l", "seq", "read", "5", "1000", "--", "read", "3", "5000"]),
         &format!(r#"{EXIT_READ} /comm == "wl_l"/ {{ @l = lhist(args->ret, 0, 10000, 1000); }}"#),
     ]);
     o.assert_ok();
@@ -228,32 +190,15 @@ fn lhist_overflow_bucket() {
     require_tracepoints!();
     let o = sonde(&[
         "-c",
-        &wl(&[
-            "comm", "wl_lo", "seq", "read", "5", "1000", "--", "read", "2", "70000",
-        ]),
+        &wl(&["comm", "wl_lo", "seq", "read", "5", "1000", "--", "read", "2", "70000"]),
         &format!(r#"{EXIT_READ} /comm == "wl_lo"/ {{ @l = lhist(args->ret, 0, 10000, 1000); }}"#),
     ]);
     o.assert_ok();
     let h = o.hist("@l");
     let c = counts(&h);
-    assert_eq!(
-        c.first(),
-        Some(&("[1000, 2000)".to_string(), 5)),
-        "{}",
-        o.describe()
-    );
-    assert_eq!(
-        c.last(),
-        Some(&("[10000, ...)".to_string(), 2)),
-        "{}",
-        o.describe()
-    );
-    assert_eq!(
-        c.len(),
-        10,
-        "[1000, 2000) .. [9000, 10000) then [10000, ...)\n{}",
-        o.describe()
-    );
+    assert_eq!(c.first(), Some(&("[1000, 2000)".to_string(), 5)), "{}", o.describe());
+    assert_eq!(c.last(), Some(&("[10000, ...)".to_string(), 2)), "{}", o.describe());
+    assert_eq!(c.len(), 10, "[1000, 2000) .. [9000, 10000) then [10000, ...)\n{}", o.describe());
     assert_eq!(c.iter().map(|(_, n)| n).sum::<u64>(), 7, "{}", o.describe());
     check_bars(&h);
 }
@@ -267,12 +212,7 @@ fn printf_comm_and_str_filename() {
         r#"tracepoint:syscalls:sys_enter_openat /comm == "wl_o"/ { printf("%s opened %s\n", comm, str(args->filename)); }"#,
     ]);
     o.assert_ok();
-    assert_eq!(
-        o.lines(),
-        vec!["wl_o opened /etc/hostname"; 3],
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.lines(), vec!["wl_o opened /etc/hostname"; 3], "{}", o.describe());
 }
 
 #[test]
@@ -291,12 +231,7 @@ fn printf_missing_file_still_traced() {
     lines.sort();
     assert_eq!(
         lines,
-        vec![
-            "open /nonexistent/sonde-e2e",
-            "open /nonexistent/sonde-e2e",
-            "ret -2",
-            "ret -2"
-        ],
+        vec!["open /nonexistent/sonde-e2e", "open /nonexistent/sonde-e2e", "ret -2", "ret -2"],
         "{}",
         o.describe()
     );
@@ -309,12 +244,7 @@ fn printf_widths_and_flags() {
         r#"BEGIN { printf("[%5d|%-5d|%05d|%x|%X|%o|%c|%s|%%]\n", 42, 42, 42, 255, 255, 8, 65, "hi"); exit(); }"#,
     ]);
     o.assert_ok();
-    assert_eq!(
-        o.lines(),
-        vec!["[   42|42   |00042|ff|FF|10|A|hi|%]"],
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.lines(), vec!["[   42|42   |00042|ff|FF|10|A|hi|%]"], "{}", o.describe());
 }
 
 #[test]
@@ -324,12 +254,7 @@ fn printf_negative_and_64bit() {
         r#"BEGIN { printf("%d %d %u %x %s|%-4s|%4s\n", -1, 4294967296, 4294967295, 3735928559, "", "ab", "ab"); exit(); }"#,
     ]);
     o.assert_ok();
-    assert_eq!(
-        o.lines(),
-        vec!["-1 4294967296 4294967295 deadbeef |ab  |  ab"],
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.lines(), vec!["-1 4294967296 4294967295 deadbeef |ab  |  ab"], "{}", o.describe());
 }
 
 #[test]
@@ -354,12 +279,7 @@ fn maps_print_sorted_by_name() {
     let o =
         sonde(&[r#"BEGIN { @b = count(); @a = count(); @a = count(); @c = count(); exit(); }"#]);
     o.assert_ok();
-    assert_eq!(
-        o.lines(),
-        vec!["@a: 2", "@b: 1", "@c: 1"],
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.lines(), vec!["@a: 2", "@b: 1", "@c: 1"], "{}", o.describe());
 }
 
 #[test]
@@ -368,11 +288,7 @@ fn interval_fires_periodically() {
     let o = sonde(&["interval:100ms { @i = count(); } interval:1s { exit(); }"]);
     o.assert_ok();
     let i = o.int("@i");
-    assert!(
-        (8..=11).contains(&i),
-        "@i = {i}, want 8..=11\n{}",
-        o.describe()
-    );
+    assert!((8..=11).contains(&i), "@i = {i}, want 8..=11\n{}", o.describe());
     assert!(o.elapsed.as_secs_f64() < 10.0, "{}", o.describe());
 }
 
@@ -402,7 +318,16 @@ fn conditions_in_predicates_if_and_ternary_count_exactly() {
         &prog,
     ]);
     o.assert_ok();
-    for (map, want) in [("@big", 6), ("@edge", 5), ("@not", 5), ("@all", 9), ("@demorgan", 5), ("@hi", 2), ("@lo", 3), ("@mid", 4)] {
+    for (map, want) in [
+        ("@big", 6),
+        ("@edge", 5),
+        ("@not", 5),
+        ("@all", 9),
+        ("@demorgan", 5),
+        ("@hi", 2),
+        ("@lo", 3),
+        ("@mid", 4),
+    ] {
         assert_eq!(o.scalar(map), want.to_string(), "{map}\n{}", o.describe());
     }
     assert_eq!(o.keyed("@t", "1"), "6", "{}", o.describe());

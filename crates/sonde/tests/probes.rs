@@ -70,10 +70,7 @@ macro_rules! require_btf {
 }
 
 fn workload_path() -> String {
-    workload()
-        .to_str()
-        .expect("utf-8 workload path")
-        .to_string()
+    workload().to_str().expect("utf-8 workload path").to_string()
 }
 
 /// `uprobe:/path/to/sonde-workload:sonde_workload_target` (or `uretprobe:...`).
@@ -125,22 +122,12 @@ fn stderr_lines(o: &Output) -> Vec<&str> {
 #[track_caller]
 fn compile_error(prog: &str, needles: &[&str]) -> Output {
     let _g = shared();
-    let o = Sonde::new(&["-e", prog])
-        .timeout(Duration::from_secs(30))
-        .run();
+    let o = Sonde::new(&["-e", prog]).timeout(Duration::from_secs(30)).run();
     o.assert_code(2);
     for n in needles {
-        assert!(
-            o.stderr.contains(n),
-            "stderr should say {n:?}\n{}",
-            o.describe()
-        );
+        assert!(o.stderr.contains(n), "stderr should say {n:?}\n{}", o.describe());
     }
-    assert!(
-        o.stderr.contains("nothing was attached"),
-        "{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("nothing was attached"), "{}", o.describe());
     assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
     assert!(!o.stderr.contains("panicked"), "{}", o.describe());
     o
@@ -157,11 +144,7 @@ fn uprobe_counts_every_call_and_sums_arg0() {
             "{} /pid == cpid/ {{ @n = count(); @s = sum(arg0); @mx = max(arg0); @mn = min(arg0); }}",
             target("uprobe")
         ));
-    assert!(
-        o.stderr.contains("Attaching 1 probe..."),
-        "{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("Attaching 1 probe..."), "{}", o.describe());
     assert_eq!(o.int("@n"), N, "{}", o.describe());
     assert_eq!(o.int("@s"), N * (N + 1) / 2, "{}", o.describe());
     assert_eq!(o.int("@mn"), 1, "{}", o.describe());
@@ -175,18 +158,12 @@ fn uprobe_short_form_and_no_calls() {
     let _g = shared();
     let o = traced_ok(
         &["seq", "ucall", "0", "--", "getpid", "3"],
-        &format!(
-            "u:{}:sonde_workload_target /pid == cpid/ {{ @n = count(); }}",
-            workload_path()
-        ),
+        &format!("u:{}:sonde_workload_target /pid == cpid/ {{ @n = count(); }}", workload_path()),
     );
     assert!(!o.stdout.contains("@n"), "no call, no @n\n{}", o.describe());
     let o = traced_ok(
         &["ucall", "4"],
-        &format!(
-            "u:{}:sonde_workload_target /pid == cpid/ {{ @n = count(); }}",
-            workload_path()
-        ),
+        &format!("u:{}:sonde_workload_target /pid == cpid/ {{ @n = count(); }}", workload_path()),
     );
     assert_eq!(o.int("@n"), 4, "{}", o.describe());
 }
@@ -197,10 +174,7 @@ fn uprobe_offset_zero_is_the_entry() {
     let _g = shared();
     let o = traced_ok(
         &["ucall", "9"],
-        &format!(
-            "{}+0 /pid == cpid/ {{ @n = count(); @s = sum(arg0); }}",
-            target("uprobe")
-        ),
+        &format!("{}+0 /pid == cpid/ {{ @n = count(); @s = sum(arg0); }}", target("uprobe")),
     );
     assert_eq!(o.int("@n"), 9, "{}", o.describe());
     assert_eq!(o.int("@s"), 45, "{}", o.describe());
@@ -213,10 +187,7 @@ fn uretprobe_sums_retval() {
     const N: i64 = 100;
     let o = traced_ok(
         &["ucall", &N.to_string()],
-        &format!(
-            "{} /pid == cpid/ {{ @n = count(); @r = sum(retval); }}",
-            target("uretprobe")
-        ),
+        &format!("{} /pid == cpid/ {{ @n = count(); @r = sum(retval); }}", target("uretprobe")),
     );
     assert_eq!(o.int("@n"), N, "{}", o.describe());
     assert_eq!(o.int("@r"), N * (N + 1), "{}", o.describe());
@@ -252,11 +223,7 @@ fn uprobe_and_uretprobe_together() {
             target("uprobe"),
             target("uretprobe")
         ));
-    assert!(
-        o.stderr.contains("Attaching 2 probes..."),
-        "{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("Attaching 2 probes..."), "{}", o.describe());
     assert_eq!(o.int("@in"), N, "{}", o.describe());
     assert_eq!(o.int("@out"), N, "{}", o.describe());
     assert_eq!(o.int("@r"), 2 * o.int("@a"), "{}", o.describe());
@@ -281,24 +248,14 @@ fn uprobe_printf_arg0_and_pid() {
     for (i, l) in lines.iter().enumerate() {
         let f: Vec<&str> = l.split(' ').collect();
         assert_eq!(f.len(), 3, "{l:?}\n{}", o.describe());
-        assert_eq!(
-            f[0],
-            (i + 1).to_string(),
-            "args in call order\n{}",
-            o.describe()
-        );
+        assert_eq!(f[0], (i + 1).to_string(), "args in call order\n{}", o.describe());
         assert_eq!(f[1], f[2], "pid is not cpid\n{}", o.describe());
         let pid: u32 = f[1].parse().unwrap();
         assert!(pid > 0 && pid != std::process::id(), "{}", o.describe());
         pids.push(pid);
     }
     pids.dedup();
-    assert_eq!(
-        pids.len(),
-        1,
-        "one process made every call\n{}",
-        o.describe()
-    );
+    assert_eq!(pids.len(), 1, "one process made every call\n{}", o.describe());
 }
 
 #[test]
@@ -307,10 +264,7 @@ fn uprobe_probe_builtin_names_the_binary() {
     let _g = shared();
     let o = traced_ok(
         &["ucall", "3"],
-        &format!(
-            "{} /pid == cpid/ {{ @[probe] = count(); }}",
-            target("uprobe")
-        ),
+        &format!("{} /pid == cpid/ {{ @[probe] = count(); }}", target("uprobe")),
     );
     assert_eq!(o.keyed("@", &target("uprobe")), "3", "{}", o.describe());
 }
@@ -359,12 +313,7 @@ fn uprobe_on_libc_by_soname_and_path_agree() {
         .and_then(|s| s.strip_suffix(":getpid"))
         .unwrap_or_else(|| panic!("{}", o.describe()))
         .to_string();
-    let soname = Path::new(&path)
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_string();
+    let soname = Path::new(&path).file_name().unwrap().to_str().unwrap().to_string();
     let o = traced_ok(&["libc-getpid", "11"], &format!(
             "uprobe:libc:getpid /pid == cpid/ {{ @a = count(); }} uprobe:{soname}:getpid /pid == cpid/ {{ @b = count(); }} uretprobe:{path}:getpid /pid == cpid/ {{ @c = count(); @ok[retval == pid] = count(); }}"
         ));
@@ -372,12 +321,7 @@ fn uprobe_on_libc_by_soname_and_path_agree() {
     assert_eq!(o.int("@b"), 11, "{}", o.describe());
     assert_eq!(o.int("@c"), 11, "{}", o.describe());
     // getpid() returned the caller's pid every time.
-    assert_eq!(
-        int_entries(&o, "@ok"),
-        BTreeMap::from([("1".to_string(), 11)]),
-        "{}",
-        o.describe()
-    );
+    assert_eq!(int_entries(&o, "@ok"), BTreeMap::from([("1".to_string(), 11)]), "{}", o.describe());
 }
 
 // ---------------------------------------------------------------- -p
@@ -440,12 +384,8 @@ fn p_ends_tracing_when_the_process_exits() {
     let _g = shared();
     let mut w = Gated::spawn(&[("wl_pex", &["ucall", "6"])]);
     let apid = w.pid(0).to_string();
-    let mut s = Sonde::new(&[
-        "-p",
-        &apid,
-        &format!("{} {{ @n = count(); }}", target("uprobe")),
-    ])
-    .spawn();
+    let mut s =
+        Sonde::new(&["-p", &apid, &format!("{} {{ @n = count(); }}", target("uprobe"))]).spawn();
     s.wait_attached();
     w.go();
     let t0 = std::time::Instant::now();
@@ -458,11 +398,7 @@ fn p_ends_tracing_when_the_process_exits() {
     }
     let o = s.wait();
     w.wait_all();
-    assert!(
-        stopped_by_itself,
-        "sonde -p kept running after the process exited\n{}",
-        o.describe()
-    );
+    assert!(stopped_by_itself, "sonde -p kept running after the process exited\n{}", o.describe());
     o.assert_ok();
     assert_eq!(o.int("@n"), 6, "{}", o.describe());
 }
@@ -496,28 +432,19 @@ fn uprobe_missing_binary_exits_2() {
 
 #[test]
 fn uprobe_unknown_library_name_exits_2() {
-    compile_error(
-        "uprobe:nosuchlib_sonde:foo { @n = count(); }",
-        &["`nosuchlib_sonde`", "$PATH"],
-    );
+    compile_error("uprobe:nosuchlib_sonde:foo { @n = count(); }", &["`nosuchlib_sonde`", "$PATH"]);
 }
 
 #[test]
 fn uprobe_missing_symbol_suggests_the_near_name() {
     let o = compile_error(
-        &format!(
-            "uprobe:{}:sonde_workload_targt {{ @n = count(); }}",
-            workload_path()
-        ),
+        &format!("uprobe:{}:sonde_workload_targt {{ @n = count(); }}", workload_path()),
         &["sonde_workload_targt", "did you mean sonde_workload_target"],
     );
     assert!(o.stderr.contains(&workload_path()), "{}", o.describe());
     // A name nothing is close to gets no suggestion.
     let o = compile_error(
-        &format!(
-            "uprobe:{}:zzqqxx_sonde_nothing {{ @n = count(); }}",
-            workload_path()
-        ),
+        &format!("uprobe:{}:zzqqxx_sonde_nothing {{ @n = count(); }}", workload_path()),
         &["no symbol zzqqxx_sonde_nothing"],
     );
     assert!(!o.stderr.contains("did you mean"), "{}", o.describe());
@@ -533,10 +460,7 @@ fn uprobe_missing_libc_symbol_suggests_near_names() {
 
 #[test]
 fn uprobe_on_a_file_that_is_not_elf_exits_2() {
-    compile_error(
-        "uprobe:/etc/passwd:foo { @n = count(); }",
-        &["/etc/passwd", "not an ELF"],
-    );
+    compile_error("uprobe:/etc/passwd:foo { @n = count(); }", &["/etc/passwd", "not an ELF"]);
 }
 
 #[test]
@@ -563,11 +487,7 @@ fn uprobe_offset_inside_an_instruction_is_refused() {
     let _g = shared();
     let o = sonde(&["-e", &format!("{}+1 {{ @n = count(); }}", target("uprobe"))]);
     o.assert_code(2);
-    assert!(
-        o.stderr.contains("+1") || o.stderr.contains("offset"),
-        "{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("+1") || o.stderr.contains("offset"), "{}", o.describe());
     assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
 }
 
@@ -639,31 +559,17 @@ fn profile_hz_samples_by_cpu() {
     // sonde was up (plus slack); at least 20 over the half second.
     require_bpf!();
     let _g = shared();
-    let o = traced_ok(
-        &["sleep", "500"],
-        "profile:hz:99 { @[cpu] = count(); @t = count(); }",
-    );
+    let o = traced_ok(&["sleep", "500"], "profile:hz:99 { @[cpu] = count(); @t = count(); }");
     let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as i64;
     let by_cpu = int_entries(&o, "@");
     assert!(!by_cpu.is_empty(), "no samples by cpu\n{}", o.describe());
     for (cpu, n) in &by_cpu {
-        let cpu: i64 = cpu
-            .parse()
-            .unwrap_or_else(|_| panic!("cpu key {cpu:?}\n{}", o.describe()));
-        assert!(
-            (0..ncpu).contains(&cpu),
-            "cpu {cpu} of {ncpu}\n{}",
-            o.describe()
-        );
+        let cpu: i64 = cpu.parse().unwrap_or_else(|_| panic!("cpu key {cpu:?}\n{}", o.describe()));
+        assert!((0..ncpu).contains(&cpu), "cpu {cpu} of {ncpu}\n{}", o.describe());
         assert!(*n > 0, "{}", o.describe());
     }
     let total: i64 = by_cpu.values().sum();
-    assert_eq!(
-        total,
-        o.int("@t"),
-        "per-cpu counts add up to the total\n{}",
-        o.describe()
-    );
+    assert_eq!(total, o.int("@t"), "per-cpu counts add up to the total\n{}", o.describe());
     let max = (99.0 * o.elapsed.as_secs_f64() * 1.5) as i64 * ncpu.max(1) + 10;
     assert!(
         (20..=max).contains(&total),
@@ -686,44 +592,18 @@ fn software_page_faults_count_the_workload() {
     require_bpf!();
     let _g = shared();
     let o = traced_ok(
-        &[
-            "comm", "wl_upf0", "read", "1", "1", "--", "comm", "wl_upf1", "read", "1", "1048576",
-        ],
+        &["comm", "wl_upf0", "read", "1", "1", "--", "comm", "wl_upf1", "read", "1", "1048576"],
         "software:page-faults:1 /pid == cpid/ { @a[comm] = count(); } \
          software:faults:1 /pid == cpid/ { @b[comm] = count(); } \
          software:minor-faults:1 /pid == cpid/ { @c[comm] = count(); }",
     );
-    assert!(
-        o.stderr.contains("Attaching 3 probes..."),
-        "{}",
-        o.describe()
-    );
+    assert!(o.stderr.contains("Attaching 3 probes..."), "{}", o.describe());
     let a = int_entries(&o, "@a");
-    let n = *a
-        .get("wl_upf1")
-        .unwrap_or_else(|| panic!("no @a[wl_upf1]\n{}", o.describe()));
-    assert!(
-        (200..=2000).contains(&n),
-        "{n} page faults for a 1 MiB buffer\n{}",
-        o.describe()
-    );
-    assert!(
-        a.get("wl_upf0").copied().unwrap_or(0) < 20,
-        "{}",
-        o.describe()
-    );
-    assert_eq!(
-        int_entries(&o, "@b"),
-        a,
-        "faults == page-faults\n{}",
-        o.describe()
-    );
-    assert_eq!(
-        int_entries(&o, "@c"),
-        a,
-        "no major faults here\n{}",
-        o.describe()
-    );
+    let n = *a.get("wl_upf1").unwrap_or_else(|| panic!("no @a[wl_upf1]\n{}", o.describe()));
+    assert!((200..=2000).contains(&n), "{n} page faults for a 1 MiB buffer\n{}", o.describe());
+    assert!(a.get("wl_upf0").copied().unwrap_or(0) < 20, "{}", o.describe());
+    assert_eq!(int_entries(&o, "@b"), a, "faults == page-faults\n{}", o.describe());
+    assert_eq!(int_entries(&o, "@c"), a, "no major faults here\n{}", o.describe());
 }
 
 #[test]
@@ -732,30 +612,18 @@ fn software_context_switches_count_sleeps() {
     require_bpf!();
     let _g = shared();
     let o = traced_ok(
-        &[
-            "comm", "wl_ucs", "sleep", "30", "--", "sleep", "30", "--", "sleep", "30",
-        ],
+        &["comm", "wl_ucs", "sleep", "30", "--", "sleep", "30", "--", "sleep", "30"],
         r#"software:cs:1 /comm == "wl_ucs"/ { @n = count(); }"#,
     );
     let n = o.int("@n");
-    assert!(
-        (3..=100).contains(&n),
-        "{n} context switches for 3 sleeps\n{}",
-        o.describe()
-    );
+    assert!((3..=100).contains(&n), "{n} context switches for 3 sleeps\n{}", o.describe());
 }
 
 #[test]
 fn software_unknown_event_names_the_valid_ones() {
     compile_error(
         "software:nosuch_sonde:1 { @n = count(); }",
-        &[
-            "nosuch_sonde",
-            "cpu-clock",
-            "page-faults",
-            "context-switches",
-            "major-faults",
-        ],
+        &["nosuch_sonde", "cpu-clock", "page-faults", "context-switches", "major-faults"],
     );
 }
 
@@ -769,12 +637,7 @@ fn software_zero_period_exits_2() {
 /// The comm the kernel gives the sonde binary under test.
 fn sonde_comm() -> String {
     let bin = sonde_bin();
-    let name = Path::new(&bin)
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_string();
+    let name = Path::new(&bin).file_name().unwrap().to_str().unwrap().to_string();
     name.chars().take(15).collect()
 }
 
@@ -796,12 +659,7 @@ fn curtask_comm_and_pid_in_begin() {
     );
     o.assert_ok();
     let c = sonde_comm();
-    assert_eq!(
-        o.lines(),
-        vec![format!("{c}|{pid}|{pid}|{c}")],
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.lines(), vec![format!("{c}|{pid}|{pid}|{c}")], "{}", o.describe());
 }
 
 #[test]
@@ -857,31 +715,13 @@ fn kernel_members_of_every_shape_read_known_values() {
     require_btf!();
     let _g = shared();
     let o = traced_ok(
-        &[
-            "comm",
-            "wl_mem",
-            "reset-on-fork",
-            "personality",
-            "262144",
-            "sleep",
-            "1",
-        ],
+        &["comm", "wl_mem", "reset-on-fork", "personality", "262144", "sleep", "1"],
         KERNEL_MEMBERS,
     );
-    assert_eq!(
-        o.stdout.trim_end(),
-        "1 1 do_no_restart_syscall 1 1 262144 m",
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 1 262144 m", "{}", o.describe());
     // Without the workload's changes, the bitfield and the personality read 0.
     let o = traced_ok(&["comm", "wl_mem", "sleep", "1"], KERNEL_MEMBERS);
-    assert_eq!(
-        o.stdout.trim_end(),
-        "1 1 do_no_restart_syscall 1 0 0 m",
-        "{}",
-        o.describe()
-    );
+    assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 0 0 m", "{}", o.describe());
 }
 
 #[test]
@@ -994,10 +834,7 @@ fn fentry_refused_by_the_kernel_fails_clearly() {
 #[test]
 fn fentry_unknown_function_suggests_the_near_name() {
     require_btf!();
-    compile_error(
-        "fentry:vfs_reed { @n = count(); }",
-        &["vfs_reed", "did you mean `vfs_read`"],
-    );
+    compile_error("fentry:vfs_reed { @n = count(); }", &["vfs_reed", "did you mean `vfs_read`"]);
 }
 
 // ---------------------------------------------------------------- clean detach
@@ -1019,11 +856,7 @@ fn sonde_uprobe_events() -> Vec<String> {
 fn check_clean(what: &str, before: &BpfObjects, o: &Output) {
     assert_no_bpf_objects_left(what, before, o);
     let ev = sonde_uprobe_events();
-    assert!(
-        ev.is_empty(),
-        "after {what}, uprobe events remain: {ev:?}\n{}",
-        o.describe()
-    );
+    assert!(ev.is_empty(), "after {what}, uprobe events remain: {ev:?}\n{}", o.describe());
 }
 
 #[test]
@@ -1039,10 +872,7 @@ fn uprobes_detach_cleanly() {
 
     // 1. -c: ends when the command does.
     let before = BpfObjects::now();
-    let o = traced_ok(
-        &["comm", "wl_udt", "ucall", "10", "--", "libc-getpid", "3"],
-        &both,
-    );
+    let o = traced_ok(&["comm", "wl_udt", "ucall", "10", "--", "libc-getpid", "3"], &both);
     assert_eq!(o.int("@n"), 10, "{}", o.describe());
     assert_eq!(o.int("@r"), 110, "{}", o.describe());
     assert_eq!(o.int("@g"), 3, "{}", o.describe());
@@ -1079,11 +909,7 @@ fn uprobes_detach_cleanly() {
     //    earlier, it keeps nothing.
     let before = BpfObjects::now();
     let gone = dead_pid();
-    let o = sonde(&[
-        "-p",
-        &gone,
-        &format!("{} {{ @n = count(); }}", target("uprobe")),
-    ]);
+    let o = sonde(&["-p", &gone, &format!("{} {{ @n = count(); }}", target("uprobe"))]);
     assert_ne!(o.code, Some(0), "{}", o.describe());
     check_clean("a failed uprobe attach", &before, &o);
 

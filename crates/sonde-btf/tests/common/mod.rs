@@ -19,12 +19,7 @@ impl Default for Builder {
 
 impl Builder {
     pub fn new() -> Builder {
-        Builder {
-            types: Vec::new(),
-            strings: vec![0],
-            next_id: 1,
-            str_base: 0,
-        }
+        Builder { types: Vec::new(), strings: vec![0], next_id: 1, str_base: 0 }
     }
 
     /// Split BTF on a base with `base_types` types (ids 1..=base_types) and `base_str_len` bytes of strings.
@@ -85,14 +80,7 @@ impl Builder {
 
     /// encoding: 1 signed, 2 char, 4 bool.
     pub fn int_enc(&mut self, name: &str, size: u32, encoding: u32, offset: u32, bits: u32) -> u32 {
-        self.named(
-            name,
-            1,
-            0,
-            0,
-            size,
-            &[(encoding << 24) | (offset << 16) | bits],
-        )
+        self.named(name, 1, 0, 0, size, &[(encoding << 24) | (offset << 16) | bits])
     }
     pub fn int(&mut self, name: &str, size: u32, signed: bool) -> u32 {
         self.int_enc(name, size, signed as u32, 0, size * 8)

@@ -48,7 +48,9 @@ impl Lower<'_> {
                     self.e.bind(skip);
                 }
             }
-            TExprKind::Binary { op, lhs, rhs } if !lhs.ty.is_string() && comparison(*op).is_some() => {
+            TExprKind::Binary { op, lhs, rhs }
+                if !lhs.ty.is_string() && comparison(*op).is_some() =>
+            {
                 let signed = crate::sema::arith_type(&lhs.ty, &rhs.ty).is_signed();
                 let cond = comparison(*op).map(|c| c(signed)).unwrap_or(Cond::Ne);
                 let cond = if when { cond } else { negate(cond) };

@@ -134,7 +134,10 @@ impl Emitter {
         match self.free.pop() {
             Some(r) => r,
             None => {
-                self.overflow.get_or_insert((self.span, "expression is too deeply nested for the BPF registers"));
+                self.overflow.get_or_insert((
+                    self.span,
+                    "expression is too deeply nested for the BPF registers",
+                ));
                 Reg::R6
             }
         }
@@ -160,7 +163,8 @@ impl Emitter {
         let size = ((size + 7) & !7) as i32;
         self.stack += size;
         if self.stack > STACK_LIMIT {
-            self.overflow.get_or_insert((self.span, "this needs more than the 512 bytes of BPF stack"));
+            self.overflow
+                .get_or_insert((self.span, "this needs more than the 512 bytes of BPF stack"));
             self.stack = STACK_LIMIT; // keep offsets in range so emission can go on
             return -(STACK_LIMIT as i16);
         }

@@ -60,7 +60,10 @@ impl Lower<'_> {
             }
             // Truth values (0 or 1) come from the same jumps as conditions do (`branch.rs`).
             TExprKind::Not(_) => self.boolean(x),
-            TExprKind::Binary { op, lhs, .. } if !lhs.ty.is_string() && (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or)) => {
+            TExprKind::Binary { op, lhs, .. }
+                if !lhs.ty.is_string()
+                    && (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or)) =>
+            {
                 self.boolean(x)
             }
             TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
@@ -107,7 +110,9 @@ impl Lower<'_> {
             | TExprKind::CtxDataLoc { .. }
             | TExprKind::ReadStr { .. }
             | TExprKind::ReadMem { .. } => {
-                self.e.overflow.get_or_insert((x.span, "internal error: a string was used as a number"));
+                self.e
+                    .overflow
+                    .get_or_insert((x.span, "internal error: a string was used as a number"));
                 self.e.alloc_reg()
             }
         }
@@ -131,7 +136,9 @@ impl Lower<'_> {
                 h::GET_FUNC_IP
             }
             Builtin::Comm => {
-                self.e.overflow.get_or_insert((self.e.span, "internal error: comm used as a number"));
+                self.e
+                    .overflow
+                    .get_or_insert((self.e.span, "internal error: comm used as a number"));
                 return self.e.alloc_reg();
             }
         };
@@ -144,7 +151,13 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_imm(Alu::Rsh, d, 32));
             }
             // The lower half: pid, uid; a 32-bit move zero-extends.
-            Builtin::Tid | Builtin::Uid => self.e.emit(Insn::new(sonde_bpf::insn::BPF_ALU | Alu::Mov as u8 | sonde_bpf::insn::BPF_X, d, Reg::R0, 0, 0)),
+            Builtin::Tid | Builtin::Uid => self.e.emit(Insn::new(
+                sonde_bpf::insn::BPF_ALU | Alu::Mov as u8 | sonde_bpf::insn::BPF_X,
+                d,
+                Reg::R0,
+                0,
+                0,
+            )),
             Builtin::Elapsed => {
                 self.e.emit_all(Insn::ld_imm64(Reg::R1, self.opts.start_ns));
                 self.e.emit(Insn::mov64_reg(d, Reg::R0));
@@ -195,13 +208,21 @@ impl Lower<'_> {
     fn truncate(&mut self, d: Reg, ty: &Type) {
         match ty {
             Type::Int { bytes: 8, .. } => {}
-            Type::Int { bytes, signed: true } => self.extend(d, &Type::Int { bytes: *bytes, signed: true }),
-            Type::Int { bytes: 4, signed: false } => {
-                self.e.emit(Insn::new(sonde_bpf::insn::BPF_ALU | Alu::Mov as u8 | sonde_bpf::insn::BPF_X, d, d, 0, 0))
+            Type::Int { bytes, signed: true } => {
+                self.extend(d, &Type::Int { bytes: *bytes, signed: true })
             }
-            Type::Int { bytes, signed: false } => {
-                self.e.emit(Insn::alu64_imm(Alu::And, d, ((1u64 << (8 * *bytes as u32)) - 1) as i32))
-            }
+            Type::Int { bytes: 4, signed: false } => self.e.emit(Insn::new(
+                sonde_bpf::insn::BPF_ALU | Alu::Mov as u8 | sonde_bpf::insn::BPF_X,
+                d,
+                d,
+                0,
+                0,
+            )),
+            Type::Int { bytes, signed: false } => self.e.emit(Insn::alu64_imm(
+                Alu::And,
+                d,
+                ((1u64 << (8 * *bytes as u32)) - 1) as i32,
+            )),
             _ => {}
         }
     }
@@ -238,13 +259,22 @@ impl Lower<'_> {
             BinOp::Div => Alu::Div,
             BinOp::Mod => Alu::Mod,
             BinOp::Shl => Alu::Lsh,
-            BinOp::Shr => if lhs.ty.is_signed() { Alu::Arsh } else { Alu::Rsh },
+            BinOp::Shr => {
+                if lhs.ty.is_signed() {
+                    Alu::Arsh
+                } else {
+                    Alu::Rsh
+                }
+            }
             BinOp::BitAnd => Alu::And,
             BinOp::BitOr => Alu::Or,
             BinOp::BitXor => Alu::Xor,
             // Comparisons and `&&`/`||` are truth values (see `scalar_inner`).
             _ => {
-                self.e.overflow.get_or_insert((self.e.span, "internal error: a comparison reached arithmetic lowering"));
+                self.e.overflow.get_or_insert((
+                    self.e.span,
+                    "internal error: a comparison reached arithmetic lowering",
+                ));
                 Alu::Add
             }
         };
@@ -307,7 +337,11 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R3, CTX));
                 self.e.stack_addr(Reg::R1, off);
                 self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
-                self.e.call(if x.ty.is_string() { h::PROBE_READ_KERNEL_STR } else { h::PROBE_READ_KERNEL });
+                self.e.call(if x.ty.is_string() {
+                    h::PROBE_READ_KERNEL_STR
+                } else {
+                    h::PROBE_READ_KERNEL
+                });
             }
             TExprKind::ReadStr { ptr, user } | TExprKind::ReadMem { ptr, user } => {
                 let is_str = matches!(x.kind, TExprKind::ReadStr { .. });
@@ -375,7 +409,9 @@ impl Lower<'_> {
                 self.e.bind(end);
             }
             _ => {
-                self.e.overflow.get_or_insert((x.span, "internal error: this value cannot be stored"));
+                self.e
+                    .overflow
+                    .get_or_insert((x.span, "internal error: this value cannot be stored"));
             }
         }
     }

@@ -85,12 +85,31 @@ pub struct Compiled {
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let streams = tp.events.iter().any(|e| matches!(e.kind, EventKind::Printf { .. } | EventKind::Print));
+    let streams =
+        tp.events.iter().any(|e| matches!(e.kind, EventKind::Printf { .. } | EventKind::Print));
     let ring = if streams { RINGBUF_SIZE } else { RINGBUF_SIZE_CONTROL };
     let mut maps = vec![
-        MapDef { name: "events".into(), kind: MapKind::RingBuf, key_size: 0, value_size: 0, max_entries: ring },
-        MapDef { name: "lost".into(), kind: MapKind::PerCpuArray, key_size: 4, value_size: 8, max_entries: 1 },
-        MapDef { name: "control".into(), kind: MapKind::Array, key_size: 4, value_size: 8, max_entries: 1 },
+        MapDef {
+            name: "events".into(),
+            kind: MapKind::RingBuf,
+            key_size: 0,
+            value_size: 0,
+            max_entries: ring,
+        },
+        MapDef {
+            name: "lost".into(),
+            kind: MapKind::PerCpuArray,
+            key_size: 4,
+            value_size: 8,
+            max_entries: 1,
+        },
+        MapDef {
+            name: "control".into(),
+            kind: MapKind::Array,
+            key_size: 4,
+            value_size: 8,
+            max_entries: 1,
+        },
     ];
     for m in &tp.maps {
         let (_, key_size) = m.key_layout();
@@ -124,7 +143,13 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     if !diags.is_empty() {
         return Err(diags);
     }
-    Ok(Compiled { maps, programs, events: tp.events.clone(), user_maps: tp.maps.clone(), stack_map })
+    Ok(Compiled {
+        maps,
+        programs,
+        events: tp.events.clone(),
+        user_maps: tp.maps.clone(),
+        stack_map,
+    })
 }
 
 /// State while lowering one probe.
@@ -139,7 +164,12 @@ pub(crate) struct Lower<'a> {
     pub stack_map: Option<usize>,
 }
 
-fn lower_probe(tp: &TProgram, probe: &TProbe, opts: &Options, stack_map: Option<usize>) -> Result<ProgramDef, Diagnostic> {
+fn lower_probe(
+    tp: &TProgram,
+    probe: &TProbe,
+    opts: &Options,
+    stack_map: Option<usize>,
+) -> Result<ProgramDef, Diagnostic> {
     let mut e = Emitter::new();
     e.span = probe.span;
     let exit = e.label();

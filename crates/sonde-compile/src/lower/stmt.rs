@@ -37,7 +37,9 @@ impl Lower<'_> {
                 self.value_into(value, val, size);
                 self.map_update(*map, key, val, BPF_ANY);
             }
-            TStmtKind::Aggregate { map, keys, func, arg } => self.aggregate(*map, keys, *func, arg.as_ref()),
+            TStmtKind::Aggregate { map, keys, func, arg } => {
+                self.aggregate(*map, keys, *func, arg.as_ref())
+            }
             TStmtKind::Delete { map, keys } => {
                 let key = self.build_key(*map, keys, 0);
                 self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
@@ -134,7 +136,9 @@ impl Lower<'_> {
             lw.e.emit(Insn::store(Size::DW, Reg::R0, off, Reg::R1));
         };
         match func {
-            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => add(self, 0, x),
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => {
+                add(self, 0, x)
+            }
             AggFunc::Avg | AggFunc::Stats => {
                 add(self, 0, None);
                 add(self, 8, x);

@@ -20,7 +20,10 @@ pub enum ContextName<'a> {
     Caller,
     Regs,
     /// `args->FIELD` (or `data->FIELD`).
-    Field { base: &'a str, field: &'a str },
+    Field {
+        base: &'a str,
+        field: &'a str,
+    },
 }
 
 /// What a provider hook is handed besides the site and the name.
@@ -150,7 +153,8 @@ pub fn caller(site: &Site, cx: &Cx) -> Result<TExpr, Diagnostic> {
     match cx.env.kernel_symbol_address(symbol) {
         Some(addr) => Ok(cx.expr(TExprKind::Int(addr), Type::Sym)),
         None => {
-            let what = if site.kind == ProgKind::Kprobe { "a kretprobe" } else { "fentry and fexit" };
+            let what =
+                if site.kind == ProgKind::Kprobe { "a kretprobe" } else { "fentry and fexit" };
             let msg = format!(
                 "`caller` in {what} needs bpf_get_func_ip (Linux 5.15) or the address of `{symbol}` in /proc/kallsyms, and this kernel gives neither"
             );

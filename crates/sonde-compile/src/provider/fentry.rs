@@ -7,15 +7,19 @@ use crate::btf_types::func_sig;
 use crate::env::Env;
 use crate::sema::tir::TExprKind;
 use crate::types::Type;
-use sonde_syntax::diag::Diagnostic;
 use sonde_glob::{glob_match, is_glob};
+use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;
 
 pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
     let btf = env.btf().map_err(|e| format!("{}; fentry/fexit need it: use kprobe: instead", e))?;
     let names: Vec<String> = if is_glob(definition) {
-        let mut hits: Vec<String> =
-            btf.funcs().map(|(n, _)| n).filter(|n| glob_match(definition, n)).map(String::from).collect();
+        let mut hits: Vec<String> = btf
+            .funcs()
+            .map(|(n, _)| n)
+            .filter(|n| glob_match(definition, n))
+            .map(String::from)
+            .collect();
         hits.sort();
         hits.dedup();
         if hits.is_empty() {
@@ -29,7 +33,10 @@ pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, 
         .iter()
         .map(|name| {
             let sig = func_sig(btf, name).ok_or_else(|| {
-                let mut msg = format!("kernel function `{}` is not in BTF, so fentry cannot attach to it", name);
+                let mut msg = format!(
+                    "kernel function `{}` is not in BTF, so fentry cannot attach to it",
+                    name
+                );
                 if let Some(best) = sonde_syntax::closest(name, btf.funcs().map(|(n, _)| n)) {
                     msg.push_str(&format!(" (did you mean `{}`?)", best));
                 }

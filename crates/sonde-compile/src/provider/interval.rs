@@ -17,9 +17,12 @@ pub fn parse_period(def: &str) -> Result<u64, String> {
             (&def[..split], &def[split..])
         }
     };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("`{}` is not an interval: expected a number and an optional unit (m, s, ms, us, ns)", def))?;
+    let n: u64 = num.parse().map_err(|_| {
+        format!(
+            "`{}` is not an interval: expected a number and an optional unit (m, s, ms, us, ns)",
+            def
+        )
+    })?;
     let scale = match unit {
         "" | "s" => 1_000_000_000,
         "m" => 60_000_000_000,

@@ -24,7 +24,12 @@ use std::rc::Rc;
 /// The prefix of x86-64 syscall wrappers (kernels since 4.17 have no other syscall entry symbols).
 pub const SYSCALL_WRAPPER_PREFIX: &str = "__x64_sys_";
 
-pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<String>) -> Result<Vec<Site>, String> {
+pub fn expand(
+    definition: &str,
+    retprobe: bool,
+    env: &dyn Env,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Site>, String> {
     let (symbol, offset) = split_offset(definition)?;
     if symbol.is_empty() {
         return Err("a kprobe needs a kernel function: `kprobe:vfs_read`".into());
@@ -36,8 +41,13 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<S
         if offset != 0 {
             return Err("an offset needs one function, not a pattern".into());
         }
-        let mut hits: Vec<String> =
-            env.kernel_functions().map_err(|e| e.to_string())?.iter().filter(|f| glob_match(symbol, f)).cloned().collect();
+        let mut hits: Vec<String> = env
+            .kernel_functions()
+            .map_err(|e| e.to_string())?
+            .iter()
+            .filter(|f| glob_match(symbol, f))
+            .cloned()
+            .collect();
         hits.sort();
         hits.dedup();
         if hits.is_empty() {
@@ -71,7 +81,10 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env, notes: &mut Vec<S
         _ => None,
     };
     // A wrapper's `args->NAME` are its syscall's arguments (fentry's layout: one u64 each).
-    let args = func.as_ref().filter(|_| is_syscall_wrapper(&names[0])).map(|f| Rc::new(f.argument_record(false)));
+    let args = func
+        .as_ref()
+        .filter(|_| is_syscall_wrapper(&names[0]))
+        .map(|f| Rc::new(f.argument_record(false)));
     Ok(names
         .into_iter()
         .map(|symbol| Site {
@@ -91,10 +104,17 @@ fn compiler_copies(symbol: &str, all: &[String]) -> Vec<String> {
     let mut copies: Vec<String> = all
         .iter()
         .filter(|f| {
-            let Some(rest) = f.strip_prefix(symbol).and_then(|r| r.strip_prefix('.')) else { return false };
+            let Some(rest) = f.strip_prefix(symbol).and_then(|r| r.strip_prefix('.')) else {
+                return false;
+            };
             let mut parts = rest.split('.');
             matches!(parts.next(), Some("constprop" | "isra"))
-                && parts.all(|p| !p.is_empty() && (p.bytes().all(|b| b.is_ascii_digit()) || p == "constprop" || p == "isra"))
+                && parts.all(|p| {
+                    !p.is_empty()
+                        && (p.bytes().all(|b| b.is_ascii_digit())
+                            || p == "constprop"
+                            || p == "isra")
+                })
         })
         .cloned()
         .collect();
@@ -138,7 +158,9 @@ fn split_offset(def: &str) -> Result<(&str, u64), String> {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => off.parse::<u64>(),
     };
-    parsed.map(|o| (sym, o)).map_err(|_| format!("`{}` is not an offset: expected a number such as 8 or 0x10", off))
+    parsed
+        .map(|o| (sym, o))
+        .map_err(|_| format!("`{}` is not an offset: expected a number such as 8 or 0x10", off))
 }
 
 fn unknown(symbol: &str, all: &[String], exists: Option<bool>) -> String {
@@ -156,44 +178,16 @@ fn unknown(symbol: &str, all: &[String], exists: Option<bool>) -> String {
     // Old syscall spellings (ply's `SyS_openat`, `sys_openat`) are `__x64_sys_openat` today, or
     // `__do_sys_getpid` for syscalls without arguments.
     let bare = symbol.trim_start_matches("SyS_").trim_start_matches("sys_");
-    let modern = [SYSCALL_WRAPPER_PREFIX, "__do_sys_"].iter().map(|p| format!("{}{}", p, bare)).find(|m| all.contains(m));
+    let modern = [SYSCALL_WRAPPER_PREFIX, "__do_sys_"]
+        .iter()
+        .map(|p| format!("{}{}", p, bare))
+        .find(|m| all.contains(m));
     if let (true, Some(modern)) = (bare != symbol, modern) {
         msg.push_str(&format!("; syscalls are spelled `{}` on this kernel", modern));
     } else if let Some(best) = sonde_syntax::closest(symbol, all.iter().map(String::as_str)) {
         msg.push_str(&format!(" (did you mean `{}`?)", best));
     }
     msg
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{compiler_copies, split_offset};
-
-    #[test]
-    fn compiler_copies_are_whole_function_clones_only() {
-        let all: Vec<String> = [
-            "__netif_receive_skb_core.constprop.0",
-            "__netif_receive_skb_core.part.0",
-            "__netif_receive_skb_core.cold",
-            "__netif_receive_skb_core_x",
-            "tcp_ack.isra.0",
-            "tcp_ack.isra.0.constprop.1",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        assert_eq!(compiler_copies("__netif_receive_skb_core", &all), vec!["__netif_receive_skb_core.constprop.0"]);
-        assert_eq!(compiler_copies("tcp_ack", &all), vec!["tcp_ack.isra.0", "tcp_ack.isra.0.constprop.1"]);
-        assert!(compiler_copies("tcp_ac", &all).is_empty());
-    }
-
-    #[test]
-    fn offsets() {
-        assert_eq!(split_offset("vfs_read"), Ok(("vfs_read", 0)));
-        assert_eq!(split_offset("vfs_read+0x10"), Ok(("vfs_read", 16)));
-        assert_eq!(split_offset("dev_hard_start_xmit+8"), Ok(("dev_hard_start_xmit", 8)));
-        assert!(split_offset("f+x").is_err());
-    }
 }
 
 /// What `argN`, `retval`, `caller`, `regs` and, in a syscall wrapper, `args->NAME` mean in a
@@ -259,4 +253,41 @@ fn syscall_arg(site: &Site, n: usize, cx: &Cx) -> Result<TExpr, Diagnostic> {
     let regs = cx.expr(TExprKind::CtxLoad { offset: ARG_REGS[0] }, Type::U64);
     let read = TExprKind::Read { ptr: Box::new(regs), offset: offset as i64, user: false };
     Ok(cx.expr(read, ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{compiler_copies, split_offset};
+
+    #[test]
+    fn compiler_copies_are_whole_function_clones_only() {
+        let all: Vec<String> = [
+            "__netif_receive_skb_core.constprop.0",
+            "__netif_receive_skb_core.part.0",
+            "__netif_receive_skb_core.cold",
+            "__netif_receive_skb_core_x",
+            "tcp_ack.isra.0",
+            "tcp_ack.isra.0.constprop.1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            compiler_copies("__netif_receive_skb_core", &all),
+            vec!["__netif_receive_skb_core.constprop.0"]
+        );
+        assert_eq!(
+            compiler_copies("tcp_ack", &all),
+            vec!["tcp_ack.isra.0", "tcp_ack.isra.0.constprop.1"]
+        );
+        assert!(compiler_copies("tcp_ac", &all).is_empty());
+    }
+
+    #[test]
+    fn offsets() {
+        assert_eq!(split_offset("vfs_read"), Ok(("vfs_read", 0)));
+        assert_eq!(split_offset("vfs_read+0x10"), Ok(("vfs_read", 16)));
+        assert_eq!(split_offset("dev_hard_start_xmit+8"), Ok(("dev_hard_start_xmit", 8)));
+        assert!(split_offset("f+x").is_err());
+    }
 }

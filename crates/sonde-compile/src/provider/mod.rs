@@ -26,19 +26,42 @@ pub enum AttachPoint {
     Begin,
     /// Run once after tracing stops.
     End,
-    Tracepoint { category: String, name: String },
+    Tracepoint {
+        category: String,
+        name: String,
+    },
     /// A CPU-clock perf event on one CPU firing every `period_ns`.
-    Interval { period_ns: u64 },
+    Interval {
+        period_ns: u64,
+    },
     /// A kernel function (entry at `offset`, or its return).
-    Kprobe { symbol: String, offset: u64, retprobe: bool },
+    Kprobe {
+        symbol: String,
+        offset: u64,
+        retprobe: bool,
+    },
     /// An instruction in a user binary: `path` at file offset `offset`; `symbol` as written.
-    Uprobe { path: String, symbol: String, offset: u64, retprobe: bool },
+    Uprobe {
+        path: String,
+        symbol: String,
+        offset: u64,
+        retprobe: bool,
+    },
     /// A BPF trampoline on kernel function `func` (BTF id `btf_id`), at entry or exit.
-    Fentry { func: String, btf_id: u32, exit: bool },
+    Fentry {
+        func: String,
+        btf_id: u32,
+        exit: bool,
+    },
     /// A sampling perf event on every CPU, `hz` times a second.
-    Profile { hz: u64 },
+    Profile {
+        hz: u64,
+    },
     /// A software perf event (page-faults, context-switches, ...) on every CPU every `period` events.
-    Software { event: String, period: u64 },
+    Software {
+        event: String,
+        period: u64,
+    },
 }
 
 impl AttachPoint {
@@ -46,7 +69,9 @@ impl AttachPoint {
         match self {
             AttachPoint::Begin => "BEGIN".into(),
             AttachPoint::End => "END".into(),
-            AttachPoint::Tracepoint { category, name } => format!("tracepoint:{}:{}", category, name),
+            AttachPoint::Tracepoint { category, name } => {
+                format!("tracepoint:{}:{}", category, name)
+            }
             AttachPoint::Interval { period_ns } => format!("interval:{}", describe_ns(*period_ns)),
             AttachPoint::Kprobe { symbol, offset: 0, retprobe } => {
                 format!("{}:{}", if *retprobe { "kretprobe" } else { "kprobe" }, symbol)
@@ -55,7 +80,9 @@ impl AttachPoint {
             AttachPoint::Uprobe { path, symbol, retprobe, .. } => {
                 format!("{}:{}:{}", if *retprobe { "uretprobe" } else { "uprobe" }, path, symbol)
             }
-            AttachPoint::Fentry { func, exit, .. } => format!("{}:{}", if *exit { "fexit" } else { "fentry" }, func),
+            AttachPoint::Fentry { func, exit, .. } => {
+                format!("{}:{}", if *exit { "fexit" } else { "fentry" }, func)
+            }
             AttachPoint::Profile { hz } => format!("profile:hz:{}", hz),
             AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
         }
@@ -117,7 +144,12 @@ fn describe_ns(ns: u64) -> String {
 
 /// Expand one spec into sites. `Err` is a sentence for the diagnostic; `notes` collects what the
 /// user should know about a spec that did expand (shown as warnings).
-pub fn expand(provider: &str, definition: &str, env: &dyn Env, notes: &mut Vec<String>) -> Result<Vec<Site>, String> {
+pub fn expand(
+    provider: &str,
+    definition: &str,
+    env: &dyn Env,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Site>, String> {
     match provider {
         "BEGIN" | "END" => special::expand(provider, definition),
         "tracepoint" | "t" => tracepoint::expand(definition, env),
@@ -136,6 +168,18 @@ pub fn expand(provider: &str, definition: &str, env: &dyn Env, notes: &mut Vec<S
 
 /// Provider names, for "did you mean" hints.
 pub const PROVIDERS: &[&str] = &[
-    "BEGIN", "END", "tracepoint", "interval", "kprobe", "kretprobe", "uprobe", "uretprobe", "fentry", "fexit", "kfunc",
-    "kretfunc", "profile", "software",
+    "BEGIN",
+    "END",
+    "tracepoint",
+    "interval",
+    "kprobe",
+    "kretprobe",
+    "uprobe",
+    "uretprobe",
+    "fentry",
+    "fexit",
+    "kfunc",
+    "kretfunc",
+    "profile",
+    "software",
 ];

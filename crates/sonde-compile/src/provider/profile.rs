@@ -10,7 +10,12 @@ pub fn expand_profile(definition: &str) -> Result<Vec<Site>, String> {
 
 /// Samples a second: `hz:99`, `99`, `99hz`, or a period `s:1`, `ms:10`, `us:100`.
 fn parse_rate(def: &str) -> Result<u64, String> {
-    let bad = || format!("`{}` is not a sampling rate: use `profile:hz:99`, `profile:99` or `profile:ms:10`", def);
+    let bad = || {
+        format!(
+            "`{}` is not a sampling rate: use `profile:hz:99`, `profile:99` or `profile:ms:10`",
+            def
+        )
+    };
     let (unit, num) = match def.split_once(':') {
         Some((u, n)) => (u, n),
         None => {
@@ -30,7 +35,10 @@ fn parse_rate(def: &str) -> Result<u64, String> {
         _ => return Err(bad()),
     };
     if hz == 0 {
-        return Err(format!("`{}` samples less than once a second: use interval: for slow timers", def));
+        return Err(format!(
+            "`{}` samples less than once a second: use interval: for slow timers",
+            def
+        ));
     }
     Ok(hz)
 }
@@ -54,16 +62,25 @@ pub fn expand_software(definition: &str) -> Result<Vec<Site>, String> {
         Some((n, c)) => (n, Some(c)),
         None => (definition, None),
     };
-    let Some(&(event, _, default)) = SOFTWARE_EVENTS.iter().find(|(n, alias, _)| *n == name || (!alias.is_empty() && *alias == name))
+    let Some(&(event, _, default)) = SOFTWARE_EVENTS
+        .iter()
+        .find(|(n, alias, _)| *n == name || (!alias.is_empty() && *alias == name))
     else {
         let names: Vec<&str> = SOFTWARE_EVENTS.iter().map(|e| e.0).collect();
         return Err(format!("unknown software event `{}`: one of {}", name, names.join(", ")));
     };
     let period = match count {
         None => default,
-        Some(c) => c.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("`{}` is not a count of events", c))?,
+        Some(c) => c
+            .parse::<u64>()
+            .ok()
+            .filter(|&p| p > 0)
+            .ok_or_else(|| format!("`{}` is not a count of events", c))?,
     };
-    Ok(vec![Site::new(AttachPoint::Software { event: event.to_string(), period }, ProgKind::PerfEvent)])
+    Ok(vec![Site::new(
+        AttachPoint::Software { event: event.to_string(), period },
+        ProgKind::PerfEvent,
+    )])
 }
 
 #[cfg(test)]
@@ -87,7 +104,10 @@ mod tests {
         let s = expand_software("faults").unwrap();
         assert_eq!(s[0].point, AttachPoint::Software { event: "page-faults".into(), period: 100 });
         let s = expand_software("cs:10").unwrap();
-        assert_eq!(s[0].point, AttachPoint::Software { event: "context-switches".into(), period: 10 });
+        assert_eq!(
+            s[0].point,
+            AttachPoint::Software { event: "context-switches".into(), period: 10 }
+        );
         assert!(expand_software("nosuch").is_err());
     }
 }

@@ -13,8 +13,10 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
         .ok_or_else(|| format!("`{}` is not a tracepoint: expected CATEGORY:NAME", definition))?;
     let names: Vec<(String, String)> = if is_glob(category) || is_glob(name) {
         let all = env.tracepoints().map_err(|e| e.to_string())?;
-        let hits: Vec<_> =
-            all.into_iter().filter(|(c, n)| glob_match(category, c) && glob_match(name, n)).collect();
+        let hits: Vec<_> = all
+            .into_iter()
+            .filter(|(c, n)| glob_match(category, c) && glob_match(name, n))
+            .collect();
         if hits.is_empty() {
             return Err(format!("no tracepoint matches `{}`", definition));
         }

@@ -11,8 +11,12 @@ pub fn parse_format(category: &str, name: &str, text: &str) -> Result<StructDef,
     for line in text.lines() {
         let line = line.trim();
         let Some(rest) = line.strip_prefix("field:") else { continue };
-        let (field, slot) = parse_field(rest, user_pointers)
-            .ok_or_else(|| format!("cannot parse field `{}` in the format of tracepoint {}:{}", rest, category, name))?;
+        let (field, slot) = parse_field(rest, user_pointers).ok_or_else(|| {
+            format!(
+                "cannot parse field `{}` in the format of tracepoint {}:{}",
+                rest, category, name
+            )
+        })?;
         // The record ends after the last slot, which may be wider than the field's C type.
         size = size.max(field.offset + slot);
         fields.push(field);
@@ -65,7 +69,10 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
             Type::Str(size)
         } else {
             match elem_size {
-                1 | 2 | 4 | 8 => Type::Array { elem: Box::new(Type::Int { bytes: elem_size as u8, signed }), len },
+                1 | 2 | 4 | 8 => Type::Array {
+                    elem: Box::new(Type::Int { bytes: elem_size as u8, signed }),
+                    len,
+                },
                 _ => Type::Bytes(size),
             }
         }
@@ -73,7 +80,9 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
         // Syscall arguments sit in 8-byte slots whatever their C type (`int dfd; size:8; signed:0`):
         // the declared type, read from the low bytes, gives the value the user expects (-100, not 2^64-100).
         match (declared_int(base), size) {
-            (Some(Type::Int { bytes, signed }), _) if (bytes as usize) <= size => Type::Int { bytes, signed },
+            (Some(Type::Int { bytes, signed }), _) if (bytes as usize) <= size => {
+                Type::Int { bytes, signed }
+            }
             (_, 1 | 2 | 4 | 8) => Type::Int { bytes: size as u8, signed },
             _ => Type::Bytes(size),
         }
@@ -83,12 +92,17 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
 
 /// The C integer types whose size and signedness are fixed on 64-bit Linux.
 fn declared_int(base: &str) -> Option<Type> {
-    let words: Vec<&str> = base.split_whitespace().filter(|w| *w != "const" && *w != "volatile").collect();
+    let words: Vec<&str> =
+        base.split_whitespace().filter(|w| *w != "const" && *w != "volatile").collect();
     let t = match words.join(" ").as_str() {
         "int" | "signed int" | "pid_t" | "s32" | "__s32" | "int32_t" => Type::S32,
         "unsigned int" | "unsigned" | "u32" | "__u32" | "uint32_t" | "uid_t" | "gid_t" => Type::U32,
-        "long" | "long int" | "long long" | "s64" | "__s64" | "ssize_t" | "loff_t" | "int64_t" => Type::S64,
-        "unsigned long" | "unsigned long long" | "size_t" | "u64" | "__u64" | "uint64_t" => Type::U64,
+        "long" | "long int" | "long long" | "s64" | "__s64" | "ssize_t" | "loff_t" | "int64_t" => {
+            Type::S64
+        }
+        "unsigned long" | "unsigned long long" | "size_t" | "u64" | "__u64" | "uint64_t" => {
+            Type::U64
+        }
         "short" | "s16" | "__s16" => Type::Int { bytes: 2, signed: true },
         "unsigned short" | "u16" | "__u16" | "umode_t" => Type::U16,
         "char" | "signed char" | "s8" | "__s8" => Type::Int { bytes: 1, signed: true },
@@ -125,7 +139,10 @@ print fmt: \"dfd: 0x%08lx\", ((unsigned long)(REC->dfd))
         assert_eq!(s.fields.len(), 9);
         let f = s.fields.iter().find(|f| f.name == "filename").unwrap();
         assert_eq!(f.offset, 24);
-        assert_eq!(f.ty, Type::Ptr { to: Box::new(Type::Int { bytes: 1, signed: true }), user: true });
+        assert_eq!(
+            f.ty,
+            Type::Ptr { to: Box::new(Type::Int { bytes: 1, signed: true }), user: true }
+        );
         let f = s.fields.iter().find(|f| f.name == "dfd").unwrap();
         assert_eq!(f.ty, Type::S32, "declared `int` in an 8-byte slot reads as s32");
         let f = s.fields.iter().find(|f| f.name == "mode").unwrap();

@@ -11,7 +11,10 @@ use crate::types::Type;
 
 pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
     let Some((binary, symbol)) = definition.rsplit_once(':') else {
-        return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL, e.g. `uprobe:/bin/bash:readline`", definition));
+        return Err(format!(
+            "`{}` is not a uprobe: expected BINARY:SYMBOL, e.g. `uprobe:/bin/bash:readline`",
+            definition
+        ));
     };
     if binary.is_empty() || symbol.is_empty() {
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));

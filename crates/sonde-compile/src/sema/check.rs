@@ -10,7 +10,11 @@ use sonde_syntax::diag::Diagnostic;
 use std::collections::HashMap;
 
 /// Type-check `program` against the kernel described by `env`.
-pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgram, Vec<Diagnostic>> {
+pub fn check(
+    program: &Program,
+    env: &dyn Env,
+    opts: &Options,
+) -> Result<TProgram, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let mut groups: Vec<(usize, Vec<Site>)> = Vec::new();
@@ -24,9 +28,13 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
                 Ok(s) => sites.extend(s),
                 Err(msg) => {
                     let mut d = Diagnostic::error(spec.span, msg);
-                    if !provider::PROVIDERS.contains(&spec.provider.as_str()) && spec.definition.is_empty() {
+                    if !provider::PROVIDERS.contains(&spec.provider.as_str())
+                        && spec.definition.is_empty()
+                    {
                         d = d.with_help("a probe is `provider:definition`, e.g. `tracepoint:syscalls:sys_enter_openat`");
-                    } else if let Some(best) = sonde_syntax::closest(&spec.provider, provider::PROVIDERS.iter().copied()) {
+                    } else if let Some(best) =
+                        sonde_syntax::closest(&spec.provider, provider::PROVIDERS.iter().copied())
+                    {
                         if best != spec.provider {
                             d = d.with_help(format!("did you mean `{}`?", best));
                         }
@@ -80,10 +88,15 @@ pub fn check(program: &Program, env: &dyn Env, opts: &Options) -> Result<TProgra
 
 /// Sites whose programs don't read the context can share one program; those for which
 /// `own_program` says so get one each.
-fn share_programs(index: usize, sites: Vec<Site>, own_program: impl Fn(&Site) -> bool) -> Vec<(usize, Vec<Site>)> {
+fn share_programs(
+    index: usize,
+    sites: Vec<Site>,
+    own_program: impl Fn(&Site) -> bool,
+) -> Vec<(usize, Vec<Site>)> {
     use crate::provider::AttachPoint;
     let mut by_kind: Vec<(usize, Vec<Site>)> = Vec::new();
-    let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool, bool), usize> = HashMap::new();
+    let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool, bool), usize> =
+        HashMap::new();
     for s in sites {
         // A trampoline program is verified against one function: fentry sites never share.
         if own_program(&s) || matches!(s.point, AttachPoint::Fentry { .. }) {
@@ -91,7 +104,10 @@ fn share_programs(index: usize, sites: Vec<Site>, own_program: impl Fn(&Site) ->
             continue;
         }
         // Entries and returns attach differently (one kprobe_multi link is one or the other).
-        let ret = matches!(s.point, AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. });
+        let ret = matches!(
+            s.point,
+            AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. }
+        );
         // A syscall wrapper's arguments are read differently from another function's.
         let key = (std::mem::discriminant(&s.point), ret, s.syscall_wrapper);
         match slot.get(&key) {
@@ -115,7 +131,9 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) => false,
             ExprKind::Map { keys, .. } => keys.iter().any(sub),
             ExprKind::Call { args, .. } => args.iter().any(sub),
-            ExprKind::Unary { expr: e, .. } | ExprKind::Cast { expr: e, .. } | ExprKind::Member { expr: e, .. } => sub(e),
+            ExprKind::Unary { expr: e, .. }
+            | ExprKind::Cast { expr: e, .. }
+            | ExprKind::Member { expr: e, .. } => sub(e),
             ExprKind::Binary { lhs, rhs, .. } => sub(lhs) || sub(rhs),
             ExprKind::Ternary { cond, then, els } => sub(cond) || sub(then) || sub(els),
             ExprKind::Index { expr: e, index } => sub(e) || sub(index),
@@ -125,7 +143,9 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
         let sub = |e: &Expr| expr(e, names);
         match &s.kind {
             StmtKind::Expr(e) | StmtKind::Delete(e) => sub(e),
-            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => sub(target) || sub(value),
+            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
+                sub(target) || sub(value)
+            }
             StmtKind::If { cond, then, els } => {
                 sub(cond) || block(then, names) || els.as_ref().is_some_and(|b| block(b, names))
             }

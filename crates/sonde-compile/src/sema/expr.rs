@@ -10,12 +10,14 @@ use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
 /// Built-in variables, for hints.
-pub const VARIABLES: &[&str] =
-    &["comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime", "elapsed", "cpid", "args", "data"];
+pub const VARIABLES: &[&str] = &[
+    "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
+    "elapsed", "cpid", "args", "data",
+];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
-    "str", "mem", "dyn", "strcmp", "ksym", "usym", "printf", "print", "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg",
-    "stats", "quantize", "hist", "lhist",
+    "str", "mem", "dyn", "strcmp", "ksym", "usym", "printf", "print", "exit", "clear", "zero",
+    "delete", "count", "sum", "min", "max", "avg", "stats", "quantize", "hist", "lhist",
 ];
 
 impl Checker<'_> {
@@ -56,14 +58,27 @@ impl Checker<'_> {
                     (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
                     (a, b) => {
                         self.error(
-                            Diagnostic::error(span, format!("the branches of `?:` have different types: `{}` and `{}`", a, b))
-                                .with_label(then.span, format!("`{}`", a))
-                                .with_label(els.span, format!("`{}`", b)),
+                            Diagnostic::error(
+                                span,
+                                format!(
+                                    "the branches of `?:` have different types: `{}` and `{}`",
+                                    a, b
+                                ),
+                            )
+                            .with_label(then.span, format!("`{}`", a))
+                            .with_label(els.span, format!("`{}`", b)),
                         );
                         return self.poisoned(span);
                     }
                 };
-                mk(TExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) }, ty)
+                mk(
+                    TExprKind::Ternary {
+                        cond: Box::new(cond),
+                        then: Box::new(then),
+                        els: Box::new(els),
+                    },
+                    ty,
+                )
             }
             ExprKind::Cast { ty, expr } => {
                 let Some(inner) = self.expr_or_poison(expr) else { return self.poisoned(span) };
@@ -75,13 +90,19 @@ impl Checker<'_> {
                     }
                 };
                 if !inner.ty.is_scalar() {
-                    self.error(Diagnostic::error(expr.span, format!("cannot cast a `{}` to `{}`", inner.ty, target)));
+                    self.error(Diagnostic::error(
+                        expr.span,
+                        format!("cannot cast a `{}` to `{}`", inner.ty, target),
+                    ));
                     return self.poisoned(span);
                 }
                 if !target.is_scalar() {
                     self.error(
-                        Diagnostic::error(ty.span, format!("cannot cast to `{}`: casts make integers or pointers", target))
-                            .with_help(format!("cast to a pointer, e.g. `({} *)`", target)),
+                        Diagnostic::error(
+                            ty.span,
+                            format!("cannot cast to `{}`: casts make integers or pointers", target),
+                        )
+                        .with_help(format!("cast to a pointer, e.g. `({} *)`", target)),
                     );
                     return self.poisoned(span);
                 }
@@ -101,7 +122,10 @@ impl Checker<'_> {
     pub fn scalar(&mut self, e: &Expr, what: &str) -> TExpr {
         let t = self.expr(e);
         if !t.ty.is_scalar() {
-            self.error(Diagnostic::error(e.span, format!("{} must be an integer, found `{}`", what, t.ty)));
+            self.error(Diagnostic::error(
+                e.span,
+                format!("{} must be an integer, found `{}`", what, t.ty),
+            ));
             return self.poisoned(e.span);
         }
         t
@@ -132,24 +156,40 @@ impl Checker<'_> {
             }
             "caller" | "func" => self.context(ContextName::Caller, span),
             "curtask" => {
-                let ty = match self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct task_struct")) {
+                let ty = match self
+                    .env
+                    .btf()
+                    .ok()
+                    .and_then(|b| crate::btf_types::named(b, "struct task_struct"))
+                {
                     Some(t) => Type::Ptr { to: Box::new(t), user: false },
                     None => Type::U64,
                 };
                 b(Builtin::CurTask, ty)
             }
-            n if n.len() > 3 && n.starts_with("arg") && n[3..].bytes().all(|c| c.is_ascii_digit()) => {
+            n if n.len() > 3
+                && n.starts_with("arg")
+                && n[3..].bytes().all(|c| c.is_ascii_digit()) =>
+            {
                 self.context(ContextName::Arg(n[3..].parse().unwrap_or(usize::MAX)), span)
             }
-            // Probes that name `probe` get a program per site (see `uses_context`), so it is a constant.
+            // Probes that name `probe` get a program per site (see `names_any` in check.rs), so it is a constant.
             "probe" => {
-                let name = self.sites.first().map(|s| s.point.describe()).unwrap_or_default().into_bytes();
+                let name =
+                    self.sites.first().map(|s| s.point.describe()).unwrap_or_default().into_bytes();
                 TExpr { ty: Type::Str(name.len() + 1), kind: TExprKind::Str(name), span }
             }
             "args" | "data" => {
                 self.error(
-                    Diagnostic::error(span, format!("`{}` is the tracepoint's record: use one of its fields", name))
-                        .with_help(format!("for example `{}->{}`", name, self.first_field().unwrap_or("common_pid".into()))),
+                    Diagnostic::error(
+                        span,
+                        format!("`{}` is the tracepoint's record: use one of its fields", name),
+                    )
+                    .with_help(format!(
+                        "for example `{}->{}`",
+                        name,
+                        self.first_field().unwrap_or("common_pid".into())
+                    )),
                 );
                 self.poisoned(span)
             }
@@ -171,7 +211,10 @@ impl Checker<'_> {
         match self.opts.child_pid {
             Some(p) => TExpr { kind: TExprKind::Int(p as u64), ty: Type::U32, span },
             None => {
-                self.error(Diagnostic::error(span, "`cpid`/`$target` needs a command to trace: run with `-c COMMAND`"));
+                self.error(Diagnostic::error(
+                    span,
+                    "`cpid`/`$target` needs a command to trace: run with `-c COMMAND`",
+                ));
                 self.poisoned(span)
             }
         }
@@ -189,7 +232,10 @@ impl Checker<'_> {
         match self.vars.iter().position(|v| v.name == name) {
             Some(i) => TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span },
             None => {
-                self.error(Diagnostic::error(span, format!("variable `${}` is used before it is assigned", name)));
+                self.error(Diagnostic::error(
+                    span,
+                    format!("variable `${}` is used before it is assigned", name),
+                ));
                 self.poisoned(span)
             }
         }
@@ -199,12 +245,14 @@ impl Checker<'_> {
     pub fn map_keys(&mut self, map: usize, keys: &[Expr], span: Span) -> Vec<TExpr> {
         let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
         for k in &typed {
-            if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void | Type::Array { .. }) {
+            if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void | Type::Array { .. })
+            {
                 self.error(Diagnostic::error(k.span, format!("a `{}` cannot be a map key", k.ty)));
             }
         }
         let tys: Vec<Type> = typed.iter().map(|k| k.ty.clone()).collect();
-        let key_span = if keys.is_empty() { span } else { keys[0].span.to(keys[keys.len() - 1].span) };
+        let key_span =
+            if keys.is_empty() { span } else { keys[0].span.to(keys[keys.len() - 1].span) };
         if let Err(d) = self.maps.use_keys(map, &tys, key_span) {
             self.error(d);
         }
@@ -257,7 +305,10 @@ impl Checker<'_> {
                 self.deref(t, 0, span)
             }
             UnOp::AddrOf => {
-                self.error(Diagnostic::error(span, "taking the address of a value (`&`) is not supported"));
+                self.error(Diagnostic::error(
+                    span,
+                    "taking the address of a value (`&`) is not supported",
+                ));
                 self.poisoned(span)
             }
         }
@@ -268,7 +319,10 @@ impl Checker<'_> {
         let (to, user) = match &ptr.ty {
             Type::Ptr { to, user } => ((**to).clone(), *user),
             other => {
-                self.error(Diagnostic::error(ptr.span, format!("cannot dereference a `{}`: it is not a pointer", other)));
+                self.error(Diagnostic::error(
+                    ptr.span,
+                    format!("cannot dereference a `{}`: it is not a pointer", other),
+                ));
                 return self.poisoned(span);
             }
         };
@@ -285,7 +339,11 @@ impl Checker<'_> {
     fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, span: Span) -> TExpr {
         let l = self.expr(lhs);
         let r = self.expr(rhs);
-        let mk = |ty, l, r| TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span };
+        let mk = |ty, l, r| TExpr {
+            kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) },
+            ty,
+            span,
+        };
         if l.ty.is_string() || r.ty.is_string() {
             if l.ty.is_string() && r.ty.is_string() && matches!(op, BinOp::Eq | BinOp::Ne) {
                 return mk(Type::S64, l, r);
@@ -308,7 +366,10 @@ impl Checker<'_> {
         }
         for side in [&l, &r] {
             if !side.ty.is_scalar() {
-                self.error(Diagnostic::error(side.span, format!("`{}` needs integers, found `{}`", op.symbol(), side.ty)));
+                self.error(Diagnostic::error(
+                    side.span,
+                    format!("`{}` needs integers, found `{}`", op.symbol(), side.ty),
+                ));
                 return self.poisoned(span);
             }
         }
@@ -332,15 +393,23 @@ impl Checker<'_> {
             Type::Ptr { to, user } => match *to {
                 Type::Btf { id, name, .. } => self.btf_member(b, 0, user, id, &name, field, span),
                 other => {
-                    self.error(Diagnostic::error(span, format!("`{}` has no members: it points to a `{}`", field, other)));
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("`{}` has no members: it points to a `{}`", field, other),
+                    ));
                     self.poisoned(span)
                 }
             },
             // `s.field` on a struct that is itself a member read through a pointer.
             Type::Btf { id, name, .. } => match b.kind {
-                TExprKind::Read { ptr, offset, user } => self.btf_member(*ptr, offset, user, id, &name, field, span),
+                TExprKind::Read { ptr, offset, user } => {
+                    self.btf_member(*ptr, offset, user, id, &name, field, span)
+                }
                 _ => {
-                    self.error(Diagnostic::error(span, format!("cannot read members of this `{}` value", name)));
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("cannot read members of this `{}` value", name),
+                    ));
                     self.poisoned(span)
                 }
             },
@@ -349,11 +418,20 @@ impl Checker<'_> {
                     Err(e) => format!("{}, so arguments are plain integers and kernel structs cannot be read", e),
                     Ok(_) => "cast it to a kernel pointer type first, e.g. `((struct task_struct *)arg0)->pid`".into(),
                 };
-                self.error(Diagnostic::error(span, format!("cannot read member `{}` of a `{}`", field, b.ty)).with_help(help));
+                self.error(
+                    Diagnostic::error(
+                        span,
+                        format!("cannot read member `{}` of a `{}`", field, b.ty),
+                    )
+                    .with_help(help),
+                );
                 self.poisoned(span)
             }
             other => {
-                self.error(Diagnostic::error(span, format!("cannot read member `{}` of a `{}`", field, other)));
+                self.error(Diagnostic::error(
+                    span,
+                    format!("cannot read member `{}` of a `{}`", field, other),
+                ));
                 self.poisoned(span)
             }
         }
@@ -361,7 +439,16 @@ impl Checker<'_> {
 
     /// Member `field` of the kernel struct (BTF `id`) at `ptr + base`.
     #[allow(clippy::too_many_arguments)]
-    fn btf_member(&mut self, ptr: TExpr, base: i64, user: bool, id: u32, name: &str, field: &str, span: Span) -> TExpr {
+    fn btf_member(
+        &mut self,
+        ptr: TExpr,
+        base: i64,
+        user: bool,
+        id: u32,
+        name: &str,
+        field: &str,
+        span: Span,
+    ) -> TExpr {
         let btf = match self.env.btf() {
             Ok(b) => b,
             Err(e) => {
@@ -372,7 +459,8 @@ impl Checker<'_> {
         let m = match crate::btf_types::member(btf, id, field) {
             Ok(m) => m,
             Err(names) => {
-                let mut d = Diagnostic::error(span, format!("`{}` has no member `{}`", name, field));
+                let mut d =
+                    Diagnostic::error(span, format!("`{}` has no member `{}`", name, field));
                 let near = near_names(field, &names);
                 if !near.is_empty() {
                     d = d.with_help(format!("members with close names: {}", near.join(", ")));
@@ -393,15 +481,31 @@ impl Checker<'_> {
             3 | 4 => 4,
             _ => 8,
         };
-        let raw = TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: Type::Int { bytes, signed: false }, span };
+        let raw = TExpr {
+            kind: TExprKind::Read { ptr, offset, user },
+            ty: Type::Int { bytes, signed: false },
+            span,
+        };
         let int = |v: u64| TExpr { kind: TExprKind::Int(v), ty: Type::U64, span };
         let shifted = TExpr {
-            kind: TExprKind::Binary { op: BinOp::Shr, lhs: Box::new(raw), rhs: Box::new(int(shift as u64)) },
+            kind: TExprKind::Binary {
+                op: BinOp::Shr,
+                lhs: Box::new(raw),
+                rhs: Box::new(int(shift as u64)),
+            },
             ty: Type::U64,
             span,
         };
         let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-        TExpr { kind: TExprKind::Binary { op: BinOp::BitAnd, lhs: Box::new(shifted), rhs: Box::new(int(mask)) }, ty: Type::U64, span }
+        TExpr {
+            kind: TExprKind::Binary {
+                op: BinOp::BitAnd,
+                lhs: Box::new(shifted),
+                rhs: Box::new(int(mask)),
+            },
+            ty: Type::U64,
+            span,
+        }
     }
 
     /// A name that means something only in some probes: the site's provider says what.
@@ -432,7 +536,10 @@ impl Checker<'_> {
         match (&b.ty, &b.kind) {
             (Type::Array { elem, len }, TExprKind::CtxBuf { offset, .. }) => {
                 if i < 0 || i as usize >= *len {
-                    self.error(Diagnostic::error(index.span, format!("index {} is outside the array of {} elements", i, len)));
+                    self.error(Diagnostic::error(
+                        index.span,
+                        format!("index {} is outside the array of {} elements", i, len),
+                    ));
                     return self.poisoned(span);
                 }
                 let offset = offset + i as usize * elem.size();
@@ -442,20 +549,34 @@ impl Checker<'_> {
             // flexible array (`struct upid numbers[]`, 0 elements in BTF) takes any index.
             (Type::Array { elem, len }, TExprKind::Read { ptr, offset, user }) => {
                 if i < 0 || (*len > 0 && i as usize >= *len) {
-                    self.error(Diagnostic::error(index.span, format!("index {} is outside the array of {} elements", i, len)));
+                    self.error(Diagnostic::error(
+                        index.span,
+                        format!("index {} is outside the array of {} elements", i, len),
+                    ));
                     return self.poisoned(span);
                 }
                 let offset = offset + i * elem.size() as i64;
-                TExpr { kind: TExprKind::Read { ptr: ptr.clone(), offset, user: *user }, ty: (**elem).clone(), span }
+                TExpr {
+                    kind: TExprKind::Read { ptr: ptr.clone(), offset, user: *user },
+                    ty: (**elem).clone(),
+                    span,
+                }
             }
             // One char of a char array member: `p->comm[0]`.
             (Type::Str(len), TExprKind::Read { ptr, offset, user }) => {
                 if i < 0 || (*len > 0 && i as usize >= *len) {
-                    self.error(Diagnostic::error(index.span, format!("index {} is outside the array of {} chars", i, len)));
+                    self.error(Diagnostic::error(
+                        index.span,
+                        format!("index {} is outside the array of {} chars", i, len),
+                    ));
                     return self.poisoned(span);
                 }
                 let ty = Type::Int { bytes: 1, signed: true };
-                TExpr { kind: TExprKind::Read { ptr: ptr.clone(), offset: offset + i, user: *user }, ty, span }
+                TExpr {
+                    kind: TExprKind::Read { ptr: ptr.clone(), offset: offset + i, user: *user },
+                    ty,
+                    span,
+                }
             }
             (Type::Ptr { to, .. }, _) => {
                 let size = to.size().max(1) as i64;
@@ -473,22 +594,32 @@ impl Checker<'_> {
         match name {
             "str" | "dyn" | "mem" => {
                 if args.is_empty() || args.len() > 2 {
-                    self.error(Diagnostic::error(span, format!("{}() takes an address and an optional size", name)));
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("{}() takes an address and an optional size", name),
+                    ));
                     return self.poisoned(span);
                 }
                 let size = match args.get(1) {
                     None => self.opts.string_size,
                     Some(Expr { kind: ExprKind::Int(n), .. }) if *n > 0 && *n <= 256 => *n as usize,
                     Some(e) => {
-                        self.error(Diagnostic::error(e.span, "the size must be a constant between 1 and 256"));
+                        self.error(Diagnostic::error(
+                            e.span,
+                            "the size must be a constant between 1 and 256",
+                        ));
                         return self.poisoned(span);
                     }
                 };
                 let a = self.expr(&args[0]);
                 match (&a.ty, &a.kind) {
                     // Already a string (a char array field, a __data_loc field, comm): keep it, resized.
-                    (Type::Str(_), _) if name != "mem" => TExpr { ty: Type::Str(size.min(a.ty.size().max(1))), ..a },
-                    (Type::Str(_), TExprKind::CtxDataLoc { .. }) => TExpr { ty: Type::Bytes(size), ..a },
+                    (Type::Str(_), _) if name != "mem" => {
+                        TExpr { ty: Type::Str(size.min(a.ty.size().max(1))), ..a }
+                    }
+                    (Type::Str(_), TExprKind::CtxDataLoc { .. }) => {
+                        TExpr { ty: Type::Bytes(size), ..a }
+                    }
                     (Type::Ptr { user, .. }, _) => {
                         let user = *user;
                         if name == "mem" {
@@ -509,7 +640,10 @@ impl Checker<'_> {
                         }
                     }
                     (t, _) => {
-                        self.error(Diagnostic::error(args[0].span, format!("{}() needs an address, found `{}`", name, t)));
+                        self.error(Diagnostic::error(
+                            args[0].span,
+                            format!("{}() needs an address, found `{}`", name, t),
+                        ));
                         self.poisoned(span)
                     }
                 }
@@ -532,7 +666,10 @@ impl Checker<'_> {
                 let b = self.expr(&args[1]);
                 for x in [&a, &b] {
                     if !x.ty.is_string() {
-                        self.error(Diagnostic::error(x.span, format!("strcmp() compares strings, found `{}`", x.ty)));
+                        self.error(Diagnostic::error(
+                            x.span,
+                            format!("strcmp() compares strings, found `{}`", x.ty),
+                        ));
                         return self.poisoned(span);
                     }
                 }
@@ -540,13 +677,19 @@ impl Checker<'_> {
             }
             "count" | "sum" | "min" | "max" | "avg" | "stats" | "quantize" | "hist" | "lhist" => {
                 self.error(
-                    Diagnostic::error(span, format!("{}() is an aggregation: assign it to a map", name))
-                        .with_help(format!("for example `@name[key] = {}(...)`", name)),
+                    Diagnostic::error(
+                        span,
+                        format!("{}() is an aggregation: assign it to a map", name),
+                    )
+                    .with_help(format!("for example `@name[key] = {}(...)`", name)),
                 );
                 self.poisoned(span)
             }
             "printf" | "print" | "exit" | "clear" | "zero" | "delete" => {
-                self.error(Diagnostic::error(span, format!("{}() returns nothing; call it as a statement", name)));
+                self.error(Diagnostic::error(
+                    span,
+                    format!("{}() returns nothing; call it as a statement", name),
+                ));
                 self.poisoned(span)
             }
             _ => {
@@ -563,7 +706,12 @@ impl Checker<'_> {
 
 /// C's usual arithmetic conversions, simplified to 64 bits: unsigned if either side is a u64 or pointer.
 pub fn arith_type(a: &Type, b: &Type) -> Type {
-    let unsigned64 = |t: &Type| matches!(t, Type::Int { bytes: 8, signed: false } | Type::Ptr { .. } | Type::Sym | Type::Walltime);
+    let unsigned64 = |t: &Type| {
+        matches!(
+            t,
+            Type::Int { bytes: 8, signed: false } | Type::Ptr { .. } | Type::Sym | Type::Walltime
+        )
+    };
     if unsigned64(a) || unsigned64(b) {
         Type::U64
     } else {
@@ -573,8 +721,11 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
 
 /// Up to eight names closest to `want` (by edit distance), for a hint.
 fn near_names(want: &str, names: &[String]) -> Vec<String> {
-    let mut scored: Vec<(usize, &String)> =
-        names.iter().filter(|n| !n.is_empty()).map(|n| (sonde_syntax::edit_distance(want, n), n)).collect();
+    let mut scored: Vec<(usize, &String)> = names
+        .iter()
+        .filter(|n| !n.is_empty())
+        .map(|n| (sonde_syntax::edit_distance(want, n), n))
+        .collect();
     scored.sort();
     let limit = (want.len() / 2).max(3);
     scored.into_iter().filter(|(d, _)| *d <= limit).take(8).map(|(_, n)| n.clone()).collect()

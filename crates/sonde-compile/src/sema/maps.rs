@@ -55,7 +55,12 @@ impl MapTable {
                 if known.len() != keys.len() {
                     return Err(Diagnostic::error(
                         span,
-                        format!("map `{}` is used with {} key(s) here but {} elsewhere", e.name, keys.len(), known.len()),
+                        format!(
+                            "map `{}` is used with {} key(s) here but {} elsewhere",
+                            e.name,
+                            keys.len(),
+                            known.len()
+                        ),
                     )
                     .with_label(*first, format!("used with {} key(s) here", known.len())));
                 }
@@ -63,7 +68,10 @@ impl MapTable {
                     if !k.compatible(new) {
                         return Err(Diagnostic::error(
                             span,
-                            format!("map `{}` is used with a key of type `{}` here but `{}` elsewhere", e.name, new, k),
+                            format!(
+                                "map `{}` is used with a key of type `{}` here but `{}` elsewhere",
+                                e.name, new, k
+                            ),
                         )
                         .with_label(*first, format!("key of type `{}` here", k)));
                     }
@@ -88,7 +96,9 @@ impl MapTable {
                         widen(a, b);
                         true
                     }
-                    (MapValue::Agg { func: a, signed: sa }, MapValue::Agg { func: b, .. }) if a == b => {
+                    (MapValue::Agg { func: a, signed: sa }, MapValue::Agg { func: b, .. })
+                        if a == b =>
+                    {
                         if let MapValue::Agg { signed, .. } = value {
                             *sa |= signed;
                         }
@@ -101,7 +111,12 @@ impl MapTable {
                 } else {
                     Err(Diagnostic::error(
                         span,
-                        format!("map `{}` is assigned {} here but {} elsewhere", e.name, describe(&value), describe(known)),
+                        format!(
+                            "map `{}` is assigned {} here but {} elsewhere",
+                            e.name,
+                            describe(&value),
+                            describe(known)
+                        ),
                     )
                     .with_label(*first, format!("assigned {} here", describe(known))))
                 }
@@ -116,7 +131,10 @@ impl MapTable {
             let value = match e.value {
                 Some((v, _)) => v,
                 None => {
-                    diags.push(Diagnostic::error(e.first, format!("map `{}` is used but never assigned a value", e.name)));
+                    diags.push(Diagnostic::error(
+                        e.first,
+                        format!("map `{}` is used but never assigned a value", e.name),
+                    ));
                     continue;
                 }
             };

@@ -26,14 +26,23 @@ impl Checker<'_> {
             StmtKind::AssignOp { target, op, value } => {
                 // `x op= v` is `x = x op v`.
                 let combined = Expr {
-                    kind: ExprKind::Binary { op: *op, lhs: Box::new(target.clone()), rhs: Box::new(value.clone()) },
+                    kind: ExprKind::Binary {
+                        op: *op,
+                        lhs: Box::new(target.clone()),
+                        rhs: Box::new(value.clone()),
+                    },
                     span,
                 };
                 if let ExprKind::Map { name, .. } = &target.kind {
-                    if let Some(MapValue::Agg { .. }) = self.maps.lookup(name).and_then(|m| self.maps.value(m)) {
+                    if let Some(MapValue::Agg { .. }) =
+                        self.maps.lookup(name).and_then(|m| self.maps.value(m))
+                    {
                         if *op == BinOp::Add && is_one(value) {
                             // `@x++` on an aggregation counts, as in bpftrace.
-                            let count = Expr { kind: ExprKind::Call { name: "count".into(), args: vec![] }, span };
+                            let count = Expr {
+                                kind: ExprKind::Call { name: "count".into(), args: vec![] },
+                                span,
+                            };
                             return self.assign(target, &count).map(|kind| TStmt { kind, span });
                         }
                     }
@@ -54,13 +63,20 @@ impl Checker<'_> {
                     TStmtKind::Delete { map, keys }
                 }
                 _ => {
-                    self.error(Diagnostic::error(e.span, "delete takes a map element: `delete m[key]`"));
+                    self.error(Diagnostic::error(
+                        e.span,
+                        "delete takes a map element: `delete m[key]`",
+                    ));
                     return None;
                 }
             },
             StmtKind::Block(b) => {
                 let stmts = self.block(b);
-                TStmtKind::If { cond: TExpr { kind: TExprKind::Int(1), ty: Type::S64, span }, then: stmts, els: vec![] }
+                TStmtKind::If {
+                    cond: TExpr { kind: TExprKind::Int(1), ty: Type::S64, span },
+                    then: stmts,
+                    els: vec![],
+                }
             }
         };
         Some(TStmt { kind, span })
@@ -71,19 +87,28 @@ impl Checker<'_> {
             ExprKind::Var(name) => {
                 let v = self.expr(value);
                 if matches!(v.ty, Type::Void | Type::Struct(_)) {
-                    self.error(Diagnostic::error(value.span, format!("a variable cannot hold a `{}`", v.ty)));
+                    self.error(Diagnostic::error(
+                        value.span,
+                        format!("a variable cannot hold a `{}`", v.ty),
+                    ));
                     return None;
                 }
                 let var = match self.vars.iter().position(|x| &x.name == name) {
                     Some(i) => {
                         if !self.vars[i].ty.compatible(&v.ty) {
-                            let msg = format!("`${}` holds a `{}`, cannot assign a `{}`", name, self.vars[i].ty, v.ty);
+                            let msg = format!(
+                                "`${}` holds a `{}`, cannot assign a `{}`",
+                                name, self.vars[i].ty, v.ty
+                            );
                             self.error(Diagnostic::error(value.span, msg));
                             return None;
                         }
                         if let (Type::Str(a), Type::Str(b)) = (&self.vars[i].ty, &v.ty) {
                             if b > a {
-                                let msg = format!("`${}` holds a string of {} bytes, cannot assign one of {}", name, a, b);
+                                let msg = format!(
+                                    "`${}` holds a string of {} bytes, cannot assign one of {}",
+                                    name, a, b
+                                );
                                 self.error(Diagnostic::error(value.span, msg));
                             }
                         }
@@ -102,7 +127,9 @@ impl Checker<'_> {
                     if let Some(agg) = self.aggregation(f, args, value.span) {
                         let (func, arg) = agg?;
                         let signed = arg.as_ref().is_some_and(|a| a.ty.is_signed());
-                        if let Err(d) = self.maps.use_value(map, MapValue::Agg { func, signed }, value.span) {
+                        if let Err(d) =
+                            self.maps.use_value(map, MapValue::Agg { func, signed }, value.span)
+                        {
                             self.error(d);
                         }
                         let keys = self.map_keys(map, keys, target.span);
@@ -112,23 +139,35 @@ impl Checker<'_> {
                 let keys = self.map_keys(map, keys, target.span);
                 let v = self.expr(value);
                 if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
-                    self.error(Diagnostic::error(value.span, format!("a map cannot hold a `{}`", v.ty)));
+                    self.error(Diagnostic::error(
+                        value.span,
+                        format!("a map cannot hold a `{}`", v.ty),
+                    ));
                     return None;
                 }
-                if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span) {
+                if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span)
+                {
                     self.error(d);
                 }
                 Some(TStmtKind::MapStore { map, keys, value: v })
             }
             _ => {
-                self.error(Diagnostic::error(target.span, "only maps (`@name[key]`) and variables (`$name`) can be assigned"));
+                self.error(Diagnostic::error(
+                    target.span,
+                    "only maps (`@name[key]`) and variables (`$name`) can be assigned",
+                ));
                 None
             }
         }
     }
 
     /// `Some` if `name` is an aggregation function; inner `None` after an error.
-    fn aggregation(&mut self, name: &str, args: &[Expr], span: Span) -> Option<Option<(AggFunc, Option<TExpr>)>> {
+    fn aggregation(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        span: Span,
+    ) -> Option<Option<(AggFunc, Option<TExpr>)>> {
         let func = match name {
             "count" => AggFunc::Count,
             "sum" => AggFunc::Sum,
@@ -147,14 +186,20 @@ impl Checker<'_> {
                     consts[i] = match constant(a) {
                         Some(v) => v,
                         None => {
-                            self.error(Diagnostic::error(a.span, "lhist()'s bounds and step must be constant integers"));
+                            self.error(Diagnostic::error(
+                                a.span,
+                                "lhist()'s bounds and step must be constant integers",
+                            ));
                             return Some(None);
                         }
                     };
                 }
                 let [min, max, step] = consts;
                 if step <= 0 || max <= min || (max - min) / step > 1000 {
-                    self.error(Diagnostic::error(span, "lhist() needs min < max and 0 < step, with at most 1000 buckets"));
+                    self.error(Diagnostic::error(
+                        span,
+                        "lhist() needs min < max and 0 < step, with at most 1000 buckets",
+                    ));
                     return Some(None);
                 }
                 let arg = self.scalar(&args[0], "lhist()'s value");
@@ -164,7 +209,11 @@ impl Checker<'_> {
         };
         let want = if func == AggFunc::Count { 0 } else { 1 };
         if args.len() != want {
-            let msg = if want == 0 { "count() takes no arguments".to_string() } else { format!("{}() takes one value", name) };
+            let msg = if want == 0 {
+                "count() takes no arguments".to_string()
+            } else {
+                format!("{}() takes one value", name)
+            };
             self.error(Diagnostic::error(span, msg));
             return Some(None);
         }
@@ -176,7 +225,10 @@ impl Checker<'_> {
     fn call_stmt(&mut self, e: &Expr) -> Option<TStmt> {
         let span = e.span;
         let ExprKind::Call { name, args } = &e.kind else {
-            self.error(Diagnostic::error(span, "this expression does nothing: assign it or print it"));
+            self.error(Diagnostic::error(
+                span,
+                "this expression does nothing: assign it or print it",
+            ));
             return None;
         };
         let kind = match name.as_str() {
@@ -184,7 +236,10 @@ impl Checker<'_> {
             "print" => {
                 if let [one] = args.as_slice() {
                     if let Some(map) = self.map_operand(one) {
-                        let event = self.add_event(EventDef { kind: EventKind::PrintMap { map }, args: vec![] });
+                        let event = self.add_event(EventDef {
+                            kind: EventKind::PrintMap { map },
+                            args: vec![],
+                        });
                         return Some(TStmt { kind: TStmtKind::Emit { event, args: vec![] }, span });
                     }
                 }
@@ -198,11 +253,15 @@ impl Checker<'_> {
                     0 => TExpr { kind: TExprKind::Int(0), ty: Type::S64, span },
                     1 => self.scalar(&args[0], "the exit code"),
                     _ => {
-                        self.error(Diagnostic::error(span, "exit() takes at most one argument, the exit code"));
+                        self.error(Diagnostic::error(
+                            span,
+                            "exit() takes at most one argument, the exit code",
+                        ));
                         return None;
                     }
                 };
-                let event = self.add_event(EventDef { kind: EventKind::Exit, args: vec![Type::S64] });
+                let event =
+                    self.add_event(EventDef { kind: EventKind::Exit, args: vec![Type::S64] });
                 TStmtKind::Exit { event, code }
             }
             "clear" | "zero" => {
@@ -211,15 +270,22 @@ impl Checker<'_> {
                     _ => None,
                 };
                 let Some(map) = map else {
-                    self.error(Diagnostic::error(span, format!("{}() takes one map, e.g. `{}(@name)`", name, name)));
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("{}() takes one map, e.g. `{}(@name)`", name, name),
+                    ));
                     return None;
                 };
-                let event = self.add_event(EventDef { kind: EventKind::ClearMap { map }, args: vec![] });
+                let event =
+                    self.add_event(EventDef { kind: EventKind::ClearMap { map }, args: vec![] });
                 TStmtKind::Emit { event, args: vec![] }
             }
             "delete" => {
                 let [target] = args.as_slice() else {
-                    self.error(Diagnostic::error(span, "delete() takes one map element: `delete(@m[key])`"));
+                    self.error(Diagnostic::error(
+                        span,
+                        "delete() takes one map element: `delete(@m[key])`",
+                    ));
                     return None;
                 };
                 return self.stmt(&Stmt { kind: StmtKind::Delete(target.clone()), span });
@@ -230,7 +296,10 @@ impl Checker<'_> {
                 let before = self.diags.len();
                 self.expr(e);
                 if self.diags.len() == before {
-                    self.error(Diagnostic::error(span, format!("the value of `{}()` is unused", name)));
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("the value of `{}()` is unused", name),
+                    ));
                 }
                 return None;
             }
@@ -241,14 +310,19 @@ impl Checker<'_> {
     /// A map named as a whole (`@m`, `m`) in print/clear.
     fn map_operand(&mut self, e: &Expr) -> Option<usize> {
         match &e.kind {
-            ExprKind::Map { name, keys } if keys.is_empty() => self.maps.lookup(name).or_else(|| {
-                if self.discovering {
-                    Some(self.maps.get_or_create(name, e.span))
-                } else {
-                    self.error(Diagnostic::error(e.span, format!("map `{}` is never assigned", name)));
-                    None
-                }
-            }),
+            ExprKind::Map { name, keys } if keys.is_empty() => {
+                self.maps.lookup(name).or_else(|| {
+                    if self.discovering {
+                        Some(self.maps.get_or_create(name, e.span))
+                    } else {
+                        self.error(Diagnostic::error(
+                            e.span,
+                            format!("map `{}` is never assigned", name),
+                        ));
+                        None
+                    }
+                })
+            }
             ExprKind::Ident(name) => self.maps.lookup(name),
             _ => None,
         }
@@ -256,7 +330,10 @@ impl Checker<'_> {
 
     fn printf(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
         let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = args.first() else {
-            self.error(Diagnostic::error(span, "printf() needs a format string literal as its first argument"));
+            self.error(Diagnostic::error(
+                span,
+                "printf() needs a format string literal as its first argument",
+            ));
             return None;
         };
         let pieces = match printf::parse(format) {
@@ -277,14 +354,19 @@ impl Checker<'_> {
         if specs.len() != values.len() {
             self.error(Diagnostic::error(
                 span,
-                format!("the format has {} conversion(s) but {} value(s) follow it", specs.len(), values.len()),
+                format!(
+                    "the format has {} conversion(s) but {} value(s) follow it",
+                    specs.len(),
+                    values.len()
+                ),
             ));
             return None;
         }
         let mut types = Vec::new();
         for (spec, v) in specs.iter().zip(&values) {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
-            let textual = matches!(v.ty, Type::Walltime | Type::Sym | Type::USym | Type::Stack { .. });
+            let textual =
+                matches!(v.ty, Type::Walltime | Type::Sym | Type::USym | Type::Stack { .. });
             let ok = if spec.wants_string() {
                 textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_))
             } else {
@@ -294,12 +376,18 @@ impl Checker<'_> {
             if !ok {
                 let want = if spec.wants_string() { "a string" } else { "an integer" };
                 self.error(
-                    Diagnostic::error(v.span, format!("`%{}` needs {}, found `{}`", spec.conv, want, v.ty))
-                        .with_label(*fspan, "format here"),
+                    Diagnostic::error(
+                        v.span,
+                        format!("`%{}` needs {}, found `{}`", spec.conv, want, v.ty),
+                    )
+                    .with_label(*fspan, "format here"),
                 );
             }
         }
-        let event = self.add_event(EventDef { kind: EventKind::Printf { format: format.clone() }, args: types });
+        let event = self.add_event(EventDef {
+            kind: EventKind::Printf { format: format.clone() },
+            args: types,
+        });
         Some(TStmtKind::Emit { event, args: values })
     }
 }

@@ -47,28 +47,56 @@ pub enum TExprKind {
     Str(Vec<u8>),
     Builtin(Builtin),
     /// A scalar field of the probe context at this offset (tracepoint record).
-    CtxLoad { offset: usize },
+    CtxLoad {
+        offset: usize,
+    },
     /// A char array (or other buffer) inside the context.
-    CtxBuf { offset: usize, len: usize },
+    CtxBuf {
+        offset: usize,
+        len: usize,
+    },
     /// A `__data_loc` string: the u32 at `offset` locates it inside the record.
-    CtxDataLoc { offset: usize },
+    CtxDataLoc {
+        offset: usize,
+    },
     Var(usize),
     /// Value of a plain map at these keys; zero or an empty string when absent.
-    MapGet { map: usize, keys: Vec<TExpr> },
+    MapGet {
+        map: usize,
+        keys: Vec<TExpr>,
+    },
     Neg(Box<TExpr>),
     Not(Box<TExpr>),
     BitNot(Box<TExpr>),
     /// Arithmetic, bitwise, comparison and logical operators on scalars, and `==`/`!=` on strings.
-    Binary { op: BinOp, lhs: Box<TExpr>, rhs: Box<TExpr> },
-    Ternary { cond: Box<TExpr>, then: Box<TExpr>, els: Box<TExpr> },
+    Binary {
+        op: BinOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+    },
+    Ternary {
+        cond: Box<TExpr>,
+        then: Box<TExpr>,
+        els: Box<TExpr>,
+    },
     /// Integer conversion to `ty`.
     Cast(Box<TExpr>),
     /// Read `ty` from memory at `ptr + offset` (pointer dereference, member of a pointed-to struct).
-    Read { ptr: Box<TExpr>, offset: i64, user: bool },
+    Read {
+        ptr: Box<TExpr>,
+        offset: i64,
+        user: bool,
+    },
     /// `str(ptr, size)`: a NUL-terminated string read from memory.
-    ReadStr { ptr: Box<TExpr>, user: bool },
+    ReadStr {
+        ptr: Box<TExpr>,
+        user: bool,
+    },
     /// `mem(ptr, size)`: raw bytes read from memory.
-    ReadMem { ptr: Box<TExpr>, user: bool },
+    ReadMem {
+        ptr: Box<TExpr>,
+        user: bool,
+    },
     /// `strcmp(a, b)`: -1, 0 or 1.
     Strcmp(Box<TExpr>, Box<TExpr>),
 }
@@ -82,14 +110,39 @@ pub struct TStmt {
 #[derive(Clone, Debug)]
 pub enum TStmtKind {
     /// Send a record for output event `event` carrying these values (printf, print, exit, clear...).
-    Emit { event: usize, args: Vec<TExpr> },
+    Emit {
+        event: usize,
+        args: Vec<TExpr>,
+    },
     /// `exit()`: emit the event, then stop this program.
-    Exit { event: usize, code: TExpr },
-    MapStore { map: usize, keys: Vec<TExpr>, value: TExpr },
-    Aggregate { map: usize, keys: Vec<TExpr>, func: AggFunc, arg: Option<TExpr> },
-    Delete { map: usize, keys: Vec<TExpr> },
-    SetVar { var: usize, value: TExpr },
-    If { cond: TExpr, then: Vec<TStmt>, els: Vec<TStmt> },
+    Exit {
+        event: usize,
+        code: TExpr,
+    },
+    MapStore {
+        map: usize,
+        keys: Vec<TExpr>,
+        value: TExpr,
+    },
+    Aggregate {
+        map: usize,
+        keys: Vec<TExpr>,
+        func: AggFunc,
+        arg: Option<TExpr>,
+    },
+    Delete {
+        map: usize,
+        keys: Vec<TExpr>,
+    },
+    SetVar {
+        var: usize,
+        value: TExpr,
+    },
+    If {
+        cond: TExpr,
+        then: Vec<TStmt>,
+        els: Vec<TStmt>,
+    },
     Return,
 }
 
@@ -137,7 +190,10 @@ impl AggFunc {
 pub enum MapValue {
     Plain(Type),
     /// An aggregation; `signed` is the signedness of the aggregated expression.
-    Agg { func: AggFunc, signed: bool },
+    Agg {
+        func: AggFunc,
+        signed: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -180,12 +236,18 @@ impl MapInfo {
 /// What user space does with a record.
 #[derive(Clone, Debug)]
 pub enum EventKind {
-    Printf { format: Vec<u8> },
+    Printf {
+        format: Vec<u8>,
+    },
     /// `print(a, b)`: each value in its default format.
     Print,
     Exit,
-    PrintMap { map: usize },
-    ClearMap { map: usize },
+    PrintMap {
+        map: usize,
+    },
+    ClearMap {
+        map: usize,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -13,12 +13,16 @@ pub struct FixtureEnv {
 
 impl FixtureEnv {
     pub fn new() -> FixtureEnv {
-        FixtureEnv { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/events"), no_func_ip: false }
+        FixtureEnv {
+            root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/events"),
+            no_func_ip: false,
+        }
     }
 }
 
 /// Kernel functions the fixture knows the kallsyms address of.
-const FIXTURE_SYMBOLS: [(&str, u64); 2] = [("do_sys_openat2", 0xffff_ffff_8140_1230), ("vfs_read", 0xffff_ffff_8141_4560)];
+const FIXTURE_SYMBOLS: [(&str, u64); 2] =
+    [("do_sys_openat2", 0xffff_ffff_8140_1230), ("vfs_read", 0xffff_ffff_8141_4560)];
 
 impl Env for FixtureEnv {
     fn has_helper(&self, id: u32) -> bool {
@@ -39,7 +43,10 @@ impl Env for FixtureEnv {
         for cat in std::fs::read_dir(&self.root).unwrap() {
             let cat = cat.unwrap();
             for ev in std::fs::read_dir(cat.path()).unwrap() {
-                out.push((cat.file_name().to_string_lossy().into(), ev.unwrap().file_name().to_string_lossy().into()));
+                out.push((
+                    cat.file_name().to_string_lossy().into(),
+                    ev.unwrap().file_name().to_string_lossy().into(),
+                ));
             }
         }
         out.sort();

@@ -13,29 +13,15 @@ pub(crate) struct Mmap {
 
 impl Mmap {
     pub fn new(fd: RawFd, len: usize, offset: usize, writable: bool) -> Result<Mmap, Errno> {
-        let prot = if writable {
-            libc::PROT_READ | libc::PROT_WRITE
-        } else {
-            libc::PROT_READ
-        };
+        let prot = if writable { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
         // SAFETY: a fresh shared mapping; we own it until drop.
         let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                prot,
-                libc::MAP_SHARED,
-                fd,
-                offset as libc::off_t,
-            )
+            libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, offset as libc::off_t)
         };
         if p == libc::MAP_FAILED {
             return Err(errno());
         }
-        Ok(Mmap {
-            ptr: p as *mut u8,
-            len,
-        })
+        Ok(Mmap { ptr: p as *mut u8, len })
     }
 
     fn at<T>(&self, off: usize) -> *mut T {

@@ -29,9 +29,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 pub type Errno = i32;
 
 pub(crate) fn errno() -> Errno {
-    std::io::Error::last_os_error()
-        .raw_os_error()
-        .unwrap_or(libc::EIO)
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
 }
 
 /// bpf(2) with an attr variant; returns the non-negative result.
@@ -41,12 +39,7 @@ pub(crate) fn bpf<A: BpfAttr>(cmd: u32, attr: &mut A) -> Result<i64, Errno> {
     // SAFETY: attr is a live, fully initialised repr(C) struct of the size we pass; pointers inside it
     // were set by safe callers from slices that outlive this call.
     let r = unsafe {
-        libc::syscall(
-            libc::SYS_bpf,
-            cmd,
-            attr as *mut A,
-            std::mem::size_of::<A>() as u32,
-        )
+        libc::syscall(libc::SYS_bpf, cmd, attr as *mut A, std::mem::size_of::<A>() as u32)
     };
     if r < 0 {
         Err(errno())
@@ -192,10 +185,7 @@ pub(crate) fn epoll_create() -> Result<OwnedFd, Errno> {
 }
 
 pub(crate) fn epoll_add(ep: &OwnedFd, fd: RawFd) -> Result<(), Errno> {
-    let mut ev = libc::epoll_event {
-        events: libc::EPOLLIN as u32,
-        u64: fd as u64,
-    };
+    let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: fd as u64 };
     // SAFETY: ev is a valid epoll_event.
     let r = unsafe { libc::epoll_ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) };
     if r < 0 {
@@ -209,14 +199,8 @@ pub(crate) fn epoll_add(ep: &OwnedFd, fd: RawFd) -> Result<(), Errno> {
 pub(crate) fn epoll_wait(ep: &OwnedFd, timeout_ms: i32) -> Result<usize, Errno> {
     let mut evs = [libc::epoll_event { events: 0, u64: 0 }; 4];
     // SAFETY: evs has room for the count we pass.
-    let r = unsafe {
-        libc::epoll_wait(
-            ep.as_raw_fd(),
-            evs.as_mut_ptr(),
-            evs.len() as i32,
-            timeout_ms,
-        )
-    };
+    let r =
+        unsafe { libc::epoll_wait(ep.as_raw_fd(), evs.as_mut_ptr(), evs.len() as i32, timeout_ms) };
     if r < 0 {
         let e = errno();
         return if e == libc::EINTR { Ok(0) } else { Err(e) };
@@ -225,10 +209,7 @@ pub(crate) fn epoll_wait(ep: &OwnedFd, timeout_ms: i32) -> Result<usize, Errno> 
 }
 
 pub fn clock_ns(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: ts is a valid out-parameter; the clocks we pass always exist on Linux.
     unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -237,13 +218,7 @@ pub fn clock_ns(clock: libc::clockid_t) -> u64 {
 pub(crate) fn mount_tracefs(target: &CStr) -> Result<(), Errno> {
     // SAFETY: all arguments are NUL-terminated strings or null.
     let r = unsafe {
-        libc::mount(
-            c"nodev".as_ptr(),
-            target.as_ptr(),
-            c"tracefs".as_ptr(),
-            0,
-            std::ptr::null(),
-        )
+        libc::mount(c"nodev".as_ptr(), target.as_ptr(), c"tracefs".as_ptr(), 0, std::ptr::null())
     };
     if r < 0 {
         Err(errno())
@@ -265,11 +240,7 @@ pub(crate) fn pidfd_open(pid: u32) -> Result<OwnedFd, Errno> {
 
 /// Whether `fd` is readable right now (poll(2) without waiting).
 pub(crate) fn readable_now(fd: &OwnedFd) -> bool {
-    let mut p = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
+    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
     // SAFETY: one valid pollfd, no waiting.
     unsafe { libc::poll(&mut p, 1, 0) == 1 && p.revents & libc::POLLIN != 0 }
 }

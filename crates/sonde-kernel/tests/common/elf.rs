@@ -63,13 +63,9 @@ pub fn runtime_address(path: &Path, offset: u64) -> Option<u64> {
             return None;
         }
         let (start, end) = f[0].split_once('-')?;
-        let (start, end) = (
-            u64::from_str_radix(start, 16).ok()?,
-            u64::from_str_radix(end, 16).ok()?,
-        );
+        let (start, end) =
+            (u64::from_str_radix(start, 16).ok()?, u64::from_str_radix(end, 16).ok()?);
         let map_off = u64::from_str_radix(f[2], 16).ok()?;
-        (map_off..map_off + (end - start))
-            .contains(&offset)
-            .then(|| start + offset - map_off)
+        (map_off..map_off + (end - start)).contains(&offset).then(|| start + offset - map_off)
     })
 }

@@ -31,9 +31,7 @@ pub fn tracefs() -> &'static Tracefs {
 }
 
 pub fn getpid_id() -> u64 {
-    tracefs()
-        .tracepoint_id("syscalls", "sys_enter_getpid")
-        .unwrap()
+    tracefs().tracepoint_id("syscalls", "sys_enter_getpid").unwrap()
 }
 
 /// getpid(2) without libc's caching, so every call enters the kernel.
@@ -127,11 +125,7 @@ pub fn counter_insns(map: &Map) -> Vec<Insn> {
 /// Load `insns` with `spec`'s other fields.
 pub fn load_spec(spec: ProgSpec, insns: &[Insn]) -> Program {
     let bytes = encode(insns);
-    Program::load(&ProgSpec {
-        insns: &bytes,
-        ..spec
-    })
-    .unwrap_or_else(|e| panic!("{e}\n{e:?}"))
+    Program::load(&ProgSpec { insns: &bytes, ..spec }).unwrap_or_else(|e| panic!("{e}\n{e:?}"))
 }
 
 /// True (with a note) when this kernel has no kprobes: the positive kprobe tests run only in the

@@ -62,7 +62,10 @@ fn quantize_top_buckets() {
     assert_eq!(lines[10], format!("[1E, 2E)               2 {}", bar(26)));
     assert_eq!(lines[13], format!("[8E, 16E)              4 {}", bar(52)));
     // Out-of-range indices are ignored; repeated ones add up.
-    assert_eq!(quantize_lines(&[(66, 5), (1, 1), (1, 2)]), [format!("[0]                    3 {}", bar(52))]);
+    assert_eq!(
+        quantize_lines(&[(66, 5), (1, 1), (1, 2)]),
+        [format!("[0]                    3 {}", bar(52))]
+    );
 }
 
 #[test]

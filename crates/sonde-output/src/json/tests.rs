@@ -16,7 +16,10 @@ fn valid(line: &str) -> &str {
 #[test]
 fn messages() {
     assert_eq!(valid(&printf("hello\n")), r#"{"type": "printf", "data": "hello\n"}"#);
-    assert_eq!(valid(&printf("q\"b\\t\tc\r\x01")), r#"{"type": "printf", "data": "q\"b\\t\tc\r\u0001"}"#);
+    assert_eq!(
+        valid(&printf("q\"b\\t\tc\r\x01")),
+        r#"{"type": "printf", "data": "q\"b\\t\tc\r\u0001"}"#
+    );
     assert_eq!(
         valid(&printf(&String::from_utf8_lossy(b"\xff"))),
         "{\"type\": \"printf\", \"data\": \"\u{fffd}\"}"
@@ -37,11 +40,17 @@ fn values() {
 #[test]
 fn plain_maps() {
     let entries = vec![(vec![s("sshd")], u(5)), (vec![s("bash")], u(3))];
-    assert_eq!(valid(&map("@", &entries)), r#"{"type": "map", "data": {"@": {"bash": 3, "sshd": 5}}}"#);
+    assert_eq!(
+        valid(&map("@", &entries)),
+        r#"{"type": "map", "data": {"@": {"bash": 3, "sshd": 5}}}"#
+    );
     let entries = vec![(vec![u(1), s("cat")], Value::int(-1))];
     assert_eq!(valid(&map("@m", &entries)), r#"{"type": "map", "data": {"@m": {"1,cat": -1}}}"#);
     assert_eq!(valid(&map("x", &[(vec![], u(9))])), r#"{"type": "map", "data": {"@x": 9}}"#);
-    assert_eq!(valid(&map("@s", &[(vec![], s("a\"b"))])), r#"{"type": "map", "data": {"@s": "a\"b"}}"#);
+    assert_eq!(
+        valid(&map("@s", &[(vec![], s("a\"b"))])),
+        r#"{"type": "map", "data": {"@s": "a\"b"}}"#
+    );
     assert_eq!(valid(&map("@", &[])), r#"{"type": "map", "data": {"@": {}}}"#);
 }
 
@@ -55,8 +64,12 @@ fn hists() {
     let entries = vec![(vec![s("b")], vec![(0, 2), (65, 1)]), (vec![s("a")], vec![(4, 1)])];
     let line = hist("@h", &entries, HistKind::Quantize);
     assert!(valid(&line).starts_with(r#"{"type": "hist", "data": {"@h": {"a": [{"min": 4, "max": 7, "count": 1}], "b": [{"max": -1, "count": 2}, {"min": 0, "max": 0, "count": 0}, "#));
-    assert!(line.ends_with(r#"{"min": 9223372036854775808, "max": 18446744073709551615, "count": 1}]}}}"#));
-    assert_eq!(valid(&hist("@h", &[], HistKind::Quantize)), r#"{"type": "hist", "data": {"@h": {}}}"#);
+    assert!(line
+        .ends_with(r#"{"min": 9223372036854775808, "max": 18446744073709551615, "count": 1}]}}}"#));
+    assert_eq!(
+        valid(&hist("@h", &[], HistKind::Quantize)),
+        r#"{"type": "hist", "data": {"@h": {}}}"#
+    );
     assert_eq!(
         valid(&hist("@h", &[(vec![], vec![])], HistKind::Quantize)),
         r#"{"type": "hist", "data": {"@h": []}}"#
@@ -79,7 +92,8 @@ fn stats_maps() {
         valid(&stats("@s", &one)),
         r#"{"type": "stats", "data": {"@s": {"count": 3, "average": 2, "total": 6}}}"#
     );
-    let entries = vec![(vec![s("k")], 3, u(2), u(6)), (vec![s("n")], 1, Value::int(-4), Value::int(-4))];
+    let entries =
+        vec![(vec![s("k")], 3, u(2), u(6)), (vec![s("n")], 1, Value::int(-4), Value::int(-4))];
     assert_eq!(
         valid(&stats("@s", &entries)),
         r#"{"type": "stats", "data": {"@s": {"n": {"count": 1, "average": -4, "total": -4}, "k": {"count": 3, "average": 2, "total": 6}}}}"#

@@ -35,7 +35,8 @@ fn keys_and_names() {
 
 #[test]
 fn signed_values_sort_numerically() {
-    let entries = vec![(vec![u(1)], Value::int(5)), (vec![u(2)], Value::int(-5)), (vec![u(3)], u(0))];
+    let entries =
+        vec![(vec![u(1)], Value::int(5)), (vec![u(2)], Value::int(-5)), (vec![u(3)], u(0))];
     assert_eq!(map_text("@", &entries), "@[2]: -5\n@[3]: 0\n@[1]: 5\n\n");
 }
 
@@ -92,8 +93,11 @@ fn linear_map() {
 
 #[test]
 fn stats_sorted_by_average() {
-    let entries =
-        vec![(vec![s("b")], 3, u(2), u(6)), (vec![s("a")], 2, u(10), u(20)), (vec![s("z")], 0, u(0), u(0))];
+    let entries = vec![
+        (vec![s("b")], 3, u(2), u(6)),
+        (vec![s("a")], 2, u(10), u(20)),
+        (vec![s("z")], 0, u(0), u(0)),
+    ];
     assert_eq!(
         stats_text("@s", &entries),
         "@s[z]: count 0, average 0, total 0\n@s[b]: count 3, average 2, total 6\n@s[a]: count 2, average 10, total 20\n\n"

@@ -117,7 +117,10 @@ fn hex_and_octal() {
     assert_eq!(f("%o", &[i(-1)]), "1777777777777777777777");
     assert_eq!(f("%lo", &[i(-1)]), "1777777777777777777777");
     assert_eq!(f("%#x %#X %#o %#x", &[u(255), u(255), u(8), u(0)]), "0xff 0XFF 010 0");
-    assert_eq!(f("%#010x|%#-10x|%#10x", &[u(0xab), u(0xab), u(0xab)]), "0x000000ab|0xab      |      0xab");
+    assert_eq!(
+        f("%#010x|%#-10x|%#10x", &[u(0xab), u(0xab), u(0xab)]),
+        "0x000000ab|0xab      |      0xab"
+    );
     assert_eq!(f("%08.3x|%.0x|%.0o|%#.0o", &[u(0x1f), u(0), u(0), u(0)]), "     01f|||0");
     assert_eq!(f("%#.3o|%#5o", &[u(8), u(8)]), "010|  010");
     // '+' and ' ' only apply to signed conversions.
@@ -127,9 +130,15 @@ fn hex_and_octal() {
 #[test]
 fn chars_strings_pointers() {
     assert_eq!(f("%c%c%c", &[u(b'a' as u64), u(b'b' as u64), u(b'c' as u64)]), "abc");
-    assert_eq!(f("%3c|%-3c|%05c", &[u(b'x' as u64), u(b'y' as u64), u(b'z' as u64)]), "  x|y  |    z");
+    assert_eq!(
+        f("%3c|%-3c|%05c", &[u(b'x' as u64), u(b'y' as u64), u(b'z' as u64)]),
+        "  x|y  |    z"
+    );
     assert_eq!(f("%s=%d", &[s("pid"), i(7)]), "pid=7");
-    assert_eq!(f("%10s|%-10s|%05s", &[s("bash"), s("bash"), s("ab")]), "      bash|bash      |   ab");
+    assert_eq!(
+        f("%10s|%-10s|%05s", &[s("bash"), s("bash"), s("ab")]),
+        "      bash|bash      |   ab"
+    );
     assert_eq!(f("%.2s|%.0s|%6.2s", &[s("bash"), s("bash"), s("abcdef")]), "ba||    ab");
     assert_eq!(f("[%s]", &[s("sh\0garbage")]), "[sh]");
     assert_eq!(f("%p", &[u(0xffffffff81000000)]), "0xffffffff81000000");

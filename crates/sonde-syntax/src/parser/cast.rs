@@ -6,8 +6,9 @@ use crate::lexer::{Lexer, Token, TokenKind};
 
 /// Words that always name a type, so `(word` starts a cast.
 const TYPE_WORDS: &[&str] = &[
-    "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "i8", "i16", "i32", "i64", "__u8", "__u16", "__u32", "__u64",
-    "__s8", "__s16", "__s32", "__s64", "char", "short", "int", "long", "unsigned", "signed", "void", "bool", "_Bool",
+    "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "i8", "i16", "i32", "i64", "__u8",
+    "__u16", "__u32", "__u64", "__s8", "__s16", "__s32", "__s64", "char", "short", "int", "long",
+    "unsigned", "signed", "void", "bool", "_Bool",
 ];
 
 /// Words that combine into one C type: `unsigned long long int`.

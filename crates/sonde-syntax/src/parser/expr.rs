@@ -31,7 +31,14 @@ impl Parser<'_> {
         self.expect(TokenKind::Colon, "`:` in conditional expression `cond ? a : b`")?;
         let els = self.nested(|p| p.expr())?;
         let span = cond.span.to(els.span);
-        Ok(Expr { kind: ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) }, span })
+        Ok(Expr {
+            kind: ExprKind::Ternary {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                els: Box::new(els),
+            },
+            span,
+        })
     }
 
     /// Binary operators binding at least as tightly as `min`.
@@ -51,7 +58,10 @@ impl Parser<'_> {
                 return Err(());
             }
             let span = lhs.span.to(rhs.span);
-            lhs = Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span };
+            lhs = Expr {
+                kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) },
+                span,
+            };
         }
         Ok(lhs)
     }
@@ -80,7 +90,8 @@ impl Parser<'_> {
     fn prefix_increment(&mut self) -> PResult<Expr> {
         let span = self.peek_span();
         let op = self.text_of(span);
-        let msg = format!("`{}` only works as a statement after a map or variable, like `@n{}`", op, op);
+        let msg =
+            format!("`{}` only works as a statement after a map or variable, like `@n{}`", op, op);
         self.emit(Diagnostic::error(span, msg));
         Err(())
     }
@@ -94,10 +105,14 @@ impl Parser<'_> {
                 TokenKind::Dot | TokenKind::Arrow => {
                     let t = self.bump();
                     let arrow = t.kind == TokenKind::Arrow;
-                    let what = if arrow { "a field name after `->`" } else { "a field name after `.`" };
+                    let what =
+                        if arrow { "a field name after `->`" } else { "a field name after `.`" };
                     let f = self.expect(TokenKind::Ident, what)?;
                     let field = self.text_of(f.span).to_string();
-                    e = Expr { span: e.span.to(f.span), kind: ExprKind::Member { expr: Box::new(e), field, arrow } };
+                    e = Expr {
+                        span: e.span.to(f.span),
+                        kind: ExprKind::Member { expr: Box::new(e), field, arrow },
+                    };
                     d += 1;
                 }
                 TokenKind::LBracket => {
@@ -144,7 +159,9 @@ impl Parser<'_> {
                 }
                 return Ok(Expr { kind: ExprKind::Str(s), span });
             }
-            TokenKind::Var => ExprKind::Var(self.text_of(t.span).get(1..).unwrap_or("").to_string()),
+            TokenKind::Var => {
+                ExprKind::Var(self.text_of(t.span).get(1..).unwrap_or("").to_string())
+            }
             TokenKind::At => return self.map(&t),
             TokenKind::Ident => match self.peek().kind {
                 TokenKind::LParen => return self.call(&t),
@@ -233,7 +250,9 @@ fn depth(e: &Expr) -> usize {
     1 + match &e.kind {
         ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => 0,
         ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => max(es),
-        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Member { expr, .. } => depth(expr),
+        ExprKind::Unary { expr, .. }
+        | ExprKind::Cast { expr, .. }
+        | ExprKind::Member { expr, .. } => depth(expr),
         ExprKind::Binary { lhs, rhs, .. } => depth(lhs).max(depth(rhs)),
         ExprKind::Index { expr, index } => depth(expr).max(depth(index)),
         ExprKind::Ternary { cond, then, els } => depth(cond).max(depth(then)).max(depth(els)),

@@ -21,7 +21,9 @@ impl Parser<'_> {
                 TokenKind::Eof => {
                     let t = self.peek().clone();
                     let note = "this block is not closed";
-                    self.expected_with("`}` to close the block", &t, |d| d.with_label(open.span, note));
+                    self.expected_with("`}` to close the block", &t, |d| {
+                        d.with_label(open.span, note)
+                    });
                     return Ok(Block { stmts, span: self.span_from(open.span) });
                 }
                 TokenKind::Semi => {
@@ -52,7 +54,8 @@ impl Parser<'_> {
             _ => {
                 let t = self.peek().clone();
                 let prev = self.prev_hi;
-                let new_line = self.text.get(prev..t.span.lo as usize).is_some_and(|gap| gap.contains('\n'));
+                let new_line =
+                    self.text.get(prev..t.span.lo as usize).is_some_and(|gap| gap.contains('\n'));
                 self.expected_with("`;` after statement", &t, |d| {
                     if new_line {
                         d.with_label(Span::new(prev, prev), "add `;` here")
@@ -180,9 +183,10 @@ impl Parser<'_> {
                 if self.eat(TokenKind::Comma).is_some() {
                     let key = self.inner_expr()?;
                     m = match m.kind {
-                        ExprKind::Map { name, keys } if keys.is_empty() => {
-                            Expr { span: m.span.to(key.span), kind: ExprKind::Map { name, keys: vec![key] } }
-                        }
+                        ExprKind::Map { name, keys } if keys.is_empty() => Expr {
+                            span: m.span.to(key.span),
+                            kind: ExprKind::Map { name, keys: vec![key] },
+                        },
                         _ => {
                             self.emit(Diagnostic::error(
                                 m.span,
@@ -198,7 +202,10 @@ impl Parser<'_> {
             None => self.postfix()?,
         };
         if !matches!(target.kind, ExprKind::Map { .. }) {
-            self.emit(Diagnostic::error(target.span, "`delete` needs a map element, like `delete @m[key]`"));
+            self.emit(Diagnostic::error(
+                target.span,
+                "`delete` needs a map element, like `delete @m[key]`",
+            ));
             return Err(());
         }
         Ok((Stmt { kind: StmtKind::Delete(target), span: self.span_from(kw.span) }, false))
@@ -220,7 +227,11 @@ impl Parser<'_> {
                 let t = self.bump();
                 self.check_target(&e)?;
                 let op = if kind == TokenKind::PlusPlus { BinOp::Add } else { BinOp::Sub };
-                StmtKind::AssignOp { target: e, op, value: Expr { kind: ExprKind::Int(1), span: t.span } }
+                StmtKind::AssignOp {
+                    target: e,
+                    op,
+                    value: Expr { kind: ExprKind::Int(1), span: t.span },
+                }
             }
             k => match compound_op(&k) {
                 Some(op) => {
@@ -238,8 +249,10 @@ impl Parser<'_> {
     fn check_target(&mut self, e: &Expr) -> PResult<()> {
         let d = match &e.kind {
             ExprKind::Map { .. } | ExprKind::Var(_) => return Ok(()),
-            ExprKind::Ident(name) => Diagnostic::error(e.span, format!("cannot assign to `{}`", name))
-                .with_help(format!("write `@{}` for a map or `${}` for a variable", name, name)),
+            ExprKind::Ident(name) => {
+                Diagnostic::error(e.span, format!("cannot assign to `{}`", name))
+                    .with_help(format!("write `@{}` for a map or `${}` for a variable", name, name))
+            }
             _ => Diagnostic::error(e.span, "cannot assign to this expression")
                 .with_help("only maps (`@m[key]`, `@m`) and variables (`$v`) can be assigned"),
         };

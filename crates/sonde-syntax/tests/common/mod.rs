@@ -46,9 +46,13 @@ pub fn sx(e: &Expr) -> String {
         ExprKind::Call { name, args } => format!("{}({})", name, list(args)),
         ExprKind::Unary { op, expr } => format!("({}{})", op.symbol(), sx(expr)),
         ExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", sx(lhs), op.symbol(), sx(rhs)),
-        ExprKind::Ternary { cond, then, els } => format!("({} ? {} : {})", sx(cond), sx(then), sx(els)),
+        ExprKind::Ternary { cond, then, els } => {
+            format!("({} ? {} : {})", sx(cond), sx(then), sx(els))
+        }
         ExprKind::Cast { ty, expr } => format!("(({}){})", ty, sx(expr)),
-        ExprKind::Member { expr, field, arrow } => format!("{}{}{}", sx(expr), if *arrow { "->" } else { "." }, field),
+        ExprKind::Member { expr, field, arrow } => {
+            format!("{}{}{}", sx(expr), if *arrow { "->" } else { "." }, field)
+        }
         ExprKind::Index { expr, index } => format!("index({}, {})", sx(expr), sx(index)),
     }
 }

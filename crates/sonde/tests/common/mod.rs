@@ -132,10 +132,7 @@ fn build_workload(sonde: &Path) -> PathBuf {
     let profile_dir = sonde.parent().expect("sonde has a parent dir");
     let release = profile_dir.file_name().is_some_and(|n| n == "release");
     // A separate target dir: the outer `cargo test` may hold the lock on its own.
-    let target = profile_dir
-        .parent()
-        .expect("target dir")
-        .join("sonde-e2e-workload");
+    let target = profile_dir.parent().expect("target dir").join("sonde-e2e-workload");
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -148,19 +145,14 @@ fn build_workload(sonde: &Path) -> PathBuf {
     }
     let st = cmd.status().expect("run cargo build -p sonde-workload");
     assert!(st.success(), "cargo build -p sonde-workload failed: {st}");
-    let p = target
-        .join(if release { "release" } else { "debug" })
-        .join("sonde-workload");
+    let p = target.join(if release { "release" } else { "debug" }).join("sonde-workload");
     assert!(p.exists(), "{} was not built", p.display());
     p
 }
 
 /// A `-c` command line running the workload: `wl(&["comm", "wl_a", "getpid", "100"])`.
 pub fn wl(args: &[&str]) -> String {
-    let mut s = workload()
-        .to_str()
-        .expect("utf-8 workload path")
-        .to_string();
+    let mut s = workload().to_str().expect("utf-8 workload path").to_string();
     for a in args {
         s.push(' ');
         s.push_str(a);
@@ -170,10 +162,7 @@ pub fn wl(args: &[&str]) -> String {
 
 /// Runs the workload to completion (not under sonde) and asserts it succeeded.
 pub fn run_workload(args: &[&str]) {
-    let st = Command::new(workload())
-        .args(args)
-        .status()
-        .expect("run sonde-workload");
+    let st = Command::new(workload()).args(args).status().expect("run sonde-workload");
     assert!(st.success(), "sonde-workload {args:?}: {st}");
 }
 
@@ -197,10 +186,7 @@ impl Workload {
             if t0.elapsed() > timeout {
                 let _ = self.0.kill();
                 let _ = self.0.wait();
-                panic!(
-                    "workload pid {} still running after {timeout:?}",
-                    self.0.id()
-                );
+                panic!("workload pid {} still running after {timeout:?}", self.0.id());
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -251,23 +237,12 @@ pub struct Output {
 impl Output {
     /// Everything about the run, for assertion messages.
     pub fn describe(&self) -> String {
-        describe(
-            &self.args,
-            &format!("{}", self.status),
-            self.elapsed,
-            &self.stdout,
-            &self.stderr,
-        )
+        describe(&self.args, &format!("{}", self.status), self.elapsed, &self.stdout, &self.stderr)
     }
 
     #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "wrong exit code\n{}",
-            self.describe()
-        );
+        assert_eq!(self.code, Some(code), "wrong exit code\n{}", self.describe());
         self
     }
 
@@ -278,10 +253,7 @@ impl Output {
 
     /// stdout's non-empty lines.
     pub fn lines(&self) -> Vec<&str> {
-        self.stdout
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .collect()
+        self.stdout.lines().filter(|l| !l.trim().is_empty()).collect()
     }
 
     /// The value printed for a non-keyed map: `@n: 100` -> "100".
@@ -348,19 +320,11 @@ fn describe(
         while !s.is_char_boundary(tail) {
             tail += 1;
         }
-        format!(
-            "{}\n... ({} bytes left out) ...\n{}",
-            &s[..head],
-            tail - head,
-            &s[tail..]
-        )
+        format!("{}\n... ({} bytes left out) ...\n{}", &s[..head], tail - head, &s[tail..])
     };
     format!(
         "--- sonde {}\n--- status: {status} after {:.2}s\n--- stdout:\n{}\n--- stderr:\n{}\n---",
-        args.iter()
-            .map(|a| shell_quote(a))
-            .collect::<Vec<_>>()
-            .join(" "),
+        args.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "),
         elapsed.as_secs_f64(),
         cut(stdout),
         cut(stderr)
@@ -368,10 +332,7 @@ fn describe(
 }
 
 fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,".contains(c))
-    {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@,".contains(c)) {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
@@ -554,13 +515,7 @@ impl Running {
     /// Sends a signal to sonde.
     pub fn signal(&self, sig: i32) {
         let r = unsafe { libc::kill(self.pid(), sig) };
-        assert_eq!(
-            r,
-            0,
-            "kill({}, {sig}): {}",
-            self.pid(),
-            std::io::Error::last_os_error()
-        );
+        assert_eq!(r, 0, "kill({}, {sig}): {}", self.pid(), std::io::Error::last_os_error());
     }
 
     /// Has sonde exited (without reaping it for good: wait() still works)?
@@ -581,13 +536,7 @@ impl Running {
     pub fn wait(mut self) -> Output {
         let deadline = self.started + self.timeout;
         let status = loop {
-            if let Some(st) = self
-                .child
-                .as_mut()
-                .unwrap()
-                .try_wait()
-                .expect("wait for sonde")
-            {
+            if let Some(st) = self.child.as_mut().unwrap().try_wait().expect("wait for sonde") {
                 break st;
             }
             if Instant::now() >= deadline {
@@ -631,10 +580,7 @@ impl Drop for Running {
 /// The value of a non-keyed map line `@n: 100` -> "100" (the last such line).
 pub fn scalar(stdout: &str, map: &str) -> Option<String> {
     let prefix = format!("{map}: ");
-    stdout
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim_end().to_string()))
+    stdout.lines().rev().find_map(|l| l.strip_prefix(&prefix).map(|v| v.trim_end().to_string()))
 }
 
 /// The value of a keyed map line `@[wl_a]: 100` / `@m[wl_a]: 100` (the last such line).
@@ -657,10 +603,7 @@ pub struct Bucket {
 pub fn hist(stdout: &str, map: &str) -> Result<Vec<Bucket>, String> {
     let header = format!("{map}:");
     let mut lines = stdout.lines();
-    lines
-        .by_ref()
-        .find(|l| l.trim_end() == header)
-        .ok_or_else(|| format!("no `{header}` line"))?;
+    lines.by_ref().find(|l| l.trim_end() == header).ok_or_else(|| format!("no `{header}` line"))?;
     let mut out = Vec::new();
     for l in lines {
         if l.trim().is_empty() {
@@ -702,26 +645,15 @@ pub fn check_bars(b: &[Bucket]) {
     let max = b.iter().map(|b| b.count).max().unwrap();
     let len = |b: &Bucket| b.bar.chars().filter(|&c| c == '@').count();
     for x in b {
-        assert_eq!(
-            x.bar.chars().count(),
-            width,
-            "bars of different widths: {b:#?}"
-        );
-        assert!(
-            x.bar.chars().all(|c| c == '@' || c == ' '),
-            "odd bar: {x:?}"
-        );
+        assert_eq!(x.bar.chars().count(), width, "bars of different widths: {b:#?}");
+        assert!(x.bar.chars().all(|c| c == '@' || c == ' '), "odd bar: {x:?}");
         if x.count == 0 {
             assert_eq!(len(x), 0, "bar for a 0 count: {x:?}");
         } else {
             assert!(len(x) > 0, "no bar for a count: {x:?}");
         }
         if x.count == max {
-            assert_eq!(
-                len(x),
-                width,
-                "the largest count should fill the bar: {x:?}"
-            );
+            assert_eq!(len(x), width, "the largest count should fill the bar: {x:?}");
         }
         for y in b {
             if x.count < y.count {
@@ -746,12 +678,7 @@ pub fn bpf_ids(cmd: libc::c_long) -> BTreeSet<u32> {
         // union bpf_attr { struct { __u32 start_id; __u32 next_id; __u32 open_flags; } }
         let mut attr = [start, 0u32, 0, 0];
         let r = unsafe {
-            libc::syscall(
-                libc::SYS_bpf,
-                cmd,
-                attr.as_mut_ptr(),
-                std::mem::size_of_val(&attr),
-            )
+            libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(&attr))
         };
         if r < 0 {
             let e = std::io::Error::last_os_error();
@@ -819,10 +746,7 @@ pub fn leftover_bpf_objects(before: &BpfObjects) -> Option<BpfObjects> {
 #[track_caller]
 pub fn assert_no_bpf_objects_left(what: &str, before: &BpfObjects, o: &Output) {
     if let Some(left) = leftover_bpf_objects(before) {
-        panic!(
-            "after {what}, BPF objects remain: {left:?}\n{}",
-            o.describe()
-        );
+        panic!("after {what}, BPF objects remain: {left:?}\n{}", o.describe());
     }
 }
 
