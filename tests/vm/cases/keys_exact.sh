@@ -44,8 +44,9 @@ only_entry '^@\[/dev/null\]' 20
 # A stack id as the key: the same call path is one entry.
 run_sonde -c "$WL" 'kprobe:do_sys_openat2 /comm == "wl_k"/ { @[kstack] = count(); }'
 expect_status 0
-only_entry '^\]: ' 20
 only_entry '^@\[$'
+only_entry '^\]: [0-9]+$'
+expect_line ']: 20'
 expect_match '^ +do_sys_openat2'
 
 # caller/func: bpf_get_func_ip where the kernel has it (5.15+), else the registers (kprobes)
