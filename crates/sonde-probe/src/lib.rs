@@ -12,6 +12,7 @@ mod error;
 pub mod expr;
 pub mod fetch;
 mod filter;
+pub mod format;
 mod resolve;
 mod types;
 
