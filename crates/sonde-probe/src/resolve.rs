@@ -166,13 +166,16 @@ fn base(env: &dyn Env, site: &Site, fx: &FetchExpr) -> Result<(Fetch, Ty), Probe
     })
 }
 
-/// A member's byte offset, type and, for a bitfield, (bit offset from that byte, width).
+/// For a bitfield member: (bit offset from its first byte, width).
+type Bitfield = Option<(u32, u32)>;
+
+/// A member's byte offset, type and bitfield.
 fn member(
     btf: Option<&Btf>,
     id: TypeId,
     name: &str,
     fx: &FetchExpr,
-) -> Result<(i64, Ty, Option<(u32, u32)>), ProbeError> {
+) -> Result<(i64, Ty, Bitfield), ProbeError> {
     let btf = btf.ok_or_else(|| ProbeError::NoBtf { fetch: fx.text.clone() })?;
     let Some(m) = btf.member(id, name) else {
         let names = btf.member_names(id);
