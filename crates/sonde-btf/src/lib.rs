@@ -46,6 +46,7 @@
 //! - Pointers have no size in BTF; [`Btf::size_of`] says 8.
 
 mod btf;
+pub mod builder;
 mod decode;
 mod error;
 mod header;

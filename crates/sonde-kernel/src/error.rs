@@ -25,6 +25,10 @@ pub enum KernelError {
     #[error("this kernel has no tracepoint {category}:{name}: list the available ones with `sonde -l '{category}:*'`")]
     UnknownTracepoint { category: String, name: String },
 
+    /// tracefs refused a line (a probe definition, a filter); `log` is tracing/error_log's entry.
+    #[error("the kernel refused `{what}` ({}){}", errno_name(*errno), log.as_deref().map(|l| format!(": {l}")).unwrap_or_default())]
+    Rejected { what: String, errno: i32, log: Option<String> },
+
     #[error("cannot read {path}: {source}")]
     Io { path: String, source: std::io::Error },
 

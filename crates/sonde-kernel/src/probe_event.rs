@@ -67,7 +67,15 @@ impl TracefsProbe {
         kind: Kind,
         line: impl Fn(&str) -> String,
     ) -> std::result::Result<TracefsProbe, CreateError> {
-        let name = format!("sonde_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        TracefsProbe::create_named(tracefs, kind, reserve_name(), line)
+    }
+
+    fn create_named(
+        tracefs: &Tracefs,
+        kind: Kind,
+        name: String,
+        line: impl Fn(&str) -> String,
+    ) -> std::result::Result<TracefsProbe, CreateError> {
         let events = tracefs.root().join(kind.events_file());
         append(&events, &line(&name)).map_err(|e| match e.raw_os_error() {
             Some(errno) => CreateError::Write(errno),
@@ -90,6 +98,48 @@ impl TracefsProbe {
             PerfEventAttr { type_: sys::PERF_TYPE_TRACEPOINT, config: id, ..Default::default() };
         sys::perf_event_open(&mut attr, pid, cpu)
             .map_err(KernelError::sys("perf_event_open(PERF_TYPE_TRACEPOINT)"))
+    }
+}
+
+/// A fresh event name for this process, `sonde_<pid>_<n>`: the shape [`cleanup_dead_runs`]
+/// recognises, so a SIGKILLed run's events are removed by the next run.
+pub fn reserve_name() -> String {
+    format!("sonde_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A kprobe or uprobe event written whole by the caller (`sonde probe`'s definitions) in group
+/// [`GROUP`] under a name from [`reserve_name`]; removed on drop.
+#[derive(Debug)]
+pub struct DynamicEvent {
+    probe: TracefsProbe,
+}
+
+impl DynamicEvent {
+    /// Append `line` (which must define `sonde/<name>`) to `uprobe_events` or `kprobe_events`.
+    /// A refusal carries the kernel's own words from `tracing/error_log`.
+    pub fn create(tracefs: &Tracefs, uprobe: bool, name: &str, line: &str) -> Result<DynamicEvent> {
+        let kind = if uprobe { Kind::Uprobe } else { Kind::Kprobe };
+        if !kind.available(tracefs) {
+            return Err(if uprobe { KernelError::NoUprobes } else { KernelError::NoKprobes });
+        }
+        TracefsProbe::create_named(tracefs, kind, name.to_string(), |_| line.to_string())
+            .map(|probe| DynamicEvent { probe })
+            .map_err(|e| match e {
+                CreateError::Write(errno) => KernelError::Rejected {
+                    what: line.to_string(),
+                    errno,
+                    log: tracefs.last_error(),
+                },
+                CreateError::Other(e) => e,
+            })
+    }
+
+    pub fn group(&self) -> &'static str {
+        GROUP
+    }
+
+    pub fn name(&self) -> &str {
+        self.probe.name()
     }
 }
 
@@ -134,7 +184,8 @@ pub fn cleanup_dead_runs() -> Result<usize> {
 
 /// [`cleanup_dead_runs`] in a given tracefs.
 pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
-    let mut removed = 0;
+    // A dead run's instance holds its events enabled (busy): it goes first.
+    let mut removed = crate::instance::cleanup_dead_instances(tracefs)?;
     for kind in [Kind::Kprobe, Kind::Uprobe] {
         let events = tracefs.root().join(kind.events_file());
         let text = match std::fs::read_to_string(&events) {

@@ -102,6 +102,24 @@ impl Tracefs {
         Ok(list)
     }
 
+    /// The last entry of `tracing/error_log` (5.2+), in one line: why the kernel refused the
+    /// last definition or filter, and where (`error: Invalid fetch argument`, then the command).
+    pub fn last_error(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.root.join("error_log")).ok()?;
+        let lines: Vec<&str> = text.lines().collect();
+        let start = lines.iter().rposition(|l| l.starts_with('['))?;
+        let words: Vec<&str> = lines[start..]
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '^' || c == ' '))
+            .collect();
+        // `[  12.345] trace_kprobe: error: Invalid fetch argument` -> after the timestamp.
+        let first = words.first()?.split_once("] ").map_or(words[0], |(_, r)| r);
+        Some(
+            std::iter::once(first).chain(words[1..].iter().copied()).collect::<Vec<_>>().join("; "),
+        )
+    }
+
     fn event_file(&self, category: &str, name: &str, file: &str) -> Result<PathBuf> {
         // Names come from user scripts: never let them climb out of events/.
         let ok = |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains('/');

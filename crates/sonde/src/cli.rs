@@ -76,7 +76,7 @@ pub struct Cli {
 /// names are reserved now so that adding them changes no program's meaning.
 #[derive(Subcommand, Debug)]
 pub enum Face {
-    /// The ftrace front end: surftrace expressions as kprobe events (not implemented yet).
+    /// The ftrace front end: surftrace expressions as kprobe/uprobe events (`sonde probe --help`).
     Probe(FaceArgs),
     /// The syscall tracer: strace-like lines and summaries (not implemented yet).
     Trace(FaceArgs),

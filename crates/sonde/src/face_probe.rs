@@ -1,0 +1,255 @@
+//! `sonde probe`: surftrace's expressions written as kprobe/uprobe events into tracefs, enabled in
+//! sonde's own instance, printed from its trace_pipe. The expressions are resolved by
+//! `sonde-probe` (pure) against this host's BTF, kallsyms and binaries (`HostEnv`); everything
+//! is checked before the first write, and removed on exit, Ctrl-C, SIGTERM and SIGHUP.
+
+use crate::error::Failure;
+use crate::host_env::HostEnv;
+use crate::signals;
+use clap::Parser;
+use sonde_compile::Env as _;
+use sonde_kernel::instance::Instance;
+use sonde_kernel::probe_event::{self, DynamicEvent};
+use sonde_kernel::tracefs::Tracefs;
+use sonde_probe::{Env, Probe, Target, UserSite};
+use std::io::{ErrorKind, Read, Write};
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(name = "sonde probe", about = "surftrace's expressions as ftrace kprobe/uprobe events")]
+struct ProbeArgs {
+    /// Print the tracefs commands it would run, and exit (surftrace's -S).
+    #[arg(long = "show", short = 'S')]
+    show: bool,
+    /// Write the commands as a shell script (with its clean-up) to FILE, and exit.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
+    /// Add a kernel stack to every event.
+    #[arg(short = 's', long = "stack")]
+    stack: bool,
+    /// Read expressions from FILE, one a line.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: Option<String>,
+    /// `p SYM [NAME=FETCH ...] [f:FILTER]`, `r SYM ...`, `e GROUP/EVENT f:...`, `P BIN:SYM ...`, `R BIN:SYM ...`
+    exprs: Vec<String>,
+}
+
+/// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use).
+struct ProbeEnv(HostEnv);
+
+impl Env for ProbeEnv {
+    fn btf(&self) -> Option<&sonde_btf::Btf> {
+        self.0.btf().ok()
+    }
+    fn kernel_function(&self, name: &str) -> Result<(), Vec<String>> {
+        let Ok(all) = self.0.kernel_functions() else {
+            // No list (a sandbox): let the kernel decide, and say so if it refuses.
+            return Ok(());
+        };
+        if all.iter().any(|f| f == name) {
+            return Ok(());
+        }
+        Err(sonde_syntax::closest(name, all.iter().map(String::as_str))
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default())
+    }
+    fn kernel_symbol(&self, name: &str) -> bool {
+        self.0.kernel_symbol_exists(name).unwrap_or(true)
+    }
+    fn tracepoint_fields(&self, group: &str, event: &str) -> Option<Vec<String>> {
+        let text = self.0.tracepoint_format(group, event).ok()?;
+        let def =
+            sonde_compile::provider::tracepoint_format::parse_format(group, event, &text).ok()?;
+        Some(def.fields.into_iter().map(|f| f.name).collect())
+    }
+    fn user_function(&self, binary: &str, symbol: &str) -> Result<UserSite, String> {
+        self.0
+            .user_symbol(binary, symbol)
+            .map(|(path, offset)| UserSite { path, offset })
+            .map_err(|e| e.to_string())
+    }
+}
+
+pub fn run(args: &[String]) -> Result<i32, Failure> {
+    let argv = std::iter::once("sonde probe".to_string()).chain(args.iter().cloned());
+    let a = match ProbeArgs::try_parse_from(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let mut exprs = a.exprs.clone();
+    if let Some(f) = &a.file {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| Failure::Usage(format!("cannot read {f}: {e}")))?;
+        exprs.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(String::from),
+        );
+    }
+    if exprs.is_empty() {
+        return Err(Failure::Usage(
+            "no expression given: `sonde probe 'p do_filp_open dfd=%0'` (see `sonde probe --help`)"
+                .into(),
+        ));
+    }
+    // Everything is resolved before tracefs is touched.
+    let env = ProbeEnv(HostEnv::new());
+    let mut probes = Vec::new();
+    for e in &exprs {
+        let name = probe_event::reserve_name();
+        let p = sonde_probe::build(e, &env, "sonde", &name)
+            .map_err(|err| Failure::Usage(err.to_string()))?;
+        probes.push(p);
+    }
+    let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
+    let plan = Plan { root: tracefs.root().display().to_string(), probes: &probes, stack: a.stack };
+    if a.show {
+        for c in plan.commands() {
+            println!("{c}");
+        }
+        return Ok(0);
+    }
+    if let Some(out) = &a.output {
+        std::fs::write(out, plan.script())
+            .map_err(|e| Failure::Setup(format!("cannot write {out}: {e}")))?;
+        return Ok(0);
+    }
+    signals::install();
+    let _ = probe_event::cleanup_dead_runs();
+    trace(&tracefs, &probes, a.stack)
+}
+
+fn trace(tracefs: &Tracefs, probes: &[Probe], stack: bool) -> Result<i32, Failure> {
+    // Declared first, dropped last: the instance (which holds them enabled) goes before them.
+    let mut events = Vec::new();
+    for p in probes {
+        if let Target::Dynamic(def) = &p.target {
+            let e = DynamicEvent::create(tracefs, def.is_uprobe(), &def.event, &def.to_string())
+                .map_err(Failure::kernel)?;
+            events.push(e);
+        }
+    }
+    let mut instance = Instance::create(tracefs).map_err(Failure::kernel)?;
+    for p in probes {
+        let (group, event) = p.event();
+        if let Some(f) = &p.filter {
+            instance.set_filter(group, event, f).map_err(Failure::kernel)?;
+        }
+        instance.enable(group, event).map_err(Failure::kernel)?;
+    }
+    if stack {
+        instance.set_option("stacktrace", true).map_err(Failure::kernel)?;
+    }
+    let mut pipe = instance.open_pipe().map_err(Failure::kernel)?;
+    let labels: Vec<(String, String)> =
+        probes.iter().map(|p| (p.event().1.to_string(), label(p))).collect();
+    eprintln!(
+        "Tracing {} probe{}... Hit Ctrl-C to end.",
+        probes.len(),
+        if probes.len() == 1 { "" } else { "s" }
+    );
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut pending = String::new();
+    let stdout = std::io::stdout();
+    while signals::stop_requested().is_none() {
+        match pipe.read(&mut buf) {
+            Ok(0) => std::thread::sleep(Duration::from_millis(20)),
+            Ok(n) => {
+                pending.push_str(&String::from_utf8_lossy(&buf[..n]));
+                let mut out = stdout.lock();
+                while let Some(i) = pending.find('\n') {
+                    let line: String = pending.drain(..=i).collect();
+                    let text = sonde_probe::format::format_line(line.trim_end(), &labels);
+                    if writeln!(out, "{text}").is_err() {
+                        return Ok(0);
+                    }
+                }
+                let _ = out.flush();
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => return Err(Failure::Setup(format!("cannot read trace_pipe: {e}"))),
+        }
+    }
+    drop(pipe);
+    drop(instance);
+    drop(events);
+    Ok(0)
+}
+
+/// What an event's lines are labelled with: the probed function or tracepoint.
+fn label(p: &Probe) -> String {
+    let mut words = p.source.split_whitespace();
+    let kind = words.next().unwrap_or("");
+    let target = words.next().unwrap_or("");
+    match kind {
+        "r" | "R" => format!("{target}%return"),
+        _ => target.to_string(),
+    }
+}
+
+/// The tracefs commands a run performs, for `--show` and `-o`.
+struct Plan<'a> {
+    root: String,
+    probes: &'a [Probe],
+    stack: bool,
+}
+
+impl Plan<'_> {
+    fn instance(&self) -> String {
+        format!("{}/instances/sonde-{}", self.root, std::process::id())
+    }
+
+    fn commands(&self) -> Vec<String> {
+        let mut c = Vec::new();
+        for p in self.probes {
+            if let Target::Dynamic(def) = &p.target {
+                c.push(format!("echo '{def}' >> {}/{}", self.root, def.events_file()));
+            }
+        }
+        c.push(format!("mkdir {}", self.instance()));
+        for p in self.probes {
+            let (g, e) = p.event();
+            if let Some(f) = &p.filter {
+                c.push(format!("echo '{f}' > {}/events/{g}/{e}/filter", self.instance()));
+            }
+            c.push(format!("echo 1 > {}/events/{g}/{e}/enable", self.instance()));
+        }
+        if self.stack {
+            c.push(format!("echo 1 > {}/options/stacktrace", self.instance()));
+        }
+        c.push(format!("cat {}/trace_pipe", self.instance()));
+        c
+    }
+
+    fn script(&self) -> String {
+        let mut s = String::from("#!/bin/sh\n# Written by `sonde probe -o`.\ncleanup() {\n");
+        for p in self.probes {
+            let (g, e) = p.event();
+            s += &format!("  echo 0 > {}/events/{g}/{e}/enable 2>/dev/null\n", self.instance());
+        }
+        s += &format!("  rmdir {} 2>/dev/null\n", self.instance());
+        for p in self.probes {
+            if let Target::Dynamic(def) = &p.target {
+                s += &format!(
+                    "  echo '-:{}/{}' >> {}/{}\n",
+                    def.group,
+                    def.event,
+                    self.root,
+                    def.events_file()
+                );
+            }
+        }
+        s += "}\ntrap cleanup EXIT\ntrap 'exit 0' INT TERM HUP\nset -e\n";
+        for c in self.commands() {
+            s += &c;
+            s.push('\n');
+        }
+        s
+    }
+}
