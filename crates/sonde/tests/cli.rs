@@ -206,7 +206,7 @@ fn no_program_exits_2() {
 
 #[test]
 fn reserved_faces_say_they_are_not_built_yet() {
-    for face in ["probe", "trace", "graph"] {
+    for face in ["trace", "graph"] {
         for args in [vec![face], vec![face, "-x", "--y", "z"]] {
             let o = sonde(&args);
             o.assert_code(2);
@@ -222,6 +222,13 @@ fn reserved_faces_say_they_are_not_built_yet() {
             assert!(o.stdout.is_empty(), "{}", o.describe());
         }
     }
+}
+
+#[test]
+fn probe_needs_an_expression() {
+    let o = sonde(&["probe"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("no expression given"), "{}", o.describe());
 }
 
 #[test]
