@@ -70,6 +70,7 @@ pub fn format(kind: Kind, raw: u64, signed: bool, bytes: u8) -> String {
         Kind::Dirfd if i == libc::AT_FDCWD => "AT_FDCWD".into(),
         Kind::Dirfd => i.to_string(),
         Kind::OpenFlags => open_flags(raw as u32),
+        Kind::Mode if raw == 0 => "0".into(),
         Kind::Mode => format!("0{:o}", raw as u32),
         Kind::AccessMode if raw == 0 => "F_OK".into(),
         Kind::AccessMode => flags(raw, ACCESS),
