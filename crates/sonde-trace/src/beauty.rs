@@ -33,9 +33,10 @@ pub fn kind(syscall: &str, arg: &str, is_pointer: bool) -> Kind {
         (_, "dfd" | "olddfd" | "newdfd" | "dirfd") => Kind::Dirfd,
         ("open" | "openat" | "creat" | "mq_open", "flags") => Kind::OpenFlags,
         (_, "mode") if syscall.contains("access") => Kind::AccessMode,
-        ("open" | "openat" | "creat" | "mkdir" | "mkdirat" | "chmod" | "fchmod" | "fchmodat", "mode") => {
-            Kind::Mode
-        }
+        (
+            "open" | "openat" | "creat" | "mkdir" | "mkdirat" | "chmod" | "fchmod" | "fchmodat",
+            "mode",
+        ) => Kind::Mode,
         ("mknod" | "mknodat" | "mq_open", "mode") => Kind::Mode,
         (_, "flag") | (_, "flags")
             if syscall.ends_with("at") || syscall == "faccessat2" || syscall == "statx" =>
@@ -45,9 +46,10 @@ pub fn kind(syscall: &str, arg: &str, is_pointer: bool) -> Kind {
         (_, "prot") => Kind::Prot,
         ("mmap", "flags") => Kind::MmapFlags,
         (_, "whence") => Kind::Whence,
-        ("kill" | "tkill" | "tgkill" | "rt_sigaction" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo", "sig") => {
-            Kind::Signal
-        }
+        (
+            "kill" | "tkill" | "tgkill" | "rt_sigaction" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo",
+            "sig",
+        ) => Kind::Signal,
         ("futex", "op") => Kind::FutexOp,
         ("socket" | "socketpair", "family") => Kind::Domain,
         ("socket" | "socketpair", "type") => Kind::SockType,
@@ -275,8 +277,16 @@ const FUTEX: Table = table!(
     FUTEX_LOCK_PI2,
 );
 const DOMAINS: Table = table!(
-    AF_UNSPEC, AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_BLUETOOTH, AF_VSOCK,
-    AF_ALG, AF_XDP,
+    AF_UNSPEC,
+    AF_UNIX,
+    AF_INET,
+    AF_INET6,
+    AF_NETLINK,
+    AF_PACKET,
+    AF_BLUETOOTH,
+    AF_VSOCK,
+    AF_ALG,
+    AF_XDP,
 );
 const SOCK_TYPES: Table =
     table!(SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP);

@@ -23,4 +23,3 @@ impl Env for Fixtures {
 pub fn fixtures() -> Fixtures {
     Fixtures(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/events"))
 }
-

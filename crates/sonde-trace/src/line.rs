@@ -60,9 +60,16 @@ impl Call {
             .map(|(i, a)| {
                 let raw = self.entry.args[i];
                 let copied = self.entry.strings.iter().find(|(j, _)| *j == i);
+                // A buffer's length is the next argument (write(fd, buf, count)).
+                let len = (a.name.contains("buf")).then(|| self.entry.args.get(i + 1).copied());
                 let text = match copied {
-                    Some((_, bytes)) => quote(bytes, a.name.contains("buf")),
-                    None => beauty::format(beauty::kind(&sc.name, &a.name, a.is_pointer), raw, a.signed, a.bytes),
+                    Some((_, bytes)) => quote(bytes, len.flatten()),
+                    None => beauty::format(
+                        beauty::kind(&sc.name, &a.name, a.is_pointer),
+                        raw,
+                        a.signed,
+                        a.bytes,
+                    ),
                 };
                 ArgText { name: a.name.clone(), raw, text }
             })
@@ -148,9 +155,13 @@ fn mode_unused(name: &str, args: &[u64; 6]) -> bool {
     flags & (libc::O_CREAT | libc::O_TMPFILE) as u64 == 0
 }
 
-/// A C string as strace quotes it; a buffer cut at its copy size gets `...`.
-fn quote(bytes: &[u8], buffer: bool) -> String {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+/// A C string as strace quotes it; a buffer of `len` bytes is shown up to its length, with `...`
+/// when the copy was shorter.
+fn quote(bytes: &[u8], len: Option<u64>) -> String {
+    let end = match len {
+        Some(n) => bytes.len().min(n as usize),
+        None => bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len()),
+    };
     let mut s = String::from("\"");
     for &b in &bytes[..end] {
         match b {
@@ -158,6 +169,7 @@ fn quote(bytes: &[u8], buffer: bool) -> String {
             b'\\' => s.push_str("\\\\"),
             b'\n' => s.push_str("\\n"),
             b'\t' => s.push_str("\\t"),
+            0 if len.is_some() => s.push_str("\\0"),
             0x20..=0x7e => s.push(b as char),
             _ => {
                 let _ = write!(s, "\\{:o}", b);
@@ -165,7 +177,7 @@ fn quote(bytes: &[u8], buffer: bool) -> String {
         }
     }
     s.push('"');
-    if buffer && end == bytes.len() {
+    if len.is_some_and(|n| n as usize > end) {
         s.push_str("...");
     }
     s

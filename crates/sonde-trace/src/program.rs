@@ -73,12 +73,16 @@ impl Plan<'_> {
         let target = self.target();
         if self.follow {
             // Children and threads: every task a traced task creates is traced (tr, by tid).
-            let _ = writeln!(p, "tracepoint:sched:sched_process_fork /{target}/ {{ tr[args->child_pid] = 1; }}");
+            let _ = writeln!(
+                p,
+                "tracepoint:sched:sched_process_fork /{target}/ {{ tr[args->child_pid] = 1; }}"
+            );
         }
         if self.follow || self.mode == Mode::Summary {
             let name = if self.mode == Mode::Summary { "names[tid] = comm; " } else { "" };
             let forget = if self.follow { "delete tr[tid]; " } else { "" };
-            let _ = writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
+            let _ =
+                writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
         }
         if self.per_syscall() {
             for &nr in &self.selection.nrs {
@@ -111,7 +115,8 @@ impl Plan<'_> {
                 self.selection.nrs.iter().map(|n| format!("args->id == {n}")).collect();
             format!(" && ({})", ids.join(" || "))
         } else {
-            let fill: String = self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
+            let fill: String =
+                self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
             let _ = writeln!(p, "BEGIN {{ {fill}}}");
             " && sel[args->id]".into()
         };
@@ -141,7 +146,14 @@ impl Plan<'_> {
                 }
             }
         }
-        self.enter(p, "raw_syscalls:sys_enter", &format!("{target}{set}"), "args->id", &a, &strings);
+        self.enter(
+            p,
+            "raw_syscalls:sys_enter",
+            &format!("{target}{set}"),
+            "args->id",
+            &a,
+            &strings,
+        );
         self.exit(p, "raw_syscalls:sys_exit", &format!("{target}{set}"), "args->id");
     }
 

@@ -45,7 +45,8 @@ impl Selection {
                 table.iter().filter(|s| rule(s)).map(|s| s.nr).collect()
             } else if sonde_glob::is_glob(item) {
                 let g = sonde_glob::Glob::new(item);
-                let v: Vec<u32> = table.iter().filter(|s| g.matches(&s.name)).map(|s| s.nr).collect();
+                let v: Vec<u32> =
+                    table.iter().filter(|s| g.matches(&s.name)).map(|s| s.nr).collect();
                 if v.is_empty() {
                     return Err(SelectError::NoMatch(item.into()));
                 }
@@ -75,7 +76,11 @@ type Rule = fn(&Syscall) -> bool;
 /// are strace's lists.
 fn class_rule(class: &str) -> Option<Rule> {
     Some(match class {
-        "file" => |s| s.args.iter().any(|a| a.is_string && (a.name.contains("name") || a.name.contains("path"))),
+        "file" => |s| {
+            s.args
+                .iter()
+                .any(|a| a.is_string && (a.name.contains("name") || a.name.contains("path")))
+        },
         "desc" => |s| {
             s.args.iter().any(|a| a.name.ends_with("fd") || a.name.starts_with("fd"))
                 || DESC_CREATORS.contains(&s.name.as_str())
@@ -89,25 +94,92 @@ fn class_rule(class: &str) -> Option<Rule> {
 }
 
 const DESC_CREATORS: &[&str] = &[
-    "open", "openat", "openat2", "creat", "pipe", "pipe2", "eventfd", "eventfd2", "epoll_create",
-    "epoll_create1", "memfd_create", "signalfd", "signalfd4", "timerfd_create", "inotify_init",
-    "inotify_init1", "fanotify_init", "userfaultfd", "perf_event_open", "pidfd_open",
-    "io_uring_setup", "memfd_secret",
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "pipe",
+    "pipe2",
+    "eventfd",
+    "eventfd2",
+    "epoll_create",
+    "epoll_create1",
+    "memfd_create",
+    "signalfd",
+    "signalfd4",
+    "timerfd_create",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
+    "userfaultfd",
+    "perf_event_open",
+    "pidfd_open",
+    "io_uring_setup",
+    "memfd_secret",
 ];
 const NET: &[&str] = &[
-    "socket", "socketpair", "bind", "listen", "accept", "accept4", "connect", "getsockname",
-    "getpeername", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg", "recvmmsg",
-    "shutdown", "setsockopt", "getsockopt",
+    "socket",
+    "socketpair",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    "connect",
+    "getsockname",
+    "getpeername",
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    "sendmmsg",
+    "recvmmsg",
+    "shutdown",
+    "setsockopt",
+    "getsockopt",
 ];
 const PROCESS: &[&str] = &[
-    "clone", "clone3", "fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4",
-    "waitid", "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",
-    "pidfd_send_signal", "unshare",
+    "clone",
+    "clone3",
+    "fork",
+    "vfork",
+    "execve",
+    "execveat",
+    "exit",
+    "exit_group",
+    "wait4",
+    "waitid",
+    "kill",
+    "tkill",
+    "tgkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "unshare",
 ];
 const MEMORY: &[&str] = &[
-    "brk", "mmap", "munmap", "mremap", "mprotect", "pkey_mprotect", "madvise", "process_madvise",
-    "mlock", "mlock2", "munlock", "mlockall", "munlockall", "mincore", "msync", "mbind",
-    "get_mempolicy", "set_mempolicy", "migrate_pages", "move_pages", "remap_file_pages", "mseal",
+    "brk",
+    "mmap",
+    "munmap",
+    "mremap",
+    "mprotect",
+    "pkey_mprotect",
+    "madvise",
+    "process_madvise",
+    "mlock",
+    "mlock2",
+    "munlock",
+    "mlockall",
+    "munlockall",
+    "mincore",
+    "msync",
+    "mbind",
+    "get_mempolicy",
+    "set_mempolicy",
+    "migrate_pages",
+    "move_pages",
+    "remap_file_pages",
+    "mseal",
 ];
 const SIGNAL: &[&str] = &["kill", "tkill", "tgkill", "pause", "signalfd", "signalfd4"];
 

@@ -127,9 +127,15 @@ fn name(table: &SyscallTable, nr: u32) -> String {
 }
 
 fn table_text(out: &mut String, rows: &BTreeMap<u32, Stats>, table: &SyscallTable, errnos: bool) {
-    out.push_str("\n   syscall            calls  errors  total       min       avg       max       stddev\n");
-    out.push_str("                                     (msec)    (msec)    (msec)    (msec)        (%)\n");
-    out.push_str("   --------------- -------- ------ -------- --------- --------- ---------     ------\n");
+    out.push_str(
+        "\n   syscall            calls  errors  total       min       avg       max       stddev\n",
+    );
+    out.push_str(
+        "                                     (msec)    (msec)    (msec)    (msec)        (%)\n",
+    );
+    out.push_str(
+        "   --------------- -------- ------ -------- --------- --------- ---------     ------\n",
+    );
     let mut sorted: Vec<(&u32, &Stats)> = rows.iter().collect();
     sorted.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(b.0)));
     let ms = |ns: u64| ns as f64 / 1e6;

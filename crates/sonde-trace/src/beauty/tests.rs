@@ -29,7 +29,10 @@ fn memory_signals_and_commands() {
     assert_eq!(b("prctl", "option", 15), "PR_SET_NAME");
     assert_eq!(b("fcntl", "cmd", 1), "F_GETFD");
     assert_eq!(b("unlinkat", "flag", 0x200), "AT_REMOVEDIR");
-    assert_eq!(format(kind("clone", "clone_flags", false), 0x1200011, false, 8), "CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD");
+    assert_eq!(
+        format(kind("clone", "clone_flags", false), 0x1200011, false, 8),
+        "CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD"
+    );
 }
 
 #[test]

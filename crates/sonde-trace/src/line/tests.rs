@@ -43,7 +43,7 @@ fn the_three_spellings() {
 
 #[test]
 fn strings_are_quoted_and_cut_buffers_marked() {
-    assert_eq!(quote(b"a\"b\n\x01\0zz", false), r#""a\"b\n\1""#);
-    assert_eq!(quote(b"0123", true), r#""0123"..."#);
-    assert_eq!(quote(b"01\0", true), r#""01""#);
+    assert_eq!(quote(b"a\"b\n\x01\0zz", None), r#""a\"b\n\1""#);
+    assert_eq!(quote(b"0123", Some(10)), r#""0123"..."#);
+    assert_eq!(quote(b"01\0xx", Some(3)), r#""01\0""#);
 }

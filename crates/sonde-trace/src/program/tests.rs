@@ -33,8 +33,14 @@ fn a_few_syscalls_use_their_own_tracepoints_with_named_arguments() {
     let t = table();
     let sel = Selection::parse("openat,getpid", &t).unwrap();
     let text = compiles(&plan(&t, &sel, Mode::Lines));
-    assert!(text.contains("tracepoint:syscalls:sys_enter_openat /(pid == 42 || tr[tid])/"), "{text}");
-    assert!(text.contains("args->dfd, args->filename, args->flags, args->mode, 0, 0, comm"), "{text}");
+    assert!(
+        text.contains("tracepoint:syscalls:sys_enter_openat /(pid == 42 || tr[tid])/"),
+        "{text}"
+    );
+    assert!(
+        text.contains("args->dfd, args->filename, args->flags, args->mode, 0, 0, comm"),
+        "{text}"
+    );
     assert!(text.contains("print(11, tid, str(args->filename, 256))"), "{text}");
     assert!(text.contains("sched_process_fork"), "children are followed: {text}");
     assert!(!text.contains("raw_syscalls"), "{text}");
@@ -49,8 +55,14 @@ fn everything_uses_raw_syscalls_without_a_set() {
     p.follow = false;
     let text = compiles(&p);
     assert!(text.contains("tracepoint:raw_syscalls:sys_enter /pid != 7/"), "{text}");
-    assert!(text.contains("if (args->id == 257) { print(11, tid, str(args->args[1], 256)); }"), "{text}");
-    assert!(text.contains("if (args->id == 1) { print(11, tid, str(args->args[1], 32)); }"), "write's buffer: {text}");
+    assert!(
+        text.contains("if (args->id == 257) { print(11, tid, str(args->args[1], 256)); }"),
+        "{text}"
+    );
+    assert!(
+        text.contains("if (args->id == 1) { print(11, tid, str(args->args[1], 32)); }"),
+        "write's buffer: {text}"
+    );
     assert!(!text.contains("sched_process"), "{text}");
 }
 
@@ -69,7 +81,10 @@ fn failures_and_durations_are_filtered_in_the_kernel() {
     // More syscalls than PER_SYSCALL_MAX: raw_syscalls, the set compared inline or in a map.
     let ten = Selection { nrs: (0..10).collect(), all: false };
     let text = compiles(&plan(&t, &ten, Mode::Lines));
-    assert!(text.contains("/(pid == 42 || tr[tid]) && (args->id == 0 || args->id == 1 ||"), "{text}");
+    assert!(
+        text.contains("/(pid == 42 || tr[tid]) && (args->id == 0 || args->id == 1 ||"),
+        "{text}"
+    );
     let many = Selection { nrs: (0..100).collect(), all: false };
     let text = compiles(&plan(&t, &many, Mode::Summary));
     assert!(text.contains("BEGIN { sel[0] = 1; sel[1] = 1;"), "{text}");

@@ -34,11 +34,16 @@ fn threads_then_totals_sorted_by_time_with_errnos() {
     let total = text.find(" total, 4 events").expect(&text);
     assert!(wl < other && other < total, "{text}");
     let total_openat = &text[total..].lines().find(|l| l.contains("openat")).unwrap().to_string();
-    assert!(total_openat.contains("       3      1    2.004     0.001     0.668     2.000"), "{total_openat}");
+    assert!(
+        total_openat.contains("       3      1    2.004     0.001     0.668     2.000"),
+        "{total_openat}"
+    );
     assert!(text.contains("\t\t\tENOENT: 1"), "{text}");
     let first_row = text[wl..].lines().nth(5).unwrap();
     assert!(first_row.trim_start().starts_with("openat"), "sorted by total time: {text}");
     let j = s.json(&t);
     assert_eq!(j[0]["syscall"], "getpid");
-    assert!(j.iter().any(|r| r["syscall"] == "openat" && r["calls"] == 3 && r["errnos"]["ENOENT"] == 1));
+    assert!(j
+        .iter()
+        .any(|r| r["syscall"] == "openat" && r["calls"] == 3 && r["errnos"]["ENOENT"] == 1));
 }
