@@ -140,7 +140,7 @@ fn table_text(out: &mut String, rows: &BTreeMap<u32, Stats>, table: &SyscallTabl
     sorted.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(b.0)));
     let ms = |ns: u64| ns as f64 / 1e6;
     for (nr, s) in sorted {
-        let avg = if s.calls > 0 { s.total_ns / s.calls } else { 0 };
+        let avg = s.total_ns.checked_div(s.calls).unwrap_or(0);
         let _ = writeln!(
             out,
             "   {:<15} {:>8} {:>6} {:>8.3} {:>9.3} {:>9.3} {:>9.3} {:>9.2}%",

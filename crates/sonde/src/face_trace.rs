@@ -100,7 +100,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
         }
     }
-    if a.duration.is_some_and(|d| !(d >= 0.0)) {
+    if a.duration.is_some_and(|d| d.is_nan() || d < 0.0) {
         return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
     }
     signals::install();

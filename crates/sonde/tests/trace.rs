@@ -112,7 +112,12 @@ fn summary_counts_are_the_workloads_and_strace_cs() {
         &["-s", "-e", "getpid,openat"],
         &["getpid", "100", "openat", "3", "/nonexistent_sonde"],
     );
-    let total = out.stdout.split(" total,").nth(1).expect(&out.describe()).to_string();
+    let total = out
+        .stdout
+        .split(" total,")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}", out.describe()))
+        .to_string();
     let row = |name: &str| -> Vec<u64> {
         let l = total.lines().find(|l| l.split_whitespace().next() == Some(name)).expect(name);
         l.split_whitespace().skip(1).take(2).map(|n| n.parse().unwrap()).collect()
@@ -152,7 +157,10 @@ fn children_are_followed() {
     }
     let out = trace(&["--strace", "-e", "prctl,wait4"], &["fork", "wl_kid", "getpid", "1"]);
     let lines = out.lines();
-    let kid = lines.iter().find(|l| l.contains("PR_SET_NAME")).expect(&out.describe());
+    let kid = lines
+        .iter()
+        .find(|l| l.contains("PR_SET_NAME"))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
     assert!(kid.starts_with("[pid "), "the child's call is marked with its pid: {kid}");
     assert!(lines.iter().any(|l| l.starts_with("wait4(")), "{}", out.describe());
 }
@@ -199,7 +207,7 @@ fn json_has_raw_and_decoded_arguments_and_lost_events() {
     let call = objs
         .iter()
         .find(|o| o["args"]["filename"]["value"] == "\"/nonexistent_sonde\"")
-        .expect(&out.describe());
+        .unwrap_or_else(|| panic!("{}", out.describe()));
     assert_eq!(call["errno"], "ENOENT");
     assert_eq!(call["syscall"], "openat");
     assert_eq!(call["ret"], -1);
