@@ -26,7 +26,7 @@ fn threads_then_totals_sorted_by_time_with_errnos() {
     let mut s = Summary::default();
     s.rows.insert((10, 257), stats(2, &[1000, 3000], &[(2, 1)]));
     s.rows.insert((10, 39), stats(1, &[500], &[]));
-    s.rows.insert((11, 257), stats(1, &[2000_000], &[]));
+    s.rows.insert((11, 257), stats(1, &[2_000_000], &[]));
     s.names.insert(10, "wl".into());
     let text = s.text(&t, true);
     let wl = text.find(" wl (10), 3 events, 75.0%").expect(&text);
