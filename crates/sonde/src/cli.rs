@@ -78,7 +78,7 @@ pub struct Cli {
 pub enum Face {
     /// The ftrace front end: surftrace expressions as kprobe/uprobe events (`sonde probe --help`).
     Probe(FaceArgs),
-    /// The syscall tracer: strace-like lines and summaries (not implemented yet).
+    /// The syscall tracer: strace's lines and summaries at perf trace's cost (`sonde trace --help`).
     Trace(FaceArgs),
     /// Call graphs and flame graphs from function_graph (not implemented yet).
     Graph(FaceArgs),

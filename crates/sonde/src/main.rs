@@ -11,6 +11,7 @@ mod collect;
 mod decode;
 mod error;
 mod face_probe;
+mod face_trace;
 mod host_env;
 mod list;
 mod load;
@@ -33,16 +34,16 @@ fn run() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    if let Some(cli::Face::Probe(a)) = &cli.face {
-        return face_probe::run(&a.args).unwrap_or_else(|f| {
+    if let Some(face) = &cli.face {
+        let result = match face {
+            cli::Face::Probe(a) => face_probe::run(&a.args),
+            cli::Face::Trace(a) => face_trace::run(&a.args),
+            other => Err(Failure::NotImplemented { face: other.name() }),
+        };
+        return result.unwrap_or_else(|f| {
             f.report();
             f.exit_code()
         });
-    }
-    if let Some(face) = &cli.face {
-        let f = Failure::NotImplemented { face: face.name() };
-        f.report();
-        return f.exit_code();
     }
     if cli.version || (cli.verbose && !cli.list && cli.program.is_none()) {
         println!("sonde {}", env!("CARGO_PKG_VERSION"));

@@ -1,0 +1,48 @@
+#!/bin/sh
+# sonde trace's overhead on the worst case, dd bs=1 (two syscalls per byte), against strace and
+# perf trace where installed: the median elapsed time of each mode over ROUNDS interleaved
+# rounds, as a ratio to the untraced baseline. Run as root from the repository:
+#   cargo build --release -p sonde && bench/trace.sh
+set -eu
+SONDE=${SONDE:-target/release/sonde}
+ROUNDS=${ROUNDS:-3}
+DD="dd if=/dev/zero of=/dev/null bs=1 count=500k"
+
+# dd's own report of its elapsed seconds (stderr: "..., 0.303143 s, 1.7 MB/s").
+secs() { sh -c "$1" 2>&1 >/dev/null | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p' | tail -1; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+modes="baseline"
+run_mode() {
+  case $1 in
+    baseline) secs "$DD" ;;
+    sonde_accept) secs "$SONDE trace -e accept -- $DD" ;;
+    sonde_s) secs "$SONDE trace -s -- $DD" ;;
+    sonde_all) secs "$SONDE trace -o /dev/null -- $DD" ;;
+    strace_accept) secs "strace -e trace=accept $DD" ;;
+    strace_c) secs "strace -c -o /dev/null $DD" ;;
+    perf_accept) secs "perf trace -e accept $DD" ;;
+    perf_s) secs "perf trace -s -o /dev/null $DD" ;;
+  esac
+}
+modes="baseline sonde_accept sonde_s sonde_all"
+command -v strace >/dev/null && modes="$modes strace_accept strace_c"
+command -v perf >/dev/null && modes="$modes perf_accept perf_s"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for r in $(seq "$ROUNDS"); do
+  for m in $modes; do run_mode "$m" >>"$tmp/$m"; done
+done
+base=$(median <"$tmp/baseline")
+echo "| mode | dd seconds (median of $ROUNDS) | slowdown |"
+echo "|---|---|---|"
+for m in $modes; do
+  t=$(median <"$tmp/$m")
+  echo "| $m | $t | $(awk -v t="$t" -v b="$base" 'BEGIN {printf "%.2fx", t / b}') |"
+done
+# Every line of the all-lines mode is printed or counted as lost: dd bs=1 count=500k makes
+# 512000 reads and 512000 writes.
+out=$($SONDE trace -e read,write -- $DD 2>"$tmp/err" | grep -c '^' || true)
+lost=$(sed -n 's/^sonde: \([0-9]*\) events lost.*/\1/p' "$tmp/err")
+echo
+echo "all-lines check (-e read,write): $out lines printed, ${lost:-0} events lost"

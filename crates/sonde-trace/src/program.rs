@@ -1,0 +1,231 @@
+//! The tracing program, written in sonde's own language and compiled by sonde's compiler like
+//! any script. Filtering (targets, syscall set, failures, duration) happens in its predicates,
+//! so untraced work costs only the tracepoint itself. Lines mode ships an entry record and an
+//! exit record per call through the ring buffer (paired in user space, as perf trace does);
+//! summary mode ships nothing per call and aggregates in per-CPU maps.
+
+use crate::select::Selection;
+use crate::syscalls::SyscallTable;
+use std::fmt::Write;
+
+/// Record tags: the first value of every `print()` the program makes.
+pub const TAG_ENTER: u64 = 1;
+pub const TAG_EXIT: u64 = 2;
+/// `TAG_STRING + i`: the string argument `i` of the call just entered.
+pub const TAG_STRING: u64 = 10;
+
+/// Summary maps, as the compiler names them.
+pub const MAP_STATS: &str = "n";
+pub const MAP_MIN: &str = "mn";
+pub const MAP_MAX: &str = "mx";
+/// Sum of squared durations in units of [`SQUARE_UNIT_NS`] (ns² would overflow u64 in 18 calls
+/// of a second).
+pub const MAP_SQUARES: &str = "sq";
+pub const SQUARE_UNIT_NS: u64 = 10;
+/// Failed calls by (tid, syscall, errno).
+pub const MAP_ERRNO: &str = "errs";
+/// Names of traced threads that exited, for the summary.
+pub const MAP_NAMES: &str = "names";
+
+/// Up to this many syscalls attach to their own `syscalls:sys_*_NAME` tracepoints (the others
+/// then never run a program); more use `raw_syscalls` with the set in the predicate.
+pub const PER_SYSCALL_MAX: usize = 8;
+/// Sets larger than this are looked up in a map filled by BEGIN instead of compared one by one.
+const INLINE_SET_MAX: usize = 24;
+
+/// Bytes of a written buffer copied (strace's default -s).
+pub const BUFFER_BYTES: usize = 32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Targets {
+    /// These processes (every thread) and, when following, every task they create.
+    Pids(Vec<u32>),
+    /// Everything but sonde itself.
+    AllBut(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    Lines,
+    Summary,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan<'a> {
+    pub table: &'a SyscallTable,
+    pub selection: &'a Selection,
+    pub targets: Targets,
+    pub follow: bool,
+    pub mode: Mode,
+    pub failure: bool,
+    pub duration_ns: Option<u64>,
+    pub string_size: usize,
+}
+
+impl Plan<'_> {
+    /// Each syscall on its own tracepoints?
+    pub fn per_syscall(&self) -> bool {
+        !self.selection.all && self.selection.nrs.len() <= PER_SYSCALL_MAX
+    }
+
+    pub fn program(&self) -> String {
+        let mut p = String::new();
+        let target = self.target();
+        if self.follow {
+            // Children and threads: every task a traced task creates is traced (tr, by tid).
+            let _ = writeln!(
+                p,
+                "tracepoint:sched:sched_process_fork /{target}/ {{ tr[args->child_pid] = 1; }}"
+            );
+        }
+        if self.follow || self.mode == Mode::Summary {
+            let name = if self.mode == Mode::Summary { "names[tid] = comm; " } else { "" };
+            let forget = if self.follow { "delete tr[tid]; " } else { "" };
+            let _ =
+                writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
+        }
+        if self.per_syscall() {
+            for &nr in &self.selection.nrs {
+                self.one_syscall(&mut p, nr, &target);
+            }
+        } else {
+            self.raw(&mut p, &target);
+        }
+        p
+    }
+
+    fn target(&self) -> String {
+        match &self.targets {
+            Targets::AllBut(me) => format!("pid != {me}"),
+            Targets::Pids(pids) => {
+                let mut t: Vec<String> = pids.iter().map(|p| format!("pid == {p}")).collect();
+                if self.follow {
+                    t.push("tr[tid]".into());
+                }
+                format!("({})", t.join(" || "))
+            }
+        }
+    }
+
+    fn raw(&self, p: &mut String, target: &str) {
+        let set = if self.selection.all {
+            String::new()
+        } else if self.selection.nrs.len() <= INLINE_SET_MAX {
+            let ids: Vec<String> =
+                self.selection.nrs.iter().map(|n| format!("args->id == {n}")).collect();
+            format!(" && ({})", ids.join(" || "))
+        } else {
+            let fill: String =
+                self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
+            let _ = writeln!(p, "BEGIN {{ {fill}}}");
+            " && sel[args->id]".into()
+        };
+        let a: Vec<String> = (0..6).map(|i| format!("args->args[{i}]")).collect();
+        let mut strings = String::new();
+        for i in 0..6 {
+            // Paths and written buffers copy different sizes: one branch each.
+            for buffers in [false, true] {
+                let ids: Vec<String> = self
+                    .selection
+                    .nrs
+                    .iter()
+                    .filter(|&&nr| {
+                        let arg = self.table.get(nr).and_then(|s| s.args.get(i));
+                        arg.is_some_and(|a| a.is_string && a.name.contains("buf") == buffers)
+                    })
+                    .map(|n| format!("args->id == {n}"))
+                    .collect();
+                if !ids.is_empty() && self.mode == Mode::Lines {
+                    let _ = write!(
+                        strings,
+                        " if ({}) {{ print({}, tid, str(args->args[{i}], {})); }}",
+                        ids.join(" || "),
+                        TAG_STRING + i as u64,
+                        self.string_size(buffers)
+                    );
+                }
+            }
+        }
+        self.enter(
+            p,
+            "raw_syscalls:sys_enter",
+            &format!("{target}{set}"),
+            "args->id",
+            &a,
+            &strings,
+        );
+        self.exit(p, "raw_syscalls:sys_exit", &format!("{target}{set}"), "args->id");
+    }
+
+    fn one_syscall(&self, p: &mut String, nr: u32, target: &str) {
+        let Some(sc) = self.table.get(nr) else { return };
+        let mut a: Vec<String> = sc.args.iter().map(|a| format!("args->{}", a.name)).collect();
+        a.resize(6, "0".into());
+        let mut strings = String::new();
+        if self.mode == Mode::Lines {
+            for (i, arg) in sc.args.iter().enumerate().filter(|(_, a)| a.is_string) {
+                let _ = write!(
+                    strings,
+                    " print({}, tid, str(args->{}, {}));",
+                    TAG_STRING + i as u64,
+                    arg.name,
+                    self.string_size(arg.name.contains("buf"))
+                );
+            }
+        }
+        let tp = &sc.tracepoint;
+        self.enter(p, &format!("syscalls:sys_enter_{tp}"), target, &nr.to_string(), &a, &strings);
+        self.exit(p, &format!("syscalls:sys_exit_{tp}"), target, &nr.to_string());
+    }
+
+    /// Paths get the full size; a buffer (write's) only its first bytes, as strace shows 32.
+    fn string_size(&self, buffer: bool) -> usize {
+        if buffer {
+            BUFFER_BYTES.min(self.string_size)
+        } else {
+            self.string_size
+        }
+    }
+
+    fn enter(&self, p: &mut String, tp: &str, pred: &str, id: &str, a: &[String], strings: &str) {
+        let start = if self.duration_ns.is_some() || self.mode == Mode::Summary {
+            "st[tid] = nsecs; "
+        } else {
+            ""
+        };
+        let record = match self.mode {
+            Mode::Lines => format!(
+                "print({TAG_ENTER}, tid, pid, nsecs, {id}, {}, comm);{strings}",
+                a.join(", ")
+            ),
+            Mode::Summary => String::new(),
+        };
+        let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {start}{record} }}");
+    }
+
+    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str) {
+        let mut pred = pred.to_string();
+        if self.failure {
+            pred.push_str(" && args->ret < 0");
+        }
+        if self.duration_ns.is_some() || self.mode == Mode::Summary {
+            pred.push_str(" && st[tid]");
+        }
+        if let Some(d) = self.duration_ns {
+            pred.push_str(&format!(" && nsecs - st[tid] >= {d}"));
+        }
+        let body = match self.mode {
+            Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, args->ret);"),
+            Mode::Summary => format!(
+                "$d = nsecs - st[tid]; @{MAP_STATS}[tid, {id}] = stats($d); \
+                 @{MAP_MIN}[tid, {id}] = min($d); @{MAP_MAX}[tid, {id}] = max($d); \
+                 @{MAP_SQUARES}[tid, {id}] = sum(($d / {SQUARE_UNIT_NS}) * ($d / {SQUARE_UNIT_NS})); \
+                 if (args->ret < 0) {{ @{MAP_ERRNO}[tid, {id}, -args->ret] = count(); }}"
+            ),
+        };
+        let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {body} }}");
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,102 @@
+use super::*;
+use crate::fixtures::fixtures;
+use sonde_compile::{compile, Options};
+
+fn table() -> SyscallTable {
+    SyscallTable::load(&fixtures()).unwrap()
+}
+
+fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
+    Plan {
+        table: t,
+        selection: sel,
+        targets: Targets::Pids(vec![42]),
+        follow: true,
+        mode,
+        failure: false,
+        duration_ns: None,
+        string_size: 256,
+    }
+}
+
+/// The program must compile with sonde's compiler against the kernel's formats.
+fn compiles(p: &Plan) -> String {
+    let text = p.program();
+    if let Err(d) = compile(&text, &fixtures(), &Options::new()) {
+        panic!("{text}\n{d:?}");
+    }
+    text
+}
+
+#[test]
+fn a_few_syscalls_use_their_own_tracepoints_with_named_arguments() {
+    let t = table();
+    let sel = Selection::parse("openat,getpid", &t).unwrap();
+    let text = compiles(&plan(&t, &sel, Mode::Lines));
+    assert!(
+        text.contains("tracepoint:syscalls:sys_enter_openat /(pid == 42 || tr[tid])/"),
+        "{text}"
+    );
+    assert!(
+        text.contains("args->dfd, args->filename, args->flags, args->mode, 0, 0, comm"),
+        "{text}"
+    );
+    assert!(text.contains("print(11, tid, str(args->filename, 256))"), "{text}");
+    assert!(text.contains("sched_process_fork"), "children are followed: {text}");
+    assert!(!text.contains("raw_syscalls"), "{text}");
+}
+
+#[test]
+fn everything_uses_raw_syscalls_without_a_set() {
+    let t = table();
+    let sel = Selection::everything(&t);
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.targets = Targets::AllBut(7);
+    p.follow = false;
+    let text = compiles(&p);
+    assert!(text.contains("tracepoint:raw_syscalls:sys_enter /pid != 7/"), "{text}");
+    assert!(
+        text.contains("if (args->id == 257) { print(11, tid, str(args->args[1], 256)); }"),
+        "{text}"
+    );
+    assert!(
+        text.contains("if (args->id == 1) { print(11, tid, str(args->args[1], 32)); }"),
+        "write's buffer: {text}"
+    );
+    assert!(!text.contains("sched_process"), "{text}");
+}
+
+#[test]
+fn failures_and_durations_are_filtered_in_the_kernel() {
+    let t = table();
+    let sel = Selection::parse("!getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.failure = true;
+    p.duration_ns = Some(5_000_000);
+    let text = compiles(&p);
+    assert!(text.contains("args->ret < 0 && st[tid] && nsecs - st[tid] >= 5000000"), "{text}");
+    let read = text.lines().find(|l| l.contains("sys_enter_read ")).unwrap();
+    assert!(!read.contains("str(args->buf"), "read's buffer is filled by the call: {text}");
+    assert!(text.contains("print(11, tid, str(args->buf, 32))"), "write's is copied: {text}");
+    // More syscalls than PER_SYSCALL_MAX: raw_syscalls, the set compared inline or in a map.
+    let ten = Selection { nrs: (0..10).collect(), all: false };
+    let text = compiles(&plan(&t, &ten, Mode::Lines));
+    assert!(
+        text.contains("/(pid == 42 || tr[tid]) && (args->id == 0 || args->id == 1 ||"),
+        "{text}"
+    );
+    let many = Selection { nrs: (0..100).collect(), all: false };
+    let text = compiles(&plan(&t, &many, Mode::Summary));
+    assert!(text.contains("BEGIN { sel[0] = 1; sel[1] = 1;"), "{text}");
+    assert!(text.contains("&& sel[args->id]"), "{text}");
+}
+
+#[test]
+fn summaries_aggregate_in_maps_and_ship_no_records() {
+    let t = table();
+    let sel = Selection::everything(&t);
+    let text = compiles(&plan(&t, &sel, Mode::Summary));
+    assert!(!text.contains("print("), "{text}");
+    assert!(text.contains("@n[tid, args->id] = stats($d)"), "{text}");
+    assert!(text.contains("names[tid] = comm"), "{text}");
+}

@@ -1,0 +1,387 @@
+//! `sonde trace`: the syscall tracer's flags and glue. sonde-trace writes the program in sonde's
+//! language; it is compiled, loaded and attached exactly as a script is (compiler, sonde-load,
+//! attach.rs), and its records come back to sonde-trace to become lines or a summary.
+
+use crate::child::HeldChild;
+use crate::collect::Collector;
+use crate::error::Failure;
+use crate::host_env::HostEnv;
+use crate::signals;
+use clap::Parser;
+use sonde_compile::Options;
+use sonde_kernel::link::Link;
+use sonde_kernel::ringbuf::RingBuf;
+use sonde_output::value::Value;
+use sonde_output::MapEntries;
+use sonde_symbols::Symbolizer;
+use sonde_syntax::diag::SourceFile;
+use sonde_trace::line::{Call, Entry};
+use sonde_trace::program::{self as tp, Mode, Plan, Targets};
+use sonde_trace::select::Selection;
+use sonde_trace::summary::{Stats, Summary};
+use sonde_trace::syscalls::SyscallTable;
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Duration;
+
+/// Trace system calls: strace's lines at perf trace's cost, filtered in the kernel.
+#[derive(Parser, Debug)]
+#[command(name = "sonde trace", disable_version_flag = true)]
+struct TraceArgs {
+    /// Syscalls to trace: names, globs, `!` to negate, strace's classes (%file, %net, %process, %memory, %signal, %desc).
+    #[arg(short = 'e', long = "expr", value_name = "EXPR")]
+    expr: Option<String>,
+    /// Only the summary: per thread and in total, aggregated in the kernel.
+    #[arg(short = 's', long = "summary")]
+    summary: bool,
+    /// The lines and then the summary.
+    #[arg(short = 'S', long = "with-summary")]
+    with_summary: bool,
+    /// With a summary: failed calls by errno under each syscall.
+    #[arg(long = "errno-summary")]
+    errno_summary: bool,
+    /// Only failed calls.
+    #[arg(long)]
+    failure: bool,
+    /// Only calls that took at least this many milliseconds.
+    #[arg(long, value_name = "MS")]
+    duration: Option<f64>,
+    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`.
+    #[arg(long)]
+    strace: bool,
+    /// One JSON object per call (and per summary row, and for lost events).
+    #[arg(long)]
+    json: bool,
+    /// Absolute timestamps (seconds since boot) instead of milliseconds since start.
+    #[arg(short = 'T')]
+    absolute: bool,
+    /// Trace these processes (comma-separated) and what they start.
+    #[arg(short = 'p', long = "pid", value_name = "PID[,PID]", value_delimiter = ',')]
+    pids: Vec<u32>,
+    /// Every process of the system but sonde.
+    #[arg(short = 'a', long = "all-cpus")]
+    all: bool,
+    /// Do not follow the threads and children the traced processes create.
+    #[arg(long = "no-inherit")]
+    no_inherit: bool,
+    /// Stop after this many lines.
+    #[arg(long = "max-events", value_name = "N")]
+    max_events: Option<u64>,
+    /// Write the lines to FILE.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<String>,
+    /// Start CMD, trace it and everything it starts until it exits.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// How often the reader drains the ring buffer (records are written without wake-ups).
+const POLL_MS: i32 = 20;
+/// Bytes of each path copied at entry.
+const STRING_SIZE: usize = 256;
+
+pub fn run(args: &[String]) -> Result<i32, Failure> {
+    let argv = std::iter::once("sonde trace".to_string()).chain(args.iter().cloned());
+    let a = match TraceArgs::try_parse_from(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let targets = (!a.command.is_empty()) as u8 + (!a.pids.is_empty()) as u8 + a.all as u8;
+    if targets != 1 {
+        return Err(Failure::Usage(
+            "say what to trace: a command after `--`, -p PID or -a (one of them)".into(),
+        ));
+    }
+    for pid in &a.pids {
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
+        }
+    }
+    if a.duration.is_some_and(|d| d.is_nan() || d < 0.0) {
+        return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
+    }
+    signals::install();
+    let env = HostEnv::new();
+    let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
+    let selection = match &a.expr {
+        Some(e) => Selection::parse(e, &table).map_err(|e| Failure::Usage(e.to_string()))?,
+        None => Selection::everything(&table),
+    };
+    let mut child = match a.command.is_empty() {
+        true => None,
+        false => {
+            let line = a.command.join(" ");
+            let c = HeldChild::spawn(&line)
+                .map_err(|e| Failure::Setup(format!("cannot start `{line}`: {e}")))?;
+            Some(c)
+        }
+    };
+    let summary_only = a.summary && !a.with_summary;
+    let plan = Plan {
+        table: &table,
+        selection: &selection,
+        targets: match &child {
+            Some(c) => Targets::Pids(vec![c.pid()]),
+            None if a.all => Targets::AllBut(std::process::id()),
+            None => Targets::Pids(a.pids.clone()),
+        },
+        follow: !a.no_inherit && !a.all,
+        mode: if summary_only { Mode::Summary } else { Mode::Lines },
+        failure: a.failure,
+        duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
+        string_size: STRING_SIZE,
+    };
+    // -S: the lines from one program, the summary from a second, both filtered alike.
+    let mut texts = vec![plan.program()];
+    if a.with_summary {
+        texts.push(Plan { mode: Mode::Summary, ..plan.clone() }.program());
+    }
+    let source = SourceFile { name: "<sonde trace>".into(), text: texts.join("") };
+    let mut opts = Options::new();
+    opts.string_size = STRING_SIZE;
+    let compiled = sonde_compile::compile(&source.text, &env, &opts)
+        .map_err(|d| Failure::Compile(d, source.clone()))?;
+    let maps = crate::load::create_maps(&compiled)?;
+    let programs = crate::load::load_programs(&compiled, &maps, &source)?;
+    let mut links: Vec<Link> = Vec::new();
+    for (def, prog) in compiled.programs.iter().zip(&programs) {
+        links.extend(crate::attach::attach_program(def, prog, &env, None)?.0);
+    }
+    for (def, prog) in compiled.programs.iter().zip(&programs) {
+        if def.sites.iter().any(|s| s.point == sonde_compile::provider::AttachPoint::Begin) {
+            prog.test_run(&[]).map_err(Failure::kernel)?;
+        }
+    }
+    let mut ring =
+        RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
+    let out: Box<dyn Write> = match &a.output {
+        Some(path) => Box::new(
+            std::fs::File::create(path).map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?,
+        ),
+        None => Box::new(std::io::stdout()),
+    };
+    let mut lines = Lines {
+        collector: Collector::new(&compiled, &maps),
+        symbols: Symbolizer::new(None),
+        table: &table,
+        pending: HashMap::new(),
+        out: std::io::BufWriter::with_capacity(1 << 16, out),
+        start_ns: if a.absolute { 0 } else { sonde_kernel::clock::monotonic_ns() },
+        main_tid: child.as_ref().map_or(0, HeldChild::pid),
+        strace: a.strace,
+        json: a.json,
+        printed: 0,
+        max: a.max_events,
+    };
+    if let Some(c) = child.as_mut() {
+        c.release();
+    }
+    let watches: Vec<_> = a.pids.iter().map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
+    loop {
+        ring.poll(POLL_MS).map_err(Failure::kernel)?;
+        lines.drain(&compiled, &mut ring)?;
+        let ended = child.as_mut().is_some_and(HeldChild::poll_exit)
+            || (!watches.is_empty() && watches.iter().all(|w| w.exited()));
+        if ended {
+            // Its last records may still be in flight.
+            std::thread::sleep(Duration::from_millis(POLL_MS as u64));
+        }
+        if ended || signals::stop_requested().is_some() || lines.full() {
+            break;
+        }
+    }
+    // Silence every program at once, then read what is left.
+    maps[sonde_compile::lower::CONTROL_MAP]
+        .update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0)
+        .map_err(Failure::kernel)?;
+    lines.drain(&compiled, &mut ring)?;
+    if a.summary || a.with_summary {
+        let s = read_summary(&compiled, &lines.collector, &mut lines.symbols)?;
+        if a.json {
+            for row in s.json(&table) {
+                let _ = writeln!(lines.out, "{row}");
+            }
+        } else {
+            let _ = write!(lines.out, "{}", s.text(&table, a.errno_summary));
+        }
+    }
+    let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
+    if a.json {
+        let _ =
+            writeln!(lines.out, "{}", serde_json::json!({"type": "lost_events", "events": lost}));
+    }
+    let _ = lines.out.flush();
+    if lost > 0 && !a.json {
+        eprintln!(
+            "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
+        );
+    }
+    if let Some(c) = child.as_mut() {
+        c.kill();
+    }
+    sonde_kernel::link::detach_all(links);
+    Ok(0)
+}
+
+/// Records -> calls -> lines.
+struct Lines<'a> {
+    collector: Collector<'a>,
+    symbols: Symbolizer,
+    table: &'a SyscallTable,
+    /// The call each thread is in, from its entry record until its exit record.
+    pending: HashMap<u32, Entry>,
+    out: std::io::BufWriter<Box<dyn Write>>,
+    start_ns: u64,
+    main_tid: u32,
+    strace: bool,
+    json: bool,
+    printed: u64,
+    max: Option<u64>,
+}
+
+impl Lines<'_> {
+    fn full(&self) -> bool {
+        self.max.is_some_and(|m| self.printed >= m)
+    }
+
+    fn drain(
+        &mut self,
+        compiled: &sonde_compile::Compiled,
+        ring: &mut RingBuf,
+    ) -> Result<(), Failure> {
+        ring.drain(|rec| {
+            let Some(id) = rec.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap())) else {
+                return;
+            };
+            let Some(event) = compiled.events.get(id as usize) else { return };
+            let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
+            self.record(&values);
+        })
+        .map_err(Failure::kernel)?;
+        let _ = self.out.flush();
+        Ok(())
+    }
+
+    fn record(&mut self, v: &[Value]) {
+        let int = |i: usize| match v.get(i) {
+            Some(Value::Int { v, .. }) => *v,
+            _ => 0,
+        };
+        let tid = int(1) as u32;
+        match int(0) {
+            tp::TAG_ENTER => {
+                let comm = match v.get(11) {
+                    Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
+                    _ => String::new(),
+                };
+                let entry = Entry {
+                    tid,
+                    pid: int(2) as u32,
+                    time_ns: int(3),
+                    nr: int(4) as u32,
+                    args: std::array::from_fn(|i| int(5 + i)),
+                    comm,
+                    strings: Vec::new(),
+                };
+                // A call whose exit was filtered out (--failure, --duration) is replaced.
+                self.pending.insert(tid, entry);
+            }
+            tag @ tp::TAG_STRING.. => {
+                if let (Some(e), Some(Value::Str(b))) = (self.pending.get_mut(&tid), v.get(2)) {
+                    e.strings.push(((tag - tp::TAG_STRING) as usize, b.clone()));
+                }
+            }
+            tp::TAG_EXIT => {
+                let nr = int(3) as u32;
+                let Some(entry) = self.pending.remove(&tid) else { return };
+                if entry.nr != nr || self.full() {
+                    return;
+                }
+                let call = Call { entry, exit_ns: int(2), ret: int(4) as i64 };
+                self.print(&call);
+            }
+            _ => {}
+        }
+    }
+
+    fn print(&mut self, call: &Call) {
+        let sc = self.table.get(call.entry.nr);
+        let line = if self.json {
+            call.json(sc).to_string()
+        } else if self.strace {
+            call.strace_line(sc, self.main_tid)
+        } else {
+            call.perf_line(sc, self.start_ns)
+        };
+        let _ = writeln!(self.out, "{line}");
+        self.printed += 1;
+    }
+}
+
+fn until_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+}
+
+/// The summary maps, merged across CPUs.
+fn read_summary(
+    compiled: &sonde_compile::Compiled,
+    collector: &Collector,
+    sym: &mut Symbolizer,
+) -> Result<Summary, Failure> {
+    let mut read = |name: &str| -> Result<Option<MapEntries>, Failure> {
+        let Some(i) =
+            compiled.user_maps.iter().position(|m| m.name.trim_start_matches('@') == name)
+        else {
+            return Ok(None);
+        };
+        collector.map(i, sym).map(Some).map_err(Failure::kernel)
+    };
+    let int = |v: &Value| match v {
+        Value::Int { v, .. } => *v,
+        _ => 0,
+    };
+    let key2 = |k: &[Value]| (int(&k[0]) as u32, int(&k[1]) as u32);
+    let mut s = Summary::default();
+    if let Some(MapEntries::Stats(rows)) = read(tp::MAP_STATS)? {
+        for (k, count, _avg, sum) in rows {
+            let st = s.rows.entry(key2(&k)).or_default();
+            st.calls = count;
+            st.total_ns = int(&sum);
+        }
+    }
+    let mut each =
+        |name: &str, f: &mut dyn FnMut(&mut Stats, &[Value], u64)| -> Result<(), Failure> {
+            if let Some(MapEntries::Values(rows)) = read(name)? {
+                for (k, v) in rows {
+                    if let Some(st) = s.rows.get_mut(&key2(&k)) {
+                        f(st, &k, int(&v));
+                    }
+                }
+            }
+            Ok(())
+        };
+    each(tp::MAP_MIN, &mut |st, _, v| st.min_ns = v)?;
+    each(tp::MAP_MAX, &mut |st, _, v| st.max_ns = v)?;
+    each(tp::MAP_SQUARES, &mut |st, _, v| st.squares = v)?;
+    each(tp::MAP_ERRNO, &mut |st, k, v| {
+        st.errnos.insert(int(&k[2]) as i32, v);
+    })?;
+    if let Some(MapEntries::Values(rows)) = read(tp::MAP_NAMES)? {
+        for (k, v) in rows {
+            if let Value::Str(b) = v {
+                s.names.insert(int(&k[0]) as u32, String::from_utf8_lossy(until_nul(&b)).into());
+            }
+        }
+    }
+    // Threads still running name themselves.
+    let tids: Vec<u32> = s.rows.keys().map(|(t, _)| *t).collect();
+    for tid in tids {
+        if let Ok(c) = std::fs::read_to_string(format!("/proc/{tid}/comm")) {
+            s.names.entry(tid).or_insert_with(|| c.trim_end().to_string());
+        }
+    }
+    Ok(s)
+}

@@ -1,0 +1,250 @@
+//! End-to-end: `sonde trace` on this machine's syscall tracepoints, with `sonde-workload`'s exact
+//! syscalls, compared with strace where it is installed (`.ci/run` installs it).
+
+mod common;
+
+use common::{sonde, spawn_workload, temp_path, workload, Output};
+use std::process::Command;
+use std::time::Duration;
+
+fn skip() -> bool {
+    if let Some(r) = common::skip_reason_tracepoints() {
+        eprintln!("skipped: {r}");
+        return true;
+    }
+    false
+}
+
+fn strace_installed() -> bool {
+    let ok = Command::new("strace").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: strace not installed");
+    }
+    ok
+}
+
+/// `sonde trace OPTIONS -- sonde-workload ARGS`.
+fn trace(opts: &[&str], wl: &[&str]) -> Output {
+    let w = workload().to_str().unwrap().to_string();
+    let mut args = vec!["trace"];
+    args.extend_from_slice(opts);
+    args.push("--");
+    args.push(&w);
+    args.extend_from_slice(wl);
+    let out = sonde(&args);
+    out.assert_ok();
+    out
+}
+
+/// strace's lines for the same run (`-f`, quiet, to a file).
+fn strace(expr: &str, wl: &[&str]) -> Vec<String> {
+    let file = temp_path("strace");
+    let st = Command::new("strace")
+        .args(["-f", "-qq", "-e", &format!("trace={expr}"), "-o"])
+        .arg(&file)
+        .arg(workload())
+        .args(wl)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    // `-f` prefixes every line with the pid: drop it, as sonde prints the first task bare.
+    text.lines().map(|l| l.split_once(' ').map_or(l, |(_, r)| r).trim_start().to_string()).collect()
+}
+
+/// The lines from the workload's own work on (the loader's differ in nothing, but sonde's `--`
+/// command starts from a small shell that execs it), pids made comparable.
+fn from_marker(lines: &[String], marker: &str) -> Vec<String> {
+    let start = lines.iter().position(|l| l.contains(marker)).expect(marker);
+    lines[start..]
+        .iter()
+        .map(|l| {
+            // strace pads short lines to a column before ` = `.
+            let (call, ret) = l.rsplit_once(" = ").expect(l);
+            let ret = if call.starts_with("getpid(") { "PID" } else { ret };
+            format!("{} = {}", call.trim_end(), ret)
+        })
+        .collect()
+}
+
+const WL: &[&str] = &[
+    "comm",
+    "wl_trace",
+    "openat",
+    "2",
+    "/nonexistent_sonde",
+    "openat",
+    "1",
+    "/etc/hostname",
+    "getpid",
+    "3",
+    "write",
+    "2",
+    "7",
+];
+
+#[test]
+fn lines_match_strace_names_returns_errnos_strings_and_flags() {
+    if skip() || !strace_installed() {
+        return;
+    }
+    let expr = "openat,getpid,write,close";
+    let ours = trace(&["--strace", "-e", expr], WL);
+    let ours: Vec<String> = ours.lines().iter().map(|s| s.to_string()).collect();
+    let theirs = strace(expr, WL);
+    let marker = "/nonexistent_sonde";
+    assert_eq!(from_marker(&ours, marker), from_marker(&theirs, marker));
+    let ours = from_marker(&ours, marker);
+    assert_eq!(
+        ours[0],
+        r#"openat(AT_FDCWD, "/nonexistent_sonde", O_RDONLY) = -1 ENOENT (No such file or directory)"#
+    );
+    assert_eq!(ours.len(), 2 + 2 + 3 + 1 + 2 + 1, "{ours:#?}");
+}
+
+#[test]
+fn summary_counts_are_the_workloads_and_strace_cs() {
+    if skip() {
+        return;
+    }
+    let out = trace(
+        &["-s", "-e", "getpid,openat"],
+        &["getpid", "100", "openat", "3", "/nonexistent_sonde"],
+    );
+    let total = out
+        .stdout
+        .split(" total,")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}", out.describe()))
+        .to_string();
+    let row = |name: &str| -> Vec<u64> {
+        let l = total.lines().find(|l| l.split_whitespace().next() == Some(name)).expect(name);
+        l.split_whitespace().skip(1).take(2).map(|n| n.parse().unwrap()).collect()
+    };
+    assert_eq!(row("getpid"), [100, 0], "{}", out.describe());
+    // The loader's failed probes (glibc-hwcaps) come on top of the workload's 3.
+    let openat = row("openat");
+    assert!(openat[1] >= 3, "{}", out.describe());
+    assert!(out.lines().iter().all(|l| !l.contains("getpid()")), "-s prints no lines");
+    if strace_installed() {
+        let file = temp_path("strace_c");
+        Command::new("strace")
+            .args(["-f", "-c", "-e", "trace=getpid,openat", "-o"])
+            .arg(&file)
+            .arg(workload())
+            .args(["getpid", "100", "openat", "3", "/nonexistent_sonde"])
+            .status()
+            .unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let _ = std::fs::remove_file(&file);
+        // strace -c: `% time seconds usecs/call calls errors syscall`.
+        let calls = |name: &str| -> (u64, u64) {
+            let l = text.lines().find(|l| l.split_whitespace().last() == Some(name)).expect(name);
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let errors = if f.len() == 6 { f[4].parse().unwrap() } else { 0 };
+            (f[3].parse().unwrap(), errors)
+        };
+        assert_eq!(calls("getpid"), (100, 0));
+        assert_eq!(calls("openat"), (openat[0], openat[1]), "{text}\n{}", out.describe());
+    }
+}
+
+#[test]
+fn children_are_followed() {
+    if skip() {
+        return;
+    }
+    let out = trace(&["--strace", "-e", "prctl,wait4"], &["fork", "wl_kid", "getpid", "1"]);
+    let lines = out.lines();
+    let kid = lines
+        .iter()
+        .find(|l| l.contains("PR_SET_NAME"))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    assert!(kid.starts_with("[pid "), "the child's call is marked with its pid: {kid}");
+    assert!(lines.iter().any(|l| l.starts_with("wait4(")), "{}", out.describe());
+}
+
+#[test]
+fn failures_only() {
+    if skip() {
+        return;
+    }
+    let out = trace(
+        &["--failure", "-e", "openat,getpid"],
+        &["getpid", "5", "openat", "2", "/nonexistent_sonde"],
+    );
+    let lines = out.lines();
+    assert!(
+        !lines.is_empty()
+            && lines.iter().all(|l| l.ends_with("ENOENT (No such file or directory)")),
+        "{}",
+        out.describe()
+    );
+    assert_eq!(lines.iter().filter(|l| l.contains("\"/nonexistent_sonde\"")).count(), 2);
+}
+
+#[test]
+fn durations_filter_slow_calls() {
+    if skip() {
+        return;
+    }
+    let out =
+        trace(&["--duration", "50", "-e", "nanosleep,getpid"], &["getpid", "3", "sleep", "100"]);
+    let lines = out.lines();
+    assert_eq!(lines.len(), 1, "{}", out.describe());
+    assert!(lines[0].contains(" nanosleep(") && lines[0].ends_with("= 0"), "{}", lines[0]);
+}
+
+#[test]
+fn json_has_raw_and_decoded_arguments_and_lost_events() {
+    if skip() {
+        return;
+    }
+    let out = trace(&["--json", "-e", "openat"], &["openat", "1", "/nonexistent_sonde"]);
+    let objs: Vec<serde_json::Value> =
+        out.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let call = objs
+        .iter()
+        .find(|o| o["args"]["filename"]["value"] == "\"/nonexistent_sonde\"")
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    assert_eq!(call["errno"], "ENOENT");
+    assert_eq!(call["syscall"], "openat");
+    assert_eq!(call["ret"], -1);
+    assert_eq!(call["args"]["dfd"]["value"], "AT_FDCWD");
+    assert!(call["duration_ns"].as_u64().unwrap() > 0);
+    assert_eq!(objs.last().unwrap()["type"], "lost_events");
+}
+
+#[test]
+fn attaches_to_a_running_process() {
+    if skip() {
+        return;
+    }
+    let go = temp_path("trace_go");
+    let mut w = spawn_workload(&["waitfile", go.to_str().unwrap(), "getpid", "7"]);
+    let pid = w.pid().to_string();
+    let sonde = std::thread::spawn(move || sonde(&["trace", "-p", &pid, "-e", "getpid"]));
+    std::thread::sleep(Duration::from_millis(1500));
+    std::fs::write(&go, "").unwrap();
+    w.wait(Duration::from_secs(10));
+    let out = sonde.join().unwrap();
+    let _ = std::fs::remove_file(&go);
+    out.assert_ok();
+    assert_eq!(
+        out.lines().iter().filter(|l| l.contains(" getpid() = ")).count(),
+        7,
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn mistakes_are_one_sentence() {
+    let out = sonde(&["trace", "-e", "opn", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: -e opn: no syscall of this kernel has that name");
+    let out = sonde(&["trace"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("say what to trace"), "{}", out.describe());
+}
