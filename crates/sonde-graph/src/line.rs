@@ -22,16 +22,18 @@ pub struct Task {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Line {
-    /// `name() {`: a call with children.
+    /// `name() {`: a call with children; `depth` levels below the traced function (indentation).
     Entry {
         cpu: u32,
         task: Option<Task>,
+        depth: u32,
         name: String,
     },
     /// `name();`: a call without traced children, with its duration.
     Leaf {
         cpu: u32,
         task: Option<Task>,
+        depth: u32,
         ns: u64,
         name: String,
     },
@@ -86,8 +88,10 @@ pub fn parse(text: &str) -> Line {
     let task = if cols.len() >= 3 { task(cols[0]) } else { None };
     let dur = duration_ns(cols[cols.len() - 2]);
     let b = body.trim();
+    // Two spaces after the column bar, then two per level.
+    let depth = ((body.len() - body.trim_start().len()).saturating_sub(2) / 2) as u32;
     if let Some(name) = b.strip_suffix("() {") {
-        return Line::Entry { cpu, task, name: name.to_string() };
+        return Line::Entry { cpu, task, depth, name: name.to_string() };
     }
     if b.starts_with('}') {
         let name = b
@@ -101,7 +105,7 @@ pub fn parse(text: &str) -> Line {
     // `name();` possibly followed by a comment (funcgraph-retval's `/* = 0x0 */`).
     if let Some((name, _)) = b.split_once("();") {
         if !name.is_empty() {
-            return Line::Leaf { cpu, task, ns: dur.unwrap_or(0), name: name.to_string() };
+            return Line::Leaf { cpu, task, depth, ns: dur.unwrap_or(0), name: name.to_string() };
         }
     }
     Line::Other

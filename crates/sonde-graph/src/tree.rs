@@ -67,14 +67,19 @@ impl Builder {
     /// One line; returns the call it completed, if any.
     pub fn push(&mut self, line: &Line) -> Option<Call> {
         match line {
-            Line::Entry { cpu, task, name } => {
+            Line::Entry { cpu, task, depth, name } => {
                 let (pid, irq) = self.task_on(*cpu, task.as_ref())?;
+                // A new call starts only at the top: deeper lines with nothing open belong to a
+                // call whose start was not seen (read began mid-call, or entries were lost).
+                if *depth > 0 && !self.open.contains_key(&pid) {
+                    return None;
+                }
                 let o = self.open.entry(pid).or_default();
                 note_cpu(o, *cpu);
                 o.stack.push(Node::new(name.clone(), irq));
                 None
             }
-            Line::Leaf { cpu, task, ns, name } => {
+            Line::Leaf { cpu, task, depth, ns, name } => {
                 let (pid, irq) = self.task_on(*cpu, task.as_ref())?;
                 let mut leaf = Node::new(name.clone(), irq);
                 leaf.total_ns = Some(*ns);
@@ -84,13 +89,15 @@ impl Builder {
                         o.stack.last_mut()?.children.push(leaf);
                         None
                     }
-                    // A leaf with nothing open is a whole call of a function with no children.
-                    None => Some(Call {
+                    // A top-level leaf with nothing open is a whole call of a function with
+                    // no children.
+                    None if *depth == 0 => Some(Call {
                         task: self.task(pid),
                         cpus: vec![*cpu],
                         switches: 0,
                         root: leaf,
                     }),
+                    None => None,
                 }
             }
             Line::Exit { cpu, task, ns, name } => {

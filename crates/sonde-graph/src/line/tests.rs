@@ -8,11 +8,17 @@ fn task(comm: &str, pid: u32) -> Option<Task> {
 fn entries_leaves_and_exits() {
     assert_eq!(
         parse(" 1)  sonde-w-93    |               |  vfs_read() {"),
-        Line::Entry { cpu: 1, task: task("sonde-w", 93), name: "vfs_read".into() }
+        Line::Entry { cpu: 1, task: task("sonde-w", 93), depth: 0, name: "vfs_read".into() }
     );
     assert_eq!(
         parse(" 1)  sonde-w-93    |   0.871 us    |    rw_verify_area();"),
-        Line::Leaf { cpu: 1, task: task("sonde-w", 93), ns: 871, name: "rw_verify_area".into() }
+        Line::Leaf {
+            cpu: 1,
+            task: task("sonde-w", 93),
+            depth: 1,
+            ns: 871,
+            name: "rw_verify_area".into()
+        }
     );
     assert_eq!(
         parse(" 0)  sonde-w-93    | + 18.03 us    |  } /* vfs_read */"),
@@ -30,6 +36,7 @@ fn module_functions_and_return_values() {
         parse(" 0)  cat-7  |   1.000 us    |  ext4_file_read_iter [ext4](); /* = 0x0 */"),
         Line::Leaf {
             cpu: 0,
+            depth: 0,
             task: task("cat", 7),
             ns: 1000,
             name: "ext4_file_read_iter [ext4]".into()
