@@ -80,8 +80,8 @@ pub enum Face {
     Probe(FaceArgs),
     /// The syscall tracer: strace-like lines and summaries (not implemented yet).
     Trace(FaceArgs),
-    /// Call graphs and flame graphs from function_graph (not implemented yet).
-    Graph(FaceArgs),
+    /// A kernel function's calls as trees with timings, or flame graphs (function_graph).
+    Graph(crate::face_graph::GraphArgs),
 }
 
 impl Face {

@@ -10,6 +10,7 @@ mod cli;
 mod collect;
 mod decode;
 mod error;
+mod face_graph;
 mod host_env;
 mod list;
 mod load;
@@ -32,6 +33,12 @@ fn run() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    if let Some(cli::Face::Graph(a)) = &cli.face {
+        return face_graph::run(a).unwrap_or_else(|f| {
+            f.report();
+            f.exit_code()
+        });
+    }
     if let Some(face) = &cli.face {
         let f = Failure::NotImplemented { face: face.name() };
         f.report();
