@@ -5,6 +5,7 @@
 
 pub mod folded;
 pub mod line;
+pub mod maps;
 pub mod render;
 pub mod svg;
 pub mod tree;

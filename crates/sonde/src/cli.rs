@@ -6,6 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub enum Format {
     Text,
     Json,
+    /// Stack-keyed maps as folded stacks (`frame;frame;... N`), for flame-graph tools.
+    Folded,
 }
 
 /// Dynamically instrument the running kernel: ply's language (and bpftrace's spellings), compiled
@@ -66,6 +68,10 @@ pub struct Cli {
     /// Output format: text, or one JSON object per line (bpftrace's schema).
     #[arg(short = 'f', long, value_enum, default_value = "text")]
     pub format: Format,
+
+    /// Draw the stack-keyed maps as one SVG flame graph in FILE (instead of printing them).
+    #[arg(short = 'o', long = "flame", visible_alias = "output", value_name = "FILE")]
+    pub flame: Option<std::path::PathBuf>,
 
     /// The program text, or a file holding it.
     #[arg(value_name = "PROGRAM-FILE | PROGRAM-TEXT")]
