@@ -167,9 +167,7 @@ impl Builder {
         let slot = self.on_cpu.entry(cpu).or_default();
         if let Some(t) = task {
             slot.0 = Some(t.pid);
-            if !self.comms.contains_key(&t.pid) {
-                self.comms.insert(t.pid, t.comm.clone());
-            }
+            self.comms.entry(t.pid).or_insert_with(|| t.comm.clone());
         }
         let irq = slot.1;
         Some((slot.0?, irq))

@@ -1,6 +1,6 @@
 //! The function_graph tracer for `sonde graph`. It runs in a tracefs instance of sonde's own
-//! (`instances/sonde_graph_<pid>`) where the kernel allows function_graph there (6.12 does,
-//! 6.1 does not), else in the top-level tracer. Every file it writes is read first and written
+//! (`instances/sonde_graph_<pid>`) where the kernel allows function_graph and set_graph_function
+//! there (neither Debian 6.1 nor 6.12 does: 6.12 has the tracer but not the filter), else in the top-level tracer. Every file it writes is read first and written
 //! back when it is dropped (exit, Ctrl-C, SIGTERM). A SIGKILLed run cannot restore anything, so
 //! in the top-level tracer the saved values are also kept in `/run/sonde/graph-<pid>`, and the
 //! next run puts them back (and removes dead runs' instances) if that pid is gone.
@@ -65,10 +65,13 @@ impl GraphTracer {
         cleanup_dead_runs(t);
         let me = std::process::id();
         let inst = root.join("instances").join(format!("{PREFIX}{me}"));
+        // 6.12 offers function_graph in instances but no set_graph_function there, which this
+        // needs: then the top level it is.
         let mut g = if std::fs::create_dir(&inst).is_ok()
             && read(&inst.join("available_tracers"))
                 .split_whitespace()
                 .any(|x| x == "function_graph")
+            && inst.join("set_graph_function").exists()
         {
             GraphTracer { dir: inst, instance: true, saved: Vec::new(), claim: None, pipe: None }
         } else {

@@ -74,6 +74,8 @@ fn parse_duration(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
+    // First: a Ctrl-C during the slow checks below must still find the handler.
+    signals::install();
     check_output(a)?;
     let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
     let tracers =
@@ -100,7 +102,6 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
         follow_forks: !pids.is_empty(),
         max_depth: a.max_depth,
     };
-    signals::install();
     let tracer = GraphTracer::start(&tracefs, &cfg);
     let mut tracer = match tracer {
         Ok(t) => t,
@@ -121,6 +122,12 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     }
     let watch = a.pid.map(PidWatch::new);
     let mut out = Sink::new(a)?;
+    // The held command is a shell reading its go line (read(2) calls of its own) until it
+    // execs the command: leave those out unless the command is itself a shell.
+    out.gate = child.as_ref().map(|c| c.pid()).filter(|_| {
+        let prog = command.as_deref().and_then(|c| c.split_whitespace().next()).unwrap_or("");
+        !prog.ends_with("sh")
+    });
     let mut builder = Builder::new();
     let mut buf = Vec::new();
     let start = Instant::now();
@@ -130,7 +137,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
             .read_into(&mut buf)
             .map_err(|e| Failure::Setup(format!("cannot read the trace: {e}")))?;
         let done = out.lines(&mut buf, &mut builder)?;
-        if done || stopping {
+        if done || stopping || signals::stop_requested().is_some() {
             break;
         }
         let ended = signals::stop_requested().is_some()
@@ -168,6 +175,8 @@ struct Sink<'a> {
     stdout: std::io::BufWriter<std::io::Stdout>,
     folded: Folded,
     calls: u64,
+    /// The held child's pid while its gate shell may still be reading.
+    gate: Option<u32>,
 }
 
 impl<'a> Sink<'a> {
@@ -177,6 +186,7 @@ impl<'a> Sink<'a> {
             stdout: std::io::BufWriter::new(std::io::stdout()),
             folded: Folded::new(),
             calls: 0,
+            gate: None,
         })
     }
 
@@ -190,6 +200,12 @@ impl<'a> Sink<'a> {
                 let _ = writeln!(self.stdout, "{l}");
             }
             if let Some(mut call) = b.push(&line::parse(l)) {
+                if self.gate == Some(call.task.pid) {
+                    if call.task.comm == "sh" {
+                        continue;
+                    }
+                    self.gate = None;
+                }
                 if call.root.total_ns.unwrap_or(0) < self.a.min_duration.unwrap_or(0) {
                     continue;
                 }
@@ -214,7 +230,7 @@ impl<'a> Sink<'a> {
             }
             Mode::Svg => {
                 if let (Some(step), Some(dir)) = (self.a.step, &self.a.output) {
-                    if step > 0 && (self.calls - 1) % step == 0 {
+                    if step > 0 && (self.calls - 1).is_multiple_of(step) {
                         let mut one = Folded::new();
                         one.add(&call.root);
                         let title = format!(
