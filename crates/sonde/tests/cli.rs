@@ -206,7 +206,7 @@ fn no_program_exits_2() {
 
 #[test]
 fn reserved_faces_say_they_are_not_built_yet() {
-    for face in ["probe", "trace", "graph"] {
+    for face in ["probe", "trace"] {
         for args in [vec![face], vec![face, "-x", "--y", "z"]] {
             let o = sonde(&args);
             o.assert_code(2);
@@ -222,6 +222,13 @@ fn reserved_faces_say_they_are_not_built_yet() {
             assert!(o.stdout.is_empty(), "{}", o.describe());
         }
     }
+}
+
+#[test]
+fn graph_needs_a_function() {
+    let o = sonde(&["graph"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("FUNCTION"), "{}", o.describe());
 }
 
 #[test]
