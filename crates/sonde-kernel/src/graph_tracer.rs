@@ -130,22 +130,19 @@ impl GraphTracer {
         self.instance
     }
 
-    /// What the tracer has written since the last call (possibly nothing: it never blocks).
+    /// Up to 64 KiB of what the tracer has written (possibly nothing: it never blocks). One
+    /// read per call: a busy tracer never runs dry, and the caller must get to check its stop
+    /// conditions.
     pub fn read_into(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
         let Some(p) = self.pipe.as_mut() else { return Ok(0) };
         let mut chunk = [0u8; 1 << 16];
-        let mut n = 0;
-        loop {
-            match p.read(&mut chunk) {
-                Ok(0) => return Ok(n),
-                Ok(k) => {
-                    buf.extend_from_slice(&chunk[..k]);
-                    n += k;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(n),
-                Err(e) if e.kind() == ErrorKind::Interrupted => return Ok(n),
-                Err(e) => return Err(e),
+        match p.read(&mut chunk) {
+            Ok(k) => {
+                buf.extend_from_slice(&chunk[..k]);
+                Ok(k)
             }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => Ok(0),
+            Err(e) => Err(e),
         }
     }
 

@@ -122,12 +122,6 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     }
     let watch = a.pid.map(PidWatch::new);
     let mut out = Sink::new(a)?;
-    // The held command is a shell reading its go line (read(2) calls of its own) until it
-    // execs the command: leave those out unless the command is itself a shell.
-    out.gate = child.as_ref().map(|c| c.pid()).filter(|_| {
-        let prog = command.as_deref().and_then(|c| c.split_whitespace().next()).unwrap_or("");
-        !prog.ends_with("sh")
-    });
     let mut builder = Builder::new();
     let mut buf = Vec::new();
     let start = Instant::now();
@@ -175,8 +169,6 @@ struct Sink<'a> {
     stdout: std::io::BufWriter<std::io::Stdout>,
     folded: Folded,
     calls: u64,
-    /// The held child's pid while its gate shell may still be reading.
-    gate: Option<u32>,
 }
 
 impl<'a> Sink<'a> {
@@ -186,7 +178,6 @@ impl<'a> Sink<'a> {
             stdout: std::io::BufWriter::new(std::io::stdout()),
             folded: Folded::new(),
             calls: 0,
-            gate: None,
         })
     }
 
@@ -200,12 +191,6 @@ impl<'a> Sink<'a> {
                 let _ = writeln!(self.stdout, "{l}");
             }
             if let Some(mut call) = b.push(&line::parse(l)) {
-                if self.gate == Some(call.task.pid) {
-                    if call.task.comm == "sh" {
-                        continue;
-                    }
-                    self.gate = None;
-                }
                 if call.root.total_ns.unwrap_or(0) < self.a.min_duration.unwrap_or(0) {
                     continue;
                 }
