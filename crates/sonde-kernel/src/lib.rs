@@ -13,6 +13,7 @@
 //! 2. `error`, `name`, `clock`, `cpus`, `process`, `tracefs`, `btf`: plain facts and files.
 //! 3. `map`, `prog`, `ringbuf`: kernel objects; `probe_event`: kprobe/uprobe events in tracefs;
 //!    `instance`: sonde's own tracefs instances.
+//!    `graph_tracer`: the function_graph tracer in an instance of its own.
 //! 4. `link` (what keeps a program attached), then `perf_attach` (a program on a perf event fd).
 //! 5. `tracepoint`, `perf_event`, `pmu`, then `kprobe`, `uprobe`, `kprobe_multi`, `fentry`.
 //! 6. `features`: what this kernel can do, answered by trying.
@@ -24,6 +25,7 @@ pub mod cpus;
 pub mod error;
 pub mod features;
 pub mod fentry;
+pub mod graph_tracer;
 pub mod instance;
 pub mod kprobe;
 pub mod kprobe_multi;

@@ -9,7 +9,7 @@ pub mod insn;
 pub mod kallsyms;
 pub mod locate;
 pub mod maps;
-mod near;
+pub mod near;
 pub mod process;
 pub mod symbolizer;
 pub mod traceable;

@@ -6,6 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub enum Format {
     Text,
     Json,
+    /// Stack-keyed maps as folded stacks (`frame;frame;... N`), for flame-graph tools.
+    Folded,
 }
 
 /// Dynamically instrument the running kernel: ply's language (and bpftrace's spellings), compiled
@@ -67,31 +69,25 @@ pub struct Cli {
     #[arg(short = 'f', long, value_enum, default_value = "text")]
     pub format: Format,
 
+    /// Draw the stack-keyed maps as one SVG flame graph in FILE (instead of printing them).
+    #[arg(short = 'o', long = "flame", visible_alias = "output", value_name = "FILE")]
+    pub flame: Option<std::path::PathBuf>,
+
     /// The program text, or a file holding it.
     #[arg(value_name = "PROGRAM-FILE | PROGRAM-TEXT")]
     pub program: Option<String>,
 }
 
-/// The faces sonde will grow beside scripts (docs/architecture.md says where each lives). Their
-/// names are reserved now so that adding them changes no program's meaning.
+/// The faces beside scripts (docs/architecture.md says where each lives). A program text that is
+/// one of their names is written after `--`.
 #[derive(Subcommand, Debug)]
 pub enum Face {
     /// The ftrace front end: surftrace expressions as kprobe/uprobe events (`sonde probe --help`).
     Probe(FaceArgs),
     /// The syscall tracer: strace's lines and summaries at perf trace's cost (`sonde trace --help`).
     Trace(FaceArgs),
-    /// Call graphs and flame graphs from function_graph (not implemented yet).
-    Graph(FaceArgs),
-}
-
-impl Face {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Face::Probe(_) => "probe",
-            Face::Trace(_) => "trace",
-            Face::Graph(_) => "graph",
-        }
-    }
+    /// A kernel function's calls as trees with timings, or flame graphs (function_graph).
+    Graph(crate::face_graph::GraphArgs),
 }
 
 #[derive(Args, Debug)]

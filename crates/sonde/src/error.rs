@@ -16,10 +16,6 @@ pub enum Failure {
         log_tail: String,
         at: Option<String>,
     },
-    /// A reserved subcommand (`sonde trace`, ...) whose face is not built yet.
-    NotImplemented {
-        face: &'static str,
-    },
 }
 
 impl Failure {
@@ -29,7 +25,7 @@ impl Failure {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            Failure::Usage(_) | Failure::Compile(..) | Failure::NotImplemented { .. } => 2,
+            Failure::Usage(_) | Failure::Compile(..) => 2,
             _ => 1,
         }
     }
@@ -43,13 +39,13 @@ impl Failure {
                     eprint!("{}", sonde_syntax::render(d, file, color));
                 }
                 let n = diags.len();
-                eprintln!("sonde: {} error{} in the program; nothing was attached", n, if n == 1 { "" } else { "s" });
+                eprintln!(
+                    "sonde: {} error{} in the program; nothing was attached",
+                    n,
+                    if n == 1 { "" } else { "s" }
+                );
             }
             Failure::Setup(m) => eprintln!("sonde: {}", m),
-            Failure::NotImplemented { face } => eprintln!(
-                "sonde: `sonde {face}` is not implemented yet; for a program or file named `{face}`, \
-                 write `sonde -- {face}`"
-            ),
             Failure::Attach(probe, m) => eprintln!("sonde: cannot attach {}: {}", probe, m),
             Failure::Verifier { probe, log_tail, at } => {
                 eprintln!("sonde: the kernel's verifier rejected the program for {}:", probe);

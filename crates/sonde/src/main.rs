@@ -10,6 +10,7 @@ mod cli;
 mod collect;
 mod decode;
 mod error;
+mod face_graph;
 mod face_probe;
 mod face_trace;
 mod host_env;
@@ -38,7 +39,7 @@ fn run() -> i32 {
         let result = match face {
             cli::Face::Probe(a) => face_probe::run(&a.args),
             cli::Face::Trace(a) => face_trace::run(&a.args),
-            other => Err(Failure::NotImplemented { face: other.name() }),
+            cli::Face::Graph(a) => face_graph::run(a),
         };
         return result.unwrap_or_else(|f| {
             f.report();

@@ -6,6 +6,7 @@ use crate::collect::Collector;
 use crate::error::Failure;
 use sonde_compile::tir::EventKind;
 use sonde_compile::Compiled;
+use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::map::Map;
 use sonde_output::printf::{self, Piece};
 use sonde_output::value::Value;
@@ -27,10 +28,14 @@ pub struct Output<'a> {
     formats: Vec<Option<Vec<Piece>>>,
 }
 
-/// The writer for `-f`: the one place that looks at the format.
-fn writer(format: Format) -> Box<dyn Writer> {
+/// The writer for `-f` (and `-o FILE.svg`): the one place that looks at the format.
+fn writer(format: Format, flame: Option<&std::path::Path>) -> Box<dyn Writer> {
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout());
+    if let Some(p) = flame {
+        return Box::new(FoldedWriter::svg(out, p.to_path_buf(), "sonde".into()));
+    }
     match format {
+        Format::Folded => Box::new(FoldedWriter::new(out)),
         Format::Text => Box::new(TextWriter::new(out, std::io::stderr())),
         Format::Json => Box::new(JsonWriter::new(out)),
     }
@@ -39,6 +44,7 @@ fn writer(format: Format) -> Box<dyn Writer> {
 impl<'a> Output<'a> {
     pub fn new(
         format: Format,
+        flame: Option<&std::path::Path>,
         compiled: &'a Compiled,
         maps: &'a [Map],
         symbols: Symbolizer,
@@ -52,7 +58,7 @@ impl<'a> Output<'a> {
             })
             .collect();
         let collector = Collector::new(compiled, maps);
-        Output { compiled, collector, symbols, writer: writer(format), formats }
+        Output { compiled, collector, symbols, writer: writer(format, flame), formats }
     }
 
     pub fn attached(&mut self, probes: usize) {

@@ -202,34 +202,20 @@ fn no_program_exits_2() {
     o.assert_code(2);
 }
 
-// ---------------------------------------------------------------- reserved faces
-
-#[test]
-fn reserved_faces_say_they_are_not_built_yet() {
-    // `probe` and `trace` are built (probe_needs_an_expression, tests/trace.rs).
-    for face in ["graph"] {
-        for args in [vec![face], vec![face, "-x", "--y", "z"]] {
-            let o = sonde(&args);
-            o.assert_code(2);
-            assert_eq!(
-                o.stderr,
-                format!(
-                    "sonde: `sonde {face}` is not implemented yet; for a program or file named \
-                     `{face}`, write `sonde -- {face}`\n"
-                ),
-                "{}",
-                o.describe()
-            );
-            assert!(o.stdout.is_empty(), "{}", o.describe());
-        }
-    }
-}
+// ---------------------------------------------------------------- faces
 
 #[test]
 fn probe_needs_an_expression() {
     let o = sonde(&["probe"]);
     o.assert_code(2);
     assert!(o.stderr.contains("no expression given"), "{}", o.describe());
+}
+
+#[test]
+fn graph_needs_a_function() {
+    let o = sonde(&["graph"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("FUNCTION"), "{}", o.describe());
 }
 
 #[test]

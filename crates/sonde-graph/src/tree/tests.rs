@@ -1,0 +1,77 @@
+use super::*;
+use crate::line::parse;
+
+fn build(text: &str) -> (Builder, Vec<Call>) {
+    let mut b = Builder::new();
+    let calls = text.lines().filter_map(|l| b.push(&parse(l))).collect();
+    (b, calls)
+}
+
+#[test]
+fn interleaved_tasks_build_separate_trees() {
+    let (b, calls) = build(
+        " 0)  a-1  |               |  vfs_read() {
+ 1)  b-2  |               |  vfs_read() {
+ 0)  a-1  |   1.000 us    |    rw_verify_area();
+ 1)  b-2  |   3.000 us    |  } /* vfs_read */
+ 0)  a-1  |   5.000 us    |  } /* vfs_read */",
+    );
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[0].task.pid, calls[0].root.total_ns), (2, Some(3000)));
+    assert_eq!(calls[1].root.children[0].name, "rw_verify_area");
+    assert_eq!(calls[1].root.own_ns(), 4000);
+    assert_eq!(b.in_flight(), 0);
+}
+
+#[test]
+fn a_call_that_sleeps_goes_on_on_another_cpu() {
+    let (_, calls) = build(
+        " 0)  a-1  |               |  do_nanosleep() {
+ 0)  a-1  |               |    schedule() {
+ ------------------------------------------
+ 0)  a-1   =>  b-2
+ ------------------------------------------
+ 1)  a-1  | ! 200.000 us  |    } /* schedule */
+ 1)  a-1  | ! 210.000 us  |  } /* do_nanosleep */",
+    );
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].cpus, vec![0, 1]);
+    assert_eq!(calls[0].switches, 1);
+}
+
+#[test]
+fn interrupts_nest_under_the_interrupted_call() {
+    let (_, calls) = build(
+        " 0)  a-1  |               |  vfs_read() {
+ 0)  a-1  |   ==========> |
+ 0)  a-1  |   2.000 us    |    irq_handler();
+ 0)  a-1  |   <========== |
+ 0)  a-1  |   1.000 us    |    rw_verify_area();
+ 0)  a-1  |   5.000 us    |  }",
+    );
+    let kids = &calls[0].root.children;
+    assert!(kids[0].irq && !kids[1].irq);
+}
+
+#[test]
+fn a_named_closer_skips_calls_whose_return_was_lost() {
+    let (_, calls) = build(
+        " 0)  a-1  |               |  vfs_read() {
+ 0)  a-1  |               |    inner() {
+ 0)  a-1  |   5.000 us    |  } /* vfs_read */",
+    );
+    assert_eq!(calls[0].root.children[0].total_ns, None);
+    assert_eq!(calls[0].root.total_ns, Some(5000));
+}
+
+#[test]
+fn lost_events_abandon_the_cpu_s_open_call() {
+    let (b, calls) = build(
+        " 0)  a-1  |               |  vfs_read() {
+CPU:0 [LOST 12 EVENTS]
+ 0)  a-1  |   5.000 us    |  }
+ 0)  a-1  |   1.000 us    |  vfs_read();",
+    );
+    assert_eq!(calls.len(), 1);
+    assert_eq!((b.lost_events, b.broken_calls), (12, 1));
+}

@@ -1,0 +1,320 @@
+//! The function_graph tracer for `sonde graph`. It runs in a tracefs instance of sonde's own
+//! (`instances/sonde_graph_<pid>`) where the kernel allows function_graph and set_graph_function
+//! there (neither Debian 6.1 nor 6.12 does: 6.12 has the tracer but not the filter), else in the top-level tracer. Every file it writes is read first and written
+//! back when it is dropped (exit, Ctrl-C, SIGTERM). A SIGKILLed run cannot restore anything, so
+//! in the top-level tracer the saved values are also kept in `/run/sonde/graph-<pid>`, and the
+//! next run puts them back (and removes dead runs' instances) if that pid is gone.
+
+use crate::error::KernelError;
+use crate::sys;
+use crate::tracefs::Tracefs;
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+const CLAIMS: &str = "/run/sonde";
+const PREFIX: &str = "sonde_graph_";
+
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    #[error("this kernel has no function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER is off), so `sonde graph` cannot run here; kernel stacks can still be sampled: `sonde -o flame.svg 'profile:hz:99 {{ @[kstack] = count(); }}'`")]
+    NoTracer,
+    #[error("the function tracer is in use by someone else ({file} is `{value}`): sonde graph will not overwrite it; once that user is done, `echo {reset} > {path}` frees it")]
+    Busy { file: &'static str, value: String, reset: &'static str, path: String },
+    #[error(
+        "another `sonde graph` (pid {pid}) is using the function tracer: wait for it to finish"
+    )]
+    OtherSonde { pid: u32 },
+    #[error("cannot set {path} to `{value}`: {source}")]
+    Write { path: String, value: String, source: std::io::Error },
+    #[error("{0}")]
+    Kernel(#[from] KernelError),
+}
+
+/// What to trace.
+pub struct GraphConfig<'a> {
+    pub function: &'a str,
+    /// Only these processes (empty: all).
+    pub pids: &'a [u32],
+    /// Follow the pids' new children (`function-fork`).
+    pub follow_forks: bool,
+    /// Levels below `function` to record (0: no limit).
+    pub max_depth: u32,
+}
+
+pub struct GraphTracer {
+    /// The instance's directory, or tracefs' root.
+    dir: PathBuf,
+    instance: bool,
+    /// Files written and their values before, in order.
+    saved: Vec<(PathBuf, String)>,
+    /// `/run/sonde/graph-<pid>` in the top-level tracer.
+    claim: Option<PathBuf>,
+    pipe: Option<File>,
+}
+
+impl GraphTracer {
+    /// Checks the kernel and sets the tracer up; tracing starts at once.
+    pub fn start(t: &Tracefs, cfg: &GraphConfig) -> Result<GraphTracer, GraphError> {
+        let root = t.root();
+        if !read(&root.join("available_tracers")).split_whitespace().any(|x| x == "function_graph")
+        {
+            return Err(GraphError::NoTracer);
+        }
+        cleanup_dead_runs(t);
+        let me = std::process::id();
+        let inst = root.join("instances").join(format!("{PREFIX}{me}"));
+        // 6.12 offers function_graph in instances but no set_graph_function there, which this
+        // needs: then the top level it is.
+        let mut g = if std::fs::create_dir(&inst).is_ok()
+            && read(&inst.join("available_tracers"))
+                .split_whitespace()
+                .any(|x| x == "function_graph")
+            && inst.join("set_graph_function").exists()
+        {
+            GraphTracer { dir: inst, instance: true, saved: Vec::new(), claim: None, pipe: None }
+        } else {
+            let _ = std::fs::remove_dir(&inst);
+            top_level_free(root)?;
+            let _ = std::fs::create_dir_all(CLAIMS);
+            let claim = Path::new(CLAIMS).join(format!("graph-{me}"));
+            let _ = std::fs::write(&claim, "");
+            GraphTracer {
+                dir: root.to_path_buf(),
+                instance: false,
+                saved: Vec::new(),
+                claim: Some(claim),
+                pipe: None,
+            }
+        };
+        g.configure(root, cfg)?;
+        Ok(g)
+    }
+
+    fn configure(&mut self, root: &Path, cfg: &GraphConfig) -> Result<(), GraphError> {
+        self.set("tracing_on", "0")?;
+        self.set("current_tracer", "nop")?;
+        self.set("set_graph_function", cfg.function)?;
+        let pids: Vec<String> = cfg.pids.iter().map(u32::to_string).collect();
+        self.set("set_ftrace_pid", &pids.join(" "))?;
+        // The columns sonde-graph's parser reads: cpu, task, duration, overhead marks; the
+        // closing brace names its function (to survive lost entries).
+        for (opt, on) in [
+            ("funcgraph-proc", true),
+            ("funcgraph-cpu", true),
+            ("funcgraph-duration", true),
+            ("funcgraph-overhead", true),
+            ("funcgraph-tail", true),
+            ("funcgraph-abstime", false),
+            ("function-fork", cfg.follow_forks),
+        ] {
+            self.set_if_present(&format!("options/{opt}"), if on { "1" } else { "0" })?;
+        }
+        // Global, top-level only: the deepest level recorded bounds the cost of each call.
+        self.set_at(root.join("max_graph_depth"), &cfg.max_depth.to_string())?;
+        // Start from an empty buffer (the top-level one was idle: checked above).
+        let _ = std::fs::write(self.dir.join("trace"), "");
+        self.set("current_tracer", "function_graph")?;
+        let pipe = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(self.dir.join("trace_pipe"))
+            .map_err(KernelError::io(self.dir.join("trace_pipe").display().to_string()))?;
+        self.pipe = Some(pipe);
+        self.set("tracing_on", "1")
+    }
+
+    /// In an instance of sonde's own (else the top-level tracer).
+    pub fn in_instance(&self) -> bool {
+        self.instance
+    }
+
+    /// Up to 64 KiB of what the tracer has written (possibly nothing: it never blocks). One
+    /// read per call: a busy tracer never runs dry, and the caller must get to check its stop
+    /// conditions.
+    pub fn read_into(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        let Some(p) = self.pipe.as_mut() else { return Ok(0) };
+        let mut chunk = [0u8; 1 << 16];
+        match p.read(&mut chunk) {
+            Ok(k) => {
+                buf.extend_from_slice(&chunk[..k]);
+                Ok(k)
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => Ok(0),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Entries the ring buffer overwrote or dropped, summed over CPUs (per_cpu/cpuN/stats).
+    pub fn overruns(&self) -> u64 {
+        let Ok(cpus) = std::fs::read_dir(self.dir.join("per_cpu")) else { return 0 };
+        let mut n = 0;
+        for c in cpus.flatten() {
+            for l in read(&c.path().join("stats")).lines() {
+                if let Some(v) =
+                    l.strip_prefix("overrun:").or_else(|| l.strip_prefix("dropped events:"))
+                {
+                    n += v.trim().parse::<u64>().unwrap_or(0);
+                }
+            }
+        }
+        n
+    }
+
+    /// Stop tracing (the pipe can still be drained).
+    pub fn stop(&mut self) {
+        let _ = std::fs::write(self.dir.join("tracing_on"), "0");
+    }
+
+    fn set(&mut self, file: &str, value: &str) -> Result<(), GraphError> {
+        self.set_at(self.dir.join(file), value)
+    }
+
+    fn set_if_present(&mut self, file: &str, value: &str) -> Result<(), GraphError> {
+        let p = self.dir.join(file);
+        if p.exists() {
+            self.set_at(p, value)?;
+        }
+        Ok(())
+    }
+
+    fn set_at(&mut self, path: PathBuf, value: &str) -> Result<(), GraphError> {
+        if !self.saved.iter().any(|(p, _)| *p == path) {
+            let old = read(&path);
+            if let Some(c) = &self.claim {
+                // Before the write: a SIGKILL between the two leaves a value to restore.
+                let line = format!("{}\t{}\n", path.display(), old.trim().replace('\n', " "));
+                let _ = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(c)
+                    .and_then(|mut f| f.write_all(line.as_bytes()));
+            }
+            self.saved.push((path.clone(), old));
+        }
+        write(&path, value)
+    }
+}
+
+impl Drop for GraphTracer {
+    fn drop(&mut self) {
+        self.pipe = None;
+        // The tracer off first: an emptied set_graph_function under function_graph would trace
+        // every function in the kernel.
+        let _ = write(&self.dir.join("tracing_on"), "0");
+        let _ = write(&self.dir.join("current_tracer"), "nop");
+        for (path, old) in self.saved.iter().rev() {
+            let _ = write(path, &restorable(old));
+        }
+        if self.instance {
+            let _ = std::fs::remove_dir(&self.dir);
+        }
+        if let Some(c) = &self.claim {
+            let _ = std::fs::remove_file(c);
+        }
+    }
+}
+
+/// A value as read, made writable again: list files say "no pid" or "#### all functions
+/// enabled ####" when empty, and write back as an empty list; lists go back one line.
+fn restorable(old: &str) -> String {
+    let t = old.trim();
+    if t.starts_with('#') || t == "no pid" {
+        String::new()
+    } else {
+        t.replace('\n', " ")
+    }
+}
+
+/// The top-level tracer is free if it is `nop` (a dead run's leftovers were restored first).
+fn top_level_free(root: &Path) -> Result<(), GraphError> {
+    let cur = read(&root.join("current_tracer")).trim().to_string();
+    if cur == "nop" || cur.is_empty() {
+        return Ok(());
+    }
+    if let Some(pid) = live_claims().into_iter().find(|&p| p != std::process::id()) {
+        return Err(GraphError::OtherSonde { pid });
+    }
+    Err(GraphError::Busy {
+        file: "current_tracer",
+        value: cur,
+        reset: "nop",
+        path: root.join("current_tracer").display().to_string(),
+    })
+}
+
+fn claims() -> Vec<(u32, PathBuf)> {
+    let Ok(dir) = std::fs::read_dir(CLAIMS) else { return Vec::new() };
+    dir.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            Some((name.strip_prefix("graph-")?.parse().ok()?, e.path()))
+        })
+        .collect()
+}
+
+fn live_claims() -> Vec<u32> {
+    claims().into_iter().map(|(p, _)| p).filter(|&p| !sys::process_gone(p)).collect()
+}
+
+/// Undo what SIGKILLed runs left: their instances, and the top-level settings they saved.
+pub fn cleanup_dead_runs(t: &Tracefs) -> usize {
+    let mut n = 0;
+    for (pid, path) in claims() {
+        if !sys::process_gone(pid) {
+            continue;
+        }
+        let text = read(&path);
+        let _ = write(&t.root().join("current_tracer"), "nop");
+        for l in text.lines().rev() {
+            if let Some((file, old)) = l.split_once('\t') {
+                let _ = write(Path::new(file), &restorable(old));
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+        n += 1;
+    }
+    if let Ok(dir) = std::fs::read_dir(t.root().join("instances")) {
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_prefix(PREFIX).and_then(|p| p.parse::<u32>().ok()) else {
+                continue;
+            };
+            if sys::process_gone(pid) {
+                let _ = std::fs::write(e.path().join("tracing_on"), "0");
+                let _ = std::fs::write(e.path().join("current_tracer"), "nop");
+                if std::fs::remove_dir(e.path()).is_ok() {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_default()
+}
+
+fn write(p: &Path, value: &str) -> Result<(), GraphError> {
+    // A new line ends the value as `echo` does; list files are replaced (O_TRUNC) as with `>`.
+    let v = if value.is_empty() { String::new() } else { format!("{value}\n") };
+    std::fs::write(p, v).map_err(|source| GraphError::Write {
+        path: p.display().to_string(),
+        value: value.to_string(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_lists_restore_as_empty() {
+        assert_eq!(restorable("#### all functions enabled ####\n"), "");
+        assert_eq!(restorable("no pid\n"), "");
+        assert_eq!(restorable("vfs_read\nvfs_write\n"), "vfs_read vfs_write");
+        assert_eq!(restorable("0\n"), "0");
+    }
+}

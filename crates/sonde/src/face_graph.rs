@@ -1,0 +1,346 @@
+//! `sonde graph FUNCTION`: the function_graph tracer on one kernel function, each call shown as
+//! a tree with its timings, as folded stacks or as SVG flame graphs (crates/sonde-graph does
+//! the parsing and drawing; sonde-kernel's graph_tracer owns the tracefs settings).
+
+use crate::child::HeldChild;
+use crate::error::Failure;
+use crate::signals;
+use clap::{Args, ValueEnum};
+use sonde_graph::folded::Folded;
+use sonde_graph::{line, render, svg, Builder, Call};
+use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
+use sonde_kernel::process::PidWatch;
+use sonde_kernel::tracefs::Tracefs;
+use sonde_symbols::traceable::TraceableFunctions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Tree,
+    Svg,
+    Folded,
+    Raw,
+}
+
+/// Trace every call of one kernel function with the function_graph tracer.
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    /// tree: each call as an indented tree; svg: flame graphs; folded: `a;b;c ns` lines; raw:
+    /// the tracer's own lines.
+    #[arg(short = 'm', long, value_enum, default_value = "tree")]
+    pub mode: Mode,
+    /// The output file (folded, one summed SVG) or, with --step, the directory for the SVGs.
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// svg: also one flame graph of every Nth call.
+    #[arg(short = 's', long, value_name = "N")]
+    pub step: Option<u64>,
+    /// Only calls made by process PID (and its new children); stop when it exits.
+    #[arg(short = 'p', long, value_name = "PID")]
+    pub pid: Option<u32>,
+    /// Run COMMAND and trace only it and its children (also: `-- COMMAND ARGS...`).
+    #[arg(short = 'c', long = "command", value_name = "COMMAND")]
+    pub command: Option<String>,
+    /// Record at most N levels below FUNCTION (the tracer's max_graph_depth; 0: no limit).
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub max_depth: u32,
+    /// Leave out calls shorter than this (`10us`, `2ms`, `1s`, or nanoseconds).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub min_duration: Option<u64>,
+    /// Stop after N calls.
+    #[arg(short = 'n', long, value_name = "N")]
+    pub count: Option<u64>,
+    /// Stop after this long (`5s`, `500ms`).
+    #[arg(short = 'd', long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<u64>,
+    /// The kernel function whose calls to trace.
+    pub function: String,
+    /// The command to run and trace, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub cmd: Vec<String>,
+}
+
+fn parse_duration(s: &str) -> Result<u64, String> {
+    let (num, mult) = [("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000)]
+        .iter()
+        .find_map(|(u, m)| s.strip_suffix(u).map(|n| (n, *m)))
+        .unwrap_or((s, 1));
+    num.trim()
+        .parse::<u64>()
+        .map(|n| n * mult)
+        .map_err(|_| format!("`{s}` is not a duration (write e.g. 10us, 2ms, 1s)"))
+}
+
+pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
+    // First: a Ctrl-C during the slow checks below must still find the handler.
+    signals::install();
+    check_output(a)?;
+    let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
+    let tracers =
+        std::fs::read_to_string(tracefs.root().join("available_tracers")).unwrap_or_default();
+    if !tracers.split_whitespace().any(|t| t == "function_graph") {
+        return Err(Failure::Setup(sonde_kernel::graph_tracer::GraphError::NoTracer.to_string()));
+    }
+    check_function(&a.function)?;
+    let command = match (&a.command, a.cmd.is_empty()) {
+        (Some(c), _) => Some(c.clone()),
+        (None, false) => Some(a.cmd.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")),
+        _ => None,
+    };
+    let mut child = match &command {
+        Some(c) => Some(
+            HeldChild::spawn(c).map_err(|e| Failure::Setup(format!("cannot run `{c}`: {e}")))?,
+        ),
+        None => None,
+    };
+    let pids: Vec<u32> = child.as_ref().map(|c| c.pid()).into_iter().chain(a.pid).collect();
+    let cfg = GraphConfig {
+        function: &a.function,
+        pids: &pids,
+        follow_forks: !pids.is_empty(),
+        max_depth: a.max_depth,
+    };
+    let tracer = GraphTracer::start(&tracefs, &cfg);
+    let mut tracer = match tracer {
+        Ok(t) => t,
+        Err(e) => {
+            if let Some(c) = child.as_mut() {
+                c.kill();
+            }
+            return Err(Failure::Setup(e.to_string()));
+        }
+    };
+    eprintln!(
+        "Tracing {} with function_graph ({}); Ctrl-C to stop",
+        a.function,
+        if tracer.in_instance() { "in an instance of its own" } else { "in the top-level tracer" }
+    );
+    if let Some(c) = child.as_mut() {
+        c.release();
+    }
+    let watch = a.pid.map(PidWatch::new);
+    let mut out = Sink::new(a)?;
+    let mut builder = Builder::new();
+    let mut buf = Vec::new();
+    let start = Instant::now();
+    let mut stopping = false;
+    loop {
+        let got = tracer
+            .read_into(&mut buf)
+            .map_err(|e| Failure::Setup(format!("cannot read the trace: {e}")))?;
+        let done = out.lines(&mut buf, &mut builder)?;
+        if done || stopping || signals::stop_requested().is_some() {
+            break;
+        }
+        let ended = signals::stop_requested().is_some()
+            || child.as_mut().is_some_and(|c| c.poll_exit())
+            || watch.as_ref().is_some_and(|w| w.exited())
+            || a.duration.is_some_and(|d| start.elapsed() >= Duration::from_nanos(d));
+        if ended {
+            // One more pass for what the tracer wrote before it was stopped.
+            tracer.stop();
+            stopping = true;
+        } else if got == 0 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    tracer.stop();
+    if let Some(c) = child.as_mut() {
+        c.kill();
+    }
+    let overruns = tracer.overruns().max(builder.lost_events);
+    drop(tracer);
+    out.finish(&a.function)?;
+    if overruns > 0 || builder.broken_calls > 0 {
+        eprintln!(
+            "sonde: the trace buffer overflowed: {overruns} entries lost, {} calls incomplete and left out (use -p/-c, --max-depth or a less frequent function)",
+            builder.broken_calls
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Where calls go, by mode.
+struct Sink<'a> {
+    a: &'a GraphArgs,
+    stdout: std::io::BufWriter<std::io::Stdout>,
+    folded: Folded,
+    calls: u64,
+}
+
+impl<'a> Sink<'a> {
+    fn new(a: &'a GraphArgs) -> Result<Sink<'a>, Failure> {
+        Ok(Sink {
+            a,
+            stdout: std::io::BufWriter::new(std::io::stdout()),
+            folded: Folded::new(),
+            calls: 0,
+        })
+    }
+
+    /// Consume whole lines from `buf`; true once --count calls have been seen.
+    fn lines(&mut self, buf: &mut Vec<u8>, b: &mut Builder) -> Result<bool, Failure> {
+        let Some(end) = buf.iter().rposition(|&c| c == b'\n') else { return Ok(false) };
+        let text = String::from_utf8_lossy(&buf[..=end]).into_owned();
+        buf.drain(..=end);
+        for l in text.lines() {
+            if self.a.mode == Mode::Raw {
+                let _ = writeln!(self.stdout, "{l}");
+            }
+            if let Some(mut call) = b.push(&line::parse(l)) {
+                if call.root.total_ns.unwrap_or(0) < self.a.min_duration.unwrap_or(0) {
+                    continue;
+                }
+                self.calls += 1;
+                fix_comm(&mut call);
+                self.call(&call)?;
+                if self.a.count.is_some_and(|n| self.calls >= n) {
+                    let _ = self.stdout.flush();
+                    return Ok(true);
+                }
+            }
+        }
+        let _ = self.stdout.flush();
+        Ok(false)
+    }
+
+    fn call(&mut self, call: &Call) -> Result<(), Failure> {
+        self.folded.add(&call.root);
+        match self.a.mode {
+            Mode::Tree => {
+                let _ = writeln!(self.stdout, "{}", render::tree(call, self.calls));
+            }
+            Mode::Svg => {
+                if let (Some(step), Some(dir)) = (self.a.step, &self.a.output) {
+                    if step > 0 && (self.calls - 1).is_multiple_of(step) {
+                        let mut one = Folded::new();
+                        one.add(&call.root);
+                        let title = format!(
+                            "{} call {} ({}-{})",
+                            call.root.name, self.calls, call.task.comm, call.task.pid
+                        );
+                        let p = dir.join(format!("{}-{}.svg", call.root.name, self.calls));
+                        write_svg(&one, &title, &p)?;
+                    }
+                }
+            }
+            Mode::Folded | Mode::Raw => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, function: &str) -> Result<(), Failure> {
+        match self.a.mode {
+            Mode::Svg => {
+                let p = svg_path(self.a, function);
+                if self.folded.is_empty() {
+                    eprintln!(
+                        "sonde: no complete call of {function} was seen: no flame graph written"
+                    );
+                } else {
+                    write_svg(&self.folded, &format!("{function}: {} calls", self.calls), &p)?;
+                    eprintln!("sonde: wrote {}", p.display());
+                }
+            }
+            Mode::Folded => match &self.a.output {
+                Some(p) => std::fs::write(p, self.folded.text()).map_err(|e| out_err(p, e))?,
+                None => {
+                    let _ = self.stdout.write_all(self.folded.text().as_bytes());
+                }
+            },
+            Mode::Tree | Mode::Raw => {}
+        }
+        let _ = self.stdout.flush();
+        Ok(())
+    }
+}
+
+/// The summed SVG: `-o FILE`, or `FUNCTION.svg` in the `-o` directory (with --step) or here.
+fn svg_path(a: &GraphArgs, function: &str) -> PathBuf {
+    match (&a.output, a.step) {
+        (Some(d), Some(_)) => d.join(format!("{function}.svg")),
+        (Some(f), None) => f.clone(),
+        (None, _) => PathBuf::from(format!("{function}.svg")),
+    }
+}
+
+fn write_svg(f: &Folded, title: &str, p: &Path) -> Result<(), Failure> {
+    let file = std::fs::File::create(p).map_err(|e| out_err(p, e))?;
+    svg::write(f, title, "ns", std::io::BufWriter::new(file))
+        .map_err(|e| Failure::Setup(e.to_string()))
+}
+
+fn out_err(p: &Path, e: std::io::Error) -> Failure {
+    Failure::Usage(format!("cannot write {}: {e}", p.display()))
+}
+
+/// The output can be written: found out before tracefs is touched.
+fn check_output(a: &GraphArgs) -> Result<(), Failure> {
+    if a.mode == Mode::Svg && a.step.is_some() {
+        let Some(d) = &a.output else {
+            return Err(Failure::Usage(
+                "--step writes one SVG per call: name their directory with -o DIR".into(),
+            ));
+        };
+        std::fs::create_dir_all(d).map_err(|e| out_err(d, e))?;
+        let probe = d.join(".sonde-write-test");
+        std::fs::write(&probe, "").map_err(|e| out_err(d, e))?;
+        let _ = std::fs::remove_file(probe);
+        return Ok(());
+    }
+    let file = match a.mode {
+        Mode::Svg => Some(svg_path(a, &a.function)),
+        Mode::Folded => a.output.clone(),
+        _ => None,
+    };
+    if let Some(p) = file {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&p)
+            .map_err(|e| out_err(&p, e))?;
+    }
+    Ok(())
+}
+
+/// FUNCTION can be traced: listed in available_filter_functions; else one sentence saying
+/// whether it is notrace (in kallsyms) or unknown (with the nearest names).
+fn check_function(name: &str) -> Result<(), Failure> {
+    let traceable = TraceableFunctions::load().map_err(|e| Failure::Setup(e.to_string()))?;
+    if traceable.contains(name) {
+        return Ok(());
+    }
+    let syms = sonde_symbols::kallsyms::KernelSymbols::load_names().ok();
+    if syms.as_ref().is_some_and(|s| s.lookup(name).is_some()) {
+        return Err(Failure::Usage(format!(
+            "`{name}` cannot be traced: the kernel has it but marks it notrace (not in available_filter_functions)"
+        )));
+    }
+    let near = sonde_symbols::near::nearest(name, traceable.names(), 3);
+    let hint = if near.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", near.join(", "))
+    };
+    Err(Failure::Usage(format!("the kernel has no traceable function `{name}`{hint}")))
+}
+
+/// The tracer prints `<...>` for a task whose name it did not record; ask /proc.
+fn fix_comm(call: &mut Call) {
+    if call.task.comm == "<...>" {
+        if let Ok(c) = std::fs::read_to_string(format!("/proc/{}/comm", call.task.pid)) {
+            call.task.comm = c.trim().to_string();
+        }
+    }
+}
+
+fn quote(w: &str) -> String {
+    if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
