@@ -62,7 +62,14 @@ pub enum Line {
         cpu: u32,
         events: u64,
     },
-    /// Separators, headers, comments, anything else.
+    /// `/* sched_process_exec: filename=F pid=N old_pid=N */`: task N exec'd program F (the
+    /// tracer's comm column may still show the old name until its next switch).
+    Exec {
+        cpu: u32,
+        pid: u32,
+        filename: String,
+    },
+    /// Separators, headers, other comments, anything else.
     Other,
 }
 
@@ -92,6 +99,9 @@ pub fn parse(text: &str) -> Line {
     let depth = ((body.len() - body.trim_start().len()).saturating_sub(2) / 2) as u32;
     if let Some(name) = b.strip_suffix("() {") {
         return Line::Entry { cpu, task, depth, name: name.to_string() };
+    }
+    if let Some(e) = b.strip_prefix("/* sched_process_exec: ") {
+        return exec(cpu, e).unwrap_or(Line::Other);
     }
     if b.starts_with('}') {
         let name = b
@@ -129,6 +139,17 @@ fn lost(t: &str) -> Option<Line> {
 fn task(col: &str) -> Option<Task> {
     let (comm, pid) = col.trim().rsplit_once('-')?;
     Some(Task { comm: comm.to_string(), pid: pid.parse().ok()? })
+}
+
+fn exec(cpu: u32, fields: &str) -> Option<Line> {
+    let field = |k: &str| {
+        fields.split_whitespace().find_map(|w| w.strip_prefix(k)).map(|v| v.trim_end_matches("*/"))
+    };
+    Some(Line::Exec {
+        cpu,
+        pid: field("pid=")?.parse().ok()?,
+        filename: field("filename=")?.to_string(),
+    })
 }
 
 fn switch(cpu: u32, rest: &str) -> Line {

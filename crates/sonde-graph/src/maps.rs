@@ -13,18 +13,40 @@ use std::io::{Stderr, Write};
 pub struct FoldedWriter<W: Write> {
     out: W,
     text: TextWriter<Stderr, Stderr>,
-    /// Some(path, title): draw an SVG there at flush instead of printing lines.
+    /// Some(path, program text): draw an SVG there at flush instead of printing lines.
     svg: Option<(std::path::PathBuf, String)>,
     folded: Folded,
+    /// The stack-keyed maps drawn, for the SVG's title.
+    names: Vec<String>,
 }
 
 impl<W: Write> FoldedWriter<W> {
     pub fn new(out: W) -> Self {
-        FoldedWriter { out, text: text(), svg: None, folded: Folded::new() }
+        FoldedWriter { out, text: text(), svg: None, folded: Folded::new(), names: Vec::new() }
     }
 
-    pub fn svg(out: W, path: std::path::PathBuf, title: String) -> Self {
-        FoldedWriter { out, text: text(), svg: Some((path, title)), folded: Folded::new() }
+    /// `program`: the program's text, shown in the title after the maps' names.
+    pub fn svg(out: W, path: std::path::PathBuf, program: String) -> Self {
+        FoldedWriter {
+            out,
+            text: text(),
+            svg: Some((path, program)),
+            folded: Folded::new(),
+            names: Vec::new(),
+        }
+    }
+}
+
+/// `@stacks: profile:hz:99 { @stacks[kstack] = count(); }`, the program on one line and cut
+/// at 100 characters.
+pub fn title(names: &[String], program: &str) -> String {
+    let mut p = program.split_whitespace().collect::<Vec<_>>().join(" ");
+    if p.chars().count() > 100 {
+        p = p.chars().take(99).collect::<String>() + "…";
+    }
+    match names.is_empty() {
+        true => p,
+        false => format!("{}: {p}", names.join(", ")),
     }
 }
 
@@ -65,6 +87,9 @@ impl<W: Write> Writer for FoldedWriter<W> {
             _ => return self.text.map(name, entries),
         };
         let v = stacks;
+        if !self.names.iter().any(|n| n == name) {
+            self.names.push(name.to_string());
+        }
         for (keys, value) in v {
             let mut path = Vec::new();
             let mut stack = false;
@@ -94,9 +119,10 @@ impl<W: Write> Writer for FoldedWriter<W> {
             None => {
                 let _ = self.out.write_all(self.folded.text().as_bytes());
             }
-            Some((p, title)) => match std::fs::File::create(p) {
+            Some((p, program)) => match std::fs::File::create(p) {
                 Ok(f) => {
-                    if let Err(e) = crate::svg::write(&self.folded, title, "samples", f) {
+                    let title = title(&self.names, program);
+                    if let Err(e) = crate::svg::write(&self.folded, &title, "samples", f) {
                         eprintln!("sonde: {e}");
                     }
                 }
@@ -130,5 +156,37 @@ mod tests {
         w.map("@", &e);
         w.flush();
         assert_eq!(String::from_utf8(out).unwrap(), "cat;root;mid;leaf+0x1 5\n");
+    }
+
+    #[test]
+    fn svg_titles_name_the_maps_and_the_program() {
+        let names = vec!["@cpu".to_string()];
+        assert_eq!(
+            title(&names, "profile:hz:99\n{ @cpu[kstack] = count(); }"),
+            "@cpu: profile:hz:99 { @cpu[kstack] = count(); }"
+        );
+        let long = "x".repeat(300);
+        assert_eq!(title(&[], &long).chars().count(), 100);
+    }
+
+    #[test]
+    fn the_svg_is_titled_with_the_program() {
+        let dir = std::env::temp_dir().join(format!("sonde-maps-title-{}", std::process::id()));
+        let stack = |s: &str| Value::Sym { addr: 1, name: Some(s.into()) };
+        let e = MapEntries::Values(vec![(
+            vec![stack("\n        leaf\n        root\n")],
+            Value::uint(3),
+        )]);
+        let mut w = FoldedWriter::svg(
+            Vec::new(),
+            dir.clone(),
+            "profile:hz:99 { @s[kstack] = count(); }".into(),
+        );
+        w.map("@s", &e);
+        w.flush();
+        let svg = std::fs::read_to_string(&dir).unwrap();
+        let _ = std::fs::remove_file(&dir);
+        assert!(svg.contains("@s: profile:hz:99 { @s[kstack] = count(); }"), "title missing");
+        assert!(svg.contains("leaf") && svg.contains("root"));
     }
 }

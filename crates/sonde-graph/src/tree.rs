@@ -152,7 +152,7 @@ impl Builder {
                 }
                 None
             }
-            Line::Other => None,
+            Line::Exec { .. } | Line::Other => None,
         }
     }
 

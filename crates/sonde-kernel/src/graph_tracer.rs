@@ -41,6 +41,9 @@ pub struct GraphConfig<'a> {
     pub follow_forks: bool,
     /// Levels below `function` to record (0: no limit).
     pub max_depth: u32,
+    /// Also record `sched_process_exec` in the same buffer (to tell a held command's gate
+    /// shell from the program it execs, and to name exec'd tasks).
+    pub exec_events: bool,
 }
 
 pub struct GraphTracer {
@@ -52,6 +55,8 @@ pub struct GraphTracer {
     /// `/run/sonde/graph-<pid>` in the top-level tracer.
     claim: Option<PathBuf>,
     pipe: Option<File>,
+    /// `sched_process_exec` lines are in the trace.
+    exec_events: bool,
 }
 
 impl GraphTracer {
@@ -73,7 +78,14 @@ impl GraphTracer {
                 .any(|x| x == "function_graph")
             && inst.join("set_graph_function").exists()
         {
-            GraphTracer { dir: inst, instance: true, saved: Vec::new(), claim: None, pipe: None }
+            GraphTracer {
+                dir: inst,
+                instance: true,
+                saved: Vec::new(),
+                claim: None,
+                pipe: None,
+                exec_events: false,
+            }
         } else {
             let _ = std::fs::remove_dir(&inst);
             top_level_free(root)?;
@@ -86,6 +98,7 @@ impl GraphTracer {
                 saved: Vec::new(),
                 claim: Some(claim),
                 pipe: None,
+                exec_events: false,
             }
         };
         g.configure(root, cfg)?;
@@ -111,6 +124,11 @@ impl GraphTracer {
         ] {
             self.set_if_present(&format!("options/{opt}"), if on { "1" } else { "0" })?;
         }
+        const EXEC: &str = "events/sched/sched_process_exec/enable";
+        if cfg.exec_events && self.dir.join(EXEC).exists() {
+            self.set(EXEC, "1")?;
+            self.exec_events = true;
+        }
         // Global, top-level only: the deepest level recorded bounds the cost of each call.
         self.set_at(root.join("max_graph_depth"), &cfg.max_depth.to_string())?;
         // Start from an empty buffer (the top-level one was idle: checked above).
@@ -123,6 +141,11 @@ impl GraphTracer {
             .map_err(KernelError::io(self.dir.join("trace_pipe").display().to_string()))?;
         self.pipe = Some(pipe);
         self.set("tracing_on", "1")
+    }
+
+    /// `sched_process_exec` events are in the trace (see [`GraphConfig::exec_events`]).
+    pub fn sees_exec(&self) -> bool {
+        self.exec_events
     }
 
     /// In an instance of sonde's own (else the top-level tracer).
@@ -316,5 +339,36 @@ mod tests {
         assert_eq!(restorable("no pid\n"), "");
         assert_eq!(restorable("vfs_read\nvfs_write\n"), "vfs_read vfs_write");
         assert_eq!(restorable("0\n"), "0");
+    }
+
+    /// A fake tracefs whose top-level tracer is `function` (someone else's): the sentence names
+    /// it, and nothing in the fake tree was written.
+    #[test]
+    fn a_busy_tracer_is_named_and_left_alone() {
+        let root = std::env::temp_dir().join(format!("sonde-graph-busy-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("instances")).unwrap();
+        std::fs::write(root.join("available_tracers"), "function_graph function nop\n").unwrap();
+        std::fs::write(root.join("current_tracer"), "function\n").unwrap();
+        let cfg = GraphConfig {
+            function: "vfs_read",
+            pids: &[],
+            follow_forks: false,
+            max_depth: 0,
+            exec_events: false,
+        };
+        let err = GraphTracer::start(&Tracefs::at(&root), &cfg).err().expect("busy");
+        let text = err.to_string();
+        let entries: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        let current = std::fs::read_to_string(root.join("current_tracer")).unwrap();
+        let instances = std::fs::read_dir(root.join("instances")).unwrap().count();
+        let _ = std::fs::remove_dir_all(&root);
+        assert!(matches!(err, GraphError::Busy { .. }), "{text}");
+        assert!(text.contains("in use by someone else (current_tracer is `function`)"), "{text}");
+        assert_eq!(current, "function\n");
+        assert_eq!(entries.len(), 3, "{entries:?}");
+        assert_eq!(instances, 0);
     }
 }

@@ -7,11 +7,12 @@ use crate::error::Failure;
 use crate::signals;
 use clap::{Args, ValueEnum};
 use sonde_graph::folded::Folded;
-use sonde_graph::{line, render, svg, Builder, Call};
+use sonde_graph::{line, render, svg, Builder, Call, Line, Node};
 use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::process::PidWatch;
 use sonde_kernel::tracefs::Tracefs;
 use sonde_symbols::traceable::TraceableFunctions;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -49,6 +50,12 @@ pub struct GraphArgs {
     /// Leave out calls shorter than this (`10us`, `2ms`, `1s`, or nanoseconds).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub min_duration: Option<u64>,
+    /// Only calls made by tasks named NAME (their comm, as in /proc/PID/comm).
+    #[arg(long, value_name = "NAME")]
+    pub comm: Option<String>,
+    /// Each call as one JSON object a line, and a closing summary (calls, lost entries).
+    #[arg(long)]
+    pub json: bool,
     /// Stop after N calls.
     #[arg(short = 'n', long, value_name = "N")]
     pub count: Option<u64>,
@@ -101,6 +108,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
         pids: &pids,
         follow_forks: !pids.is_empty(),
         max_depth: a.max_depth,
+        exec_events: child.is_some() || a.comm.is_some(),
     };
     let tracer = GraphTracer::start(&tracefs, &cfg);
     let mut tracer = match tracer {
@@ -122,6 +130,9 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     }
     let watch = a.pid.map(PidWatch::new);
     let mut out = Sink::new(a)?;
+    // The held command is a shell reading its go line (read(2) calls of its own) until it
+    // execs the command: its calls count only from that exec on.
+    out.gate = child.as_ref().map(|c| c.pid()).filter(|_| tracer.sees_exec());
     let mut builder = Builder::new();
     let mut buf = Vec::new();
     let start = Instant::now();
@@ -153,6 +164,17 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     let overruns = tracer.overruns().max(builder.lost_events);
     drop(tracer);
     out.finish(&a.function)?;
+    if a.json {
+        let summary = serde_json::json!({
+            "type": "summary",
+            "function": a.function,
+            "calls": out.calls,
+            "lost_entries": overruns,
+            "incomplete_calls": builder.broken_calls,
+        });
+        let _ = writeln!(out.stdout, "{summary}");
+        let _ = out.stdout.flush();
+    }
     if overruns > 0 || builder.broken_calls > 0 {
         eprintln!(
             "sonde: the trace buffer overflowed: {overruns} entries lost, {} calls incomplete and left out (use -p/-c, --max-depth or a less frequent function)",
@@ -169,6 +191,10 @@ struct Sink<'a> {
     stdout: std::io::BufWriter<std::io::Stdout>,
     folded: Folded,
     calls: u64,
+    /// The held command's pid until its exec is seen.
+    gate: Option<u32>,
+    /// Task names by pid: from exec events, else /proc (the tracer's column holds 7 bytes).
+    comms: HashMap<u32, String>,
 }
 
 impl<'a> Sink<'a> {
@@ -178,6 +204,8 @@ impl<'a> Sink<'a> {
             stdout: std::io::BufWriter::new(std::io::stdout()),
             folded: Folded::new(),
             calls: 0,
+            gate: None,
+            comms: HashMap::new(),
         })
     }
 
@@ -190,12 +218,25 @@ impl<'a> Sink<'a> {
             if self.a.mode == Mode::Raw {
                 let _ = writeln!(self.stdout, "{l}");
             }
-            if let Some(mut call) = b.push(&line::parse(l)) {
-                if call.root.total_ns.unwrap_or(0) < self.a.min_duration.unwrap_or(0) {
+            let parsed = line::parse(l);
+            if let Line::Exec { pid, filename, .. } = &parsed {
+                let base = filename.rsplit('/').next().unwrap_or(filename);
+                self.comms.insert(*pid, base.chars().take(15).collect());
+                if self.gate == Some(*pid) {
+                    self.gate = None;
+                }
+            }
+            if let Some(mut call) = b.push(&parsed) {
+                if self.gate == Some(call.task.pid)
+                    || call.root.total_ns.unwrap_or(0) < self.a.min_duration.unwrap_or(0)
+                {
+                    continue;
+                }
+                self.name_task(&mut call);
+                if self.a.comm.as_deref().is_some_and(|c| !comm_matches(&call.task.comm, c)) {
                     continue;
                 }
                 self.calls += 1;
-                fix_comm(&mut call);
                 self.call(&call)?;
                 if self.a.count.is_some_and(|n| self.calls >= n) {
                     let _ = self.stdout.flush();
@@ -207,9 +248,33 @@ impl<'a> Sink<'a> {
         Ok(false)
     }
 
+    /// The task's full name: the tracer prints 7 bytes of it, or `<...>` when it has none.
+    fn name_task(&mut self, call: &mut Call) {
+        let pid = call.task.pid;
+        if let Some(c) = self.comms.get(&pid) {
+            call.task.comm = c.clone();
+        } else if let Ok(c) = std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+            call.task.comm = c.trim().to_string();
+            self.comms.insert(pid, call.task.comm.clone());
+        }
+    }
+
     fn call(&mut self, call: &Call) -> Result<(), Failure> {
         self.folded.add(&call.root);
+        if self.a.json {
+            let j = serde_json::json!({
+                "type": "call",
+                "index": self.calls,
+                "comm": call.task.comm,
+                "pid": call.task.pid,
+                "cpus": call.cpus,
+                "switches": call.switches,
+                "tree": node_json(&call.root),
+            });
+            let _ = writeln!(self.stdout, "{j}");
+        }
         match self.a.mode {
+            Mode::Tree if self.a.json => {}
             Mode::Tree => {
                 let _ = writeln!(self.stdout, "{}", render::tree(call, self.calls));
             }
@@ -279,6 +344,12 @@ fn out_err(p: &Path, e: std::io::Error) -> Failure {
 
 /// The output can be written: found out before tracefs is touched.
 fn check_output(a: &GraphArgs) -> Result<(), Failure> {
+    if a.json && (a.mode == Mode::Raw || (a.mode == Mode::Folded && a.output.is_none())) {
+        return Err(Failure::Usage(
+            "--json prints calls as JSON lines: it goes with -m tree or svg, or -m folded -o FILE"
+                .into(),
+        ));
+    }
     if a.mode == Mode::Svg && a.step.is_some() {
         let Some(d) = &a.output else {
             return Err(Failure::Usage(
@@ -328,13 +399,21 @@ fn check_function(name: &str) -> Result<(), Failure> {
     Err(Failure::Usage(format!("the kernel has no traceable function `{name}`{hint}")))
 }
 
-/// The tracer prints `<...>` for a task whose name it did not record; ask /proc.
-fn fix_comm(call: &mut Call) {
-    if call.task.comm == "<...>" {
-        if let Ok(c) = std::fs::read_to_string(format!("/proc/{}/comm", call.task.pid)) {
-            call.task.comm = c.trim().to_string();
-        }
-    }
+/// `--comm NAME` against a task's name (cut at 15 bytes as the kernel does; or the tracer's
+/// 7-byte column when the task was gone before its full name was known).
+fn comm_matches(comm: &str, name: &str) -> bool {
+    let name: String = name.chars().take(15).collect();
+    comm == name || (comm.len() == 7 && name.starts_with(comm))
+}
+
+fn node_json(n: &Node) -> serde_json::Value {
+    serde_json::json!({
+        "name": n.name,
+        "total_ns": n.total_ns,
+        "own_ns": n.own_ns(),
+        "irq": n.irq,
+        "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
+    })
 }
 
 fn quote(w: &str) -> String {

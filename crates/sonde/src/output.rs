@@ -29,10 +29,10 @@ pub struct Output<'a> {
 }
 
 /// The writer for `-f` (and `-o FILE.svg`): the one place that looks at the format.
-fn writer(format: Format, flame: Option<&std::path::Path>) -> Box<dyn Writer> {
+fn writer(format: Format, flame: Option<&std::path::Path>, program: &str) -> Box<dyn Writer> {
     let out = BufWriter::with_capacity(1 << 16, std::io::stdout());
     if let Some(p) = flame {
-        return Box::new(FoldedWriter::svg(out, p.to_path_buf(), "sonde".into()));
+        return Box::new(FoldedWriter::svg(out, p.to_path_buf(), program.into()));
     }
     match format {
         Format::Folded => Box::new(FoldedWriter::new(out)),
@@ -45,6 +45,7 @@ impl<'a> Output<'a> {
     pub fn new(
         format: Format,
         flame: Option<&std::path::Path>,
+        program: &str,
         compiled: &'a Compiled,
         maps: &'a [Map],
         symbols: Symbolizer,
@@ -58,7 +59,7 @@ impl<'a> Output<'a> {
             })
             .collect();
         let collector = Collector::new(compiled, maps);
-        Output { compiled, collector, symbols, writer: writer(format, flame), formats }
+        Output { compiled, collector, symbols, writer: writer(format, flame, program), formats }
     }
 
     pub fn attached(&mut self, probes: usize) {

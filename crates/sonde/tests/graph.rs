@@ -43,6 +43,8 @@ fn a_stack_map_becomes_an_svg_flame_graph() {
     let _ = std::fs::remove_file(&path);
     assert!(svg.starts_with("<?xml") && svg.contains("<svg"), "{}", &svg[..svg.len().min(200)]);
     assert!(svg.contains("samples"));
+    // Titled with the map and the program.
+    assert!(svg.contains(&format!("@: {PROFILE}")), "no title in {p}");
 }
 
 #[test]

@@ -64,3 +64,16 @@ fn durations() {
     assert_eq!(duration_ns("# 1234.5 us"), Some(1_234_500));
     assert_eq!(duration_ns("           "), None);
 }
+
+#[test]
+fn exec_events_name_the_new_program() {
+    assert_eq!(
+        parse(" 1)    sh-93      |               |  /* sched_process_exec: filename=/usr/bin/sonde-workload pid=93 old_pid=93 */"),
+        Line::Exec { cpu: 1, pid: 93, filename: "/usr/bin/sonde-workload".into() }
+    );
+    // Another event's comment is not an exec.
+    assert_eq!(
+        parse(" 1)    sh-93      |               |  /* sched_switch: prev_comm=sh prev_pid=93 */"),
+        Line::Other
+    );
+}
