@@ -111,6 +111,12 @@ impl GraphTracer {
         self.set("set_graph_function", cfg.function)?;
         let pids: Vec<String> = cfg.pids.iter().map(u32::to_string).collect();
         self.set("set_ftrace_pid", &pids.join(" "))?;
+        if cfg.pids.is_empty() {
+            // Else sonde's own reads of trace_pipe are traced (vfs_read, say), each read adding
+            // entries to read: a feedback loop that overflows the buffer.
+            let me = std::process::id().to_string();
+            self.set_if_present("set_ftrace_notrace_pid", &me)?;
+        }
         // The columns sonde-graph's parser reads: cpu, task, duration, overhead marks; the
         // closing brace names its function (to survive lost entries).
         for (opt, on) in [

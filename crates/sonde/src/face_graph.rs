@@ -142,15 +142,18 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
             .read_into(&mut buf)
             .map_err(|e| Failure::Setup(format!("cannot read the trace: {e}")))?;
         let done = out.lines(&mut buf, &mut builder)?;
-        if done || stopping || signals::stop_requested().is_some() {
+        // Once stopped, the buffer is finite: drain it, or the last calls would be missed.
+        if done || (stopping && got == 0) {
             break;
+        }
+        if stopping {
+            continue;
         }
         let ended = signals::stop_requested().is_some()
             || child.as_mut().is_some_and(|c| c.poll_exit())
             || watch.as_ref().is_some_and(|w| w.exited())
             || a.duration.is_some_and(|d| start.elapsed() >= Duration::from_nanos(d));
         if ended {
-            // One more pass for what the tracer wrote before it was stopped.
             tracer.stop();
             stopping = true;
         } else if got == 0 {

@@ -11,8 +11,8 @@ if ! grep -qw function_graph "$T/available_tracers"; then
 	exit 0
 fi
 settings() {
-	for f in current_tracer set_graph_function set_ftrace_pid max_graph_depth tracing_on options/funcgraph-proc options/funcgraph-tail options/function-fork events/sched/sched_process_exec/enable; do
-		printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$T/$f")"
+	for f in current_tracer set_graph_function set_ftrace_pid set_ftrace_notrace_pid max_graph_depth tracing_on options/funcgraph-proc options/funcgraph-tail options/function-fork events/sched/sched_process_exec/enable; do
+		[ -e "$T/$f" ] && printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$T/$f")"
 	done
 	ls "$T/instances"
 }
@@ -87,8 +87,19 @@ expect_same '--comm'
 start_bg vfs_read
 kill -TERM $bg
 wait $bg
-check 'SIGTERM: exit 0' test $? = 0
+st=$?
+check 'SIGTERM: exit 0' test $st = 0 || cat bg.err
 expect_same SIGTERM
+
+# A second sonde graph while one runs: one sentence naming it, and the first one unharmed.
+start_bg vfs_read
+run_sonde graph -n 1 vfs_read
+expect_status 1
+expect_stderr_match "another \`sonde graph\` \(pid $bg\) is using the function tracer"
+check 'the first still runs' kill -0 $bg
+kill -TERM $bg
+wait $bg
+expect_same 'a second sonde graph'
 
 start_bg vfs_read
 kill -9 $bg
