@@ -13,6 +13,7 @@ pub mod expr;
 pub mod fetch;
 mod filter;
 pub mod format;
+mod packet;
 mod resolve;
 mod types;
 

@@ -7,6 +7,7 @@ use crate::env::Env;
 use crate::error::ProbeError;
 use crate::expr::ExprKind;
 use crate::fetch::{Base, FetchExpr, Format, Step};
+use crate::packet;
 use crate::types::{self, parse_cast, shape, Shape, Ty};
 use sonde_btf::{Btf, TypeId};
 
@@ -59,9 +60,23 @@ pub fn resolve_arg(
         }
         return Ok(Arg { name: name.into(), fetch, ty: Some(FetchType::String) });
     }
-    let mut loc = Loc::Value(fetch);
+    let mut chain = fx.chain.clone();
+    let mut loc = match &fx.packet {
+        None => Loc::Value(fetch),
+        Some(pkt) => match packet::start(btf, fx, pkt, fetch, &ty)? {
+            Err((fetch, fty)) => return Ok(Arg { name: name.into(), fetch, ty: fty }),
+            // The header is in memory: its first `->` is a `.` from there.
+            Ok(start) => {
+                ty = Ty::Btf(start.header);
+                if let Some(Step::Arrow(m)) = chain.first().cloned() {
+                    chain[0] = Step::Dot(m);
+                }
+                Loc::Mem { base: start.base, offset: start.offset }
+            }
+        },
+    };
     let mut bitfield = None;
-    for step in &fx.chain {
+    for step in &chain {
         if matches!(ty, Ty::Unknown) {
             return Err(match btf {
                 None => ProbeError::NoBtf { fetch: fx.text.clone() },

@@ -63,3 +63,17 @@ run_sonde probe 'p do_filp_open x=$retval'
 expect_status 2
 expect_stderr_match 'only in return probes'
 [ "$(cat $T/kprobe_events)" = "$before" ] || fail 'a refused expression left something in kprobe_events'
+
+# Packet parsing (the guide's skb example, on ip_rcv where skb->data is at the IP header): a ping
+# over loopback shows dotted addresses, the ICMP type of the request (8) and the reply (0), and
+# the echo sequence byte-swapped from network order (b16_).
+ip link set lo up
+start_probe ping 'p ip_rcv proto=@(struct iphdr *)l3%0->protocol ip_src=@(struct iphdr *)%0->saddr ip_dst=@(struct iphdr *)l3%0->daddr type=@(struct icmphdr *)l3%0->type b16_seq=@(struct icmphdr *)l3%0->un.echo.sequence f:proto==1&&ip_dst==127.0.0.1'
+ping -c 2 -i 0.2 127.0.0.1 >/dev/null 2>&1 || fail 'ping over loopback failed'
+stop_probe ping
+for t in 8 0; do
+	for s in 1 2; do
+		grep -q "ip_rcv: (ip_rcv+0x[0-9a-f]*/0x[0-9a-f]*) proto=1 ip_src=127.0.0.1 ip_dst=127.0.0.1 type=$t b16_seq=$s$" out.ping ||
+			fail "no ip_rcv line with dotted 127.0.0.1, type=$t and seq=$s"
+	done
+done
