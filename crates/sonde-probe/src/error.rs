@@ -29,6 +29,8 @@ pub enum ProbeError {
     EmptyFilter { expr: String },
     #[error("`{fetch}` cannot be read: {why}")]
     BadFetch { fetch: String, why: &'static str },
+    #[error("`{fetch}` cannot be written in the sonde language: {why}")]
+    NotInLanguage { fetch: String, why: &'static str },
     #[error("`{fetch}`: {why}")]
     Packet { fetch: String, why: String },
     #[error("`{target}` is not SYMBOL[+OFFSET]")]

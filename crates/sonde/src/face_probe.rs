@@ -27,6 +27,9 @@ struct ProbeArgs {
     /// Add a kernel stack to every event.
     #[arg(short = 's', long = "stack")]
     stack: bool,
+    /// Print the probes as a sonde program (the BPF face: `sonde 'PROGRAM'`), and exit.
+    #[arg(long = "to-language")]
+    to_language: bool,
     /// Read expressions from FILE, one a line.
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     file: Option<String>,
@@ -104,6 +107,14 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         let p = sonde_probe::build(e, &env, "sonde", &name)
             .map_err(|err| Failure::Usage(err.to_string()))?;
         probes.push(p);
+    }
+    if a.to_language {
+        for p in &probes {
+            let line =
+                sonde_probe::to_language(p, &env).map_err(|err| Failure::Usage(err.to_string()))?;
+            println!("{line}");
+        }
+        return Ok(0);
     }
     let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
     let plan = Plan { root: tracefs.root().display().to_string(), probes: &probes, stack: a.stack };
