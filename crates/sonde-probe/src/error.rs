@@ -31,6 +31,8 @@ pub enum ProbeError {
     BadFetch { fetch: String, why: &'static str },
     #[error("`{fetch}` cannot be written in the sonde language: {why}")]
     NotInLanguage { fetch: String, why: &'static str },
+    #[error("`{what}` cannot be an fprobe: {why}")]
+    NotFprobe { what: String, why: &'static str },
     #[error("`{fetch}`: {why}")]
     Packet { fetch: String, why: String },
     #[error("`{target}` is not SYMBOL[+OFFSET]")]

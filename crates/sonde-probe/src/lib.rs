@@ -13,6 +13,7 @@ pub mod expr;
 pub mod fetch;
 mod filter;
 pub mod format;
+mod fprobe;
 mod language;
 mod packet;
 mod resolve;
@@ -23,6 +24,7 @@ pub use def_parse::DefinitionSyntax;
 pub use env::{Env, UserSite};
 pub use error::ProbeError;
 pub use expr::ExprKind;
+pub use fprobe::fprobe_line;
 pub use language::to_language;
 
 /// One expression, resolved.

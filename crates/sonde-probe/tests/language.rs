@@ -74,3 +74,29 @@ fn what_the_language_lacks_is_one_sentence() {
     let e = refused("p __netif_receive_skb_core d=@(struct iphdr *)%0->sdata[1]");
     assert!(e.contains("cannot be written in the sonde language"), "{e}");
 }
+
+fn fprobe(expr: &str) -> Result<String, String> {
+    let f = Fixture::new();
+    let p = build(expr, &f, "sonde", "f0").unwrap_or_else(|e| panic!("{expr}: {e}"));
+    sonde_probe::fprobe_line(&p, &f).map_err(|e| e.to_string())
+}
+
+/// `--fprobe`: the same expressions as BTF-aware fprobe events.
+#[test]
+fn fprobe_lines() {
+    assert_eq!(
+        fprobe("p do_filp_open dfd=%0 name=%1->name c=$comm").unwrap(),
+        "f:sonde/f0 do_filp_open dfd=dfd name=pathname->name:string c=$comm:string"
+    );
+    assert_eq!(
+        fprobe("p wake_up_new_task users=S%0->mm->mm_users x=X%0->pid").unwrap(),
+        "f:sonde/f0 wake_up_new_task users=p->mm->mm_users.counter:s32 x=p->pid:x32"
+    );
+    assert_eq!(
+        fprobe("r do_filp_open pos=$retval->f_pos").unwrap(),
+        "f:sonde/f0 do_filp_open%return pos=$retval->f_pos"
+    );
+    assert!(fprobe("p do_filp_open+4 a=%ax").unwrap_err().contains("not inside"));
+    assert!(fprobe("p do_filp_open a=!(u64)%0").unwrap_err().contains("casts"));
+    assert!(fprobe("e sched/sched_stat_wait").unwrap_err().contains("`p` and `r`"));
+}

@@ -28,6 +28,9 @@ struct ProbeArgs {
     /// Add a kernel stack to every event.
     #[arg(short = 's', long = "stack")]
     stack: bool,
+    /// Use the kernel's BTF-aware fprobe events (`f:` in dynamic_events, Linux 6.4+) instead of kprobes.
+    #[arg(long = "fprobe")]
+    fprobe: bool,
     /// Print the probes as a sonde program (the BPF face: `sonde 'PROGRAM'`), and exit.
     #[arg(long = "to-language")]
     to_language: bool,
@@ -127,7 +130,30 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         return Ok(0);
     }
     let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
-    let plan = Plan { root: tracefs.root().display().to_string(), probes: &probes, stack: a.stack };
+    if a.fprobe && !probe_event::fprobes_available(&tracefs) {
+        return Err(Failure::Usage(
+            "this kernel has no fprobe events (`f:` in dynamic_events needs Linux 6.4+ built with CONFIG_FPROBE_EVENTS): drop --fprobe to use kprobe_events".into(),
+        ));
+    }
+    // What each dynamic probe writes, and where.
+    let mut lines = Vec::new();
+    for p in &probes {
+        lines.push(match &p.target {
+            Target::Dynamic(_) if a.fprobe => Some(Line {
+                file: "dynamic_events",
+                text: sonde_probe::fprobe_line(p, &env)
+                    .map_err(|err| Failure::Usage(err.to_string()))?,
+            }),
+            Target::Dynamic(def) => Some(Line { file: def.events_file(), text: def.to_string() }),
+            Target::Tracepoint { .. } => None,
+        });
+    }
+    let plan = Plan {
+        root: tracefs.root().display().to_string(),
+        probes: &probes,
+        lines: &lines,
+        stack: a.stack,
+    };
     if a.show {
         for c in plan.commands() {
             println!("{c}");
@@ -153,7 +179,13 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         None => None,
     };
     let who = Who { pid: a.pid, child: child.as_mut(), json: a.json };
-    trace(&tracefs, &probes, a.stack, who)
+    trace(&tracefs, &probes, &lines, a.stack, who)
+}
+
+/// A definition and the tracefs file it is appended to.
+struct Line {
+    file: &'static str,
+    text: String,
 }
 
 /// Whose events are recorded, and how they print.
@@ -174,14 +206,23 @@ impl Who<'_> {
     }
 }
 
-fn trace(tracefs: &Tracefs, probes: &[Probe], stack: bool, mut who: Who) -> Result<i32, Failure> {
+fn trace(
+    tracefs: &Tracefs,
+    probes: &[Probe],
+    lines: &[Option<Line>],
+    stack: bool,
+    mut who: Who,
+) -> Result<i32, Failure> {
     // Declared first, dropped last: the instance (which holds them enabled) goes before them.
     let mut events = Vec::new();
-    for p in probes {
-        if let Target::Dynamic(def) = &p.target {
-            let e = DynamicEvent::create(tracefs, def.is_uprobe(), &def.event, &def.to_string())
-                .map_err(Failure::kernel)?;
-            events.push(e);
+    for (p, line) in probes.iter().zip(lines) {
+        if let (Target::Dynamic(def), Some(l)) = (&p.target, line) {
+            let e = if l.file == "dynamic_events" {
+                DynamicEvent::create_fprobe(tracefs, &def.event, &l.text)
+            } else {
+                DynamicEvent::create(tracefs, def.is_uprobe(), &def.event, &l.text)
+            };
+            events.push(e.map_err(Failure::kernel)?);
         }
     }
     let mut instance = Instance::create(tracefs).map_err(Failure::kernel)?;
@@ -291,6 +332,7 @@ fn label(p: &Probe) -> String {
 struct Plan<'a> {
     root: String,
     probes: &'a [Probe],
+    lines: &'a [Option<Line>],
     stack: bool,
 }
 
@@ -301,10 +343,8 @@ impl Plan<'_> {
 
     fn commands(&self) -> Vec<String> {
         let mut c = Vec::new();
-        for p in self.probes {
-            if let Target::Dynamic(def) = &p.target {
-                c.push(format!("echo '{def}' >> {}/{}", self.root, def.events_file()));
-            }
+        for l in self.lines.iter().flatten() {
+            c.push(format!("echo '{}' >> {}/{}", l.text, self.root, l.file));
         }
         c.push(format!("mkdir {}", self.instance()));
         for p in self.probes {
@@ -328,15 +368,10 @@ impl Plan<'_> {
             s += &format!("  echo 0 > {}/events/{g}/{e}/enable 2>/dev/null\n", self.instance());
         }
         s += &format!("  rmdir {} 2>/dev/null\n", self.instance());
-        for p in self.probes {
-            if let Target::Dynamic(def) = &p.target {
-                s += &format!(
-                    "  echo '-:{}/{}' >> {}/{}\n",
-                    def.group,
-                    def.event,
-                    self.root,
-                    def.events_file()
-                );
+        for (p, l) in self.probes.iter().zip(self.lines) {
+            if let (Target::Dynamic(def), Some(l)) = (&p.target, l) {
+                let (g, e, root, file) = (&def.group, &def.event, &self.root, l.file);
+                s += &format!("  echo '-:{g}/{e}' >> {root}/{file}\n");
             }
         }
         s += "}\ntrap cleanup EXIT\ntrap 'exit 0' INT TERM HUP\nset -e\n";

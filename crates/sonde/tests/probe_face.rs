@@ -97,3 +97,37 @@ fn dash_p_of_no_process_is_one_sentence() {
     o.assert_code(2);
     assert!(o.stderr.contains("there is no process 999999999"), "{}", o.describe());
 }
+
+/// `(name, value)` of every `args` member of a `--json` run, in order.
+fn args(stdout: &str) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for line in stdout.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        for (k, x) in v["args"].as_object().unwrap() {
+            if let Some(n) = x.as_i64() {
+                out.push((k.clone(), n));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn uprobe_arguments_return_values_and_a_string_filter() {
+    require_tracepoints!();
+    let wl_path = common::workload().to_str().unwrap().to_string();
+    let entry = format!("P {wl_path}:sonde_workload_target x=%0 c=$comm f:c==\"wl_up\" && x>1");
+    let ret = format!("R {wl_path}:sonde_workload_target r=S$retval");
+    let o = sonde(&["probe", "--json", "-c", &wl(&["comm", "wl_up", "ucall", "3"]), &entry, &ret]);
+    o.assert_ok();
+    let got = args(&o.stdout);
+    let want: Vec<(String, i64)> =
+        [("r", 2), ("x", 2), ("r", 4), ("x", 3), ("r", 6)].map(|(k, v)| (k.into(), v)).to_vec();
+    assert_eq!(got, want, "{}", o.describe());
+    // The other way round, the string filter lets nothing through.
+    let entry = format!("P {wl_path}:sonde_workload_target x=%0 c=$comm f:c!=\"wl_up\"");
+    let o = sonde(&["probe", "--json", "-c", &wl(&["comm", "wl_up", "ucall", "3"]), &entry]);
+    o.assert_ok();
+    assert_eq!(o.stdout, "", "{}", o.describe());
+}

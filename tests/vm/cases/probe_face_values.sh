@@ -77,3 +77,29 @@ for t in 8 0; do
 			fail "no ip_rcv line with dotted 127.0.0.1, type=$t and seq=$s"
 	done
 done
+
+# -c and --json on a kprobe: only the command's events, one object each, and the run ends with it.
+run_sonde probe --json -c 'sonde-workload comm wl_pj openat 2 /etc/sonde-probe-json' 'p do_filp_open dfd=%0 name=%1->name'
+expect_status 0
+[ "$(grep -c '"args": {"dfd": -100, "name": "/etc/sonde-probe-json"}, "comm": "wl_pj"' "$SONDE_OUT_FILE")" = 2 ] ||
+	fail 'expected 2 JSON events of wl_pj opening /etc/sonde-probe-json'
+grep -v '"comm": "wl_pj"' "$SONDE_OUT_FILE" | grep -q . && fail 'another process was recorded under -c'
+
+# --fprobe: BTF-aware fprobe events where the kernel has them (its README documents `f:`), else
+# one sentence and nothing written.
+if grep -qF 'f[:[<group>/][<event>]]' $T/README; then
+	note 'this kernel has fprobe events'
+	start_probe fp --fprobe 'p do_filp_open dfd=%0 name=%1->name c=$comm f:dfd==-100' 'r do_sys_openat2 ret=$retval'
+	sonde-workload comm wl_fprobe openat 2 /etc/sonde-fprobe-nonexistent
+	stop_probe fp
+	[ "$(grep -c 'do_filp_open: (do_filp_open+0x[0-9a-f]*/0x[0-9a-f]*) dfd=-100 name=/etc/sonde-fprobe-nonexistent c=wl_fprobe$' out.fp)" = 2 ] ||
+		fail "expected 2 fprobe lines with dfd=-100, the name and comm=wl_fprobe"
+	grep -q 'do_sys_openat2%return: (.*) ret=-2$' out.fp || fail 'no ret=-2 from the do_sys_openat2 fprobe'
+else
+	note 'this kernel has no fprobe events'
+	run_sonde probe --fprobe 'p do_filp_open dfd=%0'
+	expect_status 2
+	expect_stderr_match 'this kernel has no fprobe events'
+fi
+grep -q sonde_ $T/dynamic_events && fail "sonde's events are left in dynamic_events: $(cat $T/dynamic_events)"
+true
