@@ -60,6 +60,15 @@ impl Instance {
             .map_err(KernelError::io(path.display().to_string()))
     }
 
+    /// Record only events of these pids (`set_event_pid`); with `follow`, their children too
+    /// (`options/event-fork`).
+    pub fn set_event_pids(&self, pids: &[u32], follow: bool) -> Result<()> {
+        let path = self.dir.join("set_event_pid");
+        let text = pids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+        write(&path, &text).map_err(KernelError::io(path.display().to_string()))?;
+        self.set_option("event-fork", follow)
+    }
+
     /// This instance's `trace_pipe`, non-blocking, so the reader can notice a stop request.
     pub fn open_pipe(&self) -> Result<File> {
         let path = self.dir.join("trace_pipe");

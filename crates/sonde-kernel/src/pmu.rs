@@ -33,6 +33,7 @@ pub(crate) fn pmu(kind: Kind) -> Result<Option<Pmu>> {
     let cell = match kind {
         Kind::Kprobe => &KPROBE,
         Kind::Uprobe => &UPROBE,
+        Kind::Fprobe => return Ok(None),
     };
     if let Some(p) = cell.get() {
         return Ok(*p);

@@ -12,11 +12,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-/// The two kinds of dynamic probe, as sysfs and tracefs name them.
+/// The kinds of dynamic probe, as sysfs and tracefs name them. Fprobes (`f:`, Linux 6.4+) are
+/// written to `dynamic_events` and have no PMU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Kprobe,
     Uprobe,
+    Fprobe,
 }
 
 impl Kind {
@@ -24,6 +26,7 @@ impl Kind {
         match self {
             Kind::Kprobe => "kprobe",
             Kind::Uprobe => "uprobe",
+            Kind::Fprobe => "fprobe",
         }
     }
 
@@ -31,6 +34,7 @@ impl Kind {
         match self {
             Kind::Kprobe => "kprobe_events",
             Kind::Uprobe => "uprobe_events",
+            Kind::Fprobe => "dynamic_events",
         }
     }
 
@@ -122,6 +126,16 @@ impl DynamicEvent {
         if !kind.available(tracefs) {
             return Err(if uprobe { KernelError::NoUprobes } else { KernelError::NoKprobes });
         }
+        DynamicEvent::write(tracefs, kind, name, line)
+    }
+
+    /// Append an fprobe's `f:sonde/<name> ...` line to `dynamic_events` (check
+    /// [`fprobes_available`] first).
+    pub fn create_fprobe(tracefs: &Tracefs, name: &str, line: &str) -> Result<DynamicEvent> {
+        DynamicEvent::write(tracefs, Kind::Fprobe, name, line)
+    }
+
+    fn write(tracefs: &Tracefs, kind: Kind, name: &str, line: &str) -> Result<DynamicEvent> {
         TracefsProbe::create_named(tracefs, kind, name.to_string(), |_| line.to_string())
             .map(|probe| DynamicEvent { probe })
             .map_err(|e| match e {
@@ -148,6 +162,14 @@ impl Drop for TracefsProbe {
         // The perf event on it was closed just before; the kernel may still hold it for a moment.
         let _ = remove_event(&self.events, &self.name, Duration::from_secs(1));
     }
+}
+
+/// Whether the kernel takes BTF-aware fprobe events (`f:` in `dynamic_events`, Linux 6.4+ with
+/// CONFIG_FPROBE_EVENTS): its tracefs README documents the syntax when it does.
+pub fn fprobes_available(tracefs: &Tracefs) -> bool {
+    tracefs.root().join("dynamic_events").exists()
+        && std::fs::read_to_string(tracefs.root().join("README"))
+            .is_ok_and(|r| r.contains("f[:[<group>/][<event>]]"))
 }
 
 /// Append one definition to a tracefs events file. Never truncate: opening without O_APPEND
@@ -186,7 +208,7 @@ pub fn cleanup_dead_runs() -> Result<usize> {
 pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
     // A dead run's instance holds its events enabled (busy): it goes first.
     let mut removed = crate::instance::cleanup_dead_instances(tracefs)?;
-    for kind in [Kind::Kprobe, Kind::Uprobe] {
+    for kind in [Kind::Kprobe, Kind::Uprobe, Kind::Fprobe] {
         let events = tracefs.root().join(kind.events_file());
         let text = match std::fs::read_to_string(&events) {
             Ok(t) => t,
@@ -195,7 +217,9 @@ pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
                 return Err(KernelError::Io { path: events.display().to_string(), source: e })
             }
         };
-        for (name, pid) in text.lines().filter_map(sonde_event) {
+        // dynamic_events lists kprobes and uprobes too: from there only fprobes are taken.
+        let lines = text.lines().filter(|l| kind != Kind::Fprobe || l.starts_with('f'));
+        for (name, pid) in lines.filter_map(sonde_event) {
             if Path::new(&format!("/proc/{pid}")).exists() {
                 continue;
             }

@@ -29,8 +29,12 @@ pub enum ProbeError {
     EmptyFilter { expr: String },
     #[error("`{fetch}` cannot be read: {why}")]
     BadFetch { fetch: String, why: &'static str },
-    #[error("{what} is not supported by sonde probe yet")]
-    Unsupported { what: &'static str },
+    #[error("`{fetch}` cannot be written in the sonde language: {why}")]
+    NotInLanguage { fetch: String, why: &'static str },
+    #[error("`{what}` cannot be an fprobe: {why}")]
+    NotFprobe { what: String, why: &'static str },
+    #[error("`{fetch}`: {why}")]
+    Packet { fetch: String, why: String },
     #[error("`{target}` is not SYMBOL[+OFFSET]")]
     BadTarget { target: String },
     #[error("the kernel has no function `{name}` to probe{}", hint(.near))]

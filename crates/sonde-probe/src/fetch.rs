@@ -38,6 +38,15 @@ pub enum Step {
     Index(u64),
 }
 
+/// surftrace's packet parsing: `@(TYPE)MARK` before an skb, MARK the layer (2, 3 or 4) that
+/// `skb->data` points at where the probe fires (l3 when not written).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// The header type, spaces normalised (`struct iphdr *`).
+    pub ty: String,
+    pub layer: u8,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FetchExpr {
     /// The whole FETCH as written, for messages.
@@ -45,6 +54,8 @@ pub struct FetchExpr {
     pub format: Option<Format>,
     /// The type inside `!( )`, spaces normalised (`struct file *`).
     pub cast: Option<String>,
+    /// `@(struct iphdr *)l3`: the skb's packet data read as this header.
+    pub packet: Option<Packet>,
     pub base: Base,
     pub chain: Vec<Step>,
 }
@@ -66,8 +77,19 @@ pub fn parse_fetch(text: &str) -> Result<FetchExpr, ProbeError> {
         let close = rest.find(')').ok_or_else(|| bad("the cast has no `)`"))?;
         cast = Some(normalise_type(&rest[..close]));
         s = &rest[close + 1..];
-    } else if s.starts_with("@(") {
-        return Err(ProbeError::Unsupported { what: "packet parsing (`@(struct iphdr *)l3%0`)" });
+    }
+    let mut packet = None;
+    if let Some(rest) = s.strip_prefix("@(") {
+        let close = rest.find(')').ok_or_else(|| bad("the packet cast has no `)`"))?;
+        let ty = normalise_type(&rest[..close]);
+        s = &rest[close + 1..];
+        let mut layer = 3;
+        for (mark, l) in [("l2", 2), ("l3", 3), ("l4", 4)] {
+            if let Some(r) = s.strip_prefix(mark) {
+                (layer, s) = (l, r);
+            }
+        }
+        packet = Some(Packet { ty, layer });
     }
     let (base, mut s) = parse_base(s).ok_or_else(|| {
         bad("it must start with %N, %REG, $retval, $comm, $stackN, @SYM or @0xADDR")
@@ -91,7 +113,7 @@ pub fn parse_fetch(text: &str) -> Result<FetchExpr, ProbeError> {
         chain.push(step);
         s = rest;
     }
-    Ok(FetchExpr { text: text.to_string(), format, cast, base, chain })
+    Ok(FetchExpr { text: text.to_string(), format, cast, packet, base, chain })
 }
 
 fn parse_base(s: &str) -> Option<(Base, &str)> {
@@ -162,6 +184,18 @@ mod tests {
             Base::Addr(0xffffffff8647bc30)
         );
         assert_eq!(parse_fetch("%1->a[2]").unwrap().chain[1], Step::Index(2));
+    }
+
+    #[test]
+    fn packet_casts_and_marks() {
+        let f = parse_fetch("X@(struct iphdr*)l3%0->sdata[1]").unwrap();
+        assert_eq!(f.format, Some(Format::Hex));
+        assert_eq!(f.packet, Some(Packet { ty: "struct iphdr *".into(), layer: 3 }));
+        assert_eq!(f.chain, vec![Step::Arrow("sdata".into()), Step::Index(1)]);
+        let f = parse_fetch("@(struct icmphdr *)l2%di->type").unwrap();
+        assert_eq!(f.packet.unwrap().layer, 2);
+        assert_eq!(f.base, Base::Reg("di".into()));
+        assert_eq!(parse_fetch("@(struct iphdr *)%0->saddr").unwrap().packet.unwrap().layer, 3);
     }
 
     #[test]

@@ -50,19 +50,28 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
     Ok(toks)
 }
 
+/// How one `FIELD OP VALUE` is written out.
+type Render<'a> = &'a dyn Fn(&str, &str, &str) -> Result<String, ProbeError>;
+
 struct Parser<'a> {
     toks: Vec<Tok>,
     pos: usize,
     fields: &'a [String],
     filter: &'a str,
     out: Vec<String>,
+    render: Render<'a>,
 }
 
 /// Check `filter` against the fields a probe records; returns it as it will be written.
 pub fn check(filter: &str, fields: &[String]) -> Result<String, ProbeError> {
+    rewrite(filter, fields, &|field, op, value| Ok(format!("{field}{op}{value}")))
+}
+
+/// Check `filter` and write each comparison with `render` (ftrace's text, or the language's).
+pub fn rewrite(filter: &str, fields: &[String], render: Render) -> Result<String, ProbeError> {
     let bad = |why: String| ProbeError::BadFilter { filter: filter.into(), why };
     let toks = lex(filter).map_err(bad)?;
-    let mut p = Parser { toks, pos: 0, fields, filter, out: Vec::new() };
+    let mut p = Parser { toks, pos: 0, fields, filter, out: Vec::new(), render };
     p.or()?;
     if p.pos != p.toks.len() {
         return Err(bad("something follows the end of the condition".into()));
@@ -149,7 +158,7 @@ impl Parser<'_> {
             Some(Tok::Word(w)) | Some(Tok::Str(w)) => w,
             _ => return Err(self.bad(&format!("`{field} {op}` needs a value"))),
         };
-        self.out.push(format!("{field}{op}{value}"));
+        self.out.push((self.render)(&field, op, &value)?);
         Ok(())
     }
 }

@@ -29,6 +29,66 @@ pub fn format_line(line: &str, labels: &[(String, String)]) -> String {
     format!("{head}{}", fields.join(" "))
 }
 
+/// One trace_pipe record, taken apart for `--json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub comm: String,
+    pub pid: u32,
+    pub cpu: u32,
+    /// Seconds since boot, as the trace clock prints them.
+    pub time: String,
+    /// The label (`do_filp_open`, `do_sys_openat2%return`, `sched/sched_switch`).
+    pub probe: String,
+    /// `do_filp_open+0x0/0x160` for kprobes and uprobes.
+    pub site: Option<String>,
+    /// Each `NAME=VALUE`, the value formatted as in text output.
+    pub args: Vec<(String, String)>,
+    /// What follows the event's name when it is not `NAME=VALUE` pairs (syscall tracepoints
+    /// print `sys_openat(dfd: ...)`).
+    pub text: Option<String>,
+}
+
+/// `  comm-12  [001] d..1.  5.5: sonde_7_0: (site) a=1 b="x"` as an [`Event`]; `None` for
+/// other lines (stack frames).
+pub fn parse_event(line: &str, labels: &[(String, String)]) -> Option<Event> {
+    let (head, tail) = line.split_once("] ")?;
+    let (task, cpu) = head.rsplit_once('[')?;
+    let (comm, pid) = task.trim().rsplit_once('-')?;
+    let (stamp, rest) = tail.split_once(": ")?;
+    // `NAME: ...`, except where the print format starts at once (`sys_openat(dfd: ...`).
+    let (event, mut rest) = match rest.split_once(": ") {
+        Some((e, r)) if !e.contains(['(', ' ']) => (e, r),
+        _ => ("", rest),
+    };
+    let probe = match labels.iter().find(|(e, _)| e == event) {
+        Some((_, l)) => l.as_str(),
+        None if event.is_empty() && labels.len() == 1 => labels[0].1.as_str(),
+        None => event,
+    };
+    let mut site = None;
+    if let Some(r) = rest.strip_prefix('(') {
+        let end = r.find(')')?;
+        site = Some(r[..end].to_string());
+        rest = r[end + 1..].trim_start();
+    }
+    let args: Vec<(String, String)> = split_fields(rest)
+        .into_iter()
+        .filter_map(|w| w.split_once('='))
+        .map(|(n, v)| (n.to_string(), value_text(n, v)))
+        .collect();
+    let text = (args.is_empty() && !rest.is_empty()).then(|| rest.to_string());
+    Some(Event {
+        comm: comm.to_string(),
+        pid: pid.parse().ok()?,
+        cpu: cpu.trim().parse().ok()?,
+        time: stamp.split_whitespace().last()?.to_string(),
+        probe: probe.to_string(),
+        site,
+        args,
+        text,
+    })
+}
+
 /// Words of `a=1 b="x y"`: quoted strings may hold spaces.
 fn split_fields(s: &str) -> Vec<&str> {
     let mut words = Vec::new();
@@ -84,6 +144,36 @@ fn value_text(name: &str, value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_become_events() {
+        let labels = vec![("sonde_7_0".to_string(), "do_filp_open".to_string())];
+        let e = parse_event(
+            "  wl-probe-12  [001] d..1.  5.500001: sonde_7_0: (do_filp_open+0x4/0x100) dfd=-100 name=\"/etc/a b\" ip_src=16777343",
+            &labels,
+        )
+        .unwrap();
+        assert_eq!(
+            (e.comm.as_str(), e.pid, e.cpu, e.time.as_str()),
+            ("wl-probe", 12, 1, "5.500001")
+        );
+        assert_eq!(e.probe, "do_filp_open");
+        assert_eq!(e.site.as_deref(), Some("do_filp_open+0x4/0x100"));
+        let args: Vec<(&str, &str)> =
+            e.args.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        assert_eq!(args, [("dfd", "-100"), ("name", "/etc/a b"), ("ip_src", "127.0.0.1")]);
+        let t = parse_event("  sh-1 [000] ..... 9.1: sched_switch: prev_comm=sh prev_pid=1", &[])
+            .unwrap();
+        assert_eq!((t.probe.as_str(), t.site, t.args.len()), ("sched_switch", None, 2));
+        assert_eq!(parse_event(" => do_filp_open", &labels), None);
+        let labels =
+            vec![("sys_enter_openat".to_string(), "syscalls/sys_enter_openat".to_string())];
+        let s =
+            parse_event("  cat-3  [000] .....  7.2: sys_openat(dfd: ffffff9c, mode: 0)", &labels)
+                .unwrap();
+        assert_eq!(s.probe, "syscalls/sys_enter_openat");
+        assert_eq!(s.text.as_deref(), Some("sys_openat(dfd: ffffff9c, mode: 0)"));
+    }
 
     #[test]
     fn lines_are_relabelled_and_values_formatted() {

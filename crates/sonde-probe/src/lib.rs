@@ -13,6 +13,9 @@ pub mod expr;
 pub mod fetch;
 mod filter;
 pub mod format;
+mod fprobe;
+mod language;
+mod packet;
 mod resolve;
 mod types;
 
@@ -21,6 +24,8 @@ pub use def_parse::DefinitionSyntax;
 pub use env::{Env, UserSite};
 pub use error::ProbeError;
 pub use expr::ExprKind;
+pub use fprobe::fprobe_line;
+pub use language::to_language;
 
 /// One expression, resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +35,9 @@ pub struct Probe {
     pub target: Target,
     /// The filter as it will be written to the event's `filter` file.
     pub filter: Option<String>,
+    /// Per argument, the members sonde-probe walked into to reach the integer it prints
+    /// (`.counter` of an `atomic_t`), which a sonde program must write out.
+    pub unwrapped: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +61,7 @@ impl Probe {
 /// Resolve expression `text`; a dynamic event is named `group/event`.
 pub fn build(text: &str, env: &dyn Env, group: &str, event: &str) -> Result<Probe, ProbeError> {
     let e = expr::parse(text)?;
+    let mut unwrapped_all = Vec::new();
     let (target, fields) = match e.kind {
         ExprKind::Event => {
             let (g, ev) = e
@@ -67,11 +76,14 @@ pub fn build(text: &str, env: &dyn Env, group: &str, event: &str) -> Result<Prob
         kind => {
             let (location, function, offset) = location(&e, env)?;
             let site = resolve::Site { kind, function: function.as_deref(), offset, expr: text };
-            let args = e
+            let (args, unwrapped): (Vec<_>, Vec<_>) = e
                 .args
                 .iter()
                 .map(|(name, fx)| resolve::resolve_arg(env, &site, name, fx))
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .unzip();
+            unwrapped_all = unwrapped;
             let fields = args.iter().map(|a| a.name.clone()).collect();
             let def = Definition {
                 ret: kind.is_return(),
@@ -85,7 +97,7 @@ pub fn build(text: &str, env: &dyn Env, group: &str, event: &str) -> Result<Prob
         }
     };
     let filter = e.filter.as_deref().map(|f| filter::check(f, &fields)).transpose()?;
-    Ok(Probe { source: text.trim().to_string(), target, filter })
+    Ok(Probe { source: text.trim().to_string(), target, filter, unwrapped: unwrapped_all })
 }
 
 /// `SYM[+OFF]` or `BIN:SYM[+OFF]` to a location, and the kernel function it is in.

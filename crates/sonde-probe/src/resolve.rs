@@ -7,6 +7,7 @@ use crate::env::Env;
 use crate::error::ProbeError;
 use crate::expr::ExprKind;
 use crate::fetch::{Base, FetchExpr, Format, Step};
+use crate::packet;
 use crate::types::{self, parse_cast, shape, Shape, Ty};
 use sonde_btf::{Btf, TypeId};
 
@@ -39,12 +40,13 @@ impl Loc {
     }
 }
 
+/// One argument, and the members it unwrapped from an `atomic_t`-like struct (`.counter`).
 pub fn resolve_arg(
     env: &dyn Env,
     site: &Site,
     name: &str,
     fx: &FetchExpr,
-) -> Result<Arg, ProbeError> {
+) -> Result<(Arg, String), ProbeError> {
     let btf = env.btf();
     let (fetch, mut ty) = base(env, site, fx)?;
     if let Some(cast) = &fx.cast {
@@ -57,11 +59,27 @@ pub fn resolve_arg(
         if !fx.chain.is_empty() {
             return Err(ProbeError::CommChain { fetch: fx.text.clone() });
         }
-        return Ok(Arg { name: name.into(), fetch, ty: Some(FetchType::String) });
+        return Ok((Arg { name: name.into(), fetch, ty: Some(FetchType::String) }, String::new()));
     }
-    let mut loc = Loc::Value(fetch);
+    let mut chain = fx.chain.clone();
+    let mut loc = match &fx.packet {
+        None => Loc::Value(fetch),
+        Some(pkt) => match packet::start(btf, fx, pkt, fetch, &ty)? {
+            Err((fetch, fty)) => {
+                return Ok((Arg { name: name.into(), fetch, ty: fty }, String::new()))
+            }
+            // The header is in memory: its first `->` is a `.` from there.
+            Ok(start) => {
+                ty = Ty::Btf(start.header);
+                if let Some(Step::Arrow(m)) = chain.first().cloned() {
+                    chain[0] = Step::Dot(m);
+                }
+                Loc::Mem { base: start.base, offset: start.offset }
+            }
+        },
+    };
     let mut bitfield = None;
-    for step in &fx.chain {
+    for step in &chain {
         if matches!(ty, Ty::Unknown) {
             return Err(match btf {
                 None => ProbeError::NoBtf { fetch: fx.text.clone() },
@@ -105,9 +123,9 @@ pub fn resolve_arg(
             }
         };
     }
-    let ty = types::unwrap_counter(btf, ty);
+    let (ty, unwrapped) = types::unwrap_counter(btf, ty);
     let (fetch, fty) = finish(btf, site, fx, loc, &ty, bitfield)?;
-    Ok(Arg { name: name.into(), fetch, ty: fty })
+    Ok((Arg { name: name.into(), fetch, ty: fty }, unwrapped))
 }
 
 /// The start of a fetch and its type.

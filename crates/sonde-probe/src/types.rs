@@ -143,22 +143,25 @@ fn builtin(name: &str) -> Option<Ty> {
 }
 
 /// `atomic_t`, `refcount_t`, `kuid_t`: a struct around one integer at its start prints as that
-/// integer (surftrace's `S%0->mm->mm_users` is an s32).
-pub fn unwrap_counter(btf: Option<&Btf>, ty: Ty) -> Ty {
+/// integer (surftrace's `S%0->mm->mm_users` is an s32). Also the members walked (`.counter`),
+/// which the language must name.
+pub fn unwrap_counter(btf: Option<&Btf>, ty: Ty) -> (Ty, String) {
     let mut ty = ty;
+    let mut path = String::new();
     for _ in 0..4 {
-        let Some(b) = btf else { return ty };
-        let Shape::Composite(id) = shape(btf, &ty) else { return ty };
+        let Some(b) = btf else { return (ty, path) };
+        let Shape::Composite(id) = shape(btf, &ty) else { return (ty, path) };
         match b.kind(b.strip(id)) {
             Kind::Struct { members, .. }
                 if members.len() == 1
                     && members[0].bit_offset == 0
                     && members[0].bitfield_size == 0 =>
             {
+                path += &format!(".{}", members[0].name);
                 ty = Ty::Btf(members[0].ty)
             }
-            _ => return ty,
+            _ => return (ty, path),
         }
     }
-    ty
+    (ty, path)
 }

@@ -103,6 +103,58 @@ fn filters() {
     assert_eq!(p.filter.as_deref(), Some("delay>1000000"));
 }
 
+/// The guide's skb example, exactly: `ip_src` has no mark (l3 by default), `sdata[1]` is bytes
+/// 2-3 after the IP header.
+#[test]
+fn packet_parsing_the_guides_icmp_example() {
+    assert_eq!(
+        line("p __netif_receive_skb_core proto=@(struct iphdr *)l3%0->protocol ip_src=@(struct iphdr *)%0->saddr ip_dst=@(struct iphdr *)l3%0->daddr data=X@(struct iphdr *)l3%0->sdata[1] f:proto==1&&ip_src==127.0.0.1"),
+        (
+            "p:sonde/f0 __netif_receive_skb_core proto=+0x9(+0xe8(%di)):u8 ip_src=+0xc(+0xe8(%di)):u32 ip_dst=+0x10(+0xe8(%di)):u32 data=+0x16(+0xe8(%di)):x16".into(),
+            Some("proto==1 && ip_src==0x100007f".into())
+        )
+    );
+}
+
+#[test]
+fn packet_parsing_marks_headers_and_xdata() {
+    let p = "p __netif_receive_skb_core";
+    // data at layer 2: the IP header is past the 14-byte Ethernet header, ICMP past both.
+    assert_eq!(
+        def(&format!("{p} t=@(struct icmphdr *)l2%0->type ip_d=@(struct iphdr *)l2%0->daddr")),
+        format!("{}:sonde/f0 __netif_receive_skb_core t=+0x22(+0xe8(%di)):u8 ip_d=+0x1e(+0xe8(%di)):u32", "p")
+    );
+    assert_eq!(
+        def(&format!(
+            "{p} t=@(struct icmphdr *)l3%0->type s=@(struct icmphdr *)l3%0->un.echo.sequence"
+        )),
+        "p:sonde/f0 __netif_receive_skb_core t=+0x14(+0xe8(%di)):u8 s=+0x1a(+0xe8(%di)):u16"
+    );
+    assert_eq!(
+        def(&format!("{p} v=@(struct iphdr *)%0->version e=@(struct ethhdr *)l2%0->h_proto")),
+        "p:sonde/f0 __netif_receive_skb_core v=+0x0(+0xe8(%di)):b4@4/32 e=+0xc(+0xe8(%di)):u16"
+    );
+    assert_eq!(
+        def(&format!("{p} c=@(struct udphdr *)l4%0->cdata[3] q=X@(struct tcphdr *)l4%0->qdata l=@(struct icmphdr *)l4%0->ldata[1] s=@(struct udphdr *)l4%0->Sdata[2]")),
+        "p:sonde/f0 __netif_receive_skb_core c=+0xb(+0xe8(%di)):u8 q=+0x14(+0xe8(%di)):x64 l=+0xc(+0xe8(%di)):u32 s=+0xa(+0xe8(%di)):string"
+    );
+}
+
+#[test]
+fn packet_parsing_mistakes() {
+    let p = "p __netif_receive_skb_core";
+    let e = err(&format!("{p} x=@(struct ethhdr *)l3%0->h_proto")).to_string();
+    assert!(e.contains("layer 2 header, below the l3"), "{e}");
+    let e = err(&format!("{p} x=@(struct file *)%0->f_pos")).to_string();
+    assert!(e.contains("is not one of struct ethhdr *"), "{e}");
+    let e = err(&format!("{p} x=@(struct iphdr *)%0->sadr")).to_string();
+    assert!(e.contains("did you mean `saddr`"), "{e}");
+    let e = err("p netif_receive_skb_list_internal x=@(struct iphdr *)%0->saddr").to_string();
+    assert!(e.contains("reads a `struct sk_buff *`, and this is `struct sk_buff **`"), "{e}");
+    let e = err(&format!("{p} x=@(struct iphdr *)%0->sdata->x")).to_string();
+    assert!(e.contains("takes only an index"), "{e}");
+}
+
 #[test]
 fn casts_and_registers_inside_a_function() {
     assert_eq!(

@@ -3,6 +3,7 @@
 //! `sonde-probe` (pure) against this host's BTF, kallsyms and binaries (`HostEnv`); everything
 //! is checked before the first write, and removed on exit, Ctrl-C, SIGTERM and SIGHUP.
 
+use crate::child::HeldChild;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::signals;
@@ -27,6 +28,21 @@ struct ProbeArgs {
     /// Add a kernel stack to every event.
     #[arg(short = 's', long = "stack")]
     stack: bool,
+    /// Use the kernel's BTF-aware fprobe events (`f:` in dynamic_events, Linux 6.4+) instead of kprobes.
+    #[arg(long = "fprobe")]
+    fprobe: bool,
+    /// Print the probes as a sonde program (the BPF face: `sonde 'PROGRAM'`), and exit.
+    #[arg(long = "to-language")]
+    to_language: bool,
+    /// Only events of process PID (and its threads); stop when it exits.
+    #[arg(short = 'p', long = "pid", value_name = "PID")]
+    pid: Option<u32>,
+    /// Start COMMAND once the probes are enabled, record only it and its children, stop when it exits.
+    #[arg(short = 'c', long = "command", value_name = "COMMAND", conflicts_with = "pid")]
+    command: Option<String>,
+    /// One JSON object per event: time, comm, pid, cpu, probe, site, args.
+    #[arg(long = "json")]
+    json: bool,
     /// Read expressions from FILE, one a line.
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     file: Option<String>,
@@ -105,8 +121,39 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             .map_err(|err| Failure::Usage(err.to_string()))?;
         probes.push(p);
     }
+    if a.to_language {
+        for p in &probes {
+            let line =
+                sonde_probe::to_language(p, &env).map_err(|err| Failure::Usage(err.to_string()))?;
+            println!("{line}");
+        }
+        return Ok(0);
+    }
     let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
-    let plan = Plan { root: tracefs.root().display().to_string(), probes: &probes, stack: a.stack };
+    if a.fprobe && !probe_event::fprobes_available(&tracefs) {
+        return Err(Failure::Usage(
+            "this kernel has no fprobe events (`f:` in dynamic_events needs Linux 6.4+ built with CONFIG_FPROBE_EVENTS): drop --fprobe to use kprobe_events".into(),
+        ));
+    }
+    // What each dynamic probe writes, and where.
+    let mut lines = Vec::new();
+    for p in &probes {
+        lines.push(match &p.target {
+            Target::Dynamic(_) if a.fprobe => Some(Line {
+                file: "dynamic_events",
+                text: sonde_probe::fprobe_line(p, &env)
+                    .map_err(|err| Failure::Usage(err.to_string()))?,
+            }),
+            Target::Dynamic(def) => Some(Line { file: def.events_file(), text: def.to_string() }),
+            Target::Tracepoint { .. } => None,
+        });
+    }
+    let plan = Plan {
+        root: tracefs.root().display().to_string(),
+        probes: &probes,
+        lines: &lines,
+        stack: a.stack,
+    };
     if a.show {
         for c in plan.commands() {
             println!("{c}");
@@ -118,22 +165,71 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             .map_err(|e| Failure::Setup(format!("cannot write {out}: {e}")))?;
         return Ok(0);
     }
+    if let Some(pid) = a.pid {
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            return Err(Failure::Usage(format!("there is no process {pid} (-p)")));
+        }
+    }
     signals::install();
     let _ = probe_event::cleanup_dead_runs();
-    trace(&tracefs, &probes, a.stack)
+    let mut child = match &a.command {
+        Some(c) => Some(
+            HeldChild::spawn(c).map_err(|e| Failure::Setup(format!("cannot run `{c}`: {e}")))?,
+        ),
+        None => None,
+    };
+    let who = Who { pid: a.pid, child: child.as_mut(), json: a.json };
+    trace(&tracefs, &probes, &lines, a.stack, who)
 }
 
-fn trace(tracefs: &Tracefs, probes: &[Probe], stack: bool) -> Result<i32, Failure> {
+/// A definition and the tracefs file it is appended to.
+struct Line {
+    file: &'static str,
+    text: String,
+}
+
+/// Whose events are recorded, and how they print.
+struct Who<'a> {
+    pid: Option<u32>,
+    child: Option<&'a mut HeldChild>,
+    json: bool,
+}
+
+impl Who<'_> {
+    /// The process sonde waits for has exited.
+    fn gone(&mut self) -> bool {
+        match (&mut self.child, self.pid) {
+            (Some(c), _) => c.poll_exit(),
+            (None, Some(p)) => !std::path::Path::new(&format!("/proc/{p}")).exists(),
+            (None, None) => false,
+        }
+    }
+}
+
+fn trace(
+    tracefs: &Tracefs,
+    probes: &[Probe],
+    lines: &[Option<Line>],
+    stack: bool,
+    mut who: Who,
+) -> Result<i32, Failure> {
     // Declared first, dropped last: the instance (which holds them enabled) goes before them.
     let mut events = Vec::new();
-    for p in probes {
-        if let Target::Dynamic(def) = &p.target {
-            let e = DynamicEvent::create(tracefs, def.is_uprobe(), &def.event, &def.to_string())
-                .map_err(Failure::kernel)?;
-            events.push(e);
+    for (p, line) in probes.iter().zip(lines) {
+        if let (Target::Dynamic(def), Some(l)) = (&p.target, line) {
+            let e = if l.file == "dynamic_events" {
+                DynamicEvent::create_fprobe(tracefs, &def.event, &l.text)
+            } else {
+                DynamicEvent::create(tracefs, def.is_uprobe(), &def.event, &l.text)
+            };
+            events.push(e.map_err(Failure::kernel)?);
         }
     }
     let mut instance = Instance::create(tracefs).map_err(Failure::kernel)?;
+    // Before anything is enabled, so no other process's event is ever recorded.
+    if let Some(pid) = who.child.as_ref().map(|c| c.pid()).or(who.pid) {
+        instance.set_event_pids(&[pid], who.child.is_some()).map_err(Failure::kernel)?;
+    }
     for p in probes {
         let (group, event) = p.event();
         if let Some(f) = &p.filter {
@@ -144,6 +240,7 @@ fn trace(tracefs: &Tracefs, probes: &[Probe], stack: bool) -> Result<i32, Failur
     if stack {
         instance.set_option("stacktrace", true).map_err(Failure::kernel)?;
     }
+
     let mut pipe = instance.open_pipe().map_err(Failure::kernel)?;
     let labels: Vec<(String, String)> =
         probes.iter().map(|p| (p.event().1.to_string(), label(p))).collect();
@@ -155,31 +252,69 @@ fn trace(tracefs: &Tracefs, probes: &[Probe], stack: bool) -> Result<i32, Failur
     let mut buf = vec![0u8; 64 * 1024];
     let mut pending = String::new();
     let stdout = std::io::stdout();
+    if let Some(c) = who.child.as_mut() {
+        c.release();
+    }
+    // After the watched process exits, one more turn drains what it left in the pipe.
+    let mut last_turn = false;
     while signals::stop_requested().is_none() {
+        let ended = who.gone();
         match pipe.read(&mut buf) {
-            Ok(0) => std::thread::sleep(Duration::from_millis(20)),
-            Ok(n) => {
+            Ok(n) if n > 0 => {
                 pending.push_str(&String::from_utf8_lossy(&buf[..n]));
                 let mut out = stdout.lock();
                 while let Some(i) = pending.find('\n') {
                     let line: String = pending.drain(..=i).collect();
-                    let text = sonde_probe::format::format_line(line.trim_end(), &labels);
-                    if writeln!(out, "{text}").is_err() {
+                    if writeln!(out, "{}", render(line.trim_end(), &labels, who.json)).is_err() {
                         return Ok(0);
                     }
                 }
                 let _ = out.flush();
+                continue;
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
             Err(e) => return Err(Failure::Setup(format!("cannot read trace_pipe: {e}"))),
         }
+        if last_turn {
+            break;
+        }
+        last_turn = ended;
+        std::thread::sleep(Duration::from_millis(20));
     }
     drop(pipe);
     drop(instance);
     drop(events);
     Ok(0)
+}
+
+/// One trace_pipe line as text, or as a JSON object (`--json`; stack frames are `{"frame": ...}`).
+fn render(line: &str, labels: &[(String, String)], json: bool) -> String {
+    if !json {
+        return sonde_probe::format::format_line(line, labels);
+    }
+    use serde_json::{json, Map, Value};
+    let Some(e) = sonde_probe::format::parse_event(line, labels) else {
+        let frame = line.trim().trim_start_matches("=> ");
+        return sonde_output::json::to_string(&json!({ "frame": frame }));
+    };
+    let mut args = Map::new();
+    for (name, value) in e.args {
+        let v = match value.parse::<i64>() {
+            Ok(n) => Value::from(n),
+            Err(_) => Value::from(value),
+        };
+        args.insert(name, v);
+    }
+    let time: Value = e.time.parse::<f64>().map_or(Value::from(e.time), Value::from);
+    let mut o = json!({
+        "time": time, "comm": e.comm, "pid": e.pid, "cpu": e.cpu,
+        "probe": e.probe, "site": e.site, "args": args,
+    });
+    if let Some(t) = e.text {
+        o["text"] = Value::from(t);
+    }
+    sonde_output::json::to_string(&o)
 }
 
 /// What an event's lines are labelled with: the probed function or tracepoint.
@@ -197,6 +332,7 @@ fn label(p: &Probe) -> String {
 struct Plan<'a> {
     root: String,
     probes: &'a [Probe],
+    lines: &'a [Option<Line>],
     stack: bool,
 }
 
@@ -207,10 +343,8 @@ impl Plan<'_> {
 
     fn commands(&self) -> Vec<String> {
         let mut c = Vec::new();
-        for p in self.probes {
-            if let Target::Dynamic(def) = &p.target {
-                c.push(format!("echo '{def}' >> {}/{}", self.root, def.events_file()));
-            }
+        for l in self.lines.iter().flatten() {
+            c.push(format!("echo '{}' >> {}/{}", l.text, self.root, l.file));
         }
         c.push(format!("mkdir {}", self.instance()));
         for p in self.probes {
@@ -234,15 +368,10 @@ impl Plan<'_> {
             s += &format!("  echo 0 > {}/events/{g}/{e}/enable 2>/dev/null\n", self.instance());
         }
         s += &format!("  rmdir {} 2>/dev/null\n", self.instance());
-        for p in self.probes {
-            if let Target::Dynamic(def) = &p.target {
-                s += &format!(
-                    "  echo '-:{}/{}' >> {}/{}\n",
-                    def.group,
-                    def.event,
-                    self.root,
-                    def.events_file()
-                );
+        for (p, l) in self.probes.iter().zip(self.lines) {
+            if let (Target::Dynamic(def), Some(l)) = (&p.target, l) {
+                let (g, e, root, file) = (&def.group, &def.event, &self.root, l.file);
+                s += &format!("  echo '-:{g}/{e}' >> {root}/{file}\n");
             }
         }
         s += "}\ntrap cleanup EXIT\ntrap 'exit 0' INT TERM HUP\nset -e\n";

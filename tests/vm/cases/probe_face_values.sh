@@ -63,3 +63,45 @@ run_sonde probe 'p do_filp_open x=$retval'
 expect_status 2
 expect_stderr_match 'only in return probes'
 [ "$(cat $T/kprobe_events)" = "$before" ] || fail 'a refused expression left something in kprobe_events'
+
+# Packet parsing (the guide's skb example, on ip_rcv where skb->data is at the IP header): a ping
+# over loopback shows dotted addresses, the ICMP type of the request (8) and the reply (0), and
+# the echo sequence byte-swapped from network order (b16_; busybox's ping counts from 0).
+ip link set lo up
+start_probe ping 'p ip_rcv proto=@(struct iphdr *)l3%0->protocol ip_src=@(struct iphdr *)%0->saddr ip_dst=@(struct iphdr *)l3%0->daddr type=@(struct icmphdr *)l3%0->type b16_seq=@(struct icmphdr *)l3%0->un.echo.sequence f:proto==1&&ip_dst==127.0.0.1'
+ping -c 2 -i 0.2 127.0.0.1 >/dev/null 2>&1 || fail 'ping over loopback failed'
+stop_probe ping
+for t in 8 0; do
+	for s in 0 1; do
+		grep -q "ip_rcv: (ip_rcv+0x[0-9a-f]*/0x[0-9a-f]*) proto=1 ip_src=127.0.0.1 ip_dst=127.0.0.1 type=$t b16_seq=$s$" out.ping ||
+			fail "no ip_rcv line with dotted 127.0.0.1, type=$t and seq=$s"
+	done
+done
+
+# -c and --json on a kprobe: only the command's events, one object each, and the run ends with it.
+run_sonde probe --json -c 'sonde-workload comm wl_pj openat 2 /etc/sonde-probe-json' 'p do_filp_open dfd=%0 name=%1->name'
+expect_status 0
+# (The comm column is the kernel's cached name: 5.10 still shows sonde-workload after `comm`.)
+[ "$(grep -c '"args": {"dfd": -100, "name": "/etc/sonde-probe-json"}, "comm": "[^"]*"' "$SONDE_OUT_FILE")" = 2 ] ||
+	fail 'expected 2 JSON events of the command opening /etc/sonde-probe-json'
+# Before its `comm` step the command is still named sonde-workload (or `<...>`): its pid tells.
+[ "$(grep -o '"pid": [0-9]*' "$SONDE_OUT_FILE" | sort -u | wc -l)" = 1 ] || fail 'another process was recorded under -c'
+
+# --fprobe: BTF-aware fprobe events where the kernel has them (its README documents `f:`), else
+# one sentence and nothing written.
+if grep -qF 'f[:[<group>/][<event>]]' $T/README; then
+	note 'this kernel has fprobe events'
+	start_probe fp --fprobe 'p do_filp_open dfd=%0 name=%1->name c=$comm f:dfd==-100' 'r do_sys_openat2 ret=$retval'
+	sonde-workload comm wl_fprobe openat 2 /etc/sonde-fprobe-nonexistent
+	stop_probe fp
+	[ "$(grep -c 'do_filp_open: (do_filp_open+0x[0-9a-f]*/0x[0-9a-f]*) dfd=-100 name=/etc/sonde-fprobe-nonexistent c=wl_fprobe$' out.fp)" = 2 ] ||
+		fail "expected 2 fprobe lines with dfd=-100, the name and comm=wl_fprobe"
+	grep -q 'do_sys_openat2%return: (.*) ret=-2$' out.fp || fail 'no ret=-2 from the do_sys_openat2 fprobe'
+else
+	note 'this kernel has no fprobe events'
+	run_sonde probe --fprobe 'p do_filp_open dfd=%0'
+	expect_status 2
+	expect_stderr_match 'this kernel has no fprobe events'
+fi
+grep -q sonde_ $T/dynamic_events && fail "sonde's events are left in dynamic_events: $(cat $T/dynamic_events)"
+true

@@ -64,8 +64,59 @@ pub fn fixture_btf() -> Btf {
     b.func("wake_up_new_task", p, 1);
     let p = b.func_proto(file_ptr, &[("dfd", int), ("pathname", filename_ptr), ("op", of_ptr)]);
     b.func("do_filp_open", p, 1);
+    packet_types(&mut b);
     let _ = KIND_FLAG;
     Btf::from_bytes(b.build()).expect("fixture BTF")
+}
+
+/// The skb and the headers of surftrace's packet parsing (sk_buff's `data` at 4.19's 0xe8, as
+/// in the guide's example; the headers as in include/uapi/linux).
+fn packet_types(b: &mut Builder) {
+    let int = b.int("int", 4, true);
+    let u8_ = b.int("unsigned char", 1, false);
+    let u16_ = b.int("short unsigned int", 2, false);
+    let u32_ = b.int("unsigned int", 4, false);
+    let be16 = b.typedef("__be16", u16_);
+    let be32 = b.typedef("__be32", u32_);
+    let data = b.ptr(u8_);
+    let skb =
+        b.struct_("sk_buff", 0xe8 + 0x20, &[("len", u32_, 0x70 * 8), ("data", data, 0xe8 * 8)]);
+    let skb_ptr = b.ptr(skb);
+    let mac = b.array(u8_, int, 6);
+    b.struct_("ethhdr", 14, &[("h_dest", mac, 0), ("h_source", mac, 48), ("h_proto", be16, 96)]);
+    b.composite(
+        4,
+        "iphdr",
+        20,
+        true,
+        &[
+            ("ihl", u8_, bf(4, 0)),
+            ("version", u8_, bf(4, 4)),
+            ("tos", u8_, bf(0, 8)),
+            ("tot_len", be16, bf(0, 16)),
+            ("id", be16, bf(0, 32)),
+            ("frag_off", be16, bf(0, 48)),
+            ("ttl", u8_, bf(0, 64)),
+            ("protocol", u8_, bf(0, 72)),
+            ("check", u16_, bf(0, 80)),
+            ("saddr", be32, bf(0, 96)),
+            ("daddr", be32, bf(0, 128)),
+        ],
+    );
+    let echo = b.struct_("", 4, &[("id", be16, 0), ("sequence", be16, 16)]);
+    let un = b.union_("", 4, &[("echo", echo, 0), ("gateway", be32, 0)]);
+    b.struct_(
+        "icmphdr",
+        8,
+        &[("type", u8_, 0), ("code", u8_, 8), ("checksum", u16_, 16), ("un", un, 32)],
+    );
+    b.struct_("udphdr", 8, &[("source", be16, 0), ("dest", be16, 16), ("len", be16, 32)]);
+    b.struct_("tcphdr", 20, &[("source", be16, 0), ("dest", be16, 16), ("seq", be32, 32)]);
+    let p = b.func_proto(int, &[("skb", skb_ptr), ("pfmemalloc", u8_)]);
+    b.func("__netif_receive_skb_core", p, 1);
+    let pp = b.ptr(skb_ptr);
+    let p = b.func_proto(int, &[("pskb", pp)]);
+    b.func("netif_receive_skb_list_internal", p, 1);
 }
 
 pub struct Fixture {
@@ -78,7 +129,13 @@ impl Fixture {
     }
 }
 
-const FUNCTIONS: [&str; 3] = ["wake_up_new_task", "do_filp_open", "do_sys_openat2"];
+const FUNCTIONS: [&str; 5] = [
+    "wake_up_new_task",
+    "do_filp_open",
+    "do_sys_openat2",
+    "__netif_receive_skb_core",
+    "netif_receive_skb_list_internal",
+];
 
 impl Env for Fixture {
     fn btf(&self) -> Option<&Btf> {
