@@ -208,22 +208,29 @@ impl Plan<'_> {
         if self.failure {
             pred.push_str(" && args->ret < 0");
         }
-        if self.duration_ns.is_some() || self.mode == Mode::Summary {
-            pred.push_str(" && st[tid]");
-        }
-        if let Some(d) = self.duration_ns {
-            pred.push_str(&format!(" && nsecs - st[tid] >= {d}"));
-        }
         let body = match self.mode {
             Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, args->ret);"),
             Mode::Summary => format!(
-                "$d = nsecs - st[tid]; @{MAP_STATS}[tid, {id}] = stats($d); \
+                "@{MAP_STATS}[tid, {id}] = stats($d); \
                  @{MAP_MIN}[tid, {id}] = min($d); @{MAP_MAX}[tid, {id}] = max($d); \
                  @{MAP_SQUARES}[tid, {id}] = sum(($d / {SQUARE_UNIT_NS}) * ($d / {SQUARE_UNIT_NS})); \
                  if (args->ret < 0) {{ @{MAP_ERRNO}[tid, {id}, -args->ret] = count(); }}"
             ),
         };
-        let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {body} }}");
+        if self.duration_ns.is_none() && self.mode == Mode::Lines {
+            let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {body} }}");
+            return;
+        }
+        // The start time is looked up once (a predicate cannot bind it) and the call is
+        // counted only when its entry was seen.
+        let mut cond = "$s".to_string();
+        if let Some(d) = self.duration_ns {
+            cond.push_str(&format!(" && $d >= {d}"));
+        }
+        let _ = writeln!(
+            p,
+            "tracepoint:{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {body} }} }}"
+        );
     }
 }
 
