@@ -42,6 +42,8 @@ pub enum Targets {
     Pids(Vec<u32>),
     /// Everything but sonde itself.
     AllBut(u32),
+    /// These threads only (perf trace's -t).
+    Tids(Vec<u32>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,12 +62,47 @@ pub struct Plan<'a> {
     pub failure: bool,
     pub duration_ns: Option<u64>,
     pub string_size: usize,
+    /// `-u`: only tasks running as this uid, on top of the targets.
+    pub uid: Option<u32>,
+    /// `--filter`: a predicate in sonde's language, checked at each call's entry.
+    pub filter: Option<String>,
 }
 
 impl Plan<'_> {
     /// Each syscall on its own tracepoints?
     pub fn per_syscall(&self) -> bool {
-        !self.selection.all && self.selection.nrs.len() <= PER_SYSCALL_MAX
+        // A filter naming arguments needs each syscall's own format to name them.
+        (!self.selection.all && self.selection.nrs.len() <= PER_SYSCALL_MAX)
+            || !self.filter_args().is_empty()
+    }
+
+    /// The argument names the filter reads (`args->NAME`).
+    pub fn filter_args(&self) -> Vec<&str> {
+        let Some(f) = &self.filter else { return Vec::new() };
+        f.match_indices("args->")
+            .map(|(at, m)| {
+                let rest = &f[at + m.len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[..end]
+            })
+            .collect()
+    }
+
+    /// Syscalls the filter can apply to: every one, or those having each argument it names.
+    pub fn filterable(&self, nr: u32) -> bool {
+        let names = self.filter_args();
+        let Some(sc) = self.table.get(nr) else { return false };
+        names.iter().all(|n| sc.args.iter().any(|a| a.name == *n))
+    }
+
+    /// Byte offsets of the filter's copies in `program()`'s text, to point errors into it.
+    pub fn filter_offsets(&self, text: &str) -> Vec<usize> {
+        match &self.filter {
+            Some(f) => text.match_indices(&format!("({f})")).map(|(at, _)| at + 1).collect(),
+            None => Vec::new(),
+        }
     }
 
     pub fn program(&self) -> String {
@@ -85,7 +122,7 @@ impl Plan<'_> {
                 writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
         }
         if self.per_syscall() {
-            for &nr in &self.selection.nrs {
+            for &nr in self.selection.nrs.iter().filter(|&&nr| self.filterable(nr)) {
                 self.one_syscall(&mut p, nr, &target);
             }
         } else {
@@ -95,7 +132,18 @@ impl Plan<'_> {
     }
 
     fn target(&self) -> String {
+        match self.uid {
+            Some(uid) => format!("{} && uid == {uid}", self.tasks()),
+            None => self.tasks(),
+        }
+    }
+
+    fn tasks(&self) -> String {
         match &self.targets {
+            Targets::Tids(tids) => {
+                let t: Vec<String> = tids.iter().map(|t| format!("tid == {t}")).collect();
+                format!("({})", t.join(" || "))
+            }
             Targets::AllBut(me) => format!("pid != {me}"),
             Targets::Pids(pids) => {
                 let mut t: Vec<String> = pids.iter().map(|p| format!("pid == {p}")).collect();
@@ -200,6 +248,10 @@ impl Plan<'_> {
             ),
             Mode::Summary => String::new(),
         };
+        let pred = match &self.filter {
+            Some(f) => format!("{pred} && ({f})"),
+            None => pred.to_string(),
+        };
         let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {start}{record} }}");
     }
 
@@ -208,22 +260,32 @@ impl Plan<'_> {
         if self.failure {
             pred.push_str(" && args->ret < 0");
         }
-        if self.duration_ns.is_some() || self.mode == Mode::Summary {
-            pred.push_str(" && st[tid]");
-        }
-        if let Some(d) = self.duration_ns {
-            pred.push_str(&format!(" && nsecs - st[tid] >= {d}"));
-        }
         let body = match self.mode {
             Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, args->ret);"),
             Mode::Summary => format!(
-                "$d = nsecs - st[tid]; @{MAP_STATS}[tid, {id}] = stats($d); \
+                "@{MAP_STATS}[tid, {id}] = stats($d); \
                  @{MAP_MIN}[tid, {id}] = min($d); @{MAP_MAX}[tid, {id}] = max($d); \
                  @{MAP_SQUARES}[tid, {id}] = sum(($d / {SQUARE_UNIT_NS}) * ($d / {SQUARE_UNIT_NS})); \
                  if (args->ret < 0) {{ @{MAP_ERRNO}[tid, {id}, -args->ret] = count(); }}"
             ),
         };
-        let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {body} }}");
+        if self.duration_ns.is_none() && self.mode == Mode::Lines {
+            let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {body} }}");
+            return;
+        }
+        // The start time is looked up once (a predicate cannot bind it) and the call is
+        // counted only when its entry was seen.
+        let mut cond = "$s".to_string();
+        if let Some(d) = self.duration_ns {
+            cond.push_str(&format!(" && $d >= {d}"));
+        }
+        // With a filter, an entry may leave no start time: the last one is cleared once used so
+        // a filtered-out call does not take it.
+        let reset = if self.filter.is_some() { " st[tid] = 0;" } else { "" };
+        let _ = writeln!(
+            p,
+            "tracepoint:{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {body} }}{reset} }}"
+        );
     }
 }
 

@@ -14,7 +14,8 @@ use sonde_kernel::ringbuf::RingBuf;
 use sonde_output::value::Value;
 use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
-use sonde_syntax::diag::SourceFile;
+use sonde_syntax::ast::Span;
+use sonde_syntax::diag::{Diagnostic, SourceFile};
 use sonde_trace::line::{Call, Entry};
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
@@ -40,6 +41,10 @@ struct TraceArgs {
     /// With a summary: failed calls by errno under each syscall.
     #[arg(long = "errno-summary")]
     errno_summary: bool,
+    /// Only calls for which this predicate in sonde's language holds, checked in the kernel at
+    /// entry: `args->NAME` (the call's arguments), comm, pid, uid...
+    #[arg(long, value_name = "EXPR")]
+    filter: Option<String>,
     /// Only failed calls.
     #[arg(long)]
     failure: bool,
@@ -58,6 +63,12 @@ struct TraceArgs {
     /// Trace these processes (comma-separated) and what they start.
     #[arg(short = 'p', long = "pid", value_name = "PID[,PID]", value_delimiter = ',')]
     pids: Vec<u32>,
+    /// Trace only these threads (comma-separated).
+    #[arg(short = 't', long = "tid", value_name = "TID[,TID]", value_delimiter = ',')]
+    tids: Vec<u32>,
+    /// Only tasks running as this user (name or uid); alone, every process of that user.
+    #[arg(short = 'u', long = "uid", value_name = "USER")]
+    user: Option<String>,
     /// Every process of the system but sonde.
     #[arg(short = 'a', long = "all-cpus")]
     all: bool,
@@ -79,6 +90,8 @@ struct TraceArgs {
 const POLL_MS: i32 = 20;
 /// Bytes of each path copied at entry.
 const STRING_SIZE: usize = 256;
+/// Bytes of a string `--filter` reads with `str()`.
+const FILTER_STRING_SIZE: usize = 64;
 
 pub fn run(args: &[String]) -> Result<i32, Failure> {
     let argv = std::iter::once("sonde trace".to_string()).chain(args.iter().cloned());
@@ -89,10 +102,13 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             return Ok(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let targets = (!a.command.is_empty()) as u8 + (!a.pids.is_empty()) as u8 + a.all as u8;
-    if targets != 1 {
+    let targets = (!a.command.is_empty()) as u8
+        + (!a.pids.is_empty()) as u8
+        + (!a.tids.is_empty()) as u8
+        + a.all as u8;
+    if targets > 1 || (targets == 0 && a.user.is_none()) {
         return Err(Failure::Usage(
-            "say what to trace: a command after `--`, -p PID or -a (one of them)".into(),
+            "say what to trace: a command after `--`, -p PID, -t TID, -u USER or -a (one of them, -u with any)".into(),
         ));
     }
     for pid in &a.pids {
@@ -100,6 +116,12 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
         }
     }
+    for tid in &a.tids {
+        if !std::path::Path::new(&format!("/proc/{tid}")).exists() {
+            return Err(Failure::Usage(format!("-t {tid}: no thread has that id")));
+        }
+    }
+    let uid = a.user.as_deref().map(user_id).transpose()?;
     if a.duration.is_some_and(|d| d.is_nan() || d < 0.0) {
         return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
     }
@@ -125,15 +147,24 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         selection: &selection,
         targets: match &child {
             Some(c) => Targets::Pids(vec![c.pid()]),
-            None if a.all => Targets::AllBut(std::process::id()),
-            None => Targets::Pids(a.pids.clone()),
+            None if !a.tids.is_empty() => Targets::Tids(a.tids.clone()),
+            None if !a.pids.is_empty() => Targets::Pids(a.pids.clone()),
+            None => Targets::AllBut(std::process::id()),
         },
-        follow: !a.no_inherit && !a.all,
+        follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets > 0,
+        uid,
         mode: if summary_only { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
         string_size: STRING_SIZE,
+        filter: a.filter.clone(),
     };
+    if plan.per_syscall() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
+        let names = plan.filter_args().join(", args->");
+        return Err(Failure::Usage(format!(
+            "--filter: no traced syscall has the argument args->{names}"
+        )));
+    }
     // -S: the lines from one program, the summary from a second, both filtered alike.
     let mut texts = vec![plan.program()];
     if a.with_summary {
@@ -141,9 +172,10 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     }
     let source = SourceFile { name: "<sonde trace>".into(), text: texts.join("") };
     let mut opts = Options::new();
-    opts.string_size = STRING_SIZE;
+    // A filter's own str() shares the BPF stack with the record's path: it gets less room.
+    opts.string_size = if a.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
     let compiled = sonde_compile::compile(&source.text, &env, &opts)
-        .map_err(|d| Failure::Compile(d, source.clone()))?;
+        .map_err(|d| compile_failure(d, &source, &plan))?;
     let maps = crate::load::create_maps(&compiled)?;
     let programs = crate::load::load_programs(&compiled, &maps, &source)?;
     let mut links: Vec<Link> = Vec::new();
@@ -179,11 +211,21 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     if let Some(c) = child.as_mut() {
         c.release();
     }
-    let watches: Vec<_> = a.pids.iter().map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
+    let watches: Vec<_> =
+        a.pids.iter().chain(&a.tids).map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
+    // The children CMD started, still running (the program adds them at fork, drops them at exit).
+    let followed = compiled.user_maps.iter().position(|m| m.name == "tr");
+    let tasks_left = || -> bool {
+        followed.is_some_and(|i| {
+            maps[sonde_compile::lower::FIRST_USER_MAP + i].keys().is_ok_and(|k| !k.is_empty())
+        })
+    };
+    let mut cmd_done = false;
     loop {
         ring.poll(POLL_MS).map_err(Failure::kernel)?;
         lines.drain(&compiled, &mut ring)?;
-        let ended = child.as_mut().is_some_and(HeldChild::poll_exit)
+        cmd_done = cmd_done || child.as_mut().is_some_and(HeldChild::poll_exit);
+        let ended = (cmd_done && !tasks_left())
             || (!watches.is_empty() && watches.iter().all(|w| w.exited()));
         if ended {
             // Its last records may still be in flight.
@@ -224,6 +266,50 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     }
     sonde_kernel::link::detach_all(links);
     Ok(0)
+}
+
+/// `-u`: a user name from /etc/passwd, or a number.
+fn user_id(user: &str) -> Result<u32, Failure> {
+    if let Ok(n) = user.parse() {
+        return Ok(n);
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd
+        .lines()
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .find(|f| f.len() > 2 && f[0] == user)
+        .and_then(|f| f[2].parse().ok())
+        .ok_or_else(|| Failure::Usage(format!("-u {user}: no user has that name")))
+}
+
+/// Mistakes in the user's --filter are shown in its own text; anything else in the program.
+fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> Failure {
+    let Some(filter) = &plan.filter else { return Failure::Compile(diags, source.clone()) };
+    let offsets = plan.filter_offsets(&source.text);
+    let len = filter.len() as u32;
+    let rebase = |span: Span| {
+        offsets
+            .iter()
+            .map(|&o| o as u32)
+            .find(|&o| span.lo >= o && span.hi <= o + len)
+            .map(|o| Span { lo: span.lo - o, hi: span.hi - o })
+    };
+    if diags.iter().all(|d| rebase(d.span).is_some()) {
+        let mut seen = Vec::new();
+        let mut mine = Vec::new();
+        for mut d in diags {
+            d.span = rebase(d.span).unwrap_or(d.span);
+            d.labels.retain_mut(|(s, _)| rebase(*s).map(|r| *s = r).is_some());
+            // The filter is in every syscall's predicate: one report per mistake.
+            if !seen.contains(&(d.span.lo, d.message.clone())) {
+                seen.push((d.span.lo, d.message.clone()));
+                mine.push(d);
+            }
+        }
+        let file = SourceFile { name: "--filter".into(), text: filter.clone() };
+        return Failure::Compile(mine, file);
+    }
+    Failure::Compile(diags, source.clone())
 }
 
 /// Records -> calls -> lines.

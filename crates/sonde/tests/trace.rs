@@ -248,3 +248,122 @@ fn mistakes_are_one_sentence() {
     out.assert_code(2);
     assert!(out.stderr.contains("say what to trace"), "{}", out.describe());
 }
+
+#[test]
+fn a_filter_selects_calls_in_the_kernel_by_their_arguments() {
+    if skip() {
+        return;
+    }
+    let wl = ["openat", "2", "/nonexistent_sonde", "openat", "1", "/etc/hostname", "getpid", "2"];
+    let filter = r#"str(args->filename) == "/etc/hostname" && comm == "sonde-workload""#;
+    let out = trace(&["--strace", "-e", "openat,getpid", "--filter", filter], &wl);
+    // getpid has no filename: it is not traced at all.
+    assert_eq!(
+        out.lines(),
+        [r#"openat(AT_FDCWD, "/etc/hostname", O_RDONLY) = 3"#],
+        "{}",
+        out.describe()
+    );
+    if strace_installed() {
+        let theirs = strace("openat", &wl);
+        assert!(theirs.contains(&out.lines()[0].to_string()), "{theirs:#?}");
+    }
+    // The summary counts only what passed.
+    let out = trace(&["-s", "-e", "openat", "--filter", "args->flags == 0"], &wl);
+    let total = out.stdout.split(" total,").nth(1).unwrap_or_else(|| panic!("{}", out.describe()));
+    let row = total.lines().find(|l| l.trim_start().starts_with("openat")).unwrap();
+    let calls: Vec<u64> =
+        row.split_whitespace().skip(1).take(2).map(|n| n.parse().unwrap()).collect();
+    // The workload's 3 (2 failing) and the loader's own O_RDONLY|O_CLOEXEC ones are not 0.
+    assert_eq!(calls, [3, 2], "{}", out.describe());
+}
+
+#[test]
+fn filter_mistakes_point_into_the_filter() {
+    let out =
+        sonde(&["trace", "-e", "openat", "--filter", "args->flags && comm == 5", "--", "true"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("--> --filter:1:16"), "{}", out.describe());
+    assert!(out.stderr.contains("1 | args->flags && comm == 5"), "{}", out.describe());
+    assert_eq!(out.stderr.matches("error:").count(), 1, "one report: {}", out.describe());
+    let out = sonde(&["trace", "-e", "getpid", "--filter", "args->flags", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(
+        out.stderr.trim(),
+        "sonde: --filter: no traced syscall has the argument args->flags"
+    );
+}
+
+#[test]
+fn a_user_is_selected_in_the_kernel() {
+    if skip() {
+        return;
+    }
+    let setpriv =
+        Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !setpriv {
+        eprintln!("skipped: setpriv not installed");
+        return;
+    }
+    let sonde = std::thread::spawn(|| {
+        sonde(&["trace", "-u", "nobody", "-e", "getpid", "--max-events", "5", "--strace"])
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    // root's calls first: none of them may show.
+    Command::new(workload()).args(["getpid", "3"]).status().unwrap();
+    Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(workload())
+        .args(["comm", "wl_nobody", "getpid", "5"])
+        .status()
+        .unwrap();
+    let out = sonde.join().unwrap();
+    out.assert_ok();
+    let lines = out.lines();
+    assert_eq!(lines.len(), 5, "{}", out.describe());
+    assert!(lines.iter().all(|l| l.contains("getpid() = ")), "{}", out.describe());
+}
+
+#[test]
+fn a_thread_is_traced_by_its_id() {
+    if skip() {
+        return;
+    }
+    let go = temp_path("trace_tid");
+    let mut w = spawn_workload(&["waitfile", go.to_str().unwrap(), "getpid", "4"]);
+    let tid = w.pid().to_string();
+    let sonde = std::thread::spawn(move || sonde(&["trace", "-t", &tid, "-e", "getpid"]));
+    std::thread::sleep(Duration::from_millis(1500));
+    std::fs::write(&go, "").unwrap();
+    w.wait(Duration::from_secs(10));
+    let out = sonde.join().unwrap();
+    let _ = std::fs::remove_file(&go);
+    out.assert_ok();
+    assert_eq!(out.lines().iter().filter(|l| l.contains(" getpid() = ")).count(), 4);
+}
+
+#[test]
+fn children_are_followed_after_the_command_exits() {
+    if skip() {
+        return;
+    }
+    let script = temp_path("trace_bg.sh");
+    let w = workload().to_str().unwrap().to_string();
+    std::fs::write(&script, format!("#!/bin/sh\n( sleep 0.5; exec {w} getpid 3 ) &\nexit 0\n"))
+        .unwrap();
+    let status = Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    assert!(status.success());
+    let out = sonde(&["trace", "-e", "getpid", "--", script.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&script);
+    out.assert_ok();
+    assert_eq!(
+        // The shell's own getpid (for its subshell) aside.
+        out.lines()
+            .iter()
+            .filter(|l| l.contains("sonde-workload/") && l.contains(" getpid() = "))
+            .count(),
+        3,
+        "{}",
+        out.describe()
+    );
+}

@@ -16,6 +16,8 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         failure: false,
         duration_ns: None,
         string_size: 256,
+        filter: None,
+        uid: None,
     }
 }
 
@@ -74,7 +76,8 @@ fn failures_and_durations_are_filtered_in_the_kernel() {
     p.failure = true;
     p.duration_ns = Some(5_000_000);
     let text = compiles(&p);
-    assert!(text.contains("args->ret < 0 && st[tid] && nsecs - st[tid] >= 5000000"), "{text}");
+    assert!(text.contains("args->ret < 0/ { $s = st[tid]; $d = nsecs - $s;"), "{text}");
+    assert!(text.contains("if ($s && $d >= 5000000) { print(2, tid, nsecs,"), "{text}");
     let read = text.lines().find(|l| l.contains("sys_enter_read ")).unwrap();
     assert!(!read.contains("str(args->buf"), "read's buffer is filled by the call: {text}");
     assert!(text.contains("print(11, tid, str(args->buf, 32))"), "write's is copied: {text}");
@@ -99,4 +102,53 @@ fn summaries_aggregate_in_maps_and_ship_no_records() {
     assert!(!text.contains("print("), "{text}");
     assert!(text.contains("@n[tid, args->id] = stats($d)"), "{text}");
     assert!(text.contains("names[tid] = comm"), "{text}");
+}
+
+#[test]
+fn a_filter_goes_into_each_entry_and_restricts_to_syscalls_naming_its_arguments() {
+    let t = table();
+    let sel = Selection::everything(&t);
+    let mut p = plan(&t, &sel, Mode::Summary);
+    p.filter = Some("args->flags & 0x40 && comm != \"sshd\"".into());
+    assert_eq!(p.filter_args(), ["flags"]);
+    let text = compiles(&p);
+    assert!(
+        text.contains(
+            "tracepoint:syscalls:sys_enter_openat /(pid == 42 || tr[tid]) && (args->flags & 0x40 && comm != \"sshd\")/"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("sys_enter_read "), "read has no flags: {text}");
+    assert!(!text.contains("raw_syscalls"), "{text}");
+    assert!(text.contains("st[tid] = 0;"), "a filtered-out call must not reuse a start: {text}");
+    let offsets = p.filter_offsets(&text);
+    assert!(!offsets.is_empty());
+    assert!(text[offsets[0]..].starts_with("args->flags & 0x40"));
+    // Without argument names the filter stays on raw_syscalls.
+    p.filter = Some("uid == 0".into());
+    let text = compiles(&p);
+    assert!(
+        text.contains("tracepoint:raw_syscalls:sys_enter /(pid == 42 || tr[tid]) && (uid == 0)/"),
+        "{text}"
+    );
+}
+
+#[test]
+fn threads_and_users_are_selected_in_the_kernel() {
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.targets = Targets::Tids(vec![5, 6]);
+    p.follow = false;
+    p.uid = Some(1000);
+    let text = compiles(&p);
+    assert!(
+        text.contains(
+            "tracepoint:syscalls:sys_enter_getpid /(tid == 5 || tid == 6) && uid == 1000/"
+        ),
+        "{text}"
+    );
+    p.targets = Targets::AllBut(9);
+    let text = compiles(&p);
+    assert!(text.contains("/pid != 9 && uid == 1000/"), "{text}");
 }
