@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{sonde, spawn_workload, temp_path, workload, Output};
+use common::{sonde, temp_path, workload, Gated, Output};
 use std::process::Command;
 use std::time::Duration;
 
@@ -221,22 +221,27 @@ fn attaches_to_a_running_process() {
     if skip() {
         return;
     }
-    let go = temp_path("trace_go");
-    let mut w = spawn_workload(&["waitfile", go.to_str().unwrap(), "getpid", "7"]);
-    let pid = w.pid().to_string();
-    let sonde = std::thread::spawn(move || sonde(&["trace", "-p", &pid, "-e", "getpid"]));
+    let out = trace_gated_getpids("-p", 7);
+    assert_eq!(getpid_lines(&out), 7, "{}", out.describe());
+}
+
+/// `sonde trace FLAG ID -e getpid` on a workload held at a go file (ID its pid, which is also its
+/// one thread's id), released once sonde is attached to make `n` getpid calls.
+fn trace_gated_getpids(flag: &'static str, n: u32) -> Output {
+    let n = n.to_string();
+    let mut w = Gated::spawn(&[("wl_trace", &["getpid", &n])]);
+    let id = w.pid(0).to_string();
+    let sonde = std::thread::spawn(move || sonde(&["trace", flag, &id, "-e", "getpid"]));
     std::thread::sleep(Duration::from_millis(1500));
-    std::fs::write(&go, "").unwrap();
-    w.wait(Duration::from_secs(10));
+    w.go();
+    w.wait_all();
     let out = sonde.join().unwrap();
-    let _ = std::fs::remove_file(&go);
     out.assert_ok();
-    assert_eq!(
-        out.lines().iter().filter(|l| l.contains(" getpid() = ")).count(),
-        7,
-        "{}",
-        out.describe()
-    );
+    out
+}
+
+fn getpid_lines(out: &Output) -> usize {
+    out.lines().iter().filter(|l| l.contains(" getpid() = ")).count()
 }
 
 #[test]
@@ -329,17 +334,8 @@ fn a_thread_is_traced_by_its_id() {
     if skip() {
         return;
     }
-    let go = temp_path("trace_tid");
-    let mut w = spawn_workload(&["waitfile", go.to_str().unwrap(), "getpid", "4"]);
-    let tid = w.pid().to_string();
-    let sonde = std::thread::spawn(move || sonde(&["trace", "-t", &tid, "-e", "getpid"]));
-    std::thread::sleep(Duration::from_millis(1500));
-    std::fs::write(&go, "").unwrap();
-    w.wait(Duration::from_secs(10));
-    let out = sonde.join().unwrap();
-    let _ = std::fs::remove_file(&go);
-    out.assert_ok();
-    assert_eq!(out.lines().iter().filter(|l| l.contains(" getpid() = ")).count(), 4);
+    let out = trace_gated_getpids("-t", 4);
+    assert_eq!(getpid_lines(&out), 4, "{}", out.describe());
 }
 
 #[test]
