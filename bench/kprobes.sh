@@ -210,11 +210,7 @@ command -v "$CC" >/dev/null 2>&1 || die "no C compiler ($CC) for bench/kprobes-t
 vm_host_tools
 vm_workdir
 
-declare -A vmlinuz
-for s in "${series_list[@]}"; do
-	vm_kernel_for "$s"
-	vmlinuz[$s]="$KERNEL"
-done
+vm_kernels
 
 if [ -z "${SONDE_BIN:-}" ]; then
 	log "cargo build --release -p sonde"

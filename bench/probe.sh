@@ -104,18 +104,8 @@ CC="${CC:-cc}"
 command -v "$CC" >/dev/null 2>&1 || die "no C compiler ($CC) for bench/kprobes-timer.c"
 vm_host_tools
 vm_workdir
-declare -A vmlinuz
-for s in "${series_list[@]}"; do
-	vm_kernel_for "$s"
-	vmlinuz[$s]="$KERNEL"
-done
-if [ -z "${SONDE_BIN:-}" ] || [ -z "${WORKLOAD_BIN:-}" ]; then
-	log "cargo build --release -p sonde -p sonde-workload"
-	(cd "$VM_ROOT" && cargo build --release -p sonde -p sonde-workload) >"$work/cargo.log" 2>&1 ||
-		{ cat "$work/cargo.log" >&2; die "cargo build failed"; }
-	SONDE_BIN="${CARGO_TARGET_DIR:-$VM_ROOT/target}/release/sonde"
-	WORKLOAD_BIN="${CARGO_TARGET_DIR:-$VM_ROOT/target}/release/sonde-workload"
-fi
+vm_kernels
+vm_sonde_binaries
 "$CC" -O2 -Wall -o "$work/kprobes-timer" "$BENCH/kprobes-timer.c" || die "cannot build bench/kprobes-timer.c"
 
 stage="$work/root"

@@ -10,6 +10,8 @@
 #   vm_workdir                   makes $work (a temporary dir under $VM_CACHE) and the EXIT trap
 #                                that removes it (unless keep=1) and stops qemu
 #   vm_kernel_for SERIES         sets KERNEL to the cached vmlinuz (downloads it once)
+#   vm_kernels                   fills vmlinuz[SERIES] for every series in series_list
+#   vm_sonde_binaries            SONDE_BIN/WORKLOAD_BIN as given, else built with cargo (release)
 #   vm_stage_base DIR            busybox and its applets, /dev/console, /init, /tests/lib.sh
 #   vm_stage_libs DIR FILE...    the shared libraries (and loader) FILE... need, at ldd's paths
 #   vm_stage_case DIR FILE [NAME] a case script as /tests/cases/NAME.sh
@@ -193,6 +195,33 @@ vm_kernel_for() {
 		return 0
 	done
 	die "found no downloadable linux-image-$series.*-cloud-amd64 package"
+}
+
+# Fills the associative array `vmlinuz` (series -> cached vmlinuz) for every series in series_list.
+declare -gA vmlinuz
+vm_kernels() {
+	local s
+	for s in "${series_list[@]}"; do
+		vm_kernel_for "$s"
+		vmlinuz[$s]="$KERNEL"
+	done
+}
+
+# SONDE_BIN and WORKLOAD_BIN as the caller set them, else `cargo build --release` of both (its
+# log in $work/cargo.log); fails unless both are executable.
+vm_sonde_binaries() {
+	if [ -z "${SONDE_BIN:-}" ] || [ -z "${WORKLOAD_BIN:-}" ]; then
+		log "cargo build --release -p sonde -p sonde-workload"
+		if ! (cd "$VM_ROOT" && cargo build --release -p sonde -p sonde-workload) >"$work/cargo.log" 2>&1; then
+			cat "$work/cargo.log" >&2
+			die "cargo build failed"
+		fi
+	fi
+	local target_dir="${CARGO_TARGET_DIR:-$VM_ROOT/target}"
+	SONDE_BIN="${SONDE_BIN:-$target_dir/release/sonde}"
+	WORKLOAD_BIN="${WORKLOAD_BIN:-$target_dir/release/sonde-workload}"
+	[ -x "$SONDE_BIN" ] || die "no sonde binary at $SONDE_BIN"
+	[ -x "$WORKLOAD_BIN" ] || die "no sonde-workload binary at $WORKLOAD_BIN"
 }
 
 # The package line of a cached kernel, for reports.

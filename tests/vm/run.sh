@@ -101,25 +101,10 @@ vm_host_tools
 vm_workdir
 
 # ---- kernels ----------------------------------------------------------------------------------------
-declare -A vmlinuz
-for s in "${series_list[@]}"; do
-	vm_kernel_for "$s"
-	vmlinuz[$s]="$KERNEL"
-done
+vm_kernels
 
 # ---- binaries ----------------------------------------------------------------------------------------
-if [ -z "${SONDE_BIN:-}" ] || [ -z "${WORKLOAD_BIN:-}" ]; then
-	log "cargo build --release -p sonde -p sonde-workload"
-	if ! (cd "$ROOT" && cargo build --release -p sonde -p sonde-workload) >"$work/cargo.log" 2>&1; then
-		cat "$work/cargo.log" >&2
-		die "cargo build failed"
-	fi
-fi
-target_dir="${CARGO_TARGET_DIR:-$ROOT/target}"
-SONDE_BIN="${SONDE_BIN:-$target_dir/release/sonde}"
-WORKLOAD_BIN="${WORKLOAD_BIN:-$target_dir/release/sonde-workload}"
-[ -x "$SONDE_BIN" ] || die "no sonde binary at $SONDE_BIN"
-[ -x "$WORKLOAD_BIN" ] || die "no sonde-workload binary at $WORKLOAD_BIN"
+vm_sonde_binaries
 
 # sonde-kernel's test executables (integration tests and unit tests), as "name path" lines.
 if [ "$kernel_tests" -eq 1 ]; then
