@@ -49,6 +49,8 @@ struct Open {
 /// Feeds lines in, hands complete calls out.
 #[derive(Default)]
 pub struct Builder {
+    /// The traced function, when known: only it starts a call.
+    root: Option<String>,
     open: HashMap<u32, Open>,
     comms: HashMap<u32, String>,
     /// The task last seen on each CPU, and whether an interrupt is in progress there.
@@ -64,6 +66,19 @@ impl Builder {
         Builder::default()
     }
 
+    /// A builder for the calls of `function` (set_graph_function): a top-level line naming
+    /// any other function is the tail of a call whose start was not seen. The kernel prints
+    /// such tails at depth 0 when it begins tracing a task in the middle of the function
+    /// (seen on 6.1: a lone `__rcu_read_unlock();` from a task that was inside vfs_read).
+    pub fn for_function(function: &str) -> Builder {
+        Builder { root: Some(function.to_string()), ..Builder::default() }
+    }
+
+    /// A line at the top with nothing open may start a call: is it the traced function?
+    fn starts_call(&self, name: &str) -> bool {
+        self.root.as_deref().is_none_or(|r| r == name)
+    }
+
     /// One line; returns the call it completed, if any.
     pub fn push(&mut self, line: &Line) -> Option<Call> {
         match line {
@@ -71,7 +86,7 @@ impl Builder {
                 let (pid, irq) = self.task_on(*cpu, task.as_ref())?;
                 // A new call starts only at the top: deeper lines with nothing open belong to a
                 // call whose start was not seen (read began mid-call, or entries were lost).
-                if *depth > 0 && !self.open.contains_key(&pid) {
+                if !self.open.contains_key(&pid) && (*depth > 0 || !self.starts_call(name)) {
                     return None;
                 }
                 let o = self.open.entry(pid).or_default();
@@ -81,6 +96,7 @@ impl Builder {
             }
             Line::Leaf { cpu, task, depth, ns, name } => {
                 let (pid, irq) = self.task_on(*cpu, task.as_ref())?;
+                let starts = *depth == 0 && self.starts_call(name);
                 let mut leaf = Node::new(name.clone(), irq);
                 leaf.total_ns = Some(*ns);
                 match self.open.get_mut(&pid) {
@@ -91,7 +107,7 @@ impl Builder {
                     }
                     // A top-level leaf with nothing open is a whole call of a function with
                     // no children.
-                    None if *depth == 0 => Some(Call {
+                    None if starts => Some(Call {
                         task: self.task(pid),
                         cpus: vec![*cpu],
                         switches: 0,

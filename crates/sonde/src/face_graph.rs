@@ -133,7 +133,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     // The held command is a shell reading its go line (read(2) calls of its own) until it
     // execs the command: its calls count only from that exec on.
     out.gate = child.as_ref().map(|c| c.pid()).filter(|_| tracer.sees_exec());
-    let mut builder = Builder::new();
+    let mut builder = Builder::for_function(&a.function);
     let mut buf = Vec::new();
     let start = Instant::now();
     let mut stopping = false;

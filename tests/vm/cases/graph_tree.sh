@@ -23,7 +23,11 @@ expect_same() {
 # Starts `sonde graph ARGS` in the background and waits until it traces (setting the tracer up
 # patches every function: seconds under TCG).
 start_bg() {
-	sonde graph "$@" >bg.out 2>bg.err &
+	# Emptied here, not by the redirection: the child opens bg.err after the loop's first grep
+	# may have run, and an earlier run's `Tracing` line would end the wait at once.
+	: >bg.out
+	: >bg.err
+	sonde graph "$@" >>bg.out 2>>bg.err &
 	bg=$!
 	i=0
 	while ! grep -q '^Tracing' bg.err && [ $i -lt 120 ]; do

@@ -75,3 +75,23 @@ CPU:0 [LOST 12 EVENTS]
     assert_eq!(calls.len(), 1);
     assert_eq!((b.lost_events, b.broken_calls), (12, 1));
 }
+
+#[test]
+fn only_the_traced_function_starts_a_call() {
+    let text = " 1)  sonde-w-529 |   3.166 us    |  __rcu_read_unlock();
+ 1)  sonde-w-529 |               |  fput() {
+ 1)  sonde-w-529 |   1.000 us    |    __fput();
+ 1)  sonde-w-529 |   2.000 us    |  } /* fput */
+ 0)  sonde-w-531 |               |  vfs_read() {
+ 0)  sonde-w-531 |   1.000 us    |    rw_verify_area();
+ 0)  sonde-w-531 |   5.000 us    |  } /* vfs_read */
+ 0)  sonde-w-531 |   4.000 us    |  vfs_read();";
+    let mut b = Builder::for_function("vfs_read");
+    let calls: Vec<Call> = text.lines().filter_map(|l| b.push(&parse(l))).collect();
+    let roots: Vec<&str> = calls.iter().map(|c| c.root.name.as_str()).collect();
+    assert_eq!(roots, ["vfs_read", "vfs_read"]);
+    assert_eq!(calls[0].root.children.len(), 1);
+    assert_eq!(b.in_flight(), 0);
+    // Without the function named, each top-level line is a call of its own.
+    assert_eq!(build(text).1.len(), 4);
+}
