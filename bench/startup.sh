@@ -15,6 +15,8 @@
 #   btf       total wall time of a BEGIN that reads kernel struct members through BTF
 #             (`curtask->comm`, `curtask->mm->mm_users`): the cost of the kernel's types
 #             (sonde and bpftrace; ply has no BTF);
+#   short     total wall time of a short traced command: `-c /bin/true` with one syscall
+#             tracepoint aggregating `@[comm] = count()` (start, attach, run, print, detach);
 #   rss-*     peak RSS of these, from `/usr/bin/time -f %M`.
 # Prints a table with bpftrace/sonde ratios, sonde's binary size and `ldd` output.
 # Needs root (BPF) and tracefs; installs Debian's `time` package if missing.
@@ -52,6 +54,8 @@ TIMEOUT = 20.0  # seconds for any one run
 
 BTF_PROGRAM = 'BEGIN { printf("%s %d\\n", curtask->comm, curtask->mm->mm_users.counter); exit(); }'
 
+SHORT_PROGRAM = 'tracepoint:syscalls:sys_enter_getppid { @[comm] = count(); }'
+
 # How to run each tool: the attach program, the BEGIN program, and where/what it
 # prints once attached.
 TOOLS = {
@@ -60,6 +64,7 @@ TOOLS = {
         attach="tracepoint:syscalls:sys_enter_getpid { @n = count(); }",
         begin="BEGIN { exit(); }",
         btf=BTF_PROGRAM,
+        short=["-c", "/bin/true", SHORT_PROGRAM],
         ready=("stderr", b"Attaching 1 probe"),
     ),
     "bpftrace": dict(
@@ -67,12 +72,14 @@ TOOLS = {
         attach="tracepoint:syscalls:sys_enter_getpid { @n = count(); }",
         begin="BEGIN { exit(); }",
         btf=BTF_PROGRAM,
+        short=["-c", "/bin/true", "-e", SHORT_PROGRAM],
         ready=("stdout", b"Attaching 1 probe"),
     ),
     "ply": dict(
         cmd=["ply"],
         attach="tracepoint:syscalls/sys_enter_getpid { @n = count(); }",
         begin="BEGIN { exit(0); }",
+        short=["-c", "/bin/true", "tracepoint:syscalls/sys_enter_getppid { @[comm] = count(); }"],
         ready=("stderr", b"ply: active"),
     ),
 }
@@ -153,24 +160,27 @@ def run_attach(tool):
 def run_begin(tool, which="begin"):
     """Wall seconds of the whole run of a BEGIN program that exits, and its peak RSS (KiB)."""
     t = TOOLS[tool]
-    argv, rss_file = time_rss(t["cmd"] + [t[which]])
+    if which == "short":  # bpftrace's -e must follow its -c: the tool's own word order
+        argv, rss_file = time_rss([t["cmd"][0]] + t["short"])
+    else:
+        argv, rss_file = time_rss(t["cmd"] + [t[which]])
     t0 = time.perf_counter()
     try:
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         read_rss_kib(rss_file)
-        raise Failed(f"{tool}: BEGIN {{ exit(); }} did not end within {TIMEOUT}s")
+        raise Failed(f"{tool}: {which} did not end within {TIMEOUT}s")
     wall = time.perf_counter() - t0
     rss = read_rss_kib(rss_file)
     if p.returncode != 0:
-        raise Failed(f"{tool}: BEGIN {{ exit(); }} exited {p.returncode}: "
+        raise Failed(f"{tool}: {which} exited {p.returncode}: "
                      f"{p.stderr.decode(errors='replace')[-300:]!r}")
     return wall, rss
 
 
 # samples[tool][metric] -> list of values; failures[tool] -> message
-samples = {t: {"attach": [], "begin": [], "btf": [], "rss-attach": [], "rss-begin": [], "rss-btf": []} for t in tools}
+samples = {t: {"attach": [], "begin": [], "btf": [], "short": [], "rss-attach": [], "rss-begin": [], "rss-btf": []} for t in tools}
 failures = {}
 
 for t in tools:  # warm-up (page cache, BTF, tracefs dentries); not counted
@@ -189,9 +199,11 @@ for i in range(RUNS):
             a, ra = run_attach(t)
             b, rb = run_begin(t)
             k, rk = run_begin(t, "btf") if "btf" in TOOLS[t] else (None, None)
+            c, _ = run_begin(t, "short")
         except Failed as e:
             failures[t] = str(e)
             continue
+        samples[t]["short"].append(c * 1000)
         if k is not None:
             samples[t]["btf"].append(k * 1000)
         if rk is not None:
@@ -213,6 +225,7 @@ rows = [
     ("attach 1 tracepoint", "attach", "ms"),
     ("BEGIN { exit(); } wall", "begin", "ms"),
     ("BEGIN with BTF types wall", "btf", "ms"),
+    ("-c /bin/true, 1 tracepoint", "short", "ms"),
     ("peak RSS, attached", "rss-attach", "MiB"),
     ("peak RSS, BEGIN exit", "rss-begin", "MiB"),
     ("peak RSS, BTF types", "rss-btf", "MiB"),

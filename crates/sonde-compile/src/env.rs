@@ -29,6 +29,12 @@ pub trait Env {
     fn kernel_functions(&self) -> Result<&[String], EnvError> {
         Err(EnvError::Unavailable("this kernel does not list its traceable functions".into()))
     }
+    /// Kernel function names that share an address with one of `kernel_functions` but are not
+    /// listed themselves, as (alias, listed twin) sorted by alias: the list names each address
+    /// once (see `provider::kernel_functions`). Asked only for globs and unlisted names.
+    fn kernel_function_aliases(&self) -> Result<&[(String, String)], EnvError> {
+        Ok(&[])
+    }
     /// Is `name` a function in the kernel's symbol table (kallsyms)? None when unknown. Tells a
     /// function that cannot be traced from one that does not exist.
     fn kernel_symbol_exists(&self, name: &str) -> Option<bool> {

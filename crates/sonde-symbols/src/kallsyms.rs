@@ -163,6 +163,14 @@ impl KernelSymbols {
         self.syms.iter().filter(|e| is_code(e.kind)).map(|e| self.name_of(e))
     }
 
+    /// Code symbols sharing one address, in address order: one slice of names per address.
+    pub fn code_groups(&self) -> impl Iterator<Item = Vec<&str>> + '_ {
+        self.syms
+            .chunk_by(|a, b| a.addr == b.addr)
+            .filter(|g| g[0].addr != 0)
+            .map(|g| g.iter().filter(|e| is_code(e.kind)).map(|e| self.name_of(e)).collect())
+    }
+
     /// All symbols in address order.
     pub fn iter(&self) -> impl Iterator<Item = KernelSymbol<'_>> + '_ {
         self.syms.iter().map(|e| self.symbol(e, 0))

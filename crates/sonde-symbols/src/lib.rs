@@ -21,4 +21,6 @@ pub use locate::{locate, locate_for_pid};
 pub use maps::MapEntry;
 pub use process::{ProcessSymbols, UserSymbol};
 pub use symbolizer::Symbolizer;
-pub use traceable::{tracefs_dir, Blacklist, GlobMatches, SkipReason, Skipped, TraceableFunctions};
+pub use traceable::{
+    address_aliases, tracefs_dir, Blacklist, GlobMatches, SkipReason, Skipped, TraceableFunctions,
+};

@@ -6,6 +6,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::kallsyms::KernelSymbols;
 use sonde_glob::Glob;
 
 const TRACEFS_DIRS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -123,6 +124,26 @@ impl TraceableFunctions {
     }
 }
 
+/// The names kallsyms gives a listed function's address that the list leaves out, as (alias,
+/// listed twin), sorted by alias. `available_filter_functions` names each address once, so
+/// `__x64_sys_getpid`, which shares `__do_sys_getpid`'s address, is not in it, yet kprobes
+/// accept it (they go by address). Hidden kallsyms addresses give none.
+pub fn address_aliases(
+    syms: &KernelSymbols,
+    listed: impl Fn(&str) -> bool,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for group in syms.code_groups().filter(|g| g.len() > 1) {
+        let Some(twin) = group.iter().find(|n| listed(n)) else { continue };
+        for alias in group.iter().filter(|n| !n.is_empty() && !listed(n)) {
+            out.push((alias.to_string(), twin.to_string()));
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
 /// The result of expanding a glob over kernel functions; both lists are sorted.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct GlobMatches {
@@ -221,6 +242,32 @@ ext4_file_read_iter [ext4]
 vfs_fsync_range
    
 ";
+
+    #[test]
+    fn names_sharing_a_listed_address_are_aliases() {
+        let syms = KernelSymbols::parse(
+            "ffffffff81382730 t __do_sys_getpid
+ffffffff81382730 T __ia32_sys_getpid
+ffffffff81382730 T __x64_sys_getpid
+ffffffff81382740 T vfs_read
+ffffffff81382750 t notrace_a
+ffffffff81382750 t notrace_b
+ffffffff81382760 D data_at_listed
+ffffffff81382760 T vfs_write
+",
+        );
+        let listed = TraceableFunctions::parse("__do_sys_getpid\nvfs_read\nvfs_write\n");
+        let got = address_aliases(&syms, |n| listed.contains(n));
+        assert_eq!(
+            got,
+            [
+                ("__ia32_sys_getpid".to_string(), "__do_sys_getpid".to_string()),
+                ("__x64_sys_getpid".to_string(), "__do_sys_getpid".to_string()),
+            ]
+        );
+        let hidden = KernelSymbols::parse("0000000000000000 t a\n0000000000000000 T b\n");
+        assert!(address_aliases(&hidden, |n| n == "a").is_empty());
+    }
 
     const BLACKLIST_TEXT: &str = "\
 0xffffffff81100000-0xffffffff81100040\tvfs_fsync_range

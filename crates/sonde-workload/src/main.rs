@@ -29,6 +29,8 @@ Every syscall is issued directly with syscall(2).
 
 COMMANDS:
     getpid N          N getpid() calls
+    getppid N         N getppid() calls
+    gettid N          N gettid() calls
     openat N PATH     N openat(AT_FDCWD, PATH, O_RDONLY) calls; each fd that
                       opened is closed (close() is not counted by the N); failed
                       opens count too (a missing PATH gives -ENOENT)
@@ -121,6 +123,13 @@ fn set_comm(name: &str) {
 fn getpid(n: u64) {
     for _ in 0..n {
         unsafe { libc::syscall(libc::SYS_getpid) };
+    }
+}
+
+/// N calls of a syscall that takes no argument.
+fn syscall0(nr: libc::c_long, n: u64) {
+    for _ in 0..n {
+        unsafe { libc::syscall(nr) };
     }
 }
 
@@ -251,6 +260,8 @@ fn run(args: &[String]) {
                 exit(0);
             }
             "getpid" => getpid(num("N", it.next())),
+            "getppid" => syscall0(libc::SYS_getppid, num("N", it.next())),
+            "gettid" => syscall0(libc::SYS_gettid, num("N", it.next())),
             "openat" => {
                 let n = num("N", it.next());
                 openat(n, arg("PATH", it.next()));

@@ -62,7 +62,7 @@ impl Env for ProbeEnv {
             // No list (a sandbox): let the kernel decide, and say so if it refuses.
             return Ok(());
         };
-        if all.iter().any(|f| f == name) {
+        if sonde_compile::provider::kernel_functions::is_traceable(&self.0, name).unwrap_or(false) {
             return Ok(());
         }
         Err(sonde_syntax::closest(name, all.iter().map(String::as_str))

@@ -12,6 +12,8 @@ pub struct HostEnv {
     /// Loaded on first use (about 1 ms), so tracepoint-only programs never read it.
     btf: OnceCell<Result<sonde_btf::Btf, String>>,
     functions: OnceCell<Result<Vec<String>, String>>,
+    /// Unlisted names of traceable addresses (kallsyms), for globs and unlisted names only.
+    aliases: OnceCell<Result<Vec<(String, String)>, String>>,
     /// Read only where the kernel has no bpf_get_func_ip (see `kernel_symbol_address`).
     kallsyms: OnceCell<Option<sonde_symbols::kallsyms::KernelSymbols>>,
     /// `-p PID`: library names in uprobes resolve to what that process has mapped.
@@ -29,6 +31,7 @@ impl HostEnv {
             list: OnceCell::new(),
             btf: OnceCell::new(),
             functions: OnceCell::new(),
+            aliases: OnceCell::new(),
             kallsyms: OnceCell::new(),
             pid,
         }
@@ -73,6 +76,23 @@ impl Env for HostEnv {
             })
             .as_deref()
             .map_err(|e| EnvError::Unavailable(e.clone()))
+    }
+
+    fn kernel_function_aliases(&self) -> Result<&[(String, String)], EnvError> {
+        let listed = self.kernel_functions()?;
+        self.aliases
+            .get_or_init(|| {
+                let syms = self
+                    .kallsyms
+                    .get_or_init(|| sonde_symbols::kallsyms::KernelSymbols::load().ok())
+                    .as_ref()
+                    .ok_or("kallsyms is unreadable or hides its addresses")?;
+                let known: std::collections::HashSet<&str> =
+                    listed.iter().map(String::as_str).collect();
+                Ok(sonde_symbols::address_aliases(syms, |n| known.contains(n)))
+            })
+            .as_deref()
+            .map_err(|e: &String| EnvError::Unavailable(e.clone()))
     }
 
     fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {

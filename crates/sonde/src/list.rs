@@ -91,17 +91,11 @@ fn kprobes(
     out: &mut String,
 ) -> Result<(), Failure> {
     let name = if provider.starts_with("kr") { "kretprobe" } else { "kprobe" };
-    let mut funcs: Vec<&str> = env
-        .kernel_functions()
-        .map_err(|e| Failure::Setup(e.to_string()))?
-        .iter()
-        .map(String::as_str)
-        .filter(|f| glob_match(pat, f))
-        .collect();
-    funcs.sort();
-    funcs.dedup();
+    // Aliases too (`__x64_sys_getpid`): what `kprobe:GLOB` attaches to, one name per address.
+    let funcs = sonde_compile::provider::kernel_functions::matching(env, pat)
+        .map_err(|e| Failure::Setup(e.to_string()))?;
     let btf = if verbose { env.btf().ok() } else { None };
-    for f in funcs {
+    for f in funcs.iter().map(String::as_str) {
         let _ = writeln!(out, "{}:{}", name, f);
         if verbose && sonde_compile::provider::is_syscall_wrapper(f) {
             syscall_prototype(env, f, name == "kretprobe", out);
@@ -133,13 +127,11 @@ fn fentries(
 ) -> Result<(), Failure> {
     let name = if matches!(provider, "fexit" | "kretfunc" | "fr") { "fexit" } else { "fentry" };
     let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
-    let mut funcs: Vec<&str> = btf.funcs().map(|(n, _)| n).filter(|n| glob_match(pat, n)).collect();
-    funcs.sort();
-    funcs.dedup();
-    for f in funcs {
+    // Aliases of BTF functions too (`__x64_sys_getpid` is typed as `__do_sys_getpid`).
+    for (f, typed_as) in sonde_compile::provider::kernel_functions::matching_in_btf(env, btf, pat) {
         let _ = writeln!(out, "{}:{}", name, f);
         if verbose {
-            prototype(btf, f, name == "fexit", "args->", out);
+            prototype(btf, &typed_as, name == "fexit", "args->", out);
         }
     }
     Ok(())
@@ -194,12 +186,19 @@ pub fn report_skipped(ast: &sonde_syntax::ast::Program, env: &HostEnv) {
     let Ok(syms) = sonde_symbols::kallsyms::KernelSymbols::load_names() else { return };
     let known: std::collections::HashSet<&str> = traceable.iter().map(String::as_str).collect();
     for spec in globs {
-        let traced = traceable.iter().filter(|f| glob_match(&spec.definition, f)).count();
+        let traced = sonde_compile::provider::kernel_functions::matching(env, &spec.definition)
+            .map_or(0, |m| m.len());
         let mut all: Vec<&str> =
             syms.function_names().filter(|n| glob_match(&spec.definition, n)).collect();
         all.sort_unstable();
         all.dedup();
-        let skipped = all.iter().filter(|n| !known.contains(*n)).count();
+        let skipped = all
+            .iter()
+            .filter(|n| {
+                !known.contains(*n)
+                    && sonde_compile::provider::kernel_functions::twin_of(env, n).is_none()
+            })
+            .count();
         eprintln!(
             "sonde: {}:{} matches {} traceable functions; {} more kernel functions match but cannot be probed (notrace, blacklisted or inlined)",
             spec.provider, spec.definition, traced, skipped

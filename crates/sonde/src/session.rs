@@ -14,7 +14,7 @@ use sonde_kernel::prog::Program;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::SourceFile;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// How often the reader wakes to drain the ring buffer. Records are written without waking it
 /// (waking costs tens of microseconds per event on small VMs), so this bounds output latency.
@@ -131,6 +131,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         .update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0)
         .map_err(Failure::kernel)?;
     drain(&mut ring, &mut output)?;
+    // The programs are silent now: the kernel's teardown (RCU grace periods, tens of ms a probe)
+    // runs while END runs and the maps print, not after.
+    let detaching = detach(cli, links, probes);
     for prog in end {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
@@ -146,15 +149,15 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if let Some(c) = child.as_mut() {
         c.kill();
     }
-    detach(cli, links, probes);
+    detaching.finish();
     Ok(status)
 }
 
-/// Remove every probe before exiting. Where each kprobe is its own perf event (kernels without
-/// kprobe_multi), the kernel waits for RCU grace periods on each one: say so when that will take
-/// a while, so a silent pause after the output does not look like a hang.
-fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
-    let t = Instant::now();
+/// Remove every probe, on a thread of its own; [`Detaching::finish`] waits for it, so sonde
+/// never exits before the kernel is as it found it. Where each kprobe is its own perf event
+/// (kernels without kprobe_multi), the kernel waits for RCU grace periods on each one: say so
+/// when that will take a while, so a silent pause does not look like a hang.
+fn detach(cli: &Cli, links: Vec<Link>, probes: usize) -> Detaching {
     let one_by_one = links.iter().filter(|l| !l.is_bpf_link()).count();
     if one_by_one >= SLOW_DETACH_NOTE {
         eprintln!(
@@ -162,8 +165,28 @@ fn detach(cli: &Cli, links: Vec<Link>, probes: usize) {
             one_by_one
         );
     }
-    sonde_kernel::link::detach_all(links);
-    debug(cli, &format!("detached {} probe(s) in {:?}", probes, t.elapsed()));
+    let debug = cli.debug;
+    let work = move || {
+        let t = Instant::now();
+        sonde_kernel::link::detach_all(links);
+        if debug {
+            eprintln!("sonde: detached {} probe(s) in {:?}", probes, t.elapsed());
+        }
+    };
+    // If no thread can be had, the closure is dropped unrun, and with it the links: they
+    // detach right here, one by one.
+    Detaching(std::thread::Builder::new().name("detach".into()).spawn(work).ok())
+}
+
+/// The detach thread, joined before sonde returns.
+struct Detaching(Option<std::thread::JoinHandle<()>>);
+
+impl Detaching {
+    fn finish(self) {
+        if let Some(h) = self.0 {
+            let _ = h.join();
+        }
+    }
 }
 
 /// From this many perf-event probes on, detaching is slow enough to announce.
@@ -195,8 +218,8 @@ fn deliver_events(
                 cli,
                 if command_ended { "the -c command exited" } else { "the -p process exited" },
             );
-            // Its last events may still be in flight: one more short round.
-            std::thread::sleep(Duration::from_millis(POLL_MS as u64));
+            // No waiting for stragglers: a program runs inside the syscall or event that fires
+            // it, so the process's last events were committed before it could exit.
             drain(ring, output)?;
             return Ok((0, lost_seen));
         }

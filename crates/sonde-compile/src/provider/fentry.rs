@@ -2,37 +2,36 @@
 //! with the arguments by name (`args->filename`) and, in fexit, `retval`, all typed from BTF.
 
 use super::context::{caller, read_field, record_field, scalar_or_u64, Answer, ContextName, Cx};
-use super::{AttachPoint, ProgKind, Site};
+use super::{kernel_functions, AttachPoint, ProgKind, Site};
 use crate::btf_types::func_sig;
 use crate::env::Env;
 use crate::sema::tir::TExprKind;
 use crate::types::Type;
-use sonde_glob::{glob_match, is_glob};
+use sonde_glob::is_glob;
 use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;
 
 pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
     let btf = env.btf().map_err(|e| format!("{}; fentry/fexit need it: use kprobe: instead", e))?;
-    let names: Vec<String> = if is_glob(definition) {
-        let mut hits: Vec<String> = btf
-            .funcs()
-            .map(|(n, _)| n)
-            .filter(|n| glob_match(definition, n))
-            .map(String::from)
-            .collect();
-        hits.sort();
-        hits.dedup();
+    // (the name probed, the name BTF types it under): the same unless the name is an alias
+    // kallsyms gives a BTF function's address (`__x64_sys_getpid` is `__do_sys_getpid`).
+    let names: Vec<(String, String)> = if is_glob(definition) {
+        let hits = kernel_functions::matching_in_btf(env, btf, definition);
         if hits.is_empty() {
             return Err(format!("no kernel function in BTF matches `{}`", definition));
         }
         hits
     } else {
-        vec![definition.to_string()]
+        let typed_as = match btf.find_func(definition) {
+            Some(_) => None,
+            None => kernel_functions::twin_of(env, definition),
+        };
+        vec![(definition.to_string(), typed_as.unwrap_or_else(|| definition.to_string()))]
     };
     names
         .iter()
-        .map(|name| {
-            let sig = func_sig(btf, name).ok_or_else(|| {
+        .map(|(name, typed_as)| {
+            let sig = func_sig(btf, typed_as).ok_or_else(|| {
                 let mut msg = format!(
                     "kernel function `{}` is not in BTF, so fentry cannot attach to it",
                     name

@@ -11,13 +11,13 @@
 use super::context::{arg_at_return, arg_register, record_field, regs, scalar_or_u64};
 use super::context::{caller, Answer, ContextName, Cx};
 use super::tracepoint_format::parse_format;
-use super::{AttachPoint, ProgKind, Site};
+use super::{kernel_functions, AttachPoint, ProgKind, Site};
 use crate::arch::x86_64::{ARG_REGS, RET_REG, SYSCALL_ARG_REGS};
 use crate::btf_types::{func_sig, FuncSig};
 use crate::env::Env;
 use crate::sema::tir::{TExpr, TExprKind};
 use crate::types::Type;
-use sonde_glob::{glob_match, is_glob};
+use sonde_glob::is_glob;
 use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;
 
@@ -41,22 +41,15 @@ pub fn expand(
         if offset != 0 {
             return Err("an offset needs one function, not a pattern".into());
         }
-        let mut hits: Vec<String> = env
-            .kernel_functions()
-            .map_err(|e| e.to_string())?
-            .iter()
-            .filter(|f| glob_match(symbol, f))
-            .cloned()
-            .collect();
-        hits.sort();
-        hits.dedup();
+        let hits = kernel_functions::matching(env, symbol).map_err(|e| e.to_string())?;
         if hits.is_empty() {
             return Err(format!("no traceable kernel function matches `{}`", symbol));
         }
         hits
     } else {
         match env.kernel_functions() {
-            Ok(all) if !all.iter().any(|f| f == symbol) => {
+            // Another name of a listed address (`__x64_sys_getpid`): the kernel takes it.
+            Ok(all) if !all.iter().any(|f| f == symbol) && !is_alias(env, symbol) => {
                 let copies = compiler_copies(symbol, all);
                 if copies.is_empty() {
                     return Err(unknown(symbol, all, env.kernel_symbol_exists(symbol)));
@@ -121,6 +114,10 @@ fn compiler_copies(symbol: &str, all: &[String]) -> Vec<String> {
     copies.sort();
     copies.dedup();
     copies
+}
+
+fn is_alias(env: &dyn Env, symbol: &str) -> bool {
+    kernel_functions::twin_of(env, symbol).is_some()
 }
 
 pub fn is_syscall_wrapper(symbol: &str) -> bool {

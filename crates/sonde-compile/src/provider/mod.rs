@@ -5,6 +5,7 @@
 pub mod context;
 mod fentry;
 mod interval;
+pub mod kernel_functions;
 mod kprobe;
 mod profile;
 mod special;
