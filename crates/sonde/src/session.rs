@@ -22,7 +22,8 @@ const POLL_MS: i32 = 20;
 
 pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let t0 = Instant::now();
-    // From here on a signal asks for a clean stop (END, maps, detach) instead of killing us.
+    // Until `arm` below, a signal ends sonde at once (nothing to clean up); after it, it asks
+    // for a clean stop (END, maps, detach).
     signals::install();
     let ast = sonde_syntax::parse(&source.text).map_err(|d| Failure::Compile(d, source.clone()))?;
     if let Some(pid) = cli.pid {
@@ -69,6 +70,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         println!("{}", sonde_compile::dump::compiled(&compiled, &source.text));
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
+    signals::arm();
     let probes_functions = compiled
         .programs
         .iter()

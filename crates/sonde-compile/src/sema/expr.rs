@@ -721,12 +721,5 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
 
 /// Up to eight names closest to `want` (by edit distance), for a hint.
 fn near_names(want: &str, names: &[String]) -> Vec<String> {
-    let mut scored: Vec<(usize, &String)> = names
-        .iter()
-        .filter(|n| !n.is_empty())
-        .map(|n| (sonde_syntax::edit_distance(want, n), n))
-        .collect();
-    scored.sort();
-    let limit = (want.len() / 2).max(3);
-    scored.into_iter().filter(|(d, _)| *d <= limit).take(8).map(|(_, n)| n.clone()).collect()
+    sonde_syntax::nearest(want, names.iter().map(String::as_str), 8)
 }
