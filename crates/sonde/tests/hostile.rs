@@ -73,3 +73,16 @@ fn sigterm_and_sigint_stop_sonde_while_it_compiles() {
     }
     let _ = std::fs::remove_file(path);
 }
+
+// ---------------------------------------------------------------- accepted nonsense
+
+#[test]
+fn a_zero_divisor_at_run_time_follows_the_kernels_rule() {
+    require_bpf!();
+    let o = quick(
+        &["BEGIN { $z = 0; printf(\"%d %d\\n\", 7 / $z, 7 % $z); exit(); }"],
+        Duration::from_secs(10),
+    );
+    o.assert_ok();
+    assert_eq!(o.stdout, "0 7\n", "{}", o.describe());
+}

@@ -373,6 +373,14 @@ impl Checker<'_> {
                 return self.poisoned(span);
             }
         }
+        if matches!(op, BinOp::Div | BinOp::Mod) && matches!(r.kind, TExprKind::Int(0)) {
+            let what = if op == BinOp::Div { "division" } else { "remainder" };
+            self.error(
+                Diagnostic::error(r.span, format!("{} by zero: the divisor is the constant 0", what))
+                    .with_help("at run time a zero divisor gives `x / 0 == 0` and `x % 0 == x`, the kernel's rule for BPF"),
+            );
+            return self.poisoned(span);
+        }
         let ty = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
             Type::S64
         } else {
