@@ -22,6 +22,9 @@ pub enum KernelError {
     )]
     NoTracefs { mount_errno: i32 },
 
+    #[error("tracefs ({path}) is readable only by root: sonde needs root (or CAP_BPF and CAP_PERFMON and read access to tracefs) to read tracepoint formats and attach to kernel events")]
+    TracefsDenied { path: String },
+
     #[error("this kernel has no tracepoint {category}:{name}: list the available ones with `sonde -l '{category}:*'`")]
     UnknownTracepoint { category: String, name: String },
 

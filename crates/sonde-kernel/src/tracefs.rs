@@ -20,6 +20,15 @@ impl Tracefs {
         if let Some(t) = Tracefs::find() {
             return Ok(t);
         }
+        // Mounted but root-only (mode 700): mounting again would fail with EPERM and blame the
+        // mount, when the cause is who we are.
+        for root in [TRACING, DEBUG_TRACING] {
+            if let Err(e) = std::fs::read_dir(Path::new(root).join("events")) {
+                if e.kind() == ErrorKind::PermissionDenied {
+                    return Err(KernelError::TracefsDenied { path: root.into() });
+                }
+            }
+        }
         let target = CString::new(TRACING).expect("no NUL in a constant");
         crate::sys::mount_tracefs(&target)
             .map_err(|e| KernelError::NoTracefs { mount_errno: e })?;

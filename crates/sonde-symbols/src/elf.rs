@@ -16,7 +16,7 @@ use object::{Endianness, FileKind};
 
 use crate::elf_read::read_symbol_parts;
 use crate::error::{Error, Result};
-use crate::near::nearest;
+use sonde_syntax::nearest;
 
 /// Where to put a uprobe.
 #[derive(Debug, Clone, PartialEq, Eq)]

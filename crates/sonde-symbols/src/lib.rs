@@ -9,7 +9,6 @@ pub mod insn;
 pub mod kallsyms;
 pub mod locate;
 pub mod maps;
-pub mod near;
 pub mod process;
 pub mod symbolizer;
 pub mod traceable;

@@ -10,7 +10,7 @@ mod suggest;
 
 pub use dump::dump;
 pub use render::{line_col, render};
-pub use suggest::{closest, edit_distance};
+pub use suggest::{closest, distance_within, edit_distance, nearest, MAX_EDITS};
 
 use diag::{Diagnostic, Severity};
 

@@ -51,7 +51,7 @@ pub fn render(d: &Diagnostic, file: &SourceFile, color: bool) -> String {
         out,
         "{}{}",
         st.paint(sev_color, sev),
-        st.paint(BOLD, &format!(": {}", d.message))
+        st.paint(BOLD, &format!(": {}", escape_controls(&d.message)))
     );
     let _ = writeln!(out, "{}{} {}:{}:{}", pad, st.paint(BLUE, "-->"), file.name, line, col);
     let _ = writeln!(out, "{} {}", pad, pipe);
@@ -61,36 +61,58 @@ pub fn render(d: &Diagnostic, file: &SourceFile, color: bool) -> String {
             let _ = writeln!(out, "{}", st.paint(BLUE, "..."));
         }
         prev = Some(n);
-        let src = line_text(text, n).replace('\t', TAB);
+        let on_line: Vec<&Mark> = marks.iter().filter(|m| m.line == n).collect();
+        let window = Window::around(&shown(line_text(text, n)), &on_line);
         let num = st.paint(BLUE, &format!("{:>w$}", n));
-        let _ = writeln!(out, "{}", format!("{} {} {}", num, pipe, src).trim_end());
-        for m in marks.iter().filter(|m| m.line == n) {
-            let underline = m.mark.to_string().repeat(m.width);
-            let body =
-                if m.note.is_empty() { underline } else { format!("{} {}", underline, m.note) };
+        let _ = writeln!(out, "{}", format!("{} {} {}", num, pipe, window.text).trim_end());
+        for m in on_line {
+            let mut body = m.mark.to_string().repeat(m.width.min(MAX_MARK));
+            if m.width > MAX_MARK {
+                // A marker as long as a huge span helps nobody: cap it and say how long it is.
+                let _ = write!(body, "... ({} characters)", m.chars);
+            }
+            if !m.note.is_empty() {
+                body = format!("{} {}", body, m.note);
+            }
             let _ = writeln!(
                 out,
                 "{} {} {}{}",
                 pad,
                 pipe,
-                " ".repeat(m.start),
-                st.paint(m.color, &body)
+                " ".repeat(window.column(m.start)),
+                st.paint(m.color, &escape_controls(&body))
             );
         }
     }
     if let Some(help) = &d.help {
-        let _ =
-            writeln!(out, "{} {} {}: {}", pad, st.paint(BLUE, "="), st.paint(BOLD, "help"), help);
+        let _ = writeln!(
+            out,
+            "{} {} {}: {}",
+            pad,
+            st.paint(BLUE, "="),
+            st.paint(BOLD, "help"),
+            escape_controls(help)
+        );
     }
     out.push('\n');
     out
 }
 
-/// One underline: where it goes on screen (display columns, tabs expanded).
+/// Longest underline drawn; a longer span gets this many marks and its length in characters.
+const MAX_MARK: usize = 60;
+/// Longest source line shown; a longer one is cut to a window around the marks.
+const MAX_LINE: usize = 160;
+/// Columns shown before the first mark when a line is cut.
+const CONTEXT: usize = 40;
+
+/// One underline: where it goes on screen (display columns, tabs expanded, control characters
+/// escaped).
 struct Mark<'a> {
     line: usize,
     start: usize,
     width: usize,
+    /// The span's length in characters on its line.
+    chars: usize,
     mark: char,
     note: &'a str,
     color: &'static str,
@@ -105,13 +127,85 @@ impl<'a> Mark<'a> {
         let line_end = text[lo..].find('\n').map_or(text.len(), |i| lo + i);
         let start = display_width(&text[line_start..lo]);
         let width = display_width(&text[lo..hi.min(line_end)]).max(1);
+        let chars = text[lo..hi.min(line_end)].chars().count();
         let (line, _) = line_col(text, lo as u32);
-        Mark { line, start, width, mark, note, color }
+        Mark { line, start, width, chars, mark, note, color }
     }
 }
 
+/// The part of a shown source line that fits, and where its columns start.
+struct Window {
+    text: String,
+    /// Display column of the window's first character in the full line.
+    from: usize,
+    /// Columns taken by the `...` put before a cut line.
+    lead: usize,
+}
+
+impl Window {
+    fn around(line: &str, marks: &[&Mark]) -> Window {
+        let chars: Vec<char> = line.chars().collect();
+        if chars.len() <= MAX_LINE {
+            return Window { text: line.to_string(), from: 0, lead: 0 };
+        }
+        let first = marks.iter().map(|m| m.start).min().unwrap_or(0);
+        let from = first.saturating_sub(CONTEXT).min(chars.len());
+        let to = (from + MAX_LINE).min(chars.len());
+        let lead = if from > 0 { "...".len() } else { 0 };
+        let mut text: String = if from > 0 { "...".into() } else { String::new() };
+        text.extend(&chars[from..to]);
+        if to < chars.len() {
+            text.push_str("...");
+        }
+        Window { text, from, lead }
+    }
+
+    /// Where display column `col` of the full line is in the window.
+    fn column(&self, col: usize) -> usize {
+        col.saturating_sub(self.from) + self.lead
+    }
+}
+
+/// How a character of program text is shown: tabs expanded, control characters (a NUL byte, an
+/// escape) written as escapes so they neither vanish nor act on the terminal.
+fn shown_char(c: char, out: &mut String) {
+    match c {
+        '\t' => out.push_str(TAB),
+        '\0' => out.push_str("\\0"),
+        c if c.is_control() => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    s.chars().for_each(|c| shown_char(c, &mut out));
+    out
+}
+
+/// Control characters in a message escaped (its line breaks kept).
+fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c => shown_char(c, &mut out),
+        }
+    }
+    out
+}
+
 fn display_width(s: &str) -> usize {
-    s.chars().map(|c| if c == '\t' { TAB.len() } else { 1 }).sum()
+    let mut buf = String::new();
+    s.chars()
+        .map(|c| {
+            buf.clear();
+            shown_char(c, &mut buf);
+            buf.chars().count()
+        })
+        .sum()
 }
 
 /// The text of 1-based line `n`, without its line ending.
@@ -257,5 +351,35 @@ error: bad
             .replace("\x1b[1m", "")
             .replace("\x1b[0m", "");
         assert_eq!(stripped, plain);
+    }
+
+    #[test]
+    fn control_characters_are_escaped_in_the_line_the_marker_and_the_message() {
+        let text = "BEGIN { \0\x1b x }";
+        let lo = text.find('x').unwrap();
+        let d = Diagnostic::error(Span::new(lo, lo + 1), "unexpected `\0`");
+        assert_eq!(
+            render(&d, &file(text), false),
+            "error: unexpected `\\0`\n --> prog.ply:1:12\n  |\n1 | BEGIN { \\0\\u{1b} x }\n  |                  ^\n\n"
+        );
+    }
+
+    #[test]
+    fn a_huge_span_on_a_huge_line_is_cut_to_size() {
+        let text = format!("BEGIN {{ {} }}", "y".repeat(10_000));
+        let lo = text.find('y').unwrap();
+        let d = Diagnostic::error(Span::new(lo, lo + 10_000), "m");
+        let r = render(&d, &file(&text), false);
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[3], format!("1 | BEGIN {{ {}...", "y".repeat(MAX_LINE - 8)));
+        assert_eq!(lines[4], format!("  |         {}... (10000 characters)", "^".repeat(MAX_MARK)));
+        // A mark far into a long line: the window starts shortly before it.
+        let text = format!("{} bad", "z".repeat(5_000));
+        let lo = text.find("bad").unwrap();
+        let d = Diagnostic::error(Span::new(lo, lo + 3), "m");
+        let r = render(&d, &file(&text), false);
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[3], format!("1 | ...{} bad", "z".repeat(CONTEXT - 1)));
+        assert_eq!(lines[4], format!("  | {}^^^", " ".repeat(3 + CONTEXT)));
     }
 }

@@ -15,6 +15,12 @@ pub struct HeldChild {
 
 impl HeldChild {
     pub fn spawn(command: &str) -> io::Result<HeldChild> {
+        // The held shell would start fine and only its `exec` fail, after every probe is
+        // attached: find a plain command's program first.
+        let words = argv(command);
+        if words.first().is_some_and(|w| w != "/bin/sh") {
+            findable(&words[0])?;
+        }
         let mut fds = [0i32; 2];
         // SAFETY: pipe2 fills two fds we then own.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -28,7 +34,7 @@ impl HeldChild {
         // EOF without the go line means sonde died: exit quietly.
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c").arg("read -r go <&3 || exit 1; exec 3<&-; exec \"$@\"").arg("sonde");
-        cmd.args(argv(command));
+        cmd.args(words);
         // SAFETY: dup2 is async-signal-safe; it places the pipe's read end at fd 3 for the shell.
         unsafe {
             cmd.pre_exec(move || {
@@ -86,6 +92,29 @@ impl Drop for HeldChild {
         if self.gate.is_some() {
             self.kill();
         }
+    }
+}
+
+/// Can `program` be executed: a path to a runnable file, or a name found on `$PATH`?
+fn findable(program: &str) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        let p = std::path::Path::new(program);
+        if p.exists() && !runnable(p) {
+            return Err(io::Error::new(io::ErrorKind::PermissionDenied, "not an executable file"));
+        }
+        p.exists()
+    } else {
+        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+        std::env::split_paths(&path).any(|d| runnable(&d.join(program)))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(io::Error::new(io::ErrorKind::NotFound, "no such command"))
     }
 }
 

@@ -83,6 +83,8 @@ fn parse_duration(s: &str) -> Result<u64, String> {
 pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     // First: a Ctrl-C during the slow checks below must still find the handler.
     signals::install();
+    // This face reaches tracefs within milliseconds: stop cleanly from the start.
+    signals::arm();
     check_output(a)?;
     let tracefs = Tracefs::find_or_mount().map_err(Failure::kernel)?;
     let tracers =
@@ -393,7 +395,7 @@ fn check_function(name: &str) -> Result<(), Failure> {
             "`{name}` cannot be traced: the kernel has it but marks it notrace (not in available_filter_functions)"
         )));
     }
-    let near = sonde_symbols::near::nearest(name, traceable.names(), 3);
+    let near = sonde_syntax::nearest(name, traceable.names(), 3);
     let hint = if near.is_empty() {
         String::new()
     } else {

@@ -126,6 +126,8 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
     }
     signals::install();
+    // This face reaches tracefs within milliseconds: stop cleanly from the start.
+    signals::arm();
     let env = HostEnv::new();
     let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
     let selection = match &a.expr {

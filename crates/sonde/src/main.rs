@@ -14,6 +14,7 @@ mod face_graph;
 mod face_probe;
 mod face_trace;
 mod host_env;
+mod limits;
 mod list;
 mod load;
 mod output;

@@ -16,15 +16,24 @@ use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::SourceFile;
 use std::time::Instant;
 
+/// What a user without the privileges hears, before any kernel interface refuses them.
+pub const NEEDS_ROOT: &str = "needs root (or the capabilities CAP_BPF and CAP_PERFMON, with read access to tracefs): \
+sonde loads BPF programs into the kernel and attaches them to kernel events, which only a privileged user may do";
+
 /// How often the reader wakes to drain the ring buffer. Records are written without waking it
 /// (waking costs tens of microseconds per event on small VMs), so this bounds output latency.
 const POLL_MS: i32 = 20;
 
 pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let t0 = Instant::now();
-    // From here on a signal asks for a clean stop (END, maps, detach) instead of killing us.
+    // Until `arm` below, a signal ends sonde at once (nothing to clean up); after it, it asks
+    // for a clean stop (END, maps, detach).
     signals::install();
     let ast = sonde_syntax::parse(&source.text).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if !sonde_kernel::sys::has_bpf_capabilities() {
+        // Said first: otherwise the first root-only file (tracefs, kallsyms) is blamed instead.
+        return Err(Failure::Setup(NEEDS_ROOT.into()));
+    }
     if let Some(pid) = cli.pid {
         // Said before anything is loaded: no probe could ever fire for a process that is gone.
         if !std::path::Path::new(&format!("/proc/{}", pid)).exists() {
@@ -38,10 +47,15 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         println!("{}", sonde_syntax::dump(&ast));
     }
     let mut child = match &cli.command {
-        Some(c) => Some(
-            HeldChild::spawn(c)
-                .map_err(|e| Failure::Setup(format!("cannot start `{}`: {}", c, e)))?,
-        ),
+        Some(c) => Some(HeldChild::spawn(c).map_err(|e| {
+            let msg = format!("-c `{}`: {}; nothing was attached", c, e);
+            match e.kind() {
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                    Failure::Usage(msg)
+                }
+                _ => Failure::Setup(msg),
+            }
+        })?),
         None => None,
     };
     let mut opts = Options::new();
@@ -69,6 +83,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         println!("{}", sonde_compile::dump::compiled(&compiled, &source.text));
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
+    signals::arm();
     let probes_functions = compiled
         .programs
         .iter()
@@ -84,6 +99,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         }
     }
 
+    crate::limits::check(&compiled)?;
     let maps = crate::load::create_maps(&compiled)?;
     let programs = crate::load::load_programs(&compiled, &maps, &source)?;
     debug(cli, &format!("loaded into the kernel after {:?}", t0.elapsed()));
@@ -218,6 +234,9 @@ fn deliver_events(
                 cli,
                 if command_ended { "the -c command exited" } else { "the -p process exited" },
             );
+            if let Some(code @ 1..) = child.as_deref().and_then(|c| c.exited) {
+                eprintln!("sonde: the -c command exited with status {}", code);
+            }
             // No waiting for stragglers: a program runs inside the syscall or event that fires
             // it, so the process's last events were committed before it could exit.
             drain(ring, output)?;
@@ -276,5 +295,23 @@ pub fn source_from_arg(arg: &str) -> Result<SourceFile, Failure> {
             .map_err(|e| Failure::Usage(format!("cannot read {}: {}", arg, e)))?;
         return Ok(SourceFile { name: arg.to_string(), text });
     }
+    if looks_like_a_path(arg) {
+        // Said as a file problem, not as a parse error at the first `/`.
+        return Err(Failure::Usage(if path.is_dir() {
+            format!("{}: is a directory, not a program file", arg)
+        } else {
+            format!("{}: no such file (a program in the argument needs `{{ ... }}`)", arg)
+        }));
+    }
     Ok(SourceFile { name: "<program>".into(), text: arg.to_string() })
+}
+
+/// An argument meant as a program file: no braces, and a program file's extension or a `/`
+/// (without blanks or `;`, which a one-statement program such as `p:f /pid == 1/ @ = count();`
+/// has).
+fn looks_like_a_path(arg: &str) -> bool {
+    let statement = arg.contains(|c: char| c.is_whitespace() || c == ';');
+    !arg.contains('{')
+        && ([".bt", ".ply", ".sonde"].iter().any(|e| arg.ends_with(e))
+            || (arg.contains('/') && !statement))
 }

@@ -1,16 +1,35 @@
 //! Ctrl-C, SIGTERM and SIGHUP end tracing cleanly: the handler only sets a flag the main loop reads.
+//!
+//! Before sonde has put anything into the kernel (parsing, checking, looking up names, compiling)
+//! there is nothing to clean up and no loop reading the flag, so a signal ends sonde at once: a
+//! long compile never makes Ctrl-C wait. `arm` switches to the clean stop just before the first
+//! kernel object is made.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static STOP: AtomicI32 = AtomicI32::new(0);
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+/// Exit status of a run interrupted before it touched the kernel (nothing was traced).
+const INTERRUPTED: i32 = 1;
 
 extern "C" fn on_signal(sig: libc::c_int) {
+    if !ARMED.load(Ordering::SeqCst) {
+        const MSG: &[u8] = b"sonde: interrupted; nothing was attached\n";
+        // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a static buffer. A held
+        // `-c` command sees its pipe close and exits by itself.
+        unsafe {
+            libc::write(2, MSG.as_ptr().cast(), MSG.len());
+            libc::_exit(INTERRUPTED);
+        }
+    }
     STOP.store(sig, Ordering::SeqCst);
 }
 
+/// Catch the stop signals; until `arm`, one ends sonde at once.
 pub fn install() {
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: installing a handler that only stores to an atomic.
+        // SAFETY: installing a handler that only stores to an atomic or exits.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = on_signal as *const () as usize;
@@ -22,6 +41,12 @@ pub fn install() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
+}
+
+/// From now on a signal asks for a clean stop (END, maps, detach) instead of ending sonde: called
+/// before the first map, program or probe event is created.
+pub fn arm() {
+    ARMED.store(true, Ordering::SeqCst);
 }
 
 /// The signal that asked us to stop, if any.

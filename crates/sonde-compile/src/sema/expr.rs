@@ -373,6 +373,14 @@ impl Checker<'_> {
                 return self.poisoned(span);
             }
         }
+        if matches!(op, BinOp::Div | BinOp::Mod) && matches!(r.kind, TExprKind::Int(0)) {
+            let what = if op == BinOp::Div { "division" } else { "remainder" };
+            self.error(
+                Diagnostic::error(r.span, format!("{} by zero: the divisor is the constant 0", what))
+                    .with_help("at run time a zero divisor gives `x / 0 == 0` and `x % 0 == x`, the kernel's rule for BPF"),
+            );
+            return self.poisoned(span);
+        }
         let ty = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
             Type::S64
         } else {
@@ -721,12 +729,5 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
 
 /// Up to eight names closest to `want` (by edit distance), for a hint.
 fn near_names(want: &str, names: &[String]) -> Vec<String> {
-    let mut scored: Vec<(usize, &String)> = names
-        .iter()
-        .filter(|n| !n.is_empty())
-        .map(|n| (sonde_syntax::edit_distance(want, n), n))
-        .collect();
-    scored.sort();
-    let limit = (want.len() / 2).max(3);
-    scored.into_iter().filter(|(d, _)| *d <= limit).take(8).map(|(_, n)| n.clone()).collect()
+    sonde_syntax::nearest(want, names.iter().map(String::as_str), 8)
 }

@@ -13,6 +13,8 @@ struct Entry {
     keys: Option<(Vec<Type>, Span)>,
     value: Option<(MapValue, Span)>,
     first: Span,
+    /// An assignment to it was itself a mistake (already reported): not "never assigned".
+    failed: bool,
 }
 
 #[derive(Default, Debug)]
@@ -30,7 +32,13 @@ impl MapTable {
         if let Some(&i) = self.by_name.get(name) {
             return i;
         }
-        self.entries.push(Entry { name: name.to_string(), keys: None, value: None, first: span });
+        self.entries.push(Entry {
+            name: name.to_string(),
+            keys: None,
+            value: None,
+            first: span,
+            failed: false,
+        });
         self.by_name.insert(name.to_string(), self.entries.len() - 1);
         self.entries.len() - 1
     }
@@ -124,12 +132,19 @@ impl MapTable {
         }
     }
 
+    /// An assignment to `map` was reported as wrong: its value stays unknown without a second
+    /// error saying so (one mistake, one error).
+    pub fn assignment_failed(&mut self, map: usize) {
+        self.entries[map].failed = true;
+    }
+
     /// The final map list; maps that are read but never written are errors.
     pub fn finish(self, diags: &mut Vec<Diagnostic>) -> Vec<MapInfo> {
         let mut out = Vec::new();
         for e in self.entries {
             let value = match e.value {
                 Some((v, _)) => v,
+                None if e.failed => continue,
                 None => {
                     diags.push(Diagnostic::error(
                         e.first,

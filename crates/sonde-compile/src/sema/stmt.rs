@@ -125,7 +125,10 @@ impl Checker<'_> {
                 let map = self.maps.get_or_create(name, target.span);
                 if let ExprKind::Call { name: f, args } = &value.kind {
                     if let Some(agg) = self.aggregation(f, args, value.span) {
-                        let (func, arg) = agg?;
+                        let Some((func, arg)) = agg else {
+                            self.maps.assignment_failed(map);
+                            return None;
+                        };
                         let signed = arg.as_ref().is_some_and(|a| a.ty.is_signed());
                         if let Err(d) =
                             self.maps.use_value(map, MapValue::Agg { func, signed }, value.span)
@@ -137,8 +140,13 @@ impl Checker<'_> {
                     }
                 }
                 let keys = self.map_keys(map, keys, target.span);
+                let before = self.diags.len();
                 let v = self.expr(value);
+                if self.diags.len() > before {
+                    self.maps.assignment_failed(map);
+                }
                 if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
+                    self.maps.assignment_failed(map);
                     self.error(Diagnostic::error(
                         value.span,
                         format!("a map cannot hold a `{}`", v.ty),

@@ -18,6 +18,7 @@ mod attr;
 mod background;
 pub mod memlock;
 mod mmap;
+pub mod nofile;
 
 pub use attr::*;
 pub(crate) use background::close_in_background;
