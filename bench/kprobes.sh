@@ -212,15 +212,7 @@ vm_workdir
 
 vm_kernels
 
-if [ -z "${SONDE_BIN:-}" ]; then
-	log "cargo build --release -p sonde"
-	if ! (cd "$VM_ROOT" && cargo build --release -p sonde) >"$work/cargo.log" 2>&1; then
-		cat "$work/cargo.log" >&2
-		die "cargo build failed"
-	fi
-	SONDE_BIN="${CARGO_TARGET_DIR:-$VM_ROOT/target}/release/sonde"
-fi
-[ -x "$SONDE_BIN" ] || die "no sonde binary at $SONDE_BIN"
+vm_sonde_binaries
 "$CC" -O2 -Wall -o "$work/kprobes-timer" "$BENCH/kprobes-timer.c" || die "cannot build bench/kprobes-timer.c"
 
 # ---- initramfs ----------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "bench/overhead.sh: needs root (BPF)" >&2; exit 1; }
 [ -d /sys/kernel/tracing/events/syscalls ] || mount -t tracefs nodev /sys/kernel/tracing || true
-cargo build --release -p sonde -p sonde-workload --quiet
-SONDE=target/release/sonde
-WL=target/release/sonde-workload
+bins=$(scripts/release-bins sonde sonde-workload 2>/dev/null)
+SONDE=$(echo "$bins" | awk '$1 == "sonde" { print $2 }')
+WL=$(echo "$bins" | awk '$1 == "sonde-workload" { print $2 }')
 N=${N:-2000000}
 
 # Wall time in ns of the workload, optionally under a tracer that was attached first.

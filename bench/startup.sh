@@ -40,10 +40,7 @@ if [ -n "${SONDE:-}" ]; then
     sonde=$SONDE    # measure a given binary instead of building one
 else
     echo "building sonde (release)..."
-    cargo build --release -p sonde --quiet
-    target_dir=$(cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    sonde="$target_dir/release/sonde"
+    sonde=$(scripts/release-bins sonde 2>/dev/null | awk '$1 == "sonde" { print $2 }')
 fi
 
 exec python3 - "$sonde" "${RUNS:-10}" <<'PY'

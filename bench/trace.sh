@@ -2,9 +2,9 @@
 # sonde trace's overhead on the worst case, dd bs=1 (two syscalls per byte), against strace and
 # perf trace where installed: the median elapsed time of each mode over ROUNDS interleaved
 # rounds, as a ratio to the untraced baseline. Run as root from the repository:
-#   cargo build --release -p sonde && bench/trace.sh
+#   bench/trace.sh            (builds sonde; SONDE=/path/to/sonde measures a given binary)
 set -eu
-SONDE=${SONDE:-target/release/sonde}
+SONDE=${SONDE:-$("$(dirname "$0")/../scripts/release-bins" sonde 2>/dev/null | awk '$1 == "sonde" { print $2 }')}
 ROUNDS=${ROUNDS:-3}
 DD="dd if=/dev/zero of=/dev/null bs=1 count=500k"
 

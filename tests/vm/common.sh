@@ -207,19 +207,18 @@ vm_kernels() {
 	done
 }
 
-# SONDE_BIN and WORKLOAD_BIN as the caller set them, else `cargo build --release` of both (its
-# log in $work/cargo.log); fails unless both are executable.
+# SONDE_BIN and WORKLOAD_BIN as the caller set them, else `cargo build --release` of both
+# (scripts/release-bins; its log in $work/cargo.log); fails unless both are executable.
 vm_sonde_binaries() {
 	if [ -z "${SONDE_BIN:-}" ] || [ -z "${WORKLOAD_BIN:-}" ]; then
 		log "cargo build --release -p sonde -p sonde-workload"
-		if ! (cd "$VM_ROOT" && cargo build --release -p sonde -p sonde-workload) >"$work/cargo.log" 2>&1; then
+		if ! "$VM_ROOT/scripts/release-bins" sonde sonde-workload >"$work/bins" 2>"$work/cargo.log"; then
 			cat "$work/cargo.log" >&2
 			die "cargo build failed"
 		fi
+		SONDE_BIN="${SONDE_BIN:-$(awk '$1 == "sonde" { print $2 }' "$work/bins")}"
+		WORKLOAD_BIN="${WORKLOAD_BIN:-$(awk '$1 == "sonde-workload" { print $2 }' "$work/bins")}"
 	fi
-	local target_dir="${CARGO_TARGET_DIR:-$VM_ROOT/target}"
-	SONDE_BIN="${SONDE_BIN:-$target_dir/release/sonde}"
-	WORKLOAD_BIN="${WORKLOAD_BIN:-$target_dir/release/sonde-workload}"
 	[ -x "$SONDE_BIN" ] || die "no sonde binary at $SONDE_BIN"
 	[ -x "$WORKLOAD_BIN" ] || die "no sonde-workload binary at $WORKLOAD_BIN"
 }

@@ -24,7 +24,7 @@ usage: tests/vm/run.sh [--kernel SERIES]... [--case GLOB]... [--keep] [-v]
   -h, --help       this text
 
 environment:
-  SONDE_BIN, WORKLOAD_BIN  binaries to test (default: cargo build --release, target/release/*)
+  SONDE_BIN, WORKLOAD_BIN  binaries to test (default: cargo build --release, scripts/release-bins)
   VM_TIMEOUT               seconds one guest may run (default 900)
   CASE_TIMEOUT             default seconds one case may run in the guest (default 300)
   SONDE_TIMEOUT            seconds run_sonde gives one sonde command (default 60)

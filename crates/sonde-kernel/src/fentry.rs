@@ -1,4 +1,5 @@
-//! Attaching fentry/fexit programs through BPF trampolines.
+//! Attaching fentry/fexit programs through BPF trampolines, and tp_btf programs (BTF-typed raw
+//! tracepoints) the same way.
 
 use crate::error::{KernelError, Result};
 use crate::link::Link;
@@ -6,7 +7,8 @@ use crate::prog::{AttachType, ProgType, Program};
 use crate::sys::{self, cmd, RawTracepointAttr};
 
 /// Attach a TRACING program (fentry/fexit, loaded with [`crate::prog::ProgSpec::fentry`] or
-/// [`crate::prog::ProgSpec::fexit`]) to the function it was loaded for, through a BPF trampoline.
+/// [`crate::prog::ProgSpec::fexit`]) to the function it was loaded for, through a BPF trampoline;
+/// or a tp_btf one ([`crate::prog::ProgSpec::tp_btf`]) to its tracepoint.
 /// Uses BPF_RAW_TRACEPOINT_OPEN with no name, which every kernel with trampolines (5.5+) takes.
 #[doc(alias = "fentry")]
 #[doc(alias = "fexit")]
@@ -14,17 +16,22 @@ pub fn attach_tracing(prog: &Program) -> Result<Link> {
     if prog.prog_type() != ProgType::Tracing
         || !matches!(
             prog.expected_attach_type(),
-            Some(AttachType::TraceFentry | AttachType::TraceFexit)
+            Some(AttachType::TraceFentry | AttachType::TraceFexit | AttachType::TraceRawTp)
         )
     {
         return Err(KernelError::WrongAttachType {
             prog: prog.name().to_string(),
-            needed: "fentry or fexit (BPF_PROG_TYPE_TRACING with BPF_TRACE_FENTRY/FEXIT)",
+            needed:
+                "fentry, fexit or tp_btf (BPF_PROG_TYPE_TRACING with BPF_TRACE_FENTRY/FEXIT/RAW_TP)",
         });
     }
+    // A tp_btf program needs no trampoline: the kernel's own tracepoint calls it.
+    let raw_tp = prog.expected_attach_type() == Some(AttachType::TraceRawTp);
     let mut attr = RawTracepointAttr { name: 0, prog_fd: prog.fd() as u32, _pad: 0 };
     let fd = sys::bpf_fd(cmd::RAW_TRACEPOINT_OPEN, &mut attr).map_err(|e| match e {
-        libc::EOPNOTSUPP | crate::prog::ENOTSUPP => KernelError::NoTrampolines { errno: e },
+        libc::EOPNOTSUPP | crate::prog::ENOTSUPP if !raw_tp => {
+            KernelError::NoTrampolines { errno: e }
+        }
         _ => KernelError::Syscall { op: "bpf(BPF_RAW_TRACEPOINT_OPEN) for fentry/fexit", errno: e },
     })?;
     Ok(Link::bpf(fd))

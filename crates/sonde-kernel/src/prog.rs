@@ -120,6 +120,14 @@ impl<'a> ProgSpec<'a> {
             .with_attach_btf_id(btf_id)
     }
 
+    /// A BTF-typed raw tracepoint (`tp_btf`): `btf_id` is the `btf_trace_NAME` typedef; the
+    /// program sees the tracepoint's C arguments as u64s, as fentry sees a function's.
+    pub fn tp_btf(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
+        ProgSpec::new(ProgType::Tracing, insns, name)
+            .with_attach_type(AttachType::TraceRawTp)
+            .with_attach_btf_id(btf_id)
+    }
+
     /// Like [`ProgSpec::fentry`], on return (the program also sees the return value).
     pub fn fexit(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
         ProgSpec::new(ProgType::Tracing, insns, name)

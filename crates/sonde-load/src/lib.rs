@@ -54,7 +54,9 @@ pub fn load_program(p: &ProgramDef, maps: &[Map]) -> Result<Program, KernelError
     }
     let bytes = sonde_bpf::insn::encode(&insns);
     let btf_id = match p.sites.first().map(|s| &s.point) {
-        Some(AttachPoint::Fentry { btf_id, .. }) => *btf_id,
+        Some(AttachPoint::Fentry { btf_id, .. } | AttachPoint::RawTracepoint { btf_id, .. }) => {
+            *btf_id
+        }
         _ => 0,
     };
     let spec = match p.kind {
@@ -65,6 +67,7 @@ pub fn load_program(p: &ProgramDef, maps: &[Map]) -> Result<Program, KernelError
         ProgKind::Kprobe => ProgSpec::new(ProgType::Kprobe, &bytes, &p.name),
         ProgKind::Fentry => ProgSpec::fentry(&bytes, &p.name, btf_id),
         ProgKind::Fexit => ProgSpec::fexit(&bytes, &p.name, btf_id),
+        ProgKind::TpBtf => ProgSpec::tp_btf(&bytes, &p.name, btf_id),
     };
     Program::load(&spec)
 }

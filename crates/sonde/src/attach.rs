@@ -71,7 +71,9 @@ pub fn attach_program(
                 };
                 links.push(attach_uprobe(prog, spec).map_err(failed)?);
             }
-            AttachPoint::Fentry { .. } => links.push(attach_tracing(prog).map_err(failed)?),
+            AttachPoint::Fentry { .. } | AttachPoint::RawTracepoint { .. } => {
+                links.push(attach_tracing(prog).map_err(failed)?)
+            }
             AttachPoint::Profile { hz } => {
                 links.extend(
                     attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0))

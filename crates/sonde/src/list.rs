@@ -1,5 +1,5 @@
 //! `-l [PATTERN]`: the probes a program could use. `tracepoint:`, `kprobe:`/`kretprobe:`,
-//! `fentry:`/`fexit:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints and
+//! `fentry:`/`fexit:`, `rawtracepoint:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints and
 //! kprobes. With -v, each probe's arguments and their types.
 
 use crate::error::Failure;
@@ -22,6 +22,7 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
             fentries(&env, provider, rest, verbose, &mut out)?
         }
         "uprobe" | "u" | "uretprobe" | "ur" => uprobes(provider, rest, &mut out)?,
+        "rawtracepoint" | "rt" => rawtracepoints(&env, rest, verbose, &mut out)?,
         _ => {
             tracepoints(&env, rest, verbose, &mut out)?;
             // Kernels without kprobes (or without tracefs' function list) still list tracepoints.
@@ -58,7 +59,31 @@ fn is_provider(p: &str) -> bool {
             | "u"
             | "uretprobe"
             | "ur"
+            | "rawtracepoint"
+            | "rt"
     )
+}
+
+/// The tracepoints BTF types (`rawtracepoint:NAME`), with -v their C arguments.
+fn rawtracepoints(
+    env: &HostEnv,
+    pat: &str,
+    verbose: bool,
+    out: &mut String,
+) -> Result<(), Failure> {
+    use sonde_compile::provider::rawtracepoint;
+    let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
+    let name = pat.rsplit(':').next().unwrap_or(pat);
+    for n in rawtracepoint::names(btf).filter(|n| glob_match(name, n)) {
+        let _ = writeln!(out, "rawtracepoint:{}", n);
+        if let Some(sig) = rawtracepoint::signature(btf, &n).filter(|_| verbose) {
+            let record = sig.argument_record(false);
+            for f in &record.fields {
+                let _ = writeln!(out, "    {} args->{}", f.ty, f.name);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn tracepoints(env: &HostEnv, pat: &str, verbose: bool, out: &mut String) -> Result<(), Failure> {

@@ -921,3 +921,74 @@ fn uprobes_detach_cleanly() {
     let o = s.wait();
     check_clean("SIGKILL", &before, &o);
 }
+
+// ---------------------------------------------------------------- rawtracepoint (tp_btf)
+
+/// Why BTF-typed raw tracepoints cannot run here.
+fn skip_reason_raw_tracepoints() -> Option<String> {
+    if let Some(r) = common::skip_reason() {
+        return Some(r);
+    }
+    if !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        return Some("the kernel has no BTF (/sys/kernel/btf/vmlinux)".into());
+    }
+    None
+}
+
+macro_rules! require_raw_tracepoints {
+    () => {
+        if let Some(reason) = skip_reason_raw_tracepoints() {
+            println!("skipped: {reason}");
+            return;
+        }
+    };
+}
+
+#[test]
+fn rawtracepoint_sys_enter_counts_each_syscall_by_its_typed_id() {
+    require_raw_tracepoints!();
+    let _g = shared();
+    // `args->id` is sys_enter's second C argument (`long id`), typed from BTF; `arg1` the same.
+    let o = traced_ok(
+        &["getppid", "17", "gettid", "9"],
+        "rawtracepoint:sys_enter /pid == cpid/ { @[args->id] = count(); @a[arg1] = count(); }",
+    );
+    assert!(o.stderr.contains("Attaching 1 probe..."), "{}", o.describe());
+    let ids = int_entries(&o, "@");
+    assert_eq!(ids.get(&libc::SYS_getppid.to_string()), Some(&17), "{}", o.describe());
+    assert_eq!(ids.get(&libc::SYS_gettid.to_string()), Some(&9), "{}", o.describe());
+    let a = int_entries(&o, "@a");
+    assert_eq!(a.get(&libc::SYS_getppid.to_string()), Some(&17), "{}", o.describe());
+}
+
+#[test]
+fn rawtracepoint_struct_arguments_and_bpftrace_spellings() {
+    require_raw_tracepoints!();
+    let _g = shared();
+    // sched_switch's `next` is a `struct task_struct *`: its comm is read through BTF. The
+    // workload sleeps, so it is switched in at least once per sleep.
+    let o = traced_ok(
+        &["comm", "wl_rtp", "sleep", "1", "sleep", "1", "sleep", "1"],
+        "rt:vmlinux:sched_switch /args->next->pid == cpid/ { @[args->next->comm] = count(); }",
+    );
+    let e = int_entries(&o, "@");
+    assert!(e.get("wl_rtp").is_some_and(|&n| n >= 3), "{}", o.describe());
+    compile_error(
+        "rawtracepoint:sched_swich { }",
+        &["no raw tracepoint `sched_swich`", "did you mean `sched_switch`"],
+    );
+    compile_error(
+        "rawtracepoint:sys_enter { @ = arg2; }",
+        &["the tracepoint takes 2 argument(s): there is no `arg2`"],
+    );
+    compile_error("rawtracepoint:sys_enter { @ = retval; }", &["`retval` exists in"]);
+}
+
+#[test]
+fn rawtracepoints_are_listed_with_their_arguments() {
+    require_raw_tracepoints!();
+    let o = sonde(&["-lv", "rawtracepoint:sched_switch"]);
+    o.assert_ok();
+    assert!(o.stdout.starts_with("rawtracepoint:sched_switch\n"), "{}", o.describe());
+    assert!(o.stdout.contains("struct task_struct * args->next"), "{}", o.describe());
+}

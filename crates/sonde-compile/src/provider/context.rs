@@ -48,6 +48,7 @@ pub fn resolve(site: Option<&Site>, name: ContextName, cx: &Cx) -> Result<TExpr,
         AttachPoint::Kprobe { .. } => super::kprobe::context(site, name, cx),
         AttachPoint::Uprobe { .. } => super::uprobe::context(site, name, cx),
         AttachPoint::Fentry { .. } => super::fentry::context(site, name, cx),
+        AttachPoint::RawTracepoint { .. } => super::rawtracepoint::context(site, name, cx),
         AttachPoint::Tracepoint { .. } => super::tracepoint::context(site, name, cx),
         _ => None,
     });
@@ -58,7 +59,8 @@ pub fn resolve(site: Option<&Site>, name: ContextName, cx: &Cx) -> Result<TExpr,
 fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
     match name {
         ContextName::Arg(n) => {
-            let msg = format!("`arg{}` exists in kprobe, uprobe and fentry probes", n);
+            let msg =
+                format!("`arg{}` exists in kprobe, uprobe, fentry and rawtracepoint probes", n);
             Diagnostic::error(span, msg)
         }
         ContextName::Retval => {
@@ -69,7 +71,8 @@ fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
         }
         ContextName::Regs => Diagnostic::error(span, "`regs` exists in kprobe and uprobe probes"),
         ContextName::Field { base, .. } => {
-            let msg = format!("`{}` exists in tracepoint and fentry/fexit probes", base);
+            let msg =
+                format!("`{}` exists in tracepoint, rawtracepoint and fentry/fexit probes", base);
             let d = Diagnostic::error(span, msg);
             match site.map(|s| s.kind) {
                 Some(ProgKind::Kprobe) => {
@@ -161,6 +164,18 @@ pub fn caller(site: &Site, cx: &Cx) -> Result<TExpr, Diagnostic> {
             Err(Diagnostic::error(cx.span, msg))
         }
     }
+}
+
+/// `argN` where the context is the arguments as u64 slots (fentry, fexit, rawtracepoint), typed
+/// from the prototype on the site; `what` names the thing that takes them.
+pub fn slot_arg(site: &Site, n: usize, what: &str, cx: &Cx) -> Result<TExpr, Diagnostic> {
+    let params = site.func.as_ref().map(|f| f.params.len()).unwrap_or(0);
+    if n >= params {
+        let msg = format!("{} takes {} argument(s): there is no `arg{}`", what, params, n);
+        return Err(Diagnostic::error(cx.span, msg));
+    }
+    let ty = scalar_or_u64(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1));
+    Ok(cx.expr(TExprKind::CtxLoad { offset: 8 * n }, ty))
 }
 
 /// `argN` at a kretprobe or uretprobe: gone.

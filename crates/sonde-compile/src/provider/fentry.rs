@@ -1,14 +1,13 @@
 //! `fentry:FUNC` / `fexit:FUNC` (also `kfunc:`/`kretfunc:`): BPF trampolines on kernel functions,
 //! with the arguments by name (`args->filename`) and, in fexit, `retval`, all typed from BTF.
 
-use super::context::{caller, read_field, record_field, scalar_or_u64, Answer, ContextName, Cx};
+use super::context::{caller, read_field, record_field, slot_arg, Answer, ContextName, Cx};
 use super::{kernel_functions, AttachPoint, ProgKind, Site};
 use crate::btf_types::func_sig;
 use crate::env::Env;
 use crate::sema::tir::TExprKind;
 use crate::types::Type;
 use sonde_glob::is_glob;
-use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;
 
 pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
@@ -58,14 +57,7 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
     let AttachPoint::Fentry { exit, .. } = site.point else { return None };
     let params = site.func.as_ref().map(|f| f.params.len()).unwrap_or(0);
     Some(match name {
-        ContextName::Arg(n) if n >= params => {
-            let msg = format!("the function takes {} argument(s): there is no `arg{}`", params, n);
-            Err(Diagnostic::error(cx.span, msg))
-        }
-        ContextName::Arg(n) => {
-            let ty = scalar_or_u64(site.func.as_ref().and_then(|f| f.params.get(n)).map(|p| &p.1));
-            Ok(cx.expr(TExprKind::CtxLoad { offset: 8 * n }, ty))
-        }
+        ContextName::Arg(n) => slot_arg(site, n, "the function", cx),
         ContextName::Retval if exit => {
             let ret = site.func.as_ref().map(|f| f.ret.clone()).filter(Type::is_scalar);
             Ok(cx.expr(TExprKind::CtxLoad { offset: 8 * params }, ret.unwrap_or(Type::S64)))

@@ -8,6 +8,7 @@ mod interval;
 pub mod kernel_functions;
 mod kprobe;
 mod profile;
+pub mod rawtracepoint;
 mod special;
 mod tracepoint;
 pub mod tracepoint_format;
@@ -54,6 +55,12 @@ pub enum AttachPoint {
         btf_id: u32,
         exit: bool,
     },
+    /// A BTF-typed raw tracepoint (tp_btf): kernel tracepoint `name`, attached through its
+    /// `btf_trace_NAME` typedef (BTF id `btf_id`).
+    RawTracepoint {
+        name: String,
+        btf_id: u32,
+    },
     /// A sampling perf event on every CPU, `hz` times a second.
     Profile {
         hz: u64,
@@ -84,6 +91,7 @@ impl AttachPoint {
             AttachPoint::Fentry { func, exit, .. } => {
                 format!("{}:{}", if *exit { "fexit" } else { "fentry" }, func)
             }
+            AttachPoint::RawTracepoint { name, .. } => format!("rawtracepoint:{}", name),
             AttachPoint::Profile { hz } => format!("profile:hz:{}", hz),
             AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
         }
@@ -105,6 +113,9 @@ pub enum ProgKind {
     /// function's arguments as u64s, then the return value for fexit).
     Fentry,
     Fexit,
+    /// BPF_PROG_TYPE_TRACING with BPF_TRACE_RAW_TP (the context is the tracepoint's arguments as
+    /// u64s).
+    TpBtf,
 }
 
 /// One attach point with the context its program sees.
@@ -161,6 +172,7 @@ pub fn expand(
         "uretprobe" | "ur" => uprobe::expand(definition, true, env),
         "fentry" | "kfunc" | "f" => fentry::expand(definition, false, env),
         "fexit" | "kretfunc" | "fr" => fentry::expand(definition, true, env),
+        "rawtracepoint" | "rt" => rawtracepoint::expand(definition, env),
         "profile" | "p" => profile::expand_profile(definition),
         "software" | "s" => profile::expand_software(definition),
         _ => Err(format!("unknown provider `{}`", provider)),
@@ -181,6 +193,7 @@ pub const PROVIDERS: &[&str] = &[
     "fexit",
     "kfunc",
     "kretfunc",
+    "rawtracepoint",
     "profile",
     "software",
 ];

@@ -98,8 +98,10 @@ fn share_programs(
     let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool, bool), usize> =
         HashMap::new();
     for s in sites {
-        // A trampoline program is verified against one function: fentry sites never share.
-        if own_program(&s) || matches!(s.point, AttachPoint::Fentry { .. }) {
+        // A TRACING program is loaded for one BTF id: one program per function or tracepoint.
+        if own_program(&s)
+            || matches!(s.point, AttachPoint::Fentry { .. } | AttachPoint::RawTracepoint { .. })
+        {
             by_kind.push((index, vec![s]));
             continue;
         }
