@@ -80,8 +80,9 @@ fn site(btf: &Btf, name: &str) -> Result<Site, String> {
 
 /// The tracepoint's arguments, less the `void *__data` every probe function takes first. Names
 /// come from the kernel's stub of the same prototype (`__probestub_NAME`, 6.4+; or
-/// `__bpf_trace_NAME` for an event that is its own class); otherwise the typedef's function
-/// prototype gives the types and the names are `arg0`, `arg1`...
+/// `__bpf_trace_NAME` for an event that is its own class); otherwise (5.10's BTF has neither:
+/// they are notrace, and its pahole left such functions out) the typedef's function prototype
+/// gives the types and the names are `arg0`, `arg1`...
 fn prototype(btf: &Btf, name: &str, typedef: u32) -> FuncSig {
     let named = ["__probestub_", "__bpf_trace_"]
         .iter()
