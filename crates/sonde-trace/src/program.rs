@@ -66,6 +66,10 @@ pub struct Plan<'a> {
     pub uid: Option<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
     pub filter: Option<String>,
+    /// The kernel's BTF types the raw `sys_enter`/`sys_exit` tracepoints: summaries attach there
+    /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
+    /// call that summaries never read.
+    pub raw_tracepoints: bool,
 }
 
 impl Plan<'_> {
@@ -155,19 +159,42 @@ impl Plan<'_> {
         }
     }
 
-    fn raw(&self, p: &mut String, target: &str) {
-        let set = if self.selection.all {
+    /// Summaries of every syscall (or a large set) without a filter: the BTF-typed raw
+    /// tracepoints, whose arguments are `(struct pt_regs *regs, long id)` at entry and
+    /// `(struct pt_regs *regs, long ret)` at exit (unnamed in 5.10's BTF: hence `argN`).
+    fn raw_btf(&self) -> bool {
+        self.raw_tracepoints && self.mode == Mode::Summary && self.filter.is_none()
+    }
+
+    /// The predicate part restricting `id` to the selected syscalls: none for all of them,
+    /// inline comparisons for a few, a map BEGIN fills for many (that BEGIN written once).
+    fn set(&self, p: &mut String, id: &str) -> String {
+        if self.selection.all {
             String::new()
         } else if self.selection.nrs.len() <= INLINE_SET_MAX {
             let ids: Vec<String> =
-                self.selection.nrs.iter().map(|n| format!("args->id == {n}")).collect();
+                self.selection.nrs.iter().map(|n| format!("{id} == {n}")).collect();
             format!(" && ({})", ids.join(" || "))
         } else {
-            let fill: String =
-                self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
-            let _ = writeln!(p, "BEGIN {{ {fill}}}");
-            " && sel[args->id]".into()
-        };
+            if !p.contains("BEGIN { sel[") {
+                let fill: String =
+                    self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
+                let _ = writeln!(p, "BEGIN {{ {fill}}}");
+            }
+            format!(" && sel[{id}]")
+        }
+    }
+
+    fn raw(&self, p: &mut String, target: &str) {
+        if self.raw_btf() {
+            let set = self.set(p, "arg1");
+            self.enter(p, "rawtracepoint:sys_enter", &format!("{target}{set}"), "arg1", &[], "");
+            let id = "arg0->orig_ax";
+            let set = self.set(p, id);
+            self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1");
+            return;
+        }
+        let set = self.set(p, "args->id");
         let a: Vec<String> = (0..6).map(|i| format!("args->args[{i}]")).collect();
         let mut strings = String::new();
         for i in 0..6 {
@@ -196,13 +223,14 @@ impl Plan<'_> {
         }
         self.enter(
             p,
-            "raw_syscalls:sys_enter",
+            "tracepoint:raw_syscalls:sys_enter",
             &format!("{target}{set}"),
             "args->id",
             &a,
             &strings,
         );
-        self.exit(p, "raw_syscalls:sys_exit", &format!("{target}{set}"), "args->id");
+        let pred = format!("{target}{set}");
+        self.exit(p, "tracepoint:raw_syscalls:sys_exit", &pred, "args->id", "args->ret");
     }
 
     fn one_syscall(&self, p: &mut String, nr: u32, target: &str) {
@@ -222,8 +250,12 @@ impl Plan<'_> {
             }
         }
         let tp = &sc.tracepoint;
-        self.enter(p, &format!("syscalls:sys_enter_{tp}"), target, &nr.to_string(), &a, &strings);
-        self.exit(p, &format!("syscalls:sys_exit_{tp}"), target, &nr.to_string());
+        let (enter, exit) = (
+            format!("tracepoint:syscalls:sys_enter_{tp}"),
+            format!("tracepoint:syscalls:sys_exit_{tp}"),
+        );
+        self.enter(p, &enter, target, &nr.to_string(), &a, &strings);
+        self.exit(p, &exit, target, &nr.to_string(), "args->ret");
     }
 
     /// Paths get the full size; a buffer (write's) only its first bytes, as strace shows 32.
@@ -252,25 +284,26 @@ impl Plan<'_> {
             Some(f) => format!("{pred} && ({f})"),
             None => pred.to_string(),
         };
-        let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {start}{record} }}");
+        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{record} }}");
     }
 
-    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str) {
+    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str) {
         let mut pred = pred.to_string();
         if self.failure {
-            pred.push_str(" && args->ret < 0");
+            pred.push_str(&format!(" && {ret} < 0"));
         }
         let body = match self.mode {
-            Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, args->ret);"),
+            Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
             Mode::Summary => format!(
-                "@{MAP_STATS}[tid, {id}] = stats($d); \
-                 @{MAP_MIN}[tid, {id}] = min($d); @{MAP_MAX}[tid, {id}] = max($d); \
-                 @{MAP_SQUARES}[tid, {id}] = sum(($d / {SQUARE_UNIT_NS}) * ($d / {SQUARE_UNIT_NS})); \
-                 if (args->ret < 0) {{ @{MAP_ERRNO}[tid, {id}, -args->ret] = count(); }}"
+                // The id is read once (from the registers, at a raw exit).
+                "$id = {id}; @{MAP_STATS}[tid, $id] = stats($d); \
+                 @{MAP_MIN}[tid, $id] = min($d); @{MAP_MAX}[tid, $id] = max($d); \
+                 @{MAP_SQUARES}[tid, $id] = sum(($d / {SQUARE_UNIT_NS}) * ($d / {SQUARE_UNIT_NS})); \
+                 if ({ret} < 0) {{ @{MAP_ERRNO}[tid, $id, -{ret}] = count(); }}"
             ),
         };
         if self.duration_ns.is_none() && self.mode == Mode::Lines {
-            let _ = writeln!(p, "tracepoint:{tp} /{pred}/ {{ {body} }}");
+            let _ = writeln!(p, "{tp} /{pred}/ {{ {body} }}");
             return;
         }
         // The start time is looked up once (a predicate cannot bind it) and the call is
@@ -284,7 +317,7 @@ impl Plan<'_> {
         let reset = if self.filter.is_some() { " st[tid] = 0;" } else { "" };
         let _ = writeln!(
             p,
-            "tracepoint:{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {body} }}{reset} }}"
+            "{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {body} }}{reset} }}"
         );
     }
 }

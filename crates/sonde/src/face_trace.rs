@@ -160,6 +160,8 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
         string_size: STRING_SIZE,
         filter: a.filter.clone(),
+        // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
+        raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(&env).is_ok(),
     };
     if plan.per_syscall() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
         let names = plan.filter_args().join(", args->");

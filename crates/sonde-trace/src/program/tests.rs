@@ -18,6 +18,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         string_size: 256,
         filter: None,
         uid: None,
+        raw_tracepoints: false,
     }
 }
 
@@ -100,8 +101,32 @@ fn summaries_aggregate_in_maps_and_ship_no_records() {
     let sel = Selection::everything(&t);
     let text = compiles(&plan(&t, &sel, Mode::Summary));
     assert!(!text.contains("print("), "{text}");
-    assert!(text.contains("@n[tid, args->id] = stats($d)"), "{text}");
+    assert!(text.contains("$id = args->id; @n[tid, $id] = stats($d)"), "{text}");
     assert!(text.contains("names[tid] = comm"), "{text}");
+}
+
+#[test]
+fn summaries_use_the_btf_raw_tracepoints_where_the_kernel_types_them() {
+    let t = table();
+    let sel = Selection::everything(&t);
+    let mut p = plan(&t, &sel, Mode::Summary);
+    p.raw_tracepoints = true;
+    // (The fixtures have no BTF to compile it against: the host and VM tests run it.)
+    let text = p.program();
+    assert!(
+        text.contains("rawtracepoint:sys_enter /(pid == 42 || tr[tid])/ { st[tid] = nsecs;"),
+        "{text}"
+    );
+    assert!(text.contains("rawtracepoint:sys_exit"), "{text}");
+    assert!(text.contains("$id = arg0->orig_ax;"), "{text}");
+    assert!(text.contains("if (arg1 < 0) { @errs[tid, $id, -arg1] = count(); }"), "{text}");
+    assert!(!text.contains("raw_syscalls"), "{text}");
+    // Lines still come from raw_syscalls (its record holds the arguments), and so does a
+    // filter, which may name them.
+    let lines = Plan { mode: Mode::Lines, ..p.clone() }.program();
+    assert!(lines.contains("tracepoint:raw_syscalls:sys_enter"), "{lines}");
+    let filtered = Plan { filter: Some("comm != \"x\"".into()), ..p.clone() }.program();
+    assert!(filtered.contains("tracepoint:raw_syscalls:sys_exit"), "{filtered}");
 }
 
 #[test]
