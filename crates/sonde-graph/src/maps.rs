@@ -110,6 +110,9 @@ impl<W: Write> Writer for FoldedWriter<W> {
     fn lost(&mut self, n: u64) {
         self.text.lost(n);
     }
+    fn missed(&mut self, probe: &str, runs: u64) {
+        self.text.missed(probe, runs);
+    }
     fn flush(&mut self) {
         self.text.flush();
         if self.folded.is_empty() {

@@ -301,7 +301,15 @@ impl Program {
 
     /// The kernel's id for this program (what bpftool shows).
     pub fn id(&self) -> Result<u32> {
-        Ok(info_by_fd(&self.fd)?.id)
+        Ok(info_by_fd(&self.fd)?.0.id)
+    }
+
+    /// Runs the kernel skipped because the program fired while a BPF program was already
+    /// running on that CPU (`recursion_misses`); None before 5.12, which does not count them.
+    pub fn recursion_misses(&self) -> Result<Option<u64>> {
+        let (info, len) = info_by_fd(&self.fd)?;
+        let known = std::mem::offset_of!(ProgInfo, recursion_misses) + 8 <= len;
+        Ok(known.then_some(info.recursion_misses))
     }
 }
 
@@ -329,12 +337,14 @@ pub fn name_by_id(id: u32) -> Result<Option<String>> {
         Err(libc::ENOENT) => return Ok(None),
         Err(e) => return Err(KernelError::Syscall { op: "bpf(BPF_PROG_GET_FD_BY_ID)", errno: e }),
     };
-    let info = info_by_fd(&fd)?;
+    let (info, _) = info_by_fd(&fd)?;
     let end = info.name.iter().position(|&b| b == 0).unwrap_or(info.name.len());
     Ok(Some(String::from_utf8_lossy(&info.name[..end]).into_owned()))
 }
 
-fn info_by_fd(fd: &OwnedFd) -> Result<ProgInfo> {
+/// The program's info and how many of its bytes this kernel filled in (older kernels know a
+/// shorter struct; a longer one is accepted as long as its tail is zero).
+fn info_by_fd(fd: &OwnedFd) -> Result<(ProgInfo, usize)> {
     let mut info = ProgInfo::default();
     let mut attr = InfoAttr {
         bpf_fd: fd.as_raw_fd() as u32,
@@ -343,5 +353,5 @@ fn info_by_fd(fd: &OwnedFd) -> Result<ProgInfo> {
     };
     sys::bpf(cmd::OBJ_GET_INFO_BY_FD, &mut attr)
         .map_err(KernelError::sys("bpf(BPF_OBJ_GET_INFO_BY_FD)"))?;
-    Ok(info)
+    Ok((info, attr.info_len as usize))
 }

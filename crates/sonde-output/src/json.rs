@@ -73,6 +73,11 @@ pub fn lost_events(n: u64) -> String {
     line("lost_events", &format!("{{\"events\": {n}}}"))
 }
 
+/// Runs of one probe the kernel skipped (sonde's own record; bpftrace has none).
+pub fn missed_runs(probe: &str, runs: u64) -> String {
+    line("missed_runs", &format!("{{\"probe\": {}, \"runs\": {runs}}}", quote(probe)))
+}
+
 /// `print(expr)` of a non-map value.
 pub fn value(v: &Value) -> String {
     line("value", &to_string(&v.to_json()))

@@ -54,6 +54,12 @@ impl<O: Write> Writer for JsonWriter<O> {
         self.flush();
     }
 
+    fn missed(&mut self, probe: &str, runs: u64) {
+        self.flush();
+        self.line(&json::missed_runs(probe, runs));
+        self.flush();
+    }
+
     fn flush(&mut self) {
         let _ = self.out.flush();
     }

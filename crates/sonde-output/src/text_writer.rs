@@ -52,6 +52,15 @@ impl<O: Write, E: Write> Writer for TextWriter<O, E> {
         let _ = self.err.write_all(line.as_bytes());
     }
 
+    fn missed(&mut self, probe: &str, runs: u64) {
+        self.flush();
+        let line = format!(
+            "sonde: warning: {probe}: {runs} run{} skipped (it fired while another BPF program ran on its CPU)\n",
+            if runs == 1 { "" } else { "s" }
+        );
+        let _ = self.err.write_all(line.as_bytes());
+    }
+
     fn flush(&mut self) {
         let _ = self.out.flush();
     }

@@ -25,6 +25,9 @@ pub trait Writer {
     fn map(&mut self, name: &str, entries: &MapEntries);
     /// `n` events were lost since the last report.
     fn lost(&mut self, n: u64);
+    /// The kernel skipped `runs` runs of `probe` (since the last report) because it fired
+    /// while another BPF program ran on the same CPU.
+    fn missed(&mut self, probe: &str, runs: u64);
     fn flush(&mut self);
 }
 

@@ -4,23 +4,7 @@
 use sonde_syntax::ast::{Block, Expr, ExprKind, Program, StmtKind};
 use sonde_syntax::diag::SourceFile;
 
-/// xorshift64: deterministic, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
-        v[self.below(v.len())]
-    }
-}
+use sonde_syntax::fuzz::{Rng, TOKENS};
 
 const PROGRAMS: &[&str] = &[
     r#"tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }"#,
@@ -32,73 +16,6 @@ const PROGRAMS: &[&str] = &[
     r#"interval:s:1 { print(@); clear(@); }"#,
     r#"uprobe:/bin/bash:readline { @x[pid, comm] = sum(1); $y = 3; $y += 2; @z++; if ($y > 2) { @a = 1 } else if (pid == 1) @b = 2; else { delete @x[pid, comm]; } }"#,
     "#!/usr/bin/sonde\n/* c */ BEGIN, END // x\n{ @x = 'a' + 0x1f - 07 * (u64)-1 ? ~$v : \"s\\n\" \"t\"; delete(@m, 1); return; }",
-];
-
-const TOKENS: &[&str] = &[
-    "BEGIN",
-    "kprobe:x",
-    " ",
-    "\n",
-    "{",
-    "}",
-    "(",
-    ")",
-    "[",
-    "]",
-    "/",
-    "*",
-    "+",
-    "-",
-    "++",
-    "--",
-    "=",
-    "==",
-    "!=",
-    ";",
-    ",",
-    ":",
-    "?",
-    ".",
-    "->",
-    "@",
-    "@x",
-    "$v",
-    "$",
-    "$1",
-    "if",
-    "else",
-    "delete",
-    "return",
-    "\"",
-    "\"s\"",
-    "'",
-    "'a'",
-    "\\",
-    "0x",
-    "08",
-    "99999999999999999999",
-    "1.5",
-    "/*",
-    "*/",
-    "//",
-    "#",
-    "é",
-    "\u{0}",
-    "\t",
-    "struct",
-    "(u8)",
-    "(x *)",
-    "const",
-    "<<=",
-    ">>",
-    "&&",
-    "||",
-    "!",
-    "~",
-    "&",
-    "|",
-    "^",
-    "%",
 ];
 
 /// Parses `text` and checks everything a consumer would do with the result.
@@ -197,7 +114,7 @@ fn random_bytes() {
         let len = rng.below(80);
         let bytes: Vec<u8> = (0..len)
             .map(|_| match rng.below(4) {
-                0 => rng.next() as u8,
+                0 => rng.next_u64() as u8,
                 // Mostly printable ASCII, where the interesting syntax is.
                 _ => 0x20 + rng.below(0x5f) as u8,
             })

@@ -33,7 +33,8 @@ pub struct Cli {
     #[arg(short = 'c', long = "command", value_name = "COMMAND")]
     pub command: Option<String>,
 
-    /// Print debugging output (what is loaded and attached, and how long it took).
+    /// Print debugging output (what is loaded and attached, how long it took, runs the kernel
+    /// skipped each second).
     #[arg(short = 'd', long)]
     pub debug: bool,
 

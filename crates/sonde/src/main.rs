@@ -17,6 +17,7 @@ mod host_env;
 mod limits;
 mod list;
 mod load;
+mod misses;
 mod output;
 mod session;
 mod signals;

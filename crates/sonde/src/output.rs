@@ -109,6 +109,10 @@ impl<'a> Output<'a> {
         self.writer.lost(n);
     }
 
+    pub fn warn_missed(&mut self, probe: &str, runs: u64) {
+        self.writer.missed(probe, runs);
+    }
+
     pub fn print_all_maps(&mut self) {
         // By name, as bpftrace prints them, so output does not depend on declaration order.
         let mut order: Vec<usize> = (0..self.compiled.user_maps.len()).collect();

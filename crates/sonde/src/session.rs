@@ -5,6 +5,7 @@ use crate::child::HeldChild;
 use crate::cli::Cli;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use crate::misses::Misses;
 use crate::output::{Action, Output};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
@@ -114,6 +115,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         Output::new(cli.format, cli.flame.as_deref(), &source.text, &compiled, &maps, symbols);
     let mut ring =
         RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
+    let mut misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));
     let mut links: Vec<Link> = Vec::new();
     let mut probes = 0;
     for (def, prog) in compiled.programs.iter().zip(&programs) {
@@ -138,7 +140,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         Action::Exit(code) => (code, 0),
         Action::Continue => {
             let watch = cli.pid.map(sonde_kernel::process::PidWatch::new);
-            deliver_events(cli, &mut ring, &mut output, child.as_mut(), watch.as_ref())?
+            let mut live =
+                LiveMisses { misses: &mut misses, programs: &programs, last: Instant::now() };
+            deliver_events(cli, &mut ring, &mut output, &mut live, child.as_mut(), watch.as_ref())?
         }
     };
     // Silence every probe at once, so END has the last word and the maps print now, not after
@@ -154,6 +158,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
     drain(&mut ring, &mut output)?;
+    misses.write(&programs, &mut output);
     let lost = output.lost_events()?;
     if lost > lost_seen {
         output.warn_lost(lost - lost_seen);
@@ -215,6 +220,7 @@ fn deliver_events(
     cli: &Cli,
     ring: &mut RingBuf,
     output: &mut Output,
+    live: &mut LiveMisses,
     mut child: Option<&mut HeldChild>,
     target: Option<&sonde_kernel::process::PidWatch>,
 ) -> Result<(i32, u64), Failure> {
@@ -242,6 +248,10 @@ fn deliver_events(
             drain(ring, output)?;
             return Ok((0, lost_seen));
         }
+        if cli.debug && live.last.elapsed() >= MISSES_EVERY {
+            live.misses.write(live.programs, output);
+            live.last = Instant::now();
+        }
         let lost = output.lost_events()?;
         if lost > lost_seen {
             output.warn_lost(lost - lost_seen);
@@ -252,6 +262,16 @@ fn deliver_events(
             }
         }
     }
+}
+
+/// With `-d`, skipped runs are reported as they happen, this often, besides at the end.
+const MISSES_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The skipped-run counts `-d` reports while events flow.
+struct LiveMisses<'a> {
+    misses: &'a mut Misses,
+    programs: &'a [Program],
+    last: Instant,
 }
 
 /// The programs that run once, by hand, for BEGIN or END.

@@ -8,6 +8,12 @@ use sonde_syntax::ast::Span;
 pub const STACK_LIMIT: i32 = 512;
 /// The register that keeps the context pointer for the whole program.
 pub const CTX: Reg = Reg::R9;
+/// The most instructions the kernel loads in one program (BPF_COMPLEXITY_LIMIT_INSNS, for a
+/// privileged loader; unprivileged users get BPF_MAXINSNS, 4096, but cannot load tracing
+/// programs at all). Past it only the count goes on, so a huge program costs no memory.
+pub const MAX_INSNS: usize = 1_000_000;
+/// The farthest a jump reaches: its offset is a signed 16-bit field.
+const MAX_JUMP: i64 = i16::MAX as i64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Label(usize);
@@ -20,7 +26,11 @@ pub struct Emitter {
     pub relocs: Vec<(usize, usize)>,
     pub span: Span,
     labels: Vec<Option<usize>>,
+    /// Whether anything jumps to each label (kept apart from `fixups` so `bind` is O(1)).
+    jumped_to: Vec<bool>,
     fixups: Vec<(usize, Label)>,
+    /// Instructions this program needs, counted on past [`MAX_INSNS`] where `insns` stops.
+    pub count: usize,
     free: Vec<Reg>,
     /// Bytes of stack in use; slots are at negative offsets from the frame pointer.
     pub stack: i32,
@@ -39,7 +49,9 @@ impl Emitter {
             relocs: Vec::new(),
             span: Span::default(),
             labels: Vec::new(),
+            jumped_to: Vec::new(),
             fixups: Vec::new(),
+            count: 0,
             free: vec![Reg::R8, Reg::R7, Reg::R6],
             stack: 0,
             overflow: None,
@@ -51,8 +63,17 @@ impl Emitter {
         if !self.reachable {
             return;
         }
+        self.count += 1;
+        if self.full() {
+            return;
+        }
         self.insns.push(i);
         self.spans.push(self.span);
+    }
+
+    /// Past the kernel's limit: nothing more is kept, the program will be refused.
+    pub fn full(&self) -> bool {
+        self.count > MAX_INSNS
     }
 
     pub fn emit_all(&mut self, is: impl IntoIterator<Item = Insn>) {
@@ -73,19 +94,17 @@ impl Emitter {
 
     /// `dst = &map`; the fd is patched in when the program is loaded.
     pub fn ld_map(&mut self, dst: Reg, map: usize) {
-        if !self.reachable {
-            return;
+        if self.reachable && !self.full() {
+            self.relocs.push((self.insns.len(), map));
         }
-        self.relocs.push((self.insns.len(), map));
         self.emit_all(Insn::ld_map_fd(dst, 0));
     }
 
     /// `dst = &map[0] + offset`, for an array map's value.
     pub fn ld_map_value(&mut self, dst: Reg, map: usize, offset: i32) {
-        if !self.reachable {
-            return;
+        if self.reachable && !self.full() {
+            self.relocs.push((self.insns.len(), map));
         }
-        self.relocs.push((self.insns.len(), map));
         self.emit_all(Insn::ld_map_value(dst, 0, offset));
     }
 
@@ -95,18 +114,22 @@ impl Emitter {
 
     pub fn label(&mut self) -> Label {
         self.labels.push(None);
+        self.jumped_to.push(false);
         Label(self.labels.len() - 1)
     }
 
     pub fn bind(&mut self, l: Label) {
         self.labels[l.0] = Some(self.insns.len());
         // Jumps only go forward, so every jump to `l` is already recorded.
-        self.reachable = self.reachable || self.fixups.iter().any(|&(_, x)| x == l);
+        self.reachable = self.reachable || self.jumped_to[l.0];
     }
 
     fn fixup(&mut self, l: Label) {
         if self.reachable {
-            self.fixups.push((self.insns.len(), l));
+            self.jumped_to[l.0] = true;
+            if !self.full() {
+                self.fixups.push((self.insns.len(), l));
+            }
         }
     }
 
@@ -184,11 +207,20 @@ impl Emitter {
         self.emit(Insn::alu64_imm(sonde_bpf::Alu::Add, dst, off as i32));
     }
 
-    /// Resolve jumps. Labels are always bound before `finish`.
+    /// Resolve jumps. Labels are always bound before `finish`. A jump farther than its 16-bit
+    /// offset reaches is recorded in `overflow` (cut to 16 bits it would land somewhere else).
     pub fn finish(mut self) -> Emitter {
         for &(at, l) in &self.fixups {
             let target = self.labels[l.0].expect("every label is bound");
-            self.insns[at].off = (target as i64 - at as i64 - 1) as i16;
+            let off = target as i64 - at as i64 - 1;
+            if off > MAX_JUMP {
+                self.overflow.get_or_insert((
+                    self.spans[at],
+                    "this jumps over more than 32767 BPF instructions, the farthest a BPF jump reaches: \
+                     split the work across probes",
+                ));
+            }
+            self.insns[at].off = off as i16;
         }
         self.fixups.clear();
         self

@@ -201,6 +201,17 @@ fn lower_probe(
     lw.e.emit(Insn::mov64_imm(Reg::R0, 0));
     lw.e.emit(Insn::exit());
     let e = lw.e.finish();
+    if e.full() {
+        return Err(Diagnostic::error(
+            probe.span,
+            format!(
+                "this probe needs {} BPF instructions; the kernel loads at most {} in one program \
+                 (split the work across probes)",
+                e.count,
+                emit::MAX_INSNS
+            ),
+        ));
+    }
     if let Some((span, msg)) = e.overflow {
         return Err(Diagnostic::error(span, msg));
     }

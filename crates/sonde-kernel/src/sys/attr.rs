@@ -122,7 +122,9 @@ pub struct InfoAttr {
 }
 unsafe impl BpfAttr for InfoAttr {}
 
-/// The head of `struct bpf_prog_info`: enough for a program's type, id and name.
+/// `struct bpf_prog_info` up to `recursion_misses` (5.12). The kernel fills what it knows and
+/// says how much in `info_len`; the pointer fields stay 0 with their counts, so it writes
+/// nothing through them.
 #[repr(C)]
 #[derive(Default)]
 pub struct ProgInfo {
@@ -138,6 +140,29 @@ pub struct ProgInfo {
     pub nr_map_ids: u32,
     pub map_ids: u64,
     pub name: [u8; 16],
+    pub ifindex: u32,
+    pub gpl_compatible: u32,
+    pub netns_dev: u64,
+    pub netns_ino: u64,
+    pub nr_jited_ksyms: u32,
+    pub nr_jited_func_lens: u32,
+    pub jited_ksyms: u64,
+    pub jited_func_lens: u64,
+    pub btf_id: u32,
+    pub func_info_rec_size: u32,
+    pub func_info: u64,
+    pub nr_func_info: u32,
+    pub nr_line_info: u32,
+    pub line_info: u64,
+    pub jited_line_info: u64,
+    pub nr_jited_line_info: u32,
+    pub line_info_rec_size: u32,
+    pub jited_line_info_rec_size: u32,
+    pub nr_prog_tags: u32,
+    pub prog_tags: u64,
+    pub run_time_ns: u64,
+    pub run_cnt: u64,
+    pub recursion_misses: u64,
 }
 
 /// `struct bpf_btf_info`: which BTF object an fd is (vmlinux or a module's).
@@ -240,6 +265,9 @@ const _: () = {
     assert!(std::mem::size_of::<BtfInfo>() == 32);
     assert!(std::mem::offset_of!(BtfInfo, name) == 16);
     assert!(std::mem::offset_of!(PerfEventAttr, config1) == 56);
-    assert!(std::mem::size_of::<ProgInfo>() == 80);
+    assert!(std::mem::offset_of!(ProgInfo, ifindex) == 80);
+    assert!(std::mem::offset_of!(ProgInfo, btf_id) == 128);
+    assert!(std::mem::offset_of!(ProgInfo, recursion_misses) == 208);
+    assert!(std::mem::size_of::<ProgInfo>() == 216);
     assert!(std::mem::size_of::<PerfEventAttr>() == 112);
 };

@@ -1,0 +1,80 @@
+//! End-to-end: runs the kernel skips are reported, per probe, in text and JSON (issue 13).
+//!
+//! The kernel does not run a kprobe/tracepoint program that fires while another BPF program
+//! runs on the same CPU; it counts it in `recursion_misses` (5.12+). A timer-interrupt probe
+//! beside a probe on every syscall of a syscall-bound loop is skipped whenever the tick lands
+//! inside the syscall probe: about a hundred times a second on a 250 Hz host. This file is its
+//! own test binary so the load runs alone.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{wl, Output, Sonde};
+
+const TIMER: &str = "tracepoint:irq_vectors:local_timer_entry";
+
+fn run(format: &[&str], prog: &str) -> Output {
+    let cmd = wl(&["getpid", "3000000"]);
+    let mut args = format.to_vec();
+    args.extend(["-c", &cmd, prog]);
+    Sonde::new(&args).timeout(Duration::from_secs(120)).run()
+}
+
+fn overlapping() -> String {
+    format!("tracepoint:raw_syscalls:sys_enter {{ @s = count(); }} {TIMER} {{ @t = count(); }}")
+}
+
+/// Why the overlapping probes cannot run here, if they cannot.
+fn overlap_unavailable() -> Option<String> {
+    common::skip_reason_tracepoints().or_else(|| {
+        let timer = common::tracefs()?.join("events/irq_vectors/local_timer_entry");
+        (!timer.exists()).then(|| format!("no {TIMER}"))
+    })
+}
+
+#[test]
+fn skipped_runs_are_reported_per_probe_in_text() {
+    if let Some(reason) = overlap_unavailable() {
+        println!("skipped: {reason}");
+        return;
+    }
+    let o = run(&[], &overlapping());
+    o.assert_ok();
+    let prefix = format!("sonde: warning: {TIMER}: ");
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("skipped")).collect();
+    assert_eq!(lines.len(), 1, "one line, for the timer probe only\n{}", o.describe());
+    let runs: u64 = lines[0]
+        .strip_prefix(&prefix)
+        .and_then(|r| {
+            r.strip_suffix(" runs skipped (it fired while another BPF program ran on its CPU)")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected line: {}", lines[0]));
+    assert!(runs > 0);
+}
+
+#[test]
+fn skipped_runs_are_a_json_record() {
+    if let Some(reason) = overlap_unavailable() {
+        println!("skipped: {reason}");
+        return;
+    }
+    let o = run(&["-f", "json"], &overlapping());
+    o.assert_ok();
+    let records: Vec<serde_json::Value> =
+        o.json().into_iter().filter(|r| r["type"] == "missed_runs").collect();
+    assert_eq!(records.len(), 1, "{}", o.describe());
+    assert_eq!(records[0]["data"]["probe"], TIMER, "{}", o.describe());
+    assert!(records[0]["data"]["runs"].as_u64().is_some_and(|n| n > 0), "{}", o.describe());
+}
+
+#[test]
+fn a_probe_alone_misses_nothing_and_says_nothing() {
+    require_tracepoints!();
+    // The counter is read (and is 0): no line, and the run's own output is untouched.
+    let o = run(&["-d"], "tracepoint:syscalls:sys_enter_getpid { @s = count(); }");
+    o.assert_ok();
+    assert!(!o.stderr.contains("skipped"), "{}", o.describe());
+    assert!(o.int("@s") >= 3_000_000, "{}", o.describe());
+}
