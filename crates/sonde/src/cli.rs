@@ -84,8 +84,11 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Face {
     /// The ftrace front end: surftrace expressions as kprobe/uprobe events (`sonde probe --help`).
+    // The face parses its own flags, `--help` included: clap's here would show none of them.
+    #[command(disable_help_flag = true)]
     Probe(FaceArgs),
     /// The syscall tracer: strace's lines and summaries at perf trace's cost (`sonde trace --help`).
+    #[command(disable_help_flag = true)]
     Trace(FaceArgs),
     /// A kernel function's calls as trees with timings, or flame graphs (function_graph).
     Graph(crate::face_graph::GraphArgs),

@@ -334,3 +334,22 @@ fn v_alone_and_version_print_the_version() {
         );
     }
 }
+
+// ---------------------------------------------------------------- the faces' own help
+
+#[test]
+fn each_face_answers_help_with_its_own_flags() {
+    // `--help` and `-h` reach the face's own parser, which lists its flags (the top-level parser
+    // used to answer for the faces and list none).
+    for (face, flag) in [("trace", "--summary"), ("probe", "--fprobe"), ("graph", "--max-depth")] {
+        for help in ["--help", "-h"] {
+            let o = sonde(&[face, help]);
+            o.assert_code(0);
+            assert!(
+                o.stdout.contains(flag),
+                "`sonde {face} {help}` lists {flag}\n{}",
+                o.describe()
+            );
+        }
+    }
+}
