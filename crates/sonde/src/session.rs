@@ -5,7 +5,7 @@ use crate::child::HeldChild;
 use crate::cli::Cli;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
-use crate::misses::Misses;
+use crate::misses::{Misses, ProbeRuns};
 use crate::output::{Action, Output};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
@@ -127,6 +127,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let end = special_programs(&compiled, &programs, &AttachPoint::End);
     probes += begin.len() + end.len();
     output.attached(probes);
+    let attached = Instant::now();
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
 
     for prog in begin {
@@ -147,9 +148,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     };
     // Silence every probe at once, so END has the last word and the maps print now, not after
     // the kernel has taken its time to detach them (see CONTROL_MAP).
-    maps[sonde_compile::lower::CONTROL_MAP]
-        .update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0)
-        .map_err(Failure::kernel)?;
+    let timers = stop_probes(&compiled, &maps, attached)?;
     drain(&mut ring, &mut output)?;
     // The programs are silent now: the kernel's teardown (RCU grace periods, tens of ms a probe)
     // runs while END runs and the maps print, not after.
@@ -158,7 +157,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
     drain(&mut ring, &mut output)?;
-    misses.write(&programs, &mut output);
+    let runs: Vec<ProbeRuns> =
+        programs.iter().zip(timers).map(|(program, timer)| ProbeRuns { program, timer }).collect();
+    misses.write(&runs, &mut output);
     let lost = output.lost_events()?;
     if lost > lost_seen {
         output.warn_lost(lost - lost_seen);
@@ -172,6 +173,25 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     detaching.finish();
     Ok(status)
+}
+
+/// Set the stop flag (see CONTROL_MAP), keeping the interval probes' run counts beside it, which
+/// are read in the same step: each timer's (runs, whole periods since `attached`).
+fn stop_probes(
+    compiled: &sonde_compile::Compiled,
+    maps: &[sonde_kernel::map::Map],
+    attached: Instant,
+) -> Result<Vec<Option<(u64, u64)>>, Failure> {
+    let control = &maps[sonde_compile::lower::CONTROL_MAP];
+    let key = 0u32.to_le_bytes();
+    let mut value = control.lookup(&key).map_err(Failure::kernel)?.unwrap_or_default();
+    let elapsed = attached.elapsed();
+    value.resize(control.value_size(), 0);
+    let timers = crate::misses::timer_runs(compiled, &value, elapsed);
+    // A run between the read and this write loses its count, but it came after `elapsed`.
+    value[..8].copy_from_slice(&1u64.to_le_bytes());
+    control.update(&key, &value, 0).map_err(Failure::kernel)?;
+    Ok(timers)
 }
 
 /// Remove every probe, on a thread of its own; [`Detaching::finish`] waits for it, so sonde

@@ -78,3 +78,39 @@ fn a_probe_alone_misses_nothing_and_says_nothing() {
     assert!(!o.stderr.contains("skipped"), "{}", o.describe());
     assert!(o.int("@s") >= 3_000_000, "{}", o.describe());
 }
+
+/// An `interval:` timer's program skipped the same way is counted nowhere by the kernel: sonde
+/// counts the runs in the program and sets them against the periods elapsed. The timer is on
+/// CPU 0; a syscall loop pinned there keeps a BPF program running for much of that CPU's time.
+#[test]
+fn skipped_interval_runs_are_counted_against_the_clock() {
+    if let Some(reason) = common::skip_reason_tracepoints() {
+        println!("skipped: {reason}");
+        return;
+    }
+    if std::process::Command::new("taskset").arg("-V").output().is_err() {
+        println!("skipped: taskset (util-linux) is not installed");
+        return;
+    }
+    let cmd = format!("taskset -c 0 {}", wl(&["getpid", "2000000"]));
+    let prog = "tracepoint:raw_syscalls:sys_enter { @s = count(); } interval:5ms { @t = count(); }";
+    let started = std::time::Instant::now();
+    let o = Sonde::new(&["-c", &cmd, prog]).timeout(Duration::from_secs(120)).run();
+    let wall = started.elapsed();
+    o.assert_ok();
+    let line =
+        o.stderr.lines().find(|l| l.starts_with("sonde: warning: interval:5ms: ")).unwrap_or_else(
+            || panic!("no skipped runs reported for the interval\n{}", o.describe()),
+        );
+    let skipped: u64 = line
+        .trim_start_matches("sonde: warning: interval:5ms: ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected line: {line}"));
+    let ran = o.int("@t") as u64;
+    assert!(skipped > 0, "{}", o.describe());
+    // Runs and skips together never exceed the periods of the whole run's wall time.
+    let periods = (wall.as_millis() / 5) as u64;
+    assert!(ran + skipped <= periods, "{ran} + {skipped} > {periods}\n{}", o.describe());
+}

@@ -23,7 +23,8 @@ pub const LOST_MAP: usize = 1;
 /// Index of the one-element array whose first u64 user space sets when tracing stops: every
 /// program but BEGIN and END returns at once while it is set, so the probes are silent from that
 /// moment (END has the last word, maps can be printed) however long the kernel takes to detach
-/// them (tens of milliseconds per kprobe on kernels without kprobe_multi).
+/// them (tens of milliseconds per kprobe on kernels without kprobe_multi). The u64s after the
+/// flag count the runs of each `interval:` probe (see `ProgramDef::run_slot`).
 pub const CONTROL_MAP: usize = 2;
 /// User maps start here: user map `i` is map `FIRST_USER_MAP + i`.
 pub const FIRST_USER_MAP: usize = 3;
@@ -70,6 +71,10 @@ pub struct ProgramDef {
     pub relocs: Vec<(usize, usize)>,
     /// Source span of each instruction.
     pub spans: Vec<Span>,
+    /// For an `interval:` probe, the u64 of CONTROL_MAP's value it counts its runs in. The
+    /// kernel skips a timer's program that fires while another BPF program runs on its CPU and,
+    /// unlike other skips, counts that nowhere: the runs set against the time elapsed tell.
+    pub run_slot: Option<usize>,
 }
 
 /// Everything the runtime needs: maps to create, programs to load and attach, how to decode events.
@@ -107,7 +112,7 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             name: "control".into(),
             kind: MapKind::Array,
             key_size: 4,
-            value_size: 8,
+            value_size: 8 * (1 + intervals(tp)) as u32,
             max_entries: 1,
         },
     ];
@@ -134,8 +139,10 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     });
     let mut programs = Vec::new();
     let mut diags = Vec::new();
+    let mut slots = 1..;
     for probe in &tp.probes {
-        match lower_probe(tp, probe, opts, stack_map) {
+        let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
+        match lower_probe(tp, probe, opts, stack_map, run_slot) {
             Ok(p) => programs.push(p),
             Err(d) => diags.push(d),
         }
@@ -164,11 +171,20 @@ pub(crate) struct Lower<'a> {
     pub stack_map: Option<usize>,
 }
 
+fn is_interval(probe: &TProbe) -> bool {
+    matches!(probe.sites[0].point, crate::provider::AttachPoint::Interval { .. })
+}
+
+fn intervals(tp: &TProgram) -> usize {
+    tp.probes.iter().filter(|p| is_interval(p)).count()
+}
+
 fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
     opts: &Options,
     stack_map: Option<usize>,
+    run_slot: Option<usize>,
 ) -> Result<ProgramDef, Diagnostic> {
     let mut e = Emitter::new();
     e.span = probe.span;
@@ -185,6 +201,13 @@ fn lower_probe(
         lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 0);
         lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R1, Reg::R1, 0));
         lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R1, 0, exit);
+    }
+    // An interval's perf event is on one CPU: a plain increment of its own slot.
+    if let Some(slot) = run_slot {
+        lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 8 * slot as i32);
+        lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R2, Reg::R1, 0));
+        lw.e.emit(Insn::alu64_imm(sonde_bpf::Alu::Add, Reg::R2, 1));
+        lw.e.emit(Insn::store(sonde_bpf::Size::DW, Reg::R1, 0, Reg::R2));
     }
     // -p / -c: only the traced process. BEGIN and END run in sonde itself and are never filtered.
     if let (Some(pid), false) = (opts.filter_pid, kind == ProgKind::RawTracepoint) {
@@ -222,6 +245,7 @@ fn lower_probe(
         insns: e.insns,
         relocs: e.relocs,
         spans: e.spans,
+        run_slot,
     })
 }
 
