@@ -1,0 +1,60 @@
+//! End-to-end: ply's language features beyond bpftrace's: `uptr()` (reads through user memory),
+//! printf's `%v`, `-u`/`--unbuffer`.
+
+mod common;
+
+use common::{skip_reason, skip_reason_tracepoints, sonde, traced_ok, Sonde};
+use std::path::Path;
+
+macro_rules! skip_unless {
+    ($reason:expr) => {
+        if let Some(reason) = $reason {
+            println!("skipped: {reason}");
+            return;
+        }
+    };
+}
+
+fn no_btf() -> Option<String> {
+    (!Path::new("/sys/kernel/btf/vmlinux").exists())
+        .then(|| "no kernel BTF (/sys/kernel/btf/vmlinux)".to_string())
+}
+
+#[test]
+fn str_of_uptr_reads_the_processs_memory() {
+    // raw_syscalls' arguments are plain integers: uptr() makes openat's path a user pointer.
+    skip_unless!(skip_reason_tracepoints());
+    let o = traced_ok(
+        &["openat", "1", "/etc/hostname"],
+        "tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 257/ \
+         { printf(\"%s\\n\", str(uptr(args->args[1]))); }",
+    );
+    // The loader's opens come first; the workload's own open is the last.
+    let lines = o.lines();
+    assert_eq!(lines.last(), Some(&"/etc/hostname"), "{}", o.describe());
+    assert!(lines.iter().all(|l| l.starts_with('/')), "{}", o.describe());
+}
+
+#[test]
+fn uptr_reads_user_memory_only() {
+    // curtask is a kernel address: through uptr() the user-memory helper refuses it and the
+    // read is 0, while the plain read sees the pid.
+    skip_unless!(skip_reason());
+    skip_unless!(no_btf());
+    let s = Sonde::new(&[
+        r#"BEGIN { printf("%d %d\n", uptr(curtask)->pid, kptr(curtask)->pid); exit(); }"#,
+    ])
+    .spawn();
+    let pid = s.pid();
+    let o = s.wait();
+    o.assert_ok();
+    assert_eq!(o.lines(), vec![format!("0 {pid}")], "{}", o.describe());
+}
+
+#[test]
+fn uptr_of_a_string_is_a_compile_error() {
+    let o = sonde(&["-e", "BEGIN { printf(\"%p\\n\", uptr(comm)); }"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("uptr() needs a pointer or an address"), "{}", o.describe());
+    assert!(o.stderr.contains("1:29"), "{}", o.describe());
+}
