@@ -58,3 +58,26 @@ fn uptr_of_a_string_is_a_compile_error() {
     assert!(o.stderr.contains("uptr() needs a pointer or an address"), "{}", o.describe());
     assert!(o.stderr.contains("1:29"), "{}", o.describe());
 }
+
+#[test]
+fn printf_v_prints_each_value_as_print_does() {
+    skip_unless!(skip_reason_tracepoints());
+    let o = traced_ok(
+        &["comm", "wl_pv", "getpid", "1"],
+        r#"tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { m[pid] = comm;
+           printf("%v|%v|%v|%d|%v|%5v|%-3v|\n", comm, pid, m[pid], cpid, walltime, "x", -1); }"#,
+    );
+    let lines = o.lines();
+    assert_eq!(lines.len(), 2, "the line, then m at exit\n{}", o.describe());
+    let f: Vec<&str> = lines[0].split('|').collect();
+    assert_eq!((f[0], f[2]), ("wl_pv", "wl_pv"), "{}", o.describe());
+    assert_eq!(f[1], f[3], "pid == cpid\n{}", o.describe());
+    assert!(f[1].parse::<u32>().is_ok_and(|p| p > 1), "{}", o.describe());
+    // walltime prints as print() shows it: an RFC 3339 UTC timestamp.
+    assert!(
+        f[4].starts_with("20") && f[4].ends_with('Z') && f[4].contains('T'),
+        "{}",
+        o.describe()
+    );
+    assert_eq!((f[5], f[6], f[7]), ("    x", "-1 ", ""), "{}", o.describe());
+}
