@@ -64,7 +64,7 @@ fn printf_v_prints_each_value_as_print_does() {
     skip_unless!(skip_reason_tracepoints());
     let o = traced_ok(
         &["comm", "wl_pv", "getpid", "1"],
-        r#"tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { m[pid] = comm;
+        r#"tracepoint:syscalls:sys_enter_getpid /pid == cpid && comm == "wl_pv"/ { m[pid] = comm;
            printf("%v|%v|%v|%d|%v|%5v|%-3v|\n", comm, pid, m[pid], cpid, walltime, "x", -1); }"#,
     );
     let lines = o.lines();
