@@ -49,6 +49,10 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
+    /// Write every event to stdout the moment it is read, even into a pipe (ply's flag): no output waits in a buffer.
+    #[arg(short = 'u', long = "unbuffer")]
+    pub unbuffer: bool,
+
     /// Trace only process PID (uprobe library names resolve in its mappings); stop when it exits.
     #[arg(short = 'p', long, value_name = "PID")]
     pub pid: Option<u32>,

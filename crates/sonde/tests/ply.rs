@@ -5,6 +5,8 @@ mod common;
 
 use common::{skip_reason, skip_reason_tracepoints, sonde, traced_ok, Sonde};
 use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 macro_rules! skip_unless {
     ($reason:expr) => {
@@ -80,4 +82,44 @@ fn printf_v_prints_each_value_as_print_does() {
         o.describe()
     );
     assert_eq!((f[5], f[6], f[7]), ("    x", "-1 ", ""), "{}", o.describe());
+}
+
+#[test]
+fn unbuffer_reaches_a_pipe_at_once_one_write_per_record() {
+    // Through a pipe, a printf without a newline is readable while sonde runs.
+    skip_unless!(skip_reason());
+    let prog = r#"BEGIN { printf("ready"); } interval:50ms { printf("."); }"#;
+    let mut s = Sonde::new(&["-u", prog]).spawn();
+    s.wait_stdout("ready..", Duration::from_secs(10));
+    s.signal(libc::SIGINT);
+    let o = s.wait();
+    o.assert_ok();
+    assert!(o.stdout.starts_with("ready.."), "{}", o.describe());
+
+    // Under strace: with -u each record is its own write(2) to stdout, without it one write
+    // carries the whole drain.
+    if Command::new("strace").arg("-V").output().is_err() {
+        println!("skipped the strace half: no strace");
+        return;
+    }
+    let prog = r#"BEGIN { printf("a"); printf("b"); printf("c\n"); exit(); }"#;
+    let writes = |flags: &[&str]| -> Vec<String> {
+        let log = common::temp_path("strace");
+        let o = Command::new("strace")
+            .args(["-qq", "-e", "trace=write", "-e", "signal=none", "-o"])
+            .arg(&log)
+            .arg(common::sonde_bin())
+            .args(flags)
+            .arg(prog)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "abc\n");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_file(&log);
+        text.lines().filter(|l| l.starts_with("write(1,")).map(str::to_string).collect()
+    };
+    let unbuffered = writes(&["-u"]);
+    assert_eq!(unbuffered.len(), 3, "{unbuffered:?}");
+    assert!(unbuffered[0].starts_with("write(1, \"a\", 1)"), "{unbuffered:?}");
+    assert_eq!(writes(&[]).len(), 1);
 }
