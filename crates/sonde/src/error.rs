@@ -30,6 +30,23 @@ impl Failure {
         }
     }
 
+    /// The failure as one line (the first diagnostic of a compile error, the verifier's last
+    /// words), for reports that list many things.
+    pub fn sentence(&self) -> String {
+        match self {
+            Failure::Usage(m) | Failure::Setup(m) => m.clone(),
+            Failure::Compile(diags, _) => {
+                diags.first().map_or_else(|| "does not compile".into(), |d| d.message.clone())
+            }
+            Failure::Attach(probe, m) => format!("cannot attach {}: {}", probe, m),
+            Failure::Verifier { probe, log_tail, .. } => format!(
+                "the verifier rejected {}: {}",
+                probe,
+                log_tail.lines().last().unwrap_or("").trim()
+            ),
+        }
+    }
+
     pub fn report(&self) {
         let color = stderr_is_terminal();
         match self {

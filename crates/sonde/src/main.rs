@@ -17,6 +17,7 @@ mod host_env;
 mod list;
 mod load;
 mod output;
+mod self_test;
 mod session;
 mod signals;
 
@@ -50,7 +51,9 @@ fn run() -> i32 {
         println!("sonde {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    let result = if cli.list {
+    let result = if cli.self_test {
+        self_test::run(cli.format)
+    } else if cli.list {
         list::run(cli.program.as_deref().unwrap_or("*"), cli.verbose || cli.debug)
     } else {
         match &cli.program {
