@@ -3,7 +3,11 @@
 
 mod common;
 
-use common::{skip_reason, sonde};
+use common::{assert_no_bpf_objects_left, skip_reason, sonde, BpfObjects};
+use std::sync::Mutex;
+
+/// The tests run one at a time, so the leak check sees only its own run's objects.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The providers the self-test tries, by the name it reports, with a script using each.
 const PROVIDERS: &[(&str, &str)] = &[
@@ -22,6 +26,7 @@ fn each_provider_verdict_is_what_a_script_gets() {
         println!("skipped: {r}");
         return;
     }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let o = sonde(&["-T", "-f", "json"]);
     let lines = o.lines();
     assert_eq!(lines.len(), 1, "one JSON object\n{}", o.describe());
@@ -66,7 +71,10 @@ fn this_hosts_missing_kprobes_and_fentry_are_said() {
         println!("skipped: {r}");
         return;
     }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = BpfObjects::now();
     let o = sonde(&["-T"]);
+    assert_no_bpf_objects_left("sonde -T", &before, &o);
     let kprobes = std::path::Path::new("/sys/bus/event_source/devices/kprobe/type").exists()
         || std::path::Path::new("/sys/kernel/tracing/kprobe_events").exists();
     let line = |name: &str| -> String {
