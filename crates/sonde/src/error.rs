@@ -50,7 +50,6 @@ impl Failure {
     pub fn report(&self) {
         let color = stderr_is_terminal();
         match self {
-            Failure::Usage(m) => eprintln!("sonde: {}", m),
             Failure::Compile(diags, file) => {
                 for d in diags {
                     eprint!("{}", sonde_syntax::render(d, file, color));
@@ -62,8 +61,9 @@ impl Failure {
                     if n == 1 { "" } else { "s" }
                 );
             }
-            Failure::Setup(m) => eprintln!("sonde: {}", m),
-            Failure::Attach(probe, m) => eprintln!("sonde: cannot attach {}: {}", probe, m),
+            Failure::Usage(_) | Failure::Setup(_) | Failure::Attach(..) => {
+                eprintln!("sonde: {}", self.sentence())
+            }
             Failure::Verifier { probe, log_tail, at } => {
                 eprintln!("sonde: the kernel's verifier rejected the program for {}:", probe);
                 for l in log_tail.lines() {
