@@ -35,9 +35,31 @@ pub fn parse_list(text: &str) -> Option<Vec<u32>> {
     Some(cpus)
 }
 
+/// The kernel's cpulist format back from a sorted list: `[0, 1, 2, 5]` is "0-2,5".
+pub fn format_list(cpus: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j { cpus[i].to_string() } else { format!("{}-{}", cpus[i], cpus[j]) });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_list;
+    use super::{format_list, parse_list};
+
+    #[test]
+    fn lists_format_back() {
+        for text in ["0-3,5,7-8", "0", "1,3", ""] {
+            assert_eq!(format_list(&parse_list(text).unwrap()), text);
+        }
+    }
 
     #[test]
     fn parses_ranges_and_singles() {

@@ -19,6 +19,60 @@ pub fn ringbuf_supported() -> bool {
     Map::create(&spec).is_ok()
 }
 
+/// The bpf(2) syscall itself: create a one-element array map. The error says why not (no
+/// CONFIG_BPF_SYSCALL, no privileges, a locked-down kernel).
+pub fn bpf_syscall() -> crate::error::Result<()> {
+    let spec = MapSpec {
+        map_type: MapType::Array,
+        key_size: 4,
+        value_size: 8,
+        max_entries: 1,
+        name: "probe_bpf",
+        flags: 0,
+    };
+    Map::create(&spec).map(drop)
+}
+
+/// `net.core.bpf_jit_enable`: 0 (interpreter), 1 (JIT), 2 (JIT with debug output); `None` when
+/// the file is missing (a kernel without the JIT, or /proc/sys not mounted).
+pub fn jit_enable() -> Option<u32> {
+    read_number("/proc/sys/net/core/bpf_jit_enable")
+}
+
+/// `kernel.unprivileged_bpf_disabled`: 0 (allowed), 1 (disabled until reboot), 2 (disabled, root
+/// may re-enable).
+pub fn unprivileged_bpf_disabled() -> Option<u32> {
+    read_number("/proc/sys/kernel/unprivileged_bpf_disabled")
+}
+
+/// The kernel lockdown mode (`none`, `integrity`, `confidentiality`): the bracketed word of
+/// securityfs's `lockdown`; `None` where that file is absent (no lockdown LSM, or securityfs not
+/// mounted).
+pub fn lockdown() -> Option<String> {
+    let text = std::fs::read_to_string("/sys/kernel/security/lockdown").ok()?;
+    let start = text.find('[')? + 1;
+    let end = start + text[start..].find(']')?;
+    Some(text[start..end].to_string())
+}
+
+/// uprobes by either route (the PMU, or tracefs `uprobe_events`).
+pub fn has_uprobes() -> bool {
+    std::path::Path::new("/sys/bus/event_source/devices/uprobe/type").is_file()
+        || crate::tracefs::Tracefs::find().is_some_and(|t| t.root().join("uprobe_events").exists())
+}
+
+/// The ftrace tracers this kernel offers (`function`, `function_graph`, ...), from tracefs's
+/// `available_tracers`; `None` without tracefs.
+pub fn available_tracers() -> Option<Vec<String>> {
+    let t = crate::tracefs::Tracefs::find()?;
+    let text = std::fs::read_to_string(t.root().join("available_tracers")).ok()?;
+    Some(text.split_whitespace().map(str::to_string).collect())
+}
+
+fn read_number(path: &str) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
 /// Kernel BTF, needed for tp_btf/fentry programs and typed struct access.
 pub fn btf_vmlinux_available() -> bool {
     crate::btf::vmlinux_available()

@@ -3,14 +3,16 @@
 //!
 //! We write the bpf(2) layer ourselves rather than use aya or libbpf(-rs): sonde needs a dozen
 //! commands, and owning their structs keeps the binary small, start-up fast and every errno ours to
-//! explain. Dependencies are `libc`, `thiserror` and `sonde-btf` (to find kernel functions).
+//! explain. Dependencies are `libc`, `thiserror`, `sonde-btf` (to find kernel functions) and
+//! `miniz_oxide` (to read `/proc/config.gz`).
 //!
 //! All `unsafe` lives in [`sys`]; the modules above it are safe and check every buffer length
 //! against the kernel object before an address reaches the kernel.
 //!
 //! The modules form layers; each uses only those in lower layers (docs/architecture.md):
 //! 1. `sys`: the syscalls, and every `unsafe`.
-//! 2. `error`, `name`, `clock`, `cpus`, `process`, `tracefs`, `btf`: plain facts and files.
+//! 2. `error`, `name`, `clock`, `cpus`, `process`, `tracefs`, `btf`, `kconfig`: plain facts and
+//!    files.
 //! 3. `map`, `prog`, `ringbuf`: kernel objects; `probe_event`: kprobe/uprobe events in tracefs;
 //!    `instance`: sonde's own tracefs instances.
 //!    `graph_tracer`: the function_graph tracer in an instance of its own.
@@ -27,6 +29,7 @@ pub mod features;
 pub mod fentry;
 pub mod graph_tracer;
 pub mod instance;
+pub mod kconfig;
 pub mod kprobe;
 pub mod kprobe_multi;
 pub mod link;

@@ -1,7 +1,8 @@
 //! printf format strings: parsed once at compile time (to check the arguments) and applied to
 //! decoded values at run time, with glibc's output for the conversions we support:
 //! `d i u x X o c s p %`, flags `- 0 + space #`, a numeric width and precision, and length
-//! modifiers `hh h l ll j z t`.
+//! modifiers `hh h l ll j z t`; and ply's `%v`: any value as `print` shows it (width, `-` and a
+//! precision cut apply to that text, as for `%s`).
 //!
 //! Integer arguments are truncated to the width the length modifier names: `hh`/`h` 8/16,
 //! and `l ll j z t` 64. With no modifier the whole 64-bit value prints, as in bpftrace (whose
@@ -58,13 +59,17 @@ pub struct Spec {
     pub width: Option<usize>,
     pub precision: Option<usize>,
     pub length: Length,
-    /// One of `d i u x X o c s p` (`%%` never becomes a Spec).
+    /// One of `d i u x X o c s p v` (`%%` never becomes a Spec).
     pub conv: char,
 }
 
 impl Spec {
     pub fn wants_string(&self) -> bool {
         self.conv == 's'
+    }
+    /// ply's `%v`: any value, in its natural format.
+    pub fn wants_any(&self) -> bool {
+        self.conv == 'v'
     }
     pub fn wants_integer(&self) -> bool {
         matches!(self.conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 'p')
@@ -98,7 +103,7 @@ pub enum FormatError {
     TrailingPercent {
         pos: usize,
     },
-    /// A length modifier on `%s`, `%c` or `%p` (that would mean wide characters).
+    /// A length modifier on `%s`, `%c`, `%p` or `%v` (that would mean wide characters).
     LengthNotAllowed {
         pos: usize,
         conv: char,
@@ -111,7 +116,7 @@ impl fmt::Display for FormatError {
             FormatError::UnknownConversion { pos, conv } => write!(
                 f,
                 "unknown or unsupported conversion '%{conv}' at offset {pos} \
-                 (supported: %d %i %u %x %X %o %c %s %p %%)"
+                 (supported: %d %i %u %x %X %o %c %s %p %v %%)"
             ),
             FormatError::StarWidth { pos } => write!(
                 f,
@@ -211,14 +216,14 @@ fn parse_spec(fmt: &[u8], pos: usize) -> Result<(Option<Spec>, usize), FormatErr
     let c = at(i)?;
     let conv = match c {
         b'%' => return Ok((None, i + 1)),
-        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' => c as char,
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' | b'v' => c as char,
         _ => {
             let s = String::from_utf8_lossy(&fmt[i..fmt.len().min(i + 4)]);
             let conv = s.chars().next().unwrap_or('?');
             return Err(FormatError::UnknownConversion { pos, conv });
         }
     };
-    if length != Length::None && matches!(conv, 's' | 'c' | 'p') {
+    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v') {
         return Err(FormatError::LengthNotAllowed { pos, conv });
     }
     Ok((Some(Spec { flags, width, precision, length, conv }), i + 1))
@@ -260,6 +265,11 @@ fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
         _ => None,
     };
     match (spec.conv, bits) {
+        ('v', _) => {
+            let text = arg.to_string();
+            let cut = spec.precision.map_or(text.len(), |p| floor_char(&text, p));
+            pad(out, spec, b"", &text.as_bytes()[..cut], false);
+        }
         ('s', _) => {
             let text = match arg {
                 Value::Str(b) => until_nul(b).to_vec(),
@@ -273,6 +283,11 @@ fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
         (_, Some(v)) => int(out, spec, v),
         (_, None) => pad(out, spec, b"", arg.to_string().as_bytes(), false),
     }
+}
+
+/// The largest char boundary of `s` at or below `n` bytes, so a cut never splits a character.
+fn floor_char(s: &str, n: usize) -> usize {
+    (0..=n.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
 }
 
 /// An integer conversion of the 64-bit pattern `v`.

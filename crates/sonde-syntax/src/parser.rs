@@ -106,16 +106,27 @@ impl<'a> Parser<'a> {
         }
         let has_predicate = self.peek().kind == TokenKind::Slash;
         let predicate = if has_predicate { self.predicate() } else { None };
-        if self.peek().kind != TokenKind::LBrace {
-            let t = self.peek().clone();
-            let what =
-                if has_predicate { "`{` after the predicate" } else { "`{` after probe spec" };
-            self.expected(what, &t);
-            self.recover_probe();
-            return None;
-        }
-        let body = self.block().ok()?;
+        let body = match self.peek().kind {
+            TokenKind::LBrace => self.block().ok()?,
+            // As in ply, a probe's body may be one statement (`kprobe:f if (x) @ = count();`);
+            // after a predicate ply wants a block, and so does sonde.
+            TokenKind::Eof | TokenKind::Semi | TokenKind::RBrace | TokenKind::Comma
+                if !has_predicate =>
+            {
+                return self.no_body("`{` after probe spec");
+            }
+            _ if has_predicate => return self.no_body("`{` after the predicate"),
+            _ => self.statement_body()?,
+        };
         Some(Probe { span: first.span.to(body.span), specs, predicate, body })
+    }
+
+    #[cold]
+    fn no_body(&mut self, what: &str) -> Option<Probe> {
+        let t = self.peek().clone();
+        self.expected(what, &t);
+        self.recover_probe();
+        None
     }
 
     fn make_spec(&self, t: &Token) -> ProbeSpec {

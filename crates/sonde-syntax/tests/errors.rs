@@ -112,10 +112,17 @@ fn probe_errors() {
     assert_eq!(one_error(""), "no probes in program");
     assert_eq!(one_error("// only a comment\n"), "no probes in program");
     assert_eq!(one_error("#!/usr/bin/sonde\n"), "no probes in program");
+    // A one-statement body (ply's grammar) leaves the stray `}` as the mistake.
     assert_eq!(
         one_error("BEGIN printf(\"x\"); }"),
-        "expected `{` after probe spec, found `printf`"
+        "expected a probe, like `BEGIN` or `kprobe:vfs_read`, found `}`"
     );
+    assert_eq!(
+        one_error("BEGIN printf(\"x\") END { }"),
+        "expected `;` after the probe's statement, found `END`"
+    );
+    assert_eq!(one_error("BEGIN @x = ;"), "expected an expression, found `;`");
+    assert_eq!(one_error("BEGIN ;"), "expected `{` after probe spec, found `;`");
     assert_eq!(one_error("BEGIN"), "expected `{` after probe spec, found end of input");
     assert_eq!(
         one_error("kprobe:a / pid / exit();"),

@@ -39,6 +39,31 @@ fn the_ply_manual_examples_parse() {
 }
 
 #[test]
+fn a_probe_body_may_be_one_statement() {
+    let p = parse_ok(
+        "kretprobe:vfs_read if (retval > 0) { @[comm] = sum(retval); }\n\
+         tracepoint:syscalls:sys_enter_getpid @[comm] = count();\n\
+         kprobe:a, kprobe:b if (pid == 1) @x = 1; else @y = 2;\n\
+         BEGIN { exit(); }\n\
+         END printf(\"bye\\n\")",
+    );
+    let bodies: Vec<Vec<&StmtKind>> =
+        p.probes.iter().map(|pb| pb.body.stmts.iter().map(|s| &s.kind).collect()).collect();
+    assert_eq!(bodies.iter().map(Vec::len).collect::<Vec<_>>(), vec![1, 1, 1, 1, 1]);
+    let StmtKind::If { cond, then, els: None } = bodies[0][0] else { panic!("{:?}", bodies[0]) };
+    assert_eq!((sx(cond), then.stmts.len()), ("(retval > 0)".into(), 1));
+    let StmtKind::Assign { target, value } = bodies[1][0] else { panic!() };
+    assert_eq!((sx(target), sx(value)), ("@[comm]".into(), "count()".into()));
+    assert_eq!(p.probes[2].specs.len(), 2);
+    assert!(matches!(bodies[2][0], StmtKind::If { els: Some(_), .. }));
+    assert!(matches!(bodies[4][0], StmtKind::Expr(_)));
+    // The body's span covers the statement and its `;`.
+    let text = "t:a:b @ = count();  ";
+    let p = parse_ok(text);
+    assert_eq!(p.probes[0].span.hi as usize, text.trim_end().len());
+}
+
+#[test]
 fn one_liner_trees() {
     let p = parse_ok(ONE_LINERS[7]);
     let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };

@@ -4,6 +4,7 @@ use crate::error::Failure;
 use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::ProgramDef;
+use sonde_kernel::cpus::{format_list, online_cpus};
 use sonde_kernel::fentry::attach_tracing;
 use sonde_kernel::kprobe::{attach_kprobe, KprobeSpec};
 use sonde_kernel::kprobe_multi::attach_kprobe_multi;
@@ -74,9 +75,21 @@ pub fn attach_program(
             AttachPoint::Fentry { .. } | AttachPoint::RawTracepoint { .. } => {
                 links.push(attach_tracing(prog).map_err(failed)?)
             }
-            AttachPoint::Profile { hz } => {
+            AttachPoint::Profile { hz, cpu: None } => {
                 links.extend(
                     attach_on_every_cpu(prog, PerfEventSpec::cpu_clock_freq(*hz, 0))
+                        .map_err(failed)?,
+                );
+            }
+            AttachPoint::Profile { hz, cpu: Some(cpu) } => {
+                let online = online_cpus().map_err(Failure::kernel)?;
+                if !online.contains(cpu) {
+                    let why =
+                        format!("CPU {} is not online (online: {})", cpu, format_list(&online));
+                    return Err(Failure::Attach(site.point.describe(), why));
+                }
+                links.push(
+                    attach_perf_event(prog, PerfEventSpec::cpu_clock_freq(*hz, *cpu))
                         .map_err(failed)?,
                 );
             }

@@ -50,6 +50,14 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
+    /// Write every event to stdout the moment it is read, even into a pipe (ply's flag): no output waits in a buffer.
+    #[arg(short = 'u', long = "unbuffer")]
+    pub unbuffer: bool,
+
+    /// Report what this kernel offers sonde (versions, config, features; every provider attached for real) and what to do about what is missing; exit 0 when everything sonde needs works. With -f json: one object.
+    #[arg(short = 'T', long = "self-test")]
+    pub self_test: bool,
+
     /// Trace only process PID (uprobe library names resolve in its mappings); stop when it exits.
     #[arg(short = 'p', long, value_name = "PID")]
     pub pid: Option<u32>,

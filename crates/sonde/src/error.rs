@@ -30,10 +30,26 @@ impl Failure {
         }
     }
 
+    /// The failure as one line (the first diagnostic of a compile error, the verifier's last
+    /// words), for reports that list many things.
+    pub fn sentence(&self) -> String {
+        match self {
+            Failure::Usage(m) | Failure::Setup(m) => m.clone(),
+            Failure::Compile(diags, _) => {
+                diags.first().map_or_else(|| "does not compile".into(), |d| d.message.clone())
+            }
+            Failure::Attach(probe, m) => format!("cannot attach {}: {}", probe, m),
+            Failure::Verifier { probe, log_tail, .. } => format!(
+                "the verifier rejected {}: {}",
+                probe,
+                log_tail.lines().last().unwrap_or("").trim()
+            ),
+        }
+    }
+
     pub fn report(&self) {
         let color = stderr_is_terminal();
         match self {
-            Failure::Usage(m) => eprintln!("sonde: {}", m),
             Failure::Compile(diags, file) => {
                 for d in diags {
                     eprint!("{}", sonde_syntax::render(d, file, color));
@@ -45,8 +61,9 @@ impl Failure {
                     if n == 1 { "" } else { "s" }
                 );
             }
-            Failure::Setup(m) => eprintln!("sonde: {}", m),
-            Failure::Attach(probe, m) => eprintln!("sonde: cannot attach {}: {}", probe, m),
+            Failure::Usage(_) | Failure::Setup(_) | Failure::Attach(..) => {
+                eprintln!("sonde: {}", self.sentence())
+            }
             Failure::Verifier { probe, log_tail, at } => {
                 eprintln!("sonde: the kernel's verifier rejected the program for {}:", probe);
                 for l in log_tail.lines() {

@@ -19,6 +19,7 @@ mod list;
 mod load;
 mod misses;
 mod output;
+mod self_test;
 mod session;
 mod signals;
 
@@ -52,7 +53,9 @@ fn run() -> i32 {
         println!("sonde {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    let result = if cli.list {
+    let result = if cli.self_test {
+        self_test::run(cli.format)
+    } else if cli.list {
         list::run(cli.program.as_deref().unwrap_or("*"), cli.verbose || cli.debug)
     } else {
         match &cli.program {

@@ -26,6 +26,8 @@ pub struct Output<'a> {
     writer: Box<dyn Writer>,
     /// Parsed printf formats, by event id.
     formats: Vec<Option<Vec<Piece>>>,
+    /// `-u`: flush after every record, not once per ring-buffer drain.
+    unbuffered: bool,
 }
 
 /// The writer for `-f` (and `-o FILE.svg`): the one place that looks at the format.
@@ -59,7 +61,14 @@ impl<'a> Output<'a> {
             })
             .collect();
         let collector = Collector::new(compiled, maps);
-        Output { compiled, collector, symbols, writer: writer(format, flame, program), formats }
+        let writer = writer(format, flame, program);
+        Output { compiled, collector, symbols, writer, formats, unbuffered: false }
+    }
+
+    /// ply's `-u`: every record reaches stdout as soon as it is written.
+    pub fn unbuffered(mut self, yes: bool) -> Self {
+        self.unbuffered = yes;
+        self
     }
 
     pub fn attached(&mut self, probes: usize) {
@@ -72,6 +81,14 @@ impl<'a> Output<'a> {
 
     /// Handle one ring-buffer record.
     pub fn record(&mut self, rec: &[u8]) -> Action {
+        let action = self.handle(rec);
+        if self.unbuffered {
+            self.writer.flush();
+        }
+        action
+    }
+
+    fn handle(&mut self, rec: &[u8]) -> Action {
         if rec.len() < 8 {
             return Action::Continue;
         }

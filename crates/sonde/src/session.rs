@@ -112,7 +112,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // usym() resolves in the -p process or the -c command.
     let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid));
     let mut output =
-        Output::new(cli.format, cli.flame.as_deref(), &source.text, &compiled, &maps, symbols);
+        Output::new(cli.format, cli.flame.as_deref(), &source.text, &compiled, &maps, symbols)
+            .unbuffered(cli.unbuffer);
     let mut ring =
         RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
     let mut misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));

@@ -580,6 +580,49 @@ fn profile_hz_samples_by_cpu() {
 }
 
 #[test]
+fn profile_on_one_cpu_samples_only_that_cpu() {
+    // ply's `profile:C:Nhz`: every online CPU spins for 0.6 s, each pinned with taskset, and only
+    // the last one is sampled, at about 99 a second while it is busy.
+    require_bpf!();
+    let _g = shared();
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    let cpus: Vec<u32> = online
+        .trim()
+        .split(',')
+        .flat_map(|r| match r.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap()..=b.parse().unwrap()).collect::<Vec<u32>>(),
+            None => vec![r.parse().unwrap()],
+        })
+        .collect();
+    let target = *cpus.last().unwrap();
+    let spin = |c: u32| format!("taskset -c {c} timeout 0.6 sh -c 'while :; do :; done'");
+    let cmd = cpus.iter().map(|&c| spin(c)).collect::<Vec<_>>().join(" & ") + "; wait";
+    let prog = format!("profile:{target}:99hz {{ @[cpu] = count(); }}");
+    let o = sonde(&["-c", &cmd, &prog]);
+    o.assert_ok();
+    let by_cpu = int_entries(&o, "@");
+    let keys: Vec<String> = by_cpu.keys().cloned().collect();
+    assert_eq!(keys, vec![target.to_string()], "only CPU {target}\n{}", o.describe());
+    let n = by_cpu[&target.to_string()];
+    let max = (99.0 * o.elapsed.as_secs_f64() * 1.5) as i64 + 10;
+    assert!((20..=max).contains(&n), "{n} samples (want 20..={max})\n{}", o.describe());
+}
+
+#[test]
+fn profile_on_an_offline_cpu_says_so() {
+    require_bpf!();
+    let _g = shared();
+    let o = sonde(&["profile:4095:99hz { @n = count(); }"]);
+    o.assert_code(1);
+    assert!(o.stderr.contains("CPU 4095 is not online (online: 0"), "{}", o.describe());
+}
+
+#[test]
+fn profile_ply_rates_are_bounded() {
+    compile_error("profile:0:5000hz { @n = count(); }", &["1 to 1000"]);
+}
+
+#[test]
 fn profile_bad_rate_exits_2() {
     compile_error("profile:hz:0 { @n = count(); }", &["profile:hz:99"]);
 }

@@ -61,9 +61,10 @@ pub enum AttachPoint {
         name: String,
         btf_id: u32,
     },
-    /// A sampling perf event on every CPU, `hz` times a second.
+    /// A sampling perf event `hz` times a second, on every CPU or (ply's `profile:C:Nhz`) on `cpu`.
     Profile {
         hz: u64,
+        cpu: Option<u32>,
     },
     /// A software perf event (page-faults, context-switches, ...) on every CPU every `period` events.
     Software {
@@ -92,7 +93,8 @@ impl AttachPoint {
                 format!("{}:{}", if *exit { "fexit" } else { "fentry" }, func)
             }
             AttachPoint::RawTracepoint { name, .. } => format!("rawtracepoint:{}", name),
-            AttachPoint::Profile { hz } => format!("profile:hz:{}", hz),
+            AttachPoint::Profile { hz, cpu: None } => format!("profile:hz:{}", hz),
+            AttachPoint::Profile { hz, cpu: Some(c) } => format!("profile:{}:{}hz", c, hz),
             AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
         }
     }

@@ -1,18 +1,37 @@
-//! `profile:hz:99` / `profile:99` / `profile:ms:10`: sampling on every CPU; and
-//! `software:EVENT[:COUNT]` (page-faults, context-switches, ...) on every CPU.
+//! `profile:hz:99` / `profile:99` / `profile:ms:10` (bpftrace) and `profile:99hz` (ply):
+//! sampling on every CPU; ply's `profile:C:99hz` samples CPU C only. And `software:EVENT[:COUNT]`
+//! (page-faults, context-switches, ...) on every CPU.
 
 use super::{AttachPoint, ProgKind, Site};
 
+/// ply's bounds for its `Nhz` spellings (`provider/profile.c`).
+const PLY_MAX_HZ: u64 = 1000;
+
 pub fn expand_profile(definition: &str) -> Result<Vec<Site>, String> {
-    let hz = parse_rate(definition)?;
-    Ok(vec![Site::new(AttachPoint::Profile { hz }, ProgKind::PerfEvent)])
+    let (cpu, rate) = match definition.split_once(':') {
+        Some((c, rate)) if !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()) => {
+            let cpu = c.parse::<u32>().map_err(|_| format!("`{}` is not a CPU number", c))?;
+            (Some(cpu), rate)
+        }
+        _ => (None, definition),
+    };
+    let hz = parse_rate(rate)?;
+    if (cpu.is_some() || rate.ends_with("hz")) && hz > PLY_MAX_HZ {
+        return Err(format!(
+            "`{}` samples {} times a second: ply's `profile:[CPU:]Nhz` takes 1 to {} (`profile:hz:N` \
+             has no such bound)",
+            definition, hz, PLY_MAX_HZ
+        ));
+    }
+    Ok(vec![Site::new(AttachPoint::Profile { hz, cpu }, ProgKind::PerfEvent)])
 }
 
 /// Samples a second: `hz:99`, `99`, `99hz`, or a period `s:1`, `ms:10`, `us:100`.
 fn parse_rate(def: &str) -> Result<u64, String> {
     let bad = || {
         format!(
-            "`{}` is not a sampling rate: use `profile:hz:99`, `profile:99` or `profile:ms:10`",
+            "`{}` is not a sampling rate: use `profile:hz:99`, `profile:99hz`, `profile:ms:10` \
+             or `profile:CPU:99hz`",
             def
         )
     };
@@ -97,6 +116,23 @@ mod tests {
         assert!(parse_rate("s:2").is_err());
         assert!(parse_rate("0").is_err());
         assert!(parse_rate("x").is_err());
+    }
+
+    #[test]
+    fn ply_spellings() {
+        let point = |d: &str| expand_profile(d).map(|s| s[0].point.clone());
+        assert_eq!(point("99hz"), Ok(AttachPoint::Profile { hz: 99, cpu: None }));
+        assert_eq!(point("1:99hz"), Ok(AttachPoint::Profile { hz: 99, cpu: Some(1) }));
+        assert_eq!(point("0:1000hz"), Ok(AttachPoint::Profile { hz: 1000, cpu: Some(0) }));
+        // bpftrace's spellings keep their meaning, without ply's bound.
+        assert_eq!(point("hz:99"), Ok(AttachPoint::Profile { hz: 99, cpu: None }));
+        assert_eq!(point("ms:10"), Ok(AttachPoint::Profile { hz: 100, cpu: None }));
+        assert_eq!(point("hz:4000"), Ok(AttachPoint::Profile { hz: 4000, cpu: None }));
+        assert!(point("1001hz").unwrap_err().contains("1 to 1000"));
+        assert!(point("2:5000hz").unwrap_err().contains("1 to 1000"));
+        assert!(point("1:0hz").is_err());
+        assert!(point("1:").is_err());
+        assert!(point("99999999999:99hz").unwrap_err().contains("not a CPU number"));
     }
 
     #[test]

@@ -16,8 +16,9 @@ pub const VARIABLES: &[&str] = &[
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
-    "str", "mem", "dyn", "strcmp", "ksym", "usym", "printf", "print", "exit", "clear", "zero",
-    "delete", "count", "sum", "min", "max", "avg", "stats", "quantize", "hist", "lhist",
+    "str", "mem", "dyn", "strcmp", "ksym", "usym", "uptr", "kptr", "printf", "print", "exit",
+    "clear", "zero", "delete", "count", "sum", "min", "max", "avg", "stats", "quantize", "hist",
+    "lhist",
 ];
 
 impl Checker<'_> {
@@ -597,6 +598,31 @@ impl Checker<'_> {
         }
     }
 
+    /// ply's `uptr(p)`: `p` points into the process's memory, so every read through it (`str`,
+    /// `mem`, `->`) uses the user-memory helpers; bpftrace's `kptr(p)` says kernel memory. The
+    /// value is unchanged; an integer becomes an untyped pointer.
+    fn address_space(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+        let [arg] = args else {
+            self.error(Diagnostic::error(span, format!("{}() takes one address", name)));
+            return self.poisoned(span);
+        };
+        let user = name == "uptr";
+        let a = self.expr(arg);
+        let to = match &a.ty {
+            Type::Ptr { to, .. } => to.clone(),
+            Type::Int { .. } => Box::new(Type::Void),
+            t => {
+                let d = Diagnostic::error(
+                    arg.span,
+                    format!("{}() needs a pointer or an address, found `{}`", name, t),
+                );
+                self.error(d);
+                return self.poisoned(span);
+            }
+        };
+        TExpr { ty: Type::Ptr { to, user }, span, ..a }
+    }
+
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
@@ -656,6 +682,7 @@ impl Checker<'_> {
                     }
                 }
             }
+            "uptr" | "kptr" => self.address_space(name, args, span),
             "ksym" | "usym" => {
                 let [arg] = args else {
                     self.error(Diagnostic::error(span, format!("{}() takes one address", name)));

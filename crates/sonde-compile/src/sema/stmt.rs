@@ -375,12 +375,15 @@ impl Checker<'_> {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
             let textual =
                 matches!(v.ty, Type::Walltime | Type::Sym | Type::USym | Type::Stack { .. });
-            let ok = if spec.wants_string() {
+            let ok = if spec.wants_any() {
+                true
+            } else if spec.wants_string() {
                 textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_))
             } else {
                 v.ty.is_scalar()
             };
-            types.push(if textual && !spec.wants_string() { Type::U64 } else { v.ty.clone() });
+            let as_number = textual && !spec.wants_string() && !spec.wants_any();
+            types.push(if as_number { Type::U64 } else { v.ty.clone() });
             if !ok {
                 let want = if spec.wants_string() { "a string" } else { "an integer" };
                 self.error(

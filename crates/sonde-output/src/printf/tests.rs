@@ -177,3 +177,21 @@ fn mismatched_and_missing_args() {
     assert_eq!(f("a=%d b=%d.", &[i(1)]), "a=1 b=.");
     assert_eq!(f("%d", &[i(1), i(2)]), "1");
 }
+
+#[test]
+fn v_prints_values_as_print_does() {
+    assert_eq!(
+        f("%v|%v|%v", &[i(-7), u(u64::MAX), s("bash\0junk")]),
+        "-7|18446744073709551615|bash"
+    );
+    let sym = Value::sym_at(0x1010, "vfs_read", 0x1000);
+    let tuple = Value::Tuple(vec![s("sh"), i(2)]);
+    assert_eq!(
+        f("%v %v %v", &[sym, tuple, Value::Bytes(vec![1, 0xab])]),
+        "vfs_read+0x10 (sh, 2) 01 ab"
+    );
+    // Strings print escaped, as `print` shows them.
+    assert_eq!(f("[%v]", &[s("a\tb")]), "[a\\x09b]");
+    assert_eq!(f("%6v|%-6v|%.2v|%.1v", &[i(42), s("ab"), s("bash"), s("é")]), "    42|ab    |ba|");
+    assert_eq!(parse(b"%lv"), Err(FormatError::LengthNotAllowed { pos: 0, conv: 'v' }));
+}

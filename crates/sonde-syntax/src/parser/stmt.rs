@@ -42,6 +42,37 @@ impl Parser<'_> {
         }
     }
 
+    /// A probe body that is one statement, as ply allows: `;` ends it unless it ends in a
+    /// block (or the program ends). A statement followed by `{` was a broken probe header
+    /// (`BEGIN x { ... }`), and is reported as one.
+    pub(super) fn statement_body(&mut self) -> Option<Block> {
+        let first = self.peek().clone();
+        let (s, ends_in_block) = match self.stmt() {
+            Ok(s) => s,
+            Err(()) => {
+                self.recover_stmt();
+                return None;
+            }
+        };
+        let span = match self.peek_kind() {
+            TokenKind::Semi => s.span.to(self.bump().span),
+            TokenKind::Eof => s.span,
+            _ if ends_in_block => s.span,
+            TokenKind::LBrace => {
+                self.expected("`{` after probe spec", &first);
+                self.recover_probe();
+                return None;
+            }
+            _ => {
+                let t = self.peek().clone();
+                self.expected("`;` after the probe's statement", &t);
+                self.recover_stmt();
+                return None;
+            }
+        };
+        Some(Block { stmts: vec![s], span })
+    }
+
     /// Checks what follows a statement; on a missing `;` either carries on (when the next token
     /// starts a new line, as if the `;` were there) or skips the rest of the statement.
     fn terminator(&mut self, ends_in_block: bool) {
