@@ -5,4 +5,5 @@ expect_status 0
 row() { awk -v n="$1" '$1 == n { print $2, $3 }' "$SONDE_OUT_FILE" | head -1; }
 check 'getppid: 17 calls, 0 errors' test "$(row getppid)" = '17 0'
 check 'gettid: 9 calls, 0 errors' test "$(row gettid)" = '9 0'
-check 'openat: 5 failed calls' test "$(row openat | awk '{ print ($1 >= 5 && $2 == 5) }')" = 1
+# openat also counts the dynamic loader's own opens (some failing): at least the workload's 5.
+check 'openat: the 5 failed calls' test "$(row openat | awk '{ print ($1 >= $2 && $2 >= 5) }')" = 1
