@@ -5,6 +5,7 @@ pub mod diag;
 pub mod dump;
 pub mod lexer;
 pub mod parser;
+pub mod prep;
 pub mod render;
 mod suggest;
 

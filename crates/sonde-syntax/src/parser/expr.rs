@@ -163,6 +163,10 @@ impl Parser<'_> {
                 ExprKind::Var(self.text_of(t.span).get(1..).unwrap_or("").to_string())
             }
             TokenKind::At => return self.map(&t),
+            TokenKind::Ident if self.macro_use(&t) => match self.expand(&t) {
+                Some(e) => return e,
+                None => ExprKind::Ident(self.text_of(t.span).to_string()),
+            },
             TokenKind::Ident => match self.peek().kind {
                 TokenKind::LParen => return self.call(&t),
                 TokenKind::LBracket => return self.map(&t),
@@ -206,7 +210,12 @@ impl Parser<'_> {
     }
 
     /// Comma-separated expressions up to `close`; the opener is already consumed.
-    fn list(&mut self, open: &Token, close: TokenKind, what: &str) -> PResult<(Vec<Expr>, Token)> {
+    pub(super) fn list(
+        &mut self,
+        open: &Token,
+        close: TokenKind,
+        what: &str,
+    ) -> PResult<(Vec<Expr>, Token)> {
         let mut items = Vec::new();
         loop {
             items.push(self.inner_expr()?);
