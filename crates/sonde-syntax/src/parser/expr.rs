@@ -170,7 +170,12 @@ impl Parser<'_> {
             TokenKind::Ident => match self.peek().kind {
                 TokenKind::LParen => return self.call(&t),
                 TokenKind::LBracket => return self.map(&t),
-                _ => ExprKind::Ident(self.text_of(t.span).to_string()),
+                _ => match self.text_of(t.span) {
+                    // bpftrace's `bool` constants.
+                    "true" => ExprKind::Int(1),
+                    "false" => ExprKind::Int(0),
+                    w => ExprKind::Ident(w.to_string()),
+                },
             },
             _ => {
                 // `( expr )`: the span covers the parentheses so carets include them.
