@@ -20,6 +20,7 @@ mod load;
 mod output;
 mod session;
 mod signals;
+mod strftime;
 
 use clap::Parser;
 use error::Failure;
