@@ -41,6 +41,9 @@ pub enum Type {
     USym,
     /// A timestamp in nanoseconds since boot printed as wall-clock time (`walltime`).
     Walltime,
+    /// A timestamp like `Walltime`, printed in local time with this strftime(3) format
+    /// (bpftrace's `strftime(fmt, nsecs)`; `%f` is microseconds).
+    Strftime(Rc<[u8]>),
     /// A stack trace id in the stack map (`kstack`), or for `ustack` the process id in the upper
     /// half and the stack id in the lower; printed as symbolized frames, one a line.
     Stack {
@@ -77,7 +80,12 @@ impl Type {
         match self {
             Type::Void => 0,
             Type::Int { bytes, .. } => *bytes as usize,
-            Type::Ptr { .. } | Type::Sym | Type::USym | Type::Walltime | Type::Stack { .. } => 8,
+            Type::Ptr { .. }
+            | Type::Sym
+            | Type::USym
+            | Type::Walltime
+            | Type::Strftime(_)
+            | Type::Stack { .. } => 8,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
@@ -94,6 +102,7 @@ impl Type {
                 | Type::Sym
                 | Type::USym
                 | Type::Walltime
+                | Type::Strftime(_)
                 | Type::Stack { .. }
         )
     }
@@ -148,6 +157,7 @@ impl fmt::Display for Type {
             Type::Sym => write!(f, "symbol"),
             Type::USym => write!(f, "user symbol"),
             Type::Walltime => write!(f, "walltime"),
+            Type::Strftime(_) => write!(f, "strftime"),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
         }
     }

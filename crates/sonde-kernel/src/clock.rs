@@ -9,6 +9,11 @@ pub fn realtime_ns() -> u64 {
     crate::sys::clock_ns(libc::CLOCK_REALTIME)
 }
 
+/// Seconds east of UTC of the local time zone at `unix_secs` (bpftrace prints local time).
+pub fn utc_offset_secs(unix_secs: i64) -> i64 {
+    crate::sys::utc_offset_secs(unix_secs)
+}
+
 pub fn boottime_ns() -> u64 {
     crate::sys::clock_ns(libc::CLOCK_BOOTTIME)
 }

@@ -21,6 +21,17 @@ impl Span {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub probes: Vec<Probe>,
+    /// bpftrace's `config = { name = value; ... }` block, in order.
+    pub config: Vec<Setting>,
+}
+
+/// One `name = value` of a `config` block; the value as written (quotes removed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    pub name: String,
+    pub value: String,
+    pub span: Span,
+    pub value_span: Span,
 }
 
 /// `spec[, spec...] [/predicate/] { body }`

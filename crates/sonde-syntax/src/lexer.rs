@@ -285,10 +285,21 @@ impl<'a> Lexer<'a> {
             self.bump();
             self.eat_while(is_ident_char);
         }
-        let text = &self.text[lo..self.pos];
+        // bpftrace's digit separators: `1_000_000`.
+        let text = self.text[lo..self.pos].replace('_', "");
+        let text = text.as_str();
         let mut t = Token::new(TokenKind::Int(0), lo, self.pos);
         if float {
             self.err(&mut t, lo, self.pos, "floating-point numbers are not supported");
+            return t;
+        }
+        if let Some(v) = exponent(text) {
+            match v {
+                Some(v) => t.kind = TokenKind::Int(v),
+                None => {
+                    self.err(&mut t, lo, self.pos, "number too large: integers are at most 64 bits")
+                }
+            }
             return t;
         }
         let lower = text.to_ascii_lowercase();
@@ -523,6 +534,18 @@ pub fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
+/// bpftrace's integer `1e6` (decimal digits, `e`, decimal digits): `Some(None)` when it overflows,
+/// `None` when the text is not of that form.
+fn exponent(text: &str) -> Option<Option<u64>> {
+    let (m, e) = text.split_once(['e', 'E'])?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(m) || !digits(e) || (m.len() > 1 && m.starts_with('0')) {
+        return None;
+    }
+    let m: u64 = m.parse().ok()?;
+    Some(e.parse::<u32>().ok().and_then(|e| 10u64.checked_pow(e)).and_then(|p| m.checked_mul(p)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -726,5 +749,23 @@ mod tests {
         assert_eq!(lx.next_spec().kind, LBrace);
         assert_eq!(lx.next_spec().kind, RBrace);
         assert_eq!(lx.next_spec().kind, Eof);
+    }
+
+    #[test]
+    fn bpftrace_literals() {
+        let ints = |t: &str| -> Vec<TokenKind> {
+            Lexer::tokenize(t).into_iter().map(|t| t.kind).collect()
+        };
+        assert_eq!(
+            ints("1e6 1_000_000 2E3 0x1e6"),
+            [
+                TokenKind::Int(1_000_000),
+                TokenKind::Int(1_000_000),
+                TokenKind::Int(2000),
+                TokenKind::Int(0x1e6),
+                TokenKind::Eof
+            ]
+        );
+        assert!(!Lexer::tokenize("1e30")[0].errors.is_empty());
     }
 }

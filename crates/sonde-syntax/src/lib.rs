@@ -6,6 +6,7 @@ pub mod dump;
 pub mod fuzz;
 pub mod lexer;
 pub mod parser;
+pub mod prep;
 pub mod render;
 mod suggest;
 

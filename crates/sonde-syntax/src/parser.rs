@@ -5,7 +5,9 @@
 //! mistakes. Parse functions return `PResult`; `Err(())` means "already reported, recover".
 
 mod cast;
+mod config;
 mod expr;
+mod macros;
 mod stmt;
 
 use crate::ast::{Probe, ProbeSpec, Program, Span};
@@ -23,9 +25,12 @@ type PResult<T> = Result<T, ()>;
 
 /// Parses a whole program, returning what could be parsed and every diagnostic found.
 pub fn parse(text: &str) -> (Program, Vec<Diagnostic>) {
-    let mut p = Parser::new(text);
+    let (text, macros, mut diags) = crate::prep::run(text);
+    let mut p = Parser::new(&text);
+    p.macros = std::rc::Rc::new(macros);
     let program = p.program();
-    (program, p.diags)
+    diags.append(&mut p.diags);
+    (program, diags)
 }
 
 struct Parser<'a> {
@@ -41,6 +46,12 @@ struct Parser<'a> {
     slash_ends: bool,
     reported_depth: bool,
     reported_eof: bool,
+    /// `#define`d names, expanded where they appear as identifiers.
+    macros: std::rc::Rc<crate::prep::Macros>,
+    /// Inside a function-like macro's expansion: its parameters' arguments.
+    macro_args: std::collections::HashMap<String, crate::ast::Expr>,
+    /// Macros being expanded (a macro naming itself is not expanded again, as in C).
+    expanding: Vec<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -55,6 +66,9 @@ impl<'a> Parser<'a> {
             slash_ends: false,
             reported_depth: false,
             reported_eof: false,
+            macros: Default::default(),
+            macro_args: Default::default(),
+            expanding: Vec::new(),
         }
     }
 
@@ -62,7 +76,12 @@ impl<'a> Parser<'a> {
 
     fn program(&mut self) -> Program {
         let mut probes = Vec::new();
+        let mut config = Vec::new();
         loop {
+            if self.config_ahead() {
+                self.config_block(&mut config);
+                continue;
+            }
             if let Some(spec) = self.spec() {
                 probes.extend(self.probe(spec));
                 continue;
@@ -88,7 +107,7 @@ impl<'a> Parser<'a> {
             );
             self.emit(d);
         }
-        Program { probes }
+        Program { probes, config }
     }
 
     /// `spec[, spec...] [/predicate/] { body }`, starting after the first spec.

@@ -165,7 +165,15 @@ fn statement_errors() {
         "expected `}` to close the block, found end of input"
     );
     assert_eq!(one_error("BEGIN { else { } }"), "`else` without a matching `if`");
-    assert_eq!(one_error("BEGIN { if x { } }"), "expected `(` after `if`, found `x`");
+    // bpftrace's `if x { }` is accepted; without parentheses the body must be a block.
+    assert_eq!(
+        one_error("BEGIN { if x exit(); }"),
+        "expected `{` after the `if` condition, found `exit`"
+    );
+    assert_eq!(
+        one_error("BEGIN { if x = 1 { } }"),
+        "expected `{` after the `if` condition, found `=`"
+    );
     assert_eq!(
         one_error("BEGIN { if (x = 1) { } }"),
         "expected `)` after the `if` condition, found `=`"
@@ -351,4 +359,21 @@ fn errors_stop_at_the_limit() {
     assert_eq!(e[e.len() - 1], "too many errors (20); stopping here");
     // Lexer errors count too.
     assert_eq!(errors(&"#".repeat(1000)).len(), sonde_syntax::parser::MAX_ERRORS + 1);
+}
+
+#[test]
+fn bpftrace_preprocessor_and_config_errors() {
+    assert_eq!(one_error("#if X > 1\n#endif\nBEGIN { }"), "`#if` is not supported");
+    assert_eq!(
+        one_error("#define F(a) a\nBEGIN { @x = F(1, 2); }"),
+        "macro `F` takes 1 argument(s), 2 given"
+    );
+    assert_eq!(
+        one_error("#define BAD 1 +\nBEGIN { @x = BAD; }"),
+        "macro `BAD` does not expand to one expression: `1 +`"
+    );
+    assert_eq!(
+        one_error("config = { missing_probes } BEGIN { }"),
+        "expected `=` after the setting name, found `}`"
+    );
 }

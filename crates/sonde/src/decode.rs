@@ -17,6 +17,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         // Stacks stay ids here; the collector reads their frames from the stack map.
         Type::Ptr { .. } | Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
         Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
+        Type::Strftime(f) => Value::Str(crate::strftime::local(f, u64_at(b, 0))),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: sym.ksym(u64_at(b, 0)) },
         Type::USym => Value::Sym { addr: u64_at(b, 0), name: sym.usym(u64_at(b, 0)) },
         Type::Str(n) => {
@@ -118,7 +119,7 @@ pub fn walltime(monotonic_ns: u64) -> String {
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
 /// (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

@@ -22,6 +22,7 @@ mod output;
 mod self_test;
 mod session;
 mod signals;
+mod strftime;
 
 use clap::Parser;
 use error::Failure;

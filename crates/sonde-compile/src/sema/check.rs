@@ -18,6 +18,7 @@ pub fn check(
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let mut groups: Vec<(usize, Vec<Site>)> = Vec::new();
+    let missing = super::config::read(&program.config, &mut diags);
     for (index, probe) in program.probes.iter().enumerate() {
         let mut sites = Vec::new();
         for spec in &probe.specs {
@@ -26,6 +27,13 @@ pub fn check(
             warnings.extend(notes.into_iter().map(|n| Diagnostic::warning(spec.span, n)));
             match expanded {
                 Ok(s) => sites.extend(s),
+                Err(msg)
+                    if missing == super::config::MissingProbes::Skip
+                        && provider::PROVIDERS.contains(&spec.provider.as_str()) =>
+                {
+                    let why = format!("skipped (config missing_probes): {}", msg);
+                    warnings.push(Diagnostic::warning(spec.span, why));
+                }
                 Err(msg) => {
                     let mut d = Diagnostic::error(spec.span, msg);
                     if !provider::PROVIDERS.contains(&spec.provider.as_str())

@@ -16,9 +16,9 @@ pub const VARIABLES: &[&str] = &[
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
-    "str", "mem", "dyn", "strcmp", "ksym", "usym", "uptr", "kptr", "printf", "print", "exit",
-    "clear", "zero", "delete", "count", "sum", "min", "max", "avg", "stats", "quantize", "hist",
-    "lhist",
+    "str", "mem", "dyn", "strcmp", "ksym", "usym", "uptr", "kptr", "strftime", "printf", "print",
+    "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg", "stats", "quantize",
+    "hist", "lhist",
 ];
 
 impl Checker<'_> {
@@ -683,6 +683,18 @@ impl Checker<'_> {
                 }
             }
             "uptr" | "kptr" => self.address_space(name, args, span),
+            "strftime" => {
+                let [Expr { kind: ExprKind::Str(format), .. }, ns] = args else {
+                    self.error(Diagnostic::error(
+                        span,
+                        "strftime() takes a format string literal and a timestamp, like `strftime(\"%H:%M:%S\", nsecs)`",
+                    ));
+                    return self.poisoned(span);
+                };
+                let a = self.scalar(ns, "the timestamp of strftime()");
+                let ty = Type::Strftime(format.as_slice().into());
+                TExpr { kind: TExprKind::Cast(Box::new(a)), ty, span }
+            }
             "ksym" | "usym" => {
                 let [arg] = args else {
                     self.error(Diagnostic::error(span, format!("{}() takes one address", name)));
@@ -744,7 +756,11 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
     let unsigned64 = |t: &Type| {
         matches!(
             t,
-            Type::Int { bytes: 8, signed: false } | Type::Ptr { .. } | Type::Sym | Type::Walltime
+            Type::Int { bytes: 8, signed: false }
+                | Type::Ptr { .. }
+                | Type::Sym
+                | Type::Walltime
+                | Type::Strftime(_)
         )
     };
     if unsigned64(a) || unsigned64(b) {

@@ -3,6 +3,7 @@
 //! types, then the real pass that reports errors and builds the typed program.
 
 mod check;
+mod config;
 mod expr;
 mod maps;
 mod stmt;

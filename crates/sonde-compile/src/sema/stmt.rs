@@ -241,6 +241,7 @@ impl Checker<'_> {
         };
         let kind = match name.as_str() {
             "printf" => self.printf(args, span)?,
+            "time" => self.printf(&time_as_printf(args, span), span)?,
             "print" => {
                 if let [one] = args.as_slice() {
                     if let Some(map) = self.map_operand(one) {
@@ -373,8 +374,10 @@ impl Checker<'_> {
         let mut types = Vec::new();
         for (spec, v) in specs.iter().zip(&values) {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
-            let textual =
-                matches!(v.ty, Type::Walltime | Type::Sym | Type::USym | Type::Stack { .. });
+            let textual = matches!(
+                v.ty,
+                Type::Walltime | Type::Strftime(_) | Type::Sym | Type::USym | Type::Stack { .. }
+            );
             let ok = if spec.wants_any() {
                 true
             } else if spec.wants_string() {
@@ -414,4 +417,17 @@ fn constant(e: &Expr) -> Option<i64> {
         ExprKind::Unary { op: sonde_syntax::ast::UnOp::Neg, expr } => constant(expr).map(|v| -v),
         _ => None,
     }
+}
+
+/// bpftrace's `time(fmt)` (default `"%H:%M:%S\n"`) is `printf("%s", strftime(fmt, nsecs))`.
+fn time_as_printf(args: &[Expr], span: Span) -> Vec<Expr> {
+    let e = |kind| Expr { kind, span };
+    let format = match args.first() {
+        Some(f) => f.clone(),
+        None => e(ExprKind::Str(b"%H:%M:%S\n".to_vec())),
+    };
+    let mut rest: Vec<Expr> = vec![format, e(ExprKind::Ident("nsecs".into()))];
+    rest.extend(args.iter().skip(1).cloned());
+    let call = e(ExprKind::Call { name: "strftime".into(), args: rest });
+    vec![e(ExprKind::Str(b"%s".to_vec())), call]
 }

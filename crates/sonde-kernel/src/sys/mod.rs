@@ -216,6 +216,21 @@ pub fn clock_ns(clock: libc::clockid_t) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// The local time zone's offset from UTC, in seconds, at `unix_secs` (what `localtime_r` says;
+/// 0 when it cannot tell).
+pub fn utc_offset_secs(unix_secs: i64) -> i64 {
+    let t: libc::time_t = unix_secs;
+    // SAFETY: an all-zero `tm` is a valid value (integers and a null zone-name pointer).
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r is the thread-safe variant.
+    let r = unsafe { libc::localtime_r(&t, &mut tm) };
+    if r.is_null() {
+        0
+    } else {
+        tm.tm_gmtoff
+    }
+}
+
 pub(crate) fn mount_tracefs(target: &CStr) -> Result<(), Errno> {
     // SAFETY: all arguments are NUL-terminated strings or null.
     let r = unsafe {

@@ -8,7 +8,8 @@ use crate::lexer::{Lexer, Token, TokenKind};
 const TYPE_WORDS: &[&str] = &[
     "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "i8", "i16", "i32", "i64", "__u8",
     "__u16", "__u32", "__u64", "__s8", "__s16", "__s32", "__s64", "char", "short", "int", "long",
-    "unsigned", "signed", "void", "bool", "_Bool",
+    "unsigned", "signed", "void", "bool", "_Bool", "uint8", "uint16", "uint32", "uint64", "int8",
+    "int16", "int32", "int64",
 ];
 
 /// Words that combine into one C type: `unsigned long long int`.

@@ -163,10 +163,19 @@ impl Parser<'_> {
                 ExprKind::Var(self.text_of(t.span).get(1..).unwrap_or("").to_string())
             }
             TokenKind::At => return self.map(&t),
+            TokenKind::Ident if self.macro_use(&t) => match self.expand(&t) {
+                Some(e) => return e,
+                None => ExprKind::Ident(self.text_of(t.span).to_string()),
+            },
             TokenKind::Ident => match self.peek().kind {
                 TokenKind::LParen => return self.call(&t),
                 TokenKind::LBracket => return self.map(&t),
-                _ => ExprKind::Ident(self.text_of(t.span).to_string()),
+                _ => match self.text_of(t.span) {
+                    // bpftrace's `bool` constants.
+                    "true" => ExprKind::Int(1),
+                    "false" => ExprKind::Int(0),
+                    w => ExprKind::Ident(w.to_string()),
+                },
             },
             _ => {
                 // `( expr )`: the span covers the parentheses so carets include them.
@@ -206,7 +215,12 @@ impl Parser<'_> {
     }
 
     /// Comma-separated expressions up to `close`; the opener is already consumed.
-    fn list(&mut self, open: &Token, close: TokenKind, what: &str) -> PResult<(Vec<Expr>, Token)> {
+    pub(super) fn list(
+        &mut self,
+        open: &Token,
+        close: TokenKind,
+        what: &str,
+    ) -> PResult<(Vec<Expr>, Token)> {
         let mut items = Vec::new();
         loop {
             items.push(self.inner_expr()?);

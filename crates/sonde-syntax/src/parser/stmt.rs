@@ -3,7 +3,7 @@
 use super::{compare_help, PResult, Parser};
 use crate::ast::{BinOp, Block, Expr, ExprKind, Span, Stmt, StmtKind};
 use crate::diag::Diagnostic;
-use crate::lexer::TokenKind;
+use crate::lexer::{Token, TokenKind};
 
 impl Parser<'_> {
     /// `{ stmt; stmt; ... }`. `;` is optional after a statement ending in `}` and before the
@@ -154,6 +154,9 @@ impl Parser<'_> {
     /// `if (cond) stmt-or-block [else stmt-or-block]`, including `else if`.
     fn if_stmt(&mut self) -> PResult<(Stmt, bool)> {
         let kw = self.bump();
+        if self.peek().kind != TokenKind::LParen {
+            return self.bare_if(kw);
+        }
         let open = self.expect(TokenKind::LParen, "`(` after `if`")?;
         let cond = self.inner_expr()?;
         if self.eat(TokenKind::RParen).is_none() {
@@ -170,7 +173,35 @@ impl Parser<'_> {
             });
             return Err(());
         }
-        let (then, mut ends_in_block) = self.branch()?;
+        let (then, ends_in_block) = self.branch()?;
+        self.if_rest(kw, cond, then, ends_in_block)
+    }
+
+    /// bpftrace's `if cond { ... }`: without parentheses the body must be a block.
+    fn bare_if(&mut self, kw: Token) -> PResult<(Stmt, bool)> {
+        let cond = self.inner_expr()?;
+        if self.peek().kind != TokenKind::LBrace {
+            let t = self.peek().clone();
+            let help = compare_help(&t);
+            self.expected_with("`{` after the `if` condition", &t, |d| {
+                help(d).with_help(
+                    "without `(...)` around the condition, the body must be a `{ }` block",
+                )
+            });
+            return Err(());
+        }
+        let then = self.block()?;
+        self.if_rest(kw, cond, then, true)
+    }
+
+    /// An `if`'s optional `else` part, after its first branch.
+    fn if_rest(
+        &mut self,
+        kw: Token,
+        cond: Expr,
+        then: Block,
+        mut ends_in_block: bool,
+    ) -> PResult<(Stmt, bool)> {
         let mut els = None;
         if self.at_word("else") {
             self.bump();

@@ -1,0 +1,69 @@
+//! The compatibility lane: scripts in bpftrace's current syntax (tests/compat/*.bt, our own) load
+//! into the verifier and, where they need only tracepoints, run with exact numbers.
+//! `tests/compat/run.sh` measures bpftrace's own tools/ the same way (they are not shipped here).
+
+mod common;
+
+use common::{sonde, wl};
+
+fn script(name: &str) -> String {
+    format!("{}/../../tests/compat/{}", env!("CARGO_MANIFEST_DIR"), name)
+}
+
+#[test]
+fn every_compat_script_loads() {
+    require_bpf!();
+    let dir = format!("{}/../../tests/compat", env!("CARGO_MANIFEST_DIR"));
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "bt") {
+            let o = sonde(&["-e", p.to_str().unwrap()]);
+            o.assert_ok();
+            assert!(o.stderr.contains("passed the verifier"), "{}", o.describe());
+            n += 1;
+        }
+    }
+    assert!(n >= 2);
+}
+
+#[test]
+fn preprocessor_config_and_macros_run() {
+    require_tracepoints!();
+    // 35 getppid calls: the missing tracepoint is skipped with a warning (missing_probes),
+    // TWICE(1) is 2 per call and CALLS_PER_RUN divides.
+    let o =
+        sonde(&["-c", &wl(&["comm", "wl_compat", "getppid", "35"]), &script("preprocessor.bt")]);
+    o.assert_ok();
+    assert_eq!(o.int("@calls"), 35, "{}", o.describe());
+    assert_eq!(o.int("@twice"), 70, "{}", o.describe());
+    assert!(o.stdout.contains("runs=5"), "{}", o.describe());
+    assert!(o.stderr.contains("skipped (config missing_probes)"), "{}", o.describe());
+}
+
+#[test]
+fn literals_types_and_time_run() {
+    require_bpf!();
+    let o = sonde(&[&script("literals.bt")]);
+    o.assert_ok();
+    assert!(o.stdout.contains("ok 1000 -1 0\n"), "{}", o.describe());
+    // time("%H:%M:%S ") then strftime's date, time and microseconds.
+    let line = o.lines().into_iter().find(|l| l.contains(" at ")).unwrap_or_default().to_string();
+    let parts: Vec<&str> = line.split(' ').collect();
+    assert_eq!(parts.len(), 4, "{}", o.describe());
+    assert_eq!(parts[0].len(), 8, "{}", o.describe());
+    assert_eq!(parts[2].len(), 10, "{}", o.describe());
+    assert_eq!(parts[3].len(), 15, "{}", o.describe());
+}
+
+#[test]
+fn config_errors_name_the_setting() {
+    let o = sonde(&["-e", "config = { missing_probes = maybe } BEGIN { exit(); }"]);
+    assert!(
+        o.stderr.contains("`missing_probes` is `error`, `warn` or `ignore`"),
+        "{}",
+        o.describe()
+    );
+    let o = sonde(&["-e", "config = { max_strlenn = 1 } BEGIN { exit(); }"]);
+    assert!(o.stderr.contains("did you mean `max_strlen`?"), "{}", o.describe());
+}
