@@ -261,6 +261,11 @@ impl<'a> Sink<'a> {
         } else if let Ok(c) = std::fs::read_to_string(format!("/proc/{pid}/comm")) {
             call.task.comm = c.trim().to_string();
             self.comms.insert(pid, call.task.comm.clone());
+        } else if let Some(want) = self.a.comm.as_deref().filter(|w| full_name(&call.task.comm, w))
+        {
+            // Gone, and it exec'd before tracing began: its 7 bytes are all the tracer kept,
+            // and they are the start of the name --comm asked for.
+            call.task.comm = want.chars().take(15).collect();
         }
     }
 
@@ -406,6 +411,11 @@ fn check_function(name: &str) -> Result<(), Failure> {
 
 /// `--comm NAME` against a task's name (cut at 15 bytes as the kernel does; or the tracer's
 /// 7-byte column when the task was gone before its full name was known).
+/// `comm` is the tracer's 7-byte cut of `name` (not the whole of a shorter name).
+fn full_name(comm: &str, name: &str) -> bool {
+    comm.len() == 7 && name.len() > 7 && comm_matches(comm, name)
+}
+
 fn comm_matches(comm: &str, name: &str) -> bool {
     let name: String = name.chars().take(15).collect();
     comm == name || (comm.len() == 7 && name.starts_with(comm))
@@ -426,5 +436,20 @@ fn quote(w: &str) -> String {
         w.to_string()
     } else {
         format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{comm_matches, full_name};
+
+    #[test]
+    fn a_seven_byte_comm_is_the_start_of_the_name_asked_for() {
+        assert!(comm_matches("sonde-w", "sonde-workload"));
+        assert!(full_name("sonde-w", "sonde-workload"));
+        assert!(!full_name("sonde-x", "sonde-workload"));
+        // A short name is whole in the tracer's column: nothing to complete.
+        assert!(comm_matches("dd", "dd") && !full_name("dd", "dd"));
+        assert!(!full_name("bash", "sonde-workload"));
     }
 }
