@@ -26,6 +26,7 @@ usage: tests/vm/run.sh [--kernel SERIES]... [--case GLOB]... [--keep] [-v]
 environment:
   SONDE_BIN, WORKLOAD_BIN  binaries to test (default: cargo build --release, scripts/release-bins)
   VM_TIMEOUT               seconds one guest may run (default 900)
+  VM_JOBS                  guests booted at once (default: the host's cores; -v: 1)
   CASE_TIMEOUT             default seconds one case may run in the guest (default 300)
   SONDE_TIMEOUT            seconds run_sonde gives one sonde command (default 60)
   VM_KERNEL_TESTS=0        leave out kernel_layer_tests (sonde-kernel's cargo tests, built
@@ -149,7 +150,42 @@ vm_stage_conf "$stage" "${case_globs[@]}"
 cpio_file="$work/root.cpio"
 vm_cpio "$stage" "$cpio_file"
 
-# ---- boot and judge ----------------------------------------------------------------------------------
+# ---- boot ------------------------------------------------------------------------------------------
+# The guests run side by side, VM_JOBS at a time (default: one per host core; each single-threaded
+# TCG guest keeps one core busy), and are judged afterwards in series order. Each boot runs in a
+# subshell that leaves "QEMU-STATUS WALL-SECONDS" in $work/SERIES.boot.
+: "${VM_JOBS:=$(nproc 2>/dev/null || echo 1)}"
+[ "$verbose" -eq 1 ] && VM_JOBS=1 # one console at a time on the terminal
+[ "$VM_JOBS" -ge 1 ] 2>/dev/null || die "VM_JOBS must be a whole number of at least 1"
+boot_pids=()
+boot_series() {
+	local s="$1"
+	# An interrupt of run.sh ends this boot's qemu (through its timeout) as well.
+	trap 'if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null; fi; exit 143' TERM
+	vm_boot "${vmlinuz[$s]}" "$cpio_file" "$CACHE/logs/$s.log"
+	echo "$VM_QRC $VM_WALL" >"$work/$s.boot"
+}
+vm_stop_boots() {
+	local p
+	for p in "${boot_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	vm_cleanup
+}
+trap vm_stop_boots EXIT
+running=0
+for s in "${series_list[@]}"; do
+	if [ "$running" -ge "$VM_JOBS" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	running=$((running + 1))
+	log "booting $s ($(vm_kernel_package "${vmlinuz[$s]}")), ${#cases[@]} case(s)"
+	boot_series "$s" &
+	boot_pids+=("$!")
+done
+wait || true
+boot_pids=()
+
+# ---- judge -------------------------------------------------------------------------------------------
 total_fail=0
 total_pass=0
 summary=()
@@ -158,9 +194,8 @@ for s in "${series_list[@]}"; do
 	pkg="$(vm_kernel_package "$kernel")"
 	raw="$CACHE/logs/$s.log"
 	clean="$work/$s.clean"
-	log "booting $s ($pkg), ${#cases[@]} case(s)"
-	vm_boot "$kernel" "$cpio_file" "$raw"
-	qrc="$VM_QRC"
+	qrc=1 wall=0
+	if [ -s "$work/$s.boot" ]; then read -r qrc wall <"$work/$s.boot"; fi
 	vm_clean "$raw" "$clean"
 
 	kfail=0
@@ -202,7 +237,7 @@ for s in "${series_list[@]}"; do
 	# The guest's own clock: uptime when /init started and when the last case ended.
 	boot="$(awk '{ print $3 }' <<<"$init_line")"
 	up_done="$(sed -n 's/.*uptime=\([0-9.]*\).*/\1/p' <<<"$done_line")"
-	line="$(printf '%-5s %s: wall %ss' "$s" "$pkg" "$VM_WALL")"
+	line="$(printf '%-5s %s: wall %ss' "$s" "$pkg" "$wall")"
 	if [ -n "$boot" ]; then line+=", guest uptime at /init ${boot}s"; fi
 	if [ -n "$up_done" ]; then line+=", cases done at ${up_done}s"; fi
 	if [ -n "$init_line" ]; then line+=" (uname -r: $(awk '{ print $2 }' <<<"$init_line"))"; fi
