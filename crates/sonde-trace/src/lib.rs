@@ -6,7 +6,10 @@
 
 pub mod beauty;
 pub mod errno;
+pub mod fds;
+pub mod inflight;
 pub mod line;
+pub mod names;
 pub mod nr;
 pub mod program;
 pub mod select;

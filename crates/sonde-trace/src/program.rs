@@ -64,6 +64,8 @@ pub struct Plan<'a> {
     pub string_size: usize,
     /// `-u`: only tasks running as this uid, on top of the targets.
     pub uid: Option<u32>,
+    /// `-C`: only calls made on these CPUs (empty: every CPU), on top of the targets.
+    pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
     pub filter: Option<String>,
     /// The kernel's BTF types the raw `sys_enter`/`sys_exit` tracepoints: summaries attach there
@@ -136,10 +138,15 @@ impl Plan<'_> {
     }
 
     fn target(&self) -> String {
-        match self.uid {
-            Some(uid) => format!("{} && uid == {uid}", self.tasks()),
-            None => self.tasks(),
+        let mut t = self.tasks();
+        if let Some(uid) = self.uid {
+            let _ = write!(t, " && uid == {uid}");
         }
+        if !self.cpus.is_empty() {
+            let c: Vec<String> = self.cpus.iter().map(|c| format!("cpu == {c}")).collect();
+            let _ = write!(t, " && ({})", c.join(" || "));
+        }
+        t
     }
 
     fn tasks(&self) -> String {

@@ -46,6 +46,10 @@ COMMANDS:
     seq               no-op; `seq CMD... -- CMD...` reads naturally
     waitfile PATH     poll faccessat(PATH, F_OK) every 2ms (with nanosleep)
                       until PATH exists; gives up after 60s with exit 1
+    thread-sleep MS   start a thread that makes one nanosleep() of MS milliseconds,
+                      wait (spinning, no syscall) until it is about to, then run
+                      the rest of the command line in the main thread meanwhile;
+                      the thread is joined (futex) after the last command
     exit CODE         exit_group(CODE) at once; later commands do not run
     ucall N           N calls of the exported function
                       `sonde_workload_target(i)` for i = 1..=N (returns 2*i);
@@ -249,9 +253,32 @@ fn print_bpf_ids() {
     }
 }
 
+/// `thread-sleep MS`: a thread asleep in the kernel while the main thread goes on.
+fn thread_sleep(ms: u64) -> std::thread::JoinHandle<()> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let ready = Arc::new(AtomicBool::new(false));
+    let flag = ready.clone();
+    let t = std::thread::spawn(move || {
+        flag.store(true, Ordering::Release);
+        nanosleep_ms(ms);
+    });
+    while !ready.load(Ordering::Acquire) {
+        std::hint::spin_loop();
+    }
+    // From the flag to the syscall's entry is a few instructions: spin 20 ms more (the clock is
+    // read through the vDSO, without a syscall).
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_millis(20) {
+        std::hint::spin_loop();
+    }
+    t
+}
+
 fn run(args: &[String]) {
     let mut it = args.iter();
     let mut ran = false;
+    let mut threads = Vec::new();
     while let Some(cmd) = it.next() {
         match cmd.as_str() {
             "--" | "seq" => {}
@@ -275,6 +302,7 @@ fn run(args: &[String]) {
                 write(n, num("SIZE", it.next()));
             }
             "sleep" => nanosleep_ms(num("MS", it.next())),
+            "thread-sleep" => threads.push(thread_sleep(num("MS", it.next()))),
             "comm" => set_comm(arg("NAME", it.next())),
             "fork" => fork(arg("NAME", it.next())),
             "waitfile" => waitfile(arg("PATH", it.next())),
@@ -316,6 +344,9 @@ fn run(args: &[String]) {
             other => die(&format!("unknown command {other:?} (try --help)")),
         }
         ran = true;
+    }
+    for t in threads {
+        let _ = t.join();
     }
     if !ran {
         eprint!("{USAGE}");

@@ -2,12 +2,17 @@
 //! language; it is compiled, loaded and attached exactly as a script is (compiler, sonde-load,
 //! attach.rs), and its records come back to sonde-trace to become lines or a summary.
 
+mod lines;
+mod names;
+
 use crate::child::HeldChild;
 use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::signals;
 use clap::Parser;
+use lines::{Layout, Lines};
+use names::{until_nul, ProcNames};
 use sonde_compile::Options;
 use sonde_kernel::link::Link;
 use sonde_kernel::ringbuf::RingBuf;
@@ -16,12 +21,11 @@ use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
-use sonde_trace::line::{Call, Entry};
+use sonde_trace::inflight::InFlight;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
 use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
-use std::collections::HashMap;
 use std::io::Write;
 use std::time::Duration;
 
@@ -54,6 +58,10 @@ struct TraceArgs {
     /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`.
     #[arg(long)]
     strace: bool,
+    /// With --strace, fds with their paths, as strace -y (`read(3</etc/hostname>, ...)`); the
+    /// perf layout and JSON always show them.
+    #[arg(short = 'y', long = "decode-fds")]
+    decode_fds: bool,
     /// One JSON object per call (and per summary row, and for lost events).
     #[arg(long)]
     json: bool,
@@ -72,6 +80,9 @@ struct TraceArgs {
     /// Every process of the system but sonde.
     #[arg(short = 'a', long = "all-cpus")]
     all: bool,
+    /// Only calls on these CPUs (`0,2-3`), filtered in the kernel; alone, every process there.
+    #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
+    cpus: Option<String>,
     /// Do not follow the threads and children the traced processes create.
     #[arg(long = "no-inherit")]
     no_inherit: bool,
@@ -106,11 +117,12 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         + (!a.pids.is_empty()) as u8
         + (!a.tids.is_empty()) as u8
         + a.all as u8;
-    if targets > 1 || (targets == 0 && a.user.is_none()) {
+    if targets > 1 || (targets == 0 && a.user.is_none() && a.cpus.is_none()) {
         return Err(Failure::Usage(
-            "say what to trace: a command after `--`, -p PID, -t TID, -u USER or -a (one of them, -u with any)".into(),
+            "say what to trace: a command after `--`, -p PID, -t TID, -u USER, -C CPUS or -a (one of them, -u and -C with any)".into(),
         ));
     }
+    let cpus = a.cpus.as_deref().map(cpu_list).transpose()?.unwrap_or_default();
     for pid in &a.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
             return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
@@ -155,6 +167,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         },
         follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets > 0,
         uid,
+        cpus,
         mode: if summary_only { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
@@ -199,16 +212,25 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         ),
         None => Box::new(std::io::stdout()),
     };
+    let layout = match (a.json, a.strace) {
+        (true, _) => Layout::Json,
+        (false, true) => Layout::Strace,
+        (false, false) => Layout::Perf,
+    };
     let mut lines = Lines {
         collector: Collector::new(&compiled, &maps),
         symbols: Symbolizer::new(None),
         table: &table,
-        pending: HashMap::new(),
+        // perf trace's `...`/`[continued]` only where every exit of an entry seen is printed.
+        calls: InFlight::new(layout == Layout::Perf && !a.failure && a.duration.is_none()),
+        names: match layout {
+            Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
+            _ => ProcNames::new(true, true, false),
+        },
         out: std::io::BufWriter::with_capacity(1 << 16, out),
         start_ns: if a.absolute { 0 } else { sonde_kernel::clock::monotonic_ns() },
         main_tid: child.as_ref().map_or(0, HeldChild::pid),
-        strace: a.strace,
-        json: a.json,
+        layout,
         printed: 0,
         max: a.max_events,
     };
@@ -272,6 +294,17 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     Ok(0)
 }
 
+/// `-C 0,2-3`: CPUs this machine has.
+fn cpu_list(text: &str) -> Result<Vec<u32>, Failure> {
+    let bad = || Failure::Usage(format!("-C {text}: not a CPU list such as 0,2-3"));
+    let cpus = sonde_kernel::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
+    let possible = sonde_kernel::cpus::possible_cpus().map_err(Failure::kernel)?;
+    if let Some(c) = cpus.iter().find(|c| !possible.contains(c)) {
+        return Err(Failure::Usage(format!("-C {text}: this machine has no CPU {c}")));
+    }
+    Ok(cpus)
+}
+
 /// `-u`: a user name from /etc/passwd, or a number.
 fn user_id(user: &str) -> Result<u32, Failure> {
     if let Ok(n) = user.parse() {
@@ -314,105 +347,6 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
         return Failure::Compile(mine, file);
     }
     Failure::Compile(diags, source.clone())
-}
-
-/// Records -> calls -> lines.
-struct Lines<'a> {
-    collector: Collector<'a>,
-    symbols: Symbolizer,
-    table: &'a SyscallTable,
-    /// The call each thread is in, from its entry record until its exit record.
-    pending: HashMap<u32, Entry>,
-    out: std::io::BufWriter<Box<dyn Write>>,
-    start_ns: u64,
-    main_tid: u32,
-    strace: bool,
-    json: bool,
-    printed: u64,
-    max: Option<u64>,
-}
-
-impl Lines<'_> {
-    fn full(&self) -> bool {
-        self.max.is_some_and(|m| self.printed >= m)
-    }
-
-    fn drain(
-        &mut self,
-        compiled: &sonde_compile::Compiled,
-        ring: &mut RingBuf,
-    ) -> Result<(), Failure> {
-        ring.drain(|rec| {
-            let Some(id) = rec.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap())) else {
-                return;
-            };
-            let Some(event) = compiled.events.get(id as usize) else { return };
-            let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
-            self.record(&values);
-        })
-        .map_err(Failure::kernel)?;
-        let _ = self.out.flush();
-        Ok(())
-    }
-
-    fn record(&mut self, v: &[Value]) {
-        let int = |i: usize| match v.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        };
-        let tid = int(1) as u32;
-        match int(0) {
-            tp::TAG_ENTER => {
-                let comm = match v.get(11) {
-                    Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
-                    _ => String::new(),
-                };
-                let entry = Entry {
-                    tid,
-                    pid: int(2) as u32,
-                    time_ns: int(3),
-                    nr: int(4) as u32,
-                    args: std::array::from_fn(|i| int(5 + i)),
-                    comm,
-                    strings: Vec::new(),
-                };
-                // A call whose exit was filtered out (--failure, --duration) is replaced.
-                self.pending.insert(tid, entry);
-            }
-            tag @ tp::TAG_STRING.. => {
-                if let (Some(e), Some(Value::Str(b))) = (self.pending.get_mut(&tid), v.get(2)) {
-                    e.strings.push(((tag - tp::TAG_STRING) as usize, b.clone()));
-                }
-            }
-            tp::TAG_EXIT => {
-                let nr = int(3) as u32;
-                let Some(entry) = self.pending.remove(&tid) else { return };
-                if entry.nr != nr || self.full() {
-                    return;
-                }
-                let call = Call { entry, exit_ns: int(2), ret: int(4) as i64 };
-                self.print(&call);
-            }
-            _ => {}
-        }
-    }
-
-    fn print(&mut self, call: &Call) {
-        let sc = self.table.get(call.entry.nr);
-        let line = if self.json {
-            call.json(sc).to_string()
-        } else if self.strace {
-            call.strace_line(sc, self.main_tid)
-        } else {
-            call.perf_line(sc, self.start_ns)
-        };
-        let _ = writeln!(self.out, "{line}");
-        self.printed += 1;
-    }
-}
-
-fn until_nul(b: &[u8]) -> &[u8] {
-    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
 /// The summary maps, merged across CPUs.

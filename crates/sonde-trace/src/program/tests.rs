@@ -18,6 +18,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         string_size: 256,
         filter: None,
         uid: None,
+        cpus: Vec::new(),
         raw_tracepoints: false,
     }
 }
@@ -176,4 +177,18 @@ fn threads_and_users_are_selected_in_the_kernel() {
     p.targets = Targets::AllBut(9);
     let text = compiles(&p);
     assert!(text.contains("/pid != 9 && uid == 1000/"), "{text}");
+}
+
+#[test]
+fn cpus_are_selected_in_the_kernel() {
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.targets = Targets::AllBut(9);
+    p.follow = false;
+    p.cpus = vec![0, 2, 3];
+    let text = compiles(&p);
+    let pred = "/pid != 9 && (cpu == 0 || cpu == 2 || cpu == 3)/";
+    assert!(text.contains(&format!("tracepoint:syscalls:sys_enter_getpid {pred}")), "{text}");
+    assert!(text.contains(&format!("tracepoint:syscalls:sys_exit_getpid {pred}")), "{text}");
 }
