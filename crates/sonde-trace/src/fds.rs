@@ -48,7 +48,8 @@ impl FdTable {
         let cloexec = |flags: u64| flags & libc::O_CLOEXEC as u64 != 0;
         let name = match d.syscall {
             "open" | "openat" | "openat2" | "creat" => {
-                let Some(path) = d.path else { return };
+                // An empty copy is a path the kernel could not read at entry (not paged in).
+                let Some(path) = d.path.filter(|p| !p.is_empty()) else { return };
                 let flags = match d.syscall {
                     "open" => d.args[1],
                     "openat" => d.args[2],

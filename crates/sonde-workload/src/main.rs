@@ -50,6 +50,7 @@ COMMANDS:
                       wait (spinning, no syscall) until it is about to, then run
                       the rest of the command line in the main thread meanwhile;
                       the thread is joined (futex) after the last command
+    kill PID SIG      one kill(PID, SIG) (SIG 0 only checks that PID exists)
     exit CODE         exit_group(CODE) at once; later commands do not run
     ucall N           N calls of the exported function
                       `sonde_workload_target(i)` for i = 1..=N (returns 2*i);
@@ -149,7 +150,10 @@ fn openat(n: u64, path: &str) {
 
 fn read(n: u64, size: u64) {
     let mut buf = vec![0u8; size as usize];
-    let fd = unsafe { open_ro(c"/dev/zero", libc::O_RDONLY | libc::O_CLOEXEC) };
+    // The path is copied to the heap first: a tracer copying it at the syscall's entry finds it
+    // in memory (a literal's page may not be faulted in yet, and BPF cannot fault it in).
+    let path = cstr("/dev/zero");
+    let fd = unsafe { open_ro(&path, libc::O_RDONLY | libc::O_CLOEXEC) };
     if fd < 0 {
         die(&format!("open /dev/zero: errno {}", errno()));
     }
@@ -164,7 +168,8 @@ fn read(n: u64, size: u64) {
 
 fn write(n: u64, size: u64) {
     let buf = vec![b'x'; size as usize];
-    let fd = unsafe { open_ro(c"/dev/null", libc::O_WRONLY | libc::O_CLOEXEC) };
+    let path = cstr("/dev/null");
+    let fd = unsafe { open_ro(&path, libc::O_WRONLY | libc::O_CLOEXEC) };
     if fd < 0 {
         die(&format!("open /dev/null: errno {}", errno()));
     }
@@ -302,6 +307,11 @@ fn run(args: &[String]) {
                 write(n, num("SIZE", it.next()));
             }
             "sleep" => nanosleep_ms(num("MS", it.next())),
+            "kill" => {
+                let pid = num("PID", it.next());
+                let sig = num("SIG", it.next());
+                unsafe { libc::syscall(libc::SYS_kill, pid as libc::pid_t, sig as libc::c_int) };
+            }
             "thread-sleep" => threads.push(thread_sleep(num("MS", it.next()))),
             "comm" => set_comm(arg("NAME", it.next())),
             "fork" => fork(arg("NAME", it.next())),

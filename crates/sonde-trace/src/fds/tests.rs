@@ -11,8 +11,10 @@ fn opens_dups_and_closes() {
     t.opened(&done("openat", &[0, 0, cloexec, 0, 0, 0], Some("/etc/hostname"), 3), None);
     assert_eq!(t.get(7, 3), Some("/etc/hostname"));
     assert_eq!(t.get(8, 3), None, "another process");
-    // A failed open names nothing.
+    // A failed open names nothing, nor one whose path could not be copied.
     t.opened(&done("openat", &[0; 6], Some("/nope"), -2), None);
+    t.opened(&done("openat", &[0; 6], Some(""), 5), None);
+    assert_eq!(t.get(7, 5), None);
     t.opened(&done("dup", &[3, 0, 0, 0, 0, 0], None, 4), None);
     t.opened(&done("dup2", &[3, 9, 0, 0, 0, 0], None, 9), None);
     t.opened(&done("fcntl", &[3, libc::F_DUPFD_CLOEXEC as u64, 10, 0, 0, 0], None, 10), None);

@@ -1,0 +1,232 @@
+//! End-to-end: what `sonde trace`'s lines say beyond the call itself: fds with their paths
+//! (against `strace -y`), pids with their comms, perf trace's `...` / `... [continued]` when
+//! threads interleave, calls that never return, and `-C` selecting CPUs in the kernel.
+
+mod common;
+
+use common::trace::{skip, strace_installed, strace_with, trace};
+use common::{sonde, workload};
+use std::process::Command;
+
+const FDS: &[&str] = &["openat", "1", "/etc/hostname", "read", "2", "10", "write", "1", "7"];
+
+#[test]
+fn fds_show_their_paths_as_strace_y_does() {
+    if skip() {
+        return;
+    }
+    let expr = "openat,read,write,close";
+    let out = trace(&["--strace", "-y", "-e", expr], FDS);
+    let ours = out.lines();
+    let start = ours
+        .iter()
+        .position(|l| l.contains("\"/etc/hostname\""))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    let ours: Vec<String> = ours[start..].iter().map(|l| l.to_string()).collect();
+    // read's buffer is filled by the call (sonde shows its address): the reads are compared
+    // up to it.
+    let upto_buf = |l: &str| match l.starts_with("read(") {
+        true => l.split_once(", ").map_or(l.to_string(), |(a, _)| a.to_string()),
+        false => l.to_string(),
+    };
+    let expected = [
+        r#"openat(AT_FDCWD, "/etc/hostname", O_RDONLY) = 3</etc/hostname>"#,
+        "close(3</etc/hostname>) = 0",
+        r#"openat(AT_FDCWD, "/dev/zero", O_RDONLY|O_CLOEXEC) = 3</dev/zero>"#,
+        "read(3</dev/zero>",
+        "read(3</dev/zero>",
+        "close(3</dev/zero>) = 0",
+        r#"openat(AT_FDCWD, "/dev/null", O_WRONLY|O_CLOEXEC) = 3</dev/null>"#,
+        r#"write(3</dev/null>, "xxxxxxx", 7) = 7"#,
+        "close(3</dev/null>) = 0",
+    ];
+    let got: Vec<String> = ours.iter().map(|l| upto_buf(l)).collect();
+    assert_eq!(got, expected, "{}", out.describe());
+    if strace_installed() {
+        let theirs = strace_with(&["-y"], expr, FDS);
+        let theirs: Vec<String> = theirs
+            .iter()
+            .skip_while(|l| !l.contains("\"/etc/hostname\""))
+            // strace pads before ` = `; with -y it also names the directory of AT_FDCWD, which
+            // sonde can read only while the process lives (this one has exited by then).
+            .map(|l| {
+                let (call, ret) = l.rsplit_once(" = ").unwrap();
+                let mut call = call.trim_end().to_string();
+                if let Some(at) = call.find("AT_FDCWD<") {
+                    let end = at + call[at..].find('>').unwrap();
+                    call.replace_range(at + "AT_FDCWD".len()..=end, "");
+                }
+                upto_buf(&format!("{call} = {ret}"))
+            })
+            .collect();
+        assert_eq!(got, theirs);
+    }
+    // Without -y, strace's plain numbers.
+    let out = trace(&["--strace", "-e", "close"], FDS);
+    assert!(out.lines().contains(&"close(3) = 0"), "{}", out.describe());
+}
+
+#[test]
+fn perf_lines_and_json_name_fds_and_pids() {
+    if skip() {
+        return;
+    }
+    let out = trace(
+        &["-e", "openat,write,wait4,prctl,exit_group"],
+        &["write", "1", "7", "fork", "wl_kid"],
+    );
+    let lines = out.lines();
+    let write = lines.iter().find(|l| l.contains(" write(")).expect("write");
+    assert!(
+        write.ends_with(r#" write(fd: 3</dev/null>, buf: "xxxxxxx", count: 7) = 7"#),
+        "{}",
+        out.describe()
+    );
+    // The child is reaped when wait4 returns, so /proc no longer has it: its comm is the one
+    // its last record carried (exit_group's, after its prctl renamed it).
+    let wait = lines.iter().rev().find(|l| l.contains("wait4")).expect("wait4");
+    let kid: u32 = wait.rsplit_once(" = ").unwrap().1.split(' ').next().unwrap().parse().unwrap();
+    assert!(wait.ends_with(&format!(" = {kid} (wl_kid)")), "{}", out.describe());
+    assert!(lines.iter().any(|l| l.contains("wl_kid/") && l.contains("exit_group(")));
+    let out = trace(&["--json", "-e", "openat,write"], &["write", "1", "7"]);
+    let write = out
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|o| o["syscall"] == "write")
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    assert_eq!(write["args"]["fd"]["value"], "3</dev/null>");
+    assert_eq!(write["args"]["fd"]["raw"], 3);
+}
+
+#[test]
+fn pid_arguments_show_the_comm_of_a_live_task() {
+    if skip() {
+        return;
+    }
+    // kill(PID, 0) of a live task: named with its comm, read from /proc at print time.
+    let mut sleeper =
+        Command::new(workload()).args(["comm", "wl_sleeper", "sleep", "5000"]).spawn().unwrap();
+    let pid = sleeper.id().to_string();
+    let out = trace(&["-e", "kill"], &["kill", &pid, "0"]);
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    let kill = out
+        .lines()
+        .into_iter()
+        .find(|l| l.contains(" kill("))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    assert!(kill.ends_with(&format!(" kill(pid: {pid} (wl_sleeper), sig: 0) = 0")), "{kill}");
+}
+
+#[test]
+fn interleaved_calls_print_in_two_parts() {
+    if skip() {
+        return;
+    }
+    // A thread sleeps 300 ms in nanosleep while the main thread makes 3 getpid calls.
+    let out = trace(&["-e", "nanosleep,getpid"], &["thread-sleep", "300", "getpid", "3"]);
+    // The workload's own (the shell that starts it makes a getpid of its own).
+    let mine = |out: &common::Output| -> Vec<String> {
+        let lines = out.lines().into_iter().filter(|l| l.contains("sonde-workload/"));
+        lines.map(str::to_string).collect()
+    };
+    let lines = mine(&out);
+    assert_eq!(lines.len(), 5, "{}", out.describe());
+    let sleeper = lines[0].split(' ').find(|w| w.contains('/')).unwrap().to_string();
+    assert!(
+        lines[0].contains("(         ): ")
+            && lines[0].contains(&format!("{sleeper} nanosleep(rqtp: 0x"))
+            && lines[0].ends_with(") ..."),
+        "{}",
+        out.describe()
+    );
+    for l in &lines[1..4] {
+        assert!(l.contains(" getpid() = ") && !l.contains(&sleeper), "{}", out.describe());
+    }
+    let time = lines[0].split(' ').next().unwrap();
+    assert!(
+        lines[4].starts_with(&format!("{time} ("))
+            && lines[4].ends_with(&format!("{sleeper}  ... [continued]: nanosleep()) = 0")),
+        "{}",
+        out.describe()
+    );
+    let ms: f64 =
+        lines[4].split('(').nth(1).unwrap().trim().split(' ').next().unwrap().parse().unwrap();
+    assert!(ms >= 300.0, "{}", lines[4]);
+    // Without another line in between, a call is one line; strace's layout never splits.
+    let out = trace(&["-e", "nanosleep"], &["thread-sleep", "100"]);
+    let lines = mine(&out);
+    assert_eq!(lines.len(), 1, "{}", out.describe());
+    assert!(lines[0].ends_with(" = 0") && !lines[0].contains("..."), "{}", out.describe());
+    let wl = ["thread-sleep", "100", "getpid", "2"];
+    let out = trace(&["--strace", "-e", "nanosleep,getpid"], &wl);
+    // The thread's nanosleep is one line, after the main thread's getpid calls.
+    let last = out.lines().last().copied().unwrap_or_default();
+    assert!(last.starts_with("[pid ") && last.contains("] nanosleep(0x"), "{}", out.describe());
+    assert!(last.ends_with(") = 0"), "{}", out.describe());
+    assert!(out.lines().iter().all(|l| !l.contains("...")), "{}", out.describe());
+}
+
+#[test]
+fn calls_that_never_return_print_at_their_entry() {
+    if skip() {
+        return;
+    }
+    let out = trace(&["--strace", "-e", "exit_group"], &["exit", "0"]);
+    assert_eq!(out.lines(), ["exit_group(0) = ?"], "{}", out.describe());
+    if strace_installed() {
+        let theirs = strace_with(&[], "exit_group", &["exit", "0"]);
+        let theirs: Vec<String> = theirs
+            .iter()
+            .filter(|l| !l.starts_with("+++"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(theirs, ["exit_group(0) = ?"]);
+    }
+}
+
+fn online_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[test]
+fn cpus_are_selected_in_the_kernel() {
+    if skip() {
+        return;
+    }
+    if online_cpus() < 2 {
+        eprintln!("skipped: one CPU");
+        return;
+    }
+    let w = workload().to_str().unwrap().to_string();
+    // The workload pinned to CPU 1: -C 1 sees its 5 calls, -C 0 none of them.
+    let run = |cpus: &str| {
+        let out = sonde(&[
+            "trace", "--strace", "-C", cpus, "-e", "getpid", "--", "taskset", "-c", "1", &w,
+            "comm", "wl_cpu", "getpid", "5",
+        ]);
+        out.assert_ok();
+        out
+    };
+    let on1 = run("1");
+    assert_eq!(
+        on1.lines().iter().filter(|l| l.starts_with("getpid()")).count(),
+        5,
+        "{}",
+        on1.describe()
+    );
+    let on0 = run("0");
+    assert_eq!(
+        on0.lines().iter().filter(|l| l.starts_with("getpid()")).count(),
+        0,
+        "{}",
+        on0.describe()
+    );
+    let out = sonde(&["trace", "-C", "0-x", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: -C 0-x: not a CPU list such as 0,2-3");
+    let out = sonde(&["trace", "-C", "4096", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: -C 4096: this machine has no CPU 4096");
+}
