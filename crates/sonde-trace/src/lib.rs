@@ -13,6 +13,7 @@ pub mod names;
 pub mod nr;
 pub mod program;
 pub mod select;
+pub mod stack;
 pub mod summary;
 pub mod syscalls;
 

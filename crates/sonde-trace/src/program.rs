@@ -64,6 +64,8 @@ pub struct Plan<'a> {
     pub string_size: usize,
     /// `-u`: only tasks running as this uid, on top of the targets.
     pub uid: Option<u32>,
+    /// `--max-stack`: each exit record carries the kernel and user stacks.
+    pub stacks: bool,
     /// `-C`: only calls made on these CPUs (empty: every CPU), on top of the targets.
     pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
@@ -300,6 +302,11 @@ impl Plan<'_> {
             pred.push_str(&format!(" && {ret} < 0"));
         }
         let body = match self.mode {
+            // The user stack first: its frames are named from the process's maps, read when
+            // the record is, and the process may be about to exit.
+            Mode::Lines if self.stacks => {
+                format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret}, ustack, kstack);")
+            }
             Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
             Mode::Summary => format!(
                 // The id is read once (from the registers, at a raw exit).

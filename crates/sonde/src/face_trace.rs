@@ -86,6 +86,14 @@ struct TraceArgs {
     /// Do not follow the threads and children the traced processes create.
     #[arg(long = "no-inherit")]
     no_inherit: bool,
+    /// Under each call, its kernel and user stacks (taken at its exit), the first N frames,
+    /// named through the symbolizer.
+    #[arg(long = "max-stack", value_name = "N")]
+    max_stack: Option<usize>,
+    /// perf trace's spelling: `--call-graph dwarf` (or `fp`) shows the stacks (127 frames unless
+    /// --max-stack says); sonde's stacks are the kernel's frame-pointer walks either way.
+    #[arg(long = "call-graph", value_name = "MODE")]
+    call_graph: Option<String>,
     /// Stop after this many lines.
     #[arg(long = "max-events", value_name = "N")]
     max_events: Option<u64>,
@@ -99,6 +107,8 @@ struct TraceArgs {
 
 /// How often the reader drains the ring buffer (records are written without wake-ups).
 const POLL_MS: i32 = 20;
+/// Frames shown with `--call-graph` alone (the kernel's most, PERF_MAX_STACK_DEPTH).
+const MAX_STACK: usize = 127;
 /// Bytes of each path copied at entry.
 const STRING_SIZE: usize = 256;
 /// Bytes of a string `--filter` reads with `str()`.
@@ -123,6 +133,15 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         ));
     }
     let cpus = a.cpus.as_deref().map(cpu_list).transpose()?.unwrap_or_default();
+    if let Some(mode) = &a.call_graph {
+        let kind = mode.split(',').next().unwrap_or_default();
+        if !matches!(kind, "dwarf" | "fp" | "lbr") {
+            return Err(Failure::Usage(format!(
+                "--call-graph {mode}: use dwarf, fp or lbr (as perf trace)"
+            )));
+        }
+    }
+    let max_stack = a.max_stack.or(a.call_graph.as_ref().map(|_| MAX_STACK));
     for pid in &a.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
             return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
@@ -168,6 +187,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets > 0,
         uid,
         cpus,
+        stacks: max_stack.is_some_and(|n| n > 0),
         mode: if summary_only { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
@@ -233,7 +253,13 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         layout,
         printed: 0,
         max: a.max_events,
+        max_stack: max_stack.unwrap_or(0),
     };
+    if lines.max_stack > 0 {
+        // kallsyms is read on the first kernel frame: before the command runs, not while its
+        // process (whose maps name the user frames) may be exiting.
+        let _ = lines.symbols.ksym(0);
+    }
     if let Some(c) = child.as_mut() {
         c.release();
     }

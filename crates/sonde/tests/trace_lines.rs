@@ -89,12 +89,7 @@ fn perf_lines_and_json_name_fds_and_pids() {
     assert!(wait.ends_with(&format!(" = {kid} (wl_kid)")), "{}", out.describe());
     assert!(lines.iter().any(|l| l.contains("wl_kid/") && l.contains("exit_group(")));
     let out = trace(&["--json", "-e", "openat,write"], &["write", "1", "7"]);
-    let write = out
-        .lines()
-        .iter()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|o| o["syscall"] == "write")
-        .unwrap_or_else(|| panic!("{}", out.describe()));
+    let write = json_call(&out, "write");
     assert_eq!(write["args"]["fd"]["value"], "3</dev/null>");
     assert_eq!(write["args"]["fd"]["raw"], 3);
 }
@@ -186,6 +181,13 @@ fn calls_that_never_return_print_at_their_entry() {
     }
 }
 
+/// The first JSON object of a call of `syscall`.
+fn json_call(out: &common::Output, syscall: &str) -> serde_json::Value {
+    let objects = out.lines().into_iter().map(|l| serde_json::from_str(l).unwrap());
+    let mut objects = objects.filter(|o: &serde_json::Value| o["syscall"] == syscall);
+    objects.next().unwrap_or_else(|| panic!("no {syscall}: {}", out.describe()))
+}
+
 fn online_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -229,4 +231,42 @@ fn cpus_are_selected_in_the_kernel() {
     let out = sonde(&["trace", "-C", "4096", "--", "true"]);
     out.assert_code(2);
     assert_eq!(out.stderr.trim(), "sonde: -C 4096: this machine has no CPU 4096");
+}
+
+#[test]
+fn stacks_print_under_their_calls() {
+    if skip() {
+        return;
+    }
+    // The workload lives on 200 ms after its call, so its maps name the user frames.
+    let wl = ["getppid", "1", "sleep", "200"];
+    let out = trace(&["--call-graph", "dwarf", "-e", "getppid"], &wl);
+    let lines = out.lines();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("sonde-workload/") && l.contains(" getppid() = "))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    let frames: Vec<&str> = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("        "))
+        .map(|l| l.trim())
+        .collect();
+    // Kernel frames first (the syscall's way back to user space), then the user ones: the
+    // workload calls syscall(2) through libc.
+    assert!(frames.iter().any(|f| f.starts_with("do_syscall_64")), "{}", out.describe());
+    let user = frames.iter().position(|f| f.starts_with("syscall+") && f.contains("libc.so"));
+    let user = user.unwrap_or_else(|| panic!("{}", out.describe()));
+    assert!(frames[..user].iter().all(|f| !f.contains(" (/")), "{}", out.describe());
+    // --max-stack N: the first N frames; strace's layout marks them as strace -k does.
+    let out = trace(&["--strace", "--max-stack", "2", "-e", "getppid"], &wl);
+    let lines = out.lines();
+    let at = lines.iter().position(|l| l.starts_with("getppid() = ")).expect("getppid");
+    assert_eq!(lines.len(), at + 3, "{}", out.describe());
+    assert!(lines[at + 1..].iter().all(|l| l.starts_with(" > ")), "{}", out.describe());
+    let out = trace(&["--json", "--max-stack", "3", "-e", "getppid"], &wl);
+    let call = json_call(&out, "getppid");
+    assert_eq!(call["stack"].as_array().map(Vec::len), Some(3), "{call}");
+    let out = sonde(&["trace", "--call-graph", "lbx", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: --call-graph lbx: use dwarf, fp or lbr (as perf trace)");
 }

@@ -19,6 +19,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         filter: None,
         uid: None,
         cpus: Vec::new(),
+        stacks: false,
         raw_tracepoints: false,
     }
 }
@@ -191,4 +192,14 @@ fn cpus_are_selected_in_the_kernel() {
     let pred = "/pid != 9 && (cpu == 0 || cpu == 2 || cpu == 3)/";
     assert!(text.contains(&format!("tracepoint:syscalls:sys_enter_getpid {pred}")), "{text}");
     assert!(text.contains(&format!("tracepoint:syscalls:sys_exit_getpid {pred}")), "{text}");
+}
+
+#[test]
+fn stacks_are_taken_at_the_exit() {
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.stacks = true;
+    let text = compiles(&p);
+    assert!(text.contains("print(2, tid, nsecs, 39, args->ret, ustack, kstack);"), "{text}");
 }

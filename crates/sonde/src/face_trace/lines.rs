@@ -11,6 +11,7 @@ use sonde_symbols::Symbolizer;
 use sonde_trace::inflight::{InFlight, Piece};
 use sonde_trace::line::{Call, Entry};
 use sonde_trace::program as tp;
+use sonde_trace::stack;
 use sonde_trace::syscalls::SyscallTable;
 use std::io::Write;
 
@@ -33,6 +34,8 @@ pub struct Lines<'a> {
     pub layout: Layout,
     pub printed: u64,
     pub max: Option<u64>,
+    /// `--max-stack`: frames shown under each call (0: none).
+    pub max_stack: usize,
 }
 
 impl Lines<'_> {
@@ -96,17 +99,28 @@ impl Lines<'_> {
             }
             tp::TAG_EXIT => {
                 let pieces = self.calls.exit(tid, int(3) as u32, int(2), int(4) as i64);
+                let text = |i: usize| match v.get(i) {
+                    Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
+                    _ => "",
+                };
+                let frames = stack::frames(text(6), text(5), self.max_stack);
                 for piece in pieces {
-                    self.print(piece);
+                    let call = matches!(piece, Piece::Whole(_) | Piece::Continued(_));
+                    let full = self.full();
+                    let line = self.print(piece);
+                    if call && !full && !frames.is_empty() {
+                        self.stack(line, &frames);
+                    }
                 }
             }
             _ => {}
         }
     }
 
-    fn print(&mut self, piece: Piece) {
+    /// Prints the piece, or hands a JSON object back unprinted for its stack to be added.
+    fn print(&mut self, piece: Piece) -> Option<serde_json::Value> {
         if self.full() {
-            return;
+            return None;
         }
         let (start, names) = (self.start_ns, &self.names);
         let line = match &piece {
@@ -135,6 +149,12 @@ impl Lines<'_> {
                 let name = sc.map_or("", |s| s.name.as_str());
                 self.names.before(call, name);
                 let names = &self.names;
+                if self.layout == Layout::Json && self.max_stack > 0 {
+                    let json = call.json(sc, names);
+                    self.names.after(call, name);
+                    self.printed += 1;
+                    return Some(json);
+                }
                 let line = match (self.layout, &piece) {
                     (Layout::Json, _) => call.json(sc, names).to_string(),
                     (Layout::Strace, _) => call.strace_line(sc, self.main_tid, names),
@@ -149,5 +169,21 @@ impl Lines<'_> {
             }
         };
         let _ = writeln!(self.out, "{line}");
+        None
+    }
+
+    /// The frames under the call just printed (or in its JSON object, then printed).
+    fn stack(&mut self, json: Option<serde_json::Value>, frames: &[String]) {
+        let lines = match (json, self.layout) {
+            (Some(mut j), _) => {
+                j["stack"] = serde_json::json!(frames);
+                vec![j.to_string()]
+            }
+            (None, Layout::Strace) => stack::strace_lines(frames),
+            (None, _) => stack::perf_lines(frames),
+        };
+        for l in lines {
+            let _ = writeln!(self.out, "{l}");
+        }
     }
 }
