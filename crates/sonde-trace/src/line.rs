@@ -167,15 +167,9 @@ impl Call {
         s
     }
 
-    /// `TIME (DURATION ms): comm/tid `, the duration blank while unknown.
     fn perf_head(&self, duration_ns: Option<u64>, start_ns: u64) -> String {
         let e = &self.entry;
-        let t = e.time_ns.saturating_sub(start_ns) as f64 / 1e6;
-        let d = match duration_ns {
-            Some(d) => format!("{:6.3} ms", d as f64 / 1e6),
-            None => " ".repeat(9),
-        };
-        format!("{t:.3} ({d}): {}/{} ", e.comm, e.tid)
+        perf_head(e.time_ns, duration_ns, start_ns, &e.comm, e.tid)
     }
 
     fn perf_args(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
@@ -221,6 +215,23 @@ impl Call {
             "errno": errno.and_then(errno::name),
         })
     }
+}
+
+/// perf trace's `TIME (DURATION ms): comm/tid `, the duration blank while unknown (an entry
+/// still running, an event), the time relative to `start_ns` (absolute when it is 0).
+pub fn perf_head(
+    time_ns: u64,
+    duration_ns: Option<u64>,
+    start_ns: u64,
+    comm: &str,
+    tid: u32,
+) -> String {
+    let t = time_ns.saturating_sub(start_ns) as f64 / 1e6;
+    let d = match duration_ns {
+        Some(d) => format!("{:6.3} ms", d as f64 / 1e6),
+        None => " ".repeat(9),
+    };
+    format!("{t:.3} ({d}): {comm}/{tid} ")
 }
 
 /// What a successful call returns, when it is a new fd or a task's pid.

@@ -42,3 +42,8 @@ pub fn pid_text(names: &dyn Names, pid: i64) -> String {
         None => pid.to_string(),
     }
 }
+
+/// A C string's bytes up to its NUL.
+pub fn until_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+}

@@ -12,7 +12,7 @@ use crate::host_env::HostEnv;
 use crate::signals;
 use clap::Parser;
 use lines::{Layout, Lines};
-use names::{until_nul, ProcNames};
+use names::ProcNames;
 use sonde_compile::Options;
 use sonde_kernel::link::Link;
 use sonde_kernel::ringbuf::RingBuf;
@@ -21,7 +21,9 @@ use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
+use sonde_trace::events;
 use sonde_trace::inflight::InFlight;
+use sonde_trace::names::until_nul;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
 use sonde_trace::summary::{Stats, Summary};
@@ -33,7 +35,7 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(name = "sonde trace", disable_version_flag = true)]
 struct TraceArgs {
-    /// Syscalls to trace: names, globs, `!` to negate, strace's classes (%file, %net, %process, %memory, %signal, %desc).
+    /// Syscalls to trace: names, globs, `!` to negate, strace's classes (%file, %net, %process, %memory, %signal, %desc); and other events in the same time line: tracepoints `CATEGORY:NAME` (globs allowed), each with its own `/max-stack=N/`.
     #[arg(short = 'e', long = "expr", value_name = "EXPR")]
     expr: Option<String>,
     /// Only the summary: per thread and in total, aggregated in the kernel.
@@ -161,9 +163,16 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     signals::arm();
     let env = HostEnv::new();
     let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
-    let selection = match &a.expr {
-        Some(e) => Selection::parse(e, &table).map_err(|e| Failure::Usage(e.to_string()))?,
-        None => Selection::everything(&table),
+    let (syscalls, specs) = match &a.expr {
+        Some(e) => events::split(e).map_err(|e| Failure::Usage(e.to_string()))?,
+        None => (None, Vec::new()),
+    };
+    let events = events::resolve(&specs, &env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let selection = match (&syscalls, events.is_empty()) {
+        (Some(e), _) => Selection::parse(e, &table).map_err(|e| Failure::Usage(e.to_string()))?,
+        (None, true) => Selection::everything(&table),
+        // Only other events: no syscall at all.
+        (None, false) => Selection { nrs: Default::default(), all: false },
     };
     let mut child = match a.command.is_empty() {
         true => None,
@@ -188,6 +197,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         uid,
         cpus,
         stacks: max_stack.is_some_and(|n| n > 0),
+        events: events.clone(),
         mode: if summary_only { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
@@ -196,7 +206,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
         raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(&env).is_ok(),
     };
-    if plan.per_syscall() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
+    if !plan.filter_args().is_empty() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
         let names = plan.filter_args().join(", args->");
         return Err(Failure::Usage(format!(
             "--filter: no traced syscall has the argument args->{names}"
@@ -254,6 +264,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         printed: 0,
         max: a.max_events,
         max_stack: max_stack.unwrap_or(0),
+        events,
     };
     if lines.max_stack > 0 {
         // kallsyms is read on the first kernel frame: before the command runs, not while its

@@ -270,3 +270,54 @@ fn stacks_print_under_their_calls() {
     out.assert_code(2);
     assert_eq!(out.stderr.trim(), "sonde: --call-graph lbx: use dwarf, fp or lbr (as perf trace)");
 }
+
+#[test]
+fn other_events_share_the_time_line() {
+    if skip() {
+        return;
+    }
+    // Two forks: exactly two sched_process_fork events, each before the wait4 reaping its child.
+    let wl = ["fork", "wl_a", "fork", "wl_b"];
+    let out = trace(&["-e", "wait4,sched:sched_process_fork/max-stack=3/"], &wl);
+    let lines = out.lines();
+    let forks: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(" sched:sched_process_fork(parent_comm: \"sonde-workload\""))
+        .collect();
+    assert_eq!(forks.len(), 2, "{}", out.describe());
+    for &at in &forks {
+        let fork = lines[at];
+        assert!(fork.contains("(         ): sonde-workload/"), "{fork}");
+        let kid = fork.split("child_pid: ").nth(1).unwrap().trim_end_matches(')');
+        // Its own stack depth: 3 kernel frames, the fork's way into the tracepoint.
+        let frames = &lines[at + 1..at + 4];
+        assert!(frames.iter().all(|f| f.starts_with("        ")), "{}", out.describe());
+        assert!(frames.iter().any(|f| f.trim().starts_with("kernel_clone")), "{frames:?}");
+        let wait = lines[at + 4..].iter().find(|l| l.contains(" wait4(")).unwrap();
+        assert!(wait.ends_with(&format!(" = {kid}")), "{}", out.describe());
+    }
+    // A blocking call the task switches out of: split around the switch.
+    let out = trace(&["-e", "nanosleep,sched:sched_switch"], &["sleep", "50"]);
+    let lines = out.lines();
+    let entry = lines.iter().position(|l| l.contains(" nanosleep(")).expect("nanosleep");
+    assert!(lines[entry].ends_with(") ..."), "{}", out.describe());
+    assert!(lines[entry + 1].contains(" sched:sched_switch(prev_comm: \"sonde-workload\""));
+    let end = lines.iter().position(|l| l.contains("... [continued]: nanosleep()) = 0"));
+    assert!(end.is_some_and(|e| e > entry + 1), "{}", out.describe());
+    // Only events: no syscall line; JSON objects of type event.
+    let out = trace(&["--json", "-e", "sched:sched_process_fork"], &wl);
+    let objects: Vec<serde_json::Value> =
+        out.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let forks: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["type"] == "event" && o["fields"]["parent_comm"] == "sonde-workload")
+        .collect();
+    assert_eq!(forks.len(), 2, "{}", out.describe());
+    assert_eq!(forks[0]["event"], "sched:sched_process_fork");
+    assert!(objects.iter().all(|o| o.get("syscall").is_none()), "{}", out.describe());
+    let out = sonde(&["trace", "-e", "getpid,sched:nope", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(
+        out.stderr.trim(),
+        "sonde: -e sched:nope: no tracepoint of this kernel has that name"
+    );
+}

@@ -20,6 +20,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         uid: None,
         cpus: Vec::new(),
         stacks: false,
+        events: Vec::new(),
         raw_tracepoints: false,
     }
 }
@@ -202,4 +203,27 @@ fn stacks_are_taken_at_the_exit() {
     p.stacks = true;
     let text = compiles(&p);
     assert!(text.contains("print(2, tid, nsecs, 39, args->ret, ustack, kstack);"), "{text}");
+}
+
+#[test]
+fn other_events_print_their_fields() {
+    use crate::events::{Event, Field, FieldKind};
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    let field = |name: &str, kind| Field { name: name.into(), kind };
+    p.events = vec![Event {
+        category: "sched".into(),
+        name: "sched_process_fork".into(),
+        fields: vec![field("parent_comm", FieldKind::Str), field("child_pid", FieldKind::Pid)],
+        max_stack: Some(3),
+    }];
+    let text = p.program();
+    assert!(
+        text.contains(
+            "tracepoint:sched:sched_process_fork /(pid == 42 || tr[tid])/ { print(100, tid, pid, \
+             nsecs, comm, str(args->parent_comm, 64), args->child_pid, ustack, kstack); }"
+        ),
+        "{text}"
+    );
 }

@@ -2,14 +2,16 @@
 //! line comes between, [`InFlight`]), fds and pids named ([`ProcNames`]), then written in perf
 //! trace's or strace's layout or as JSON.
 
-use super::names::{until_nul, ProcNames};
+use super::names::ProcNames;
 use crate::collect::Collector;
 use crate::error::Failure;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_output::value::Value;
 use sonde_symbols::Symbolizer;
+use sonde_trace::events::{Event, FieldValue};
 use sonde_trace::inflight::{InFlight, Piece};
-use sonde_trace::line::{Call, Entry};
+use sonde_trace::line::{self, Call, Entry};
+use sonde_trace::names::until_nul;
 use sonde_trace::program as tp;
 use sonde_trace::stack;
 use sonde_trace::syscalls::SyscallTable;
@@ -36,6 +38,8 @@ pub struct Lines<'a> {
     pub max: Option<u64>,
     /// `--max-stack`: frames shown under each call (0: none).
     pub max_stack: usize,
+    /// Other events (`-e sched:sched_switch`), by their record tag's offset.
+    pub events: Vec<Event>,
 }
 
 impl Lines<'_> {
@@ -92,6 +96,7 @@ impl Lines<'_> {
                     self.calls.enter(entry);
                 }
             }
+            tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
             tag @ tp::TAG_STRING.. => {
                 if let Some(Value::Str(b)) = v.get(2) {
                     self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b.clone());
@@ -170,6 +175,66 @@ impl Lines<'_> {
         };
         let _ = writeln!(self.out, "{line}");
         None
+    }
+
+    /// Another event: `[tag, tid, pid, nsecs, comm, fields..., (ustack, kstack)]`, printed in
+    /// the time line after the calls it interrupts.
+    fn event(&mut self, k: usize, v: &[Value]) {
+        if k >= self.events.len() || self.full() {
+            return;
+        }
+        for piece in self.calls.event() {
+            self.print(piece);
+        }
+        let ev = &self.events[k];
+        let int = |i: usize| match v.get(i) {
+            Some(Value::Int { v, .. }) => *v,
+            _ => 0,
+        };
+        let comm = match v.get(4) {
+            Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
+            _ => String::new(),
+        };
+        let (tid, pid, time_ns) = (int(1) as u32, int(2) as u32, int(3));
+        let n = ev.fields.len();
+        let fields: Vec<FieldValue> = (5..5 + n)
+            .map(|i| match v.get(i) {
+                Some(Value::Str(b)) => FieldValue::Str(b.clone()),
+                _ => FieldValue::Int(int(i)),
+            })
+            .collect();
+        let text = |i: usize| match v.get(i) {
+            Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
+            _ => "",
+        };
+        let depth = ev.max_stack.unwrap_or(self.max_stack);
+        let frames = stack::frames(text(6 + n), text(5 + n), depth);
+        let json = match self.layout {
+            Layout::Json => Some(serde_json::json!({
+                "type": "event", "event": ev.title(), "time_ns": time_ns, "pid": pid,
+                "tid": tid, "comm": comm, "fields": ev.json(&fields),
+            })),
+            Layout::Strace => {
+                let prefix = match tid == self.main_tid {
+                    true => String::new(),
+                    false => format!("[pid {tid:>5}] "),
+                };
+                let _ = writeln!(self.out, "{prefix}{}", ev.text(&fields, &self.names));
+                None
+            }
+            Layout::Perf => {
+                let head = line::perf_head(time_ns, None, self.start_ns, &comm, tid);
+                let _ = writeln!(self.out, "{head}{}", ev.text(&fields, &self.names));
+                None
+            }
+        };
+        self.printed += 1;
+        match json {
+            Some(j) if frames.is_empty() => {
+                let _ = writeln!(self.out, "{j}");
+            }
+            j => self.stack(j, &frames),
+        }
     }
 
     /// The frames under the call just printed (or in its JSON object, then printed).

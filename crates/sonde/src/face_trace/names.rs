@@ -4,7 +4,7 @@
 
 use sonde_trace::fds::{Done, FdTable};
 use sonde_trace::line::Call;
-use sonde_trace::names::Names;
+use sonde_trace::names::{until_nul, Names};
 use std::collections::HashMap;
 
 /// Comms of tasks seen in records kept at most.
@@ -99,8 +99,4 @@ fn done<'a>(call: &'a Call, syscall: &'a str, path: Option<&'a str>) -> Done<'a>
 
 fn link(path: &str) -> Option<String> {
     std::fs::read_link(path).ok().map(|p| p.to_string_lossy().into_owned())
-}
-
-pub fn until_nul(b: &[u8]) -> &[u8] {
-    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
