@@ -137,7 +137,9 @@ impl Plan<'_> {
             let _ =
                 writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
         }
-        for (k, ev) in self.events.iter().enumerate() {
+        // Events print lines: a summary (also -S's second program) leaves them out.
+        let events = if self.mode == Mode::Lines { &self.events[..] } else { &[] };
+        for (k, ev) in events.iter().enumerate() {
             let fields: String = ev
                 .fields
                 .iter()

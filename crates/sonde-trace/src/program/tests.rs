@@ -226,4 +226,6 @@ fn other_events_print_their_fields() {
         ),
         "{text}"
     );
+    p.mode = Mode::Summary;
+    assert!(!p.program().contains("sched_process_fork /"), "a summary prints no events");
 }

@@ -112,9 +112,10 @@ impl Lines<'_> {
                 for piece in pieces {
                     let call = matches!(piece, Piece::Whole(_) | Piece::Continued(_));
                     let full = self.full();
-                    let line = self.print(piece);
-                    if call && !full && !frames.is_empty() {
-                        self.stack(line, &frames);
+                    let json = self.print(piece);
+                    // A JSON object waits for its stack (even an empty one) to be printed.
+                    if call && !full && (json.is_some() || !frames.is_empty()) {
+                        self.stack(json, &frames);
                     }
                 }
             }
