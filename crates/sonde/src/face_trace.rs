@@ -57,7 +57,9 @@ struct TraceArgs {
     /// Only calls that took at least this many milliseconds.
     #[arg(long, value_name = "MS")]
     duration: Option<f64>,
-    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`.
+    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, each call in
+    /// one line (perf trace's layout, the default, prints a call another line interrupts as
+    /// `NAME(args) ...` and later `... [continued]: NAME()) = RESULT`).
     #[arg(long)]
     strace: bool,
     /// With --strace, fds with their paths, as strace -y (`read(3</etc/hostname>, ...)`); the
