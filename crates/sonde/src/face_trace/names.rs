@@ -39,6 +39,11 @@ impl ProcNames {
 
     /// Before `call`'s line: the fds it created.
     pub fn before(&mut self, call: &Call, syscall: &str) {
+        if !matches!(syscall, "open" | "openat" | "openat2" | "creat") {
+            // Only dups name fds otherwise: no path, no directory to read.
+            self.fds.opened(&done(call, syscall, None), None);
+            return;
+        }
         let path = call.entry.strings.first().map(|(_, b)| until_nul(b));
         let path = path.map(|p| String::from_utf8_lossy(p).into_owned());
         let relative = path.as_deref().is_some_and(|p| !p.starts_with('/'));
