@@ -24,10 +24,17 @@ fn fds_show_their_paths_as_strace_y_does() {
         .unwrap_or_else(|| panic!("{}", out.describe()));
     let ours: Vec<String> = ours[start..].iter().map(|l| l.to_string()).collect();
     // read's buffer is filled by the call (sonde shows its address): the reads are compared
-    // up to it.
-    let upto_buf = |l: &str| match l.starts_with("read(") {
-        true => l.split_once(", ").map_or(l.to_string(), |(a, _)| a.to_string()),
-        false => l.to_string(),
+    // up to it. strace pads before ` = `, and with -y names the directory of AT_FDCWD, which
+    // sonde can read only while the process lives: it must be this test's (the workload's).
+    let cwd = std::env::current_dir().unwrap();
+    let at_cwd = format!("AT_FDCWD<{}>", cwd.display());
+    let plain = |l: &str| {
+        let (call, ret) = l.rsplit_once(" = ").unwrap_or((l, ""));
+        let line = format!("{} = {ret}", call.trim_end()).replace(&at_cwd, "AT_FDCWD");
+        match line.starts_with("read(") {
+            true => line.split_once(", ").map_or(line.clone(), |(a, _)| a.to_string()),
+            false => line,
+        }
     };
     let expected = [
         r#"openat(AT_FDCWD, "/etc/hostname", O_RDONLY) = 3</etc/hostname>"#,
@@ -40,24 +47,14 @@ fn fds_show_their_paths_as_strace_y_does() {
         r#"write(3</dev/null>, "xxxxxxx", 7) = 7"#,
         "close(3</dev/null>) = 0",
     ];
-    let got: Vec<String> = ours.iter().map(|l| upto_buf(l)).collect();
+    let got: Vec<String> = ours.iter().map(|l| plain(l)).collect();
     assert_eq!(got, expected, "{}", out.describe());
     if strace_installed() {
         let theirs = strace_with(&["-y"], expr, FDS);
         let theirs: Vec<String> = theirs
             .iter()
             .skip_while(|l| !l.contains("\"/etc/hostname\""))
-            // strace pads before ` = `; with -y it also names the directory of AT_FDCWD, which
-            // sonde can read only while the process lives (this one has exited by then).
-            .map(|l| {
-                let (call, ret) = l.rsplit_once(" = ").unwrap();
-                let mut call = call.trim_end().to_string();
-                if let Some(at) = call.find("AT_FDCWD<") {
-                    let end = at + call[at..].find('>').unwrap();
-                    call.replace_range(at + "AT_FDCWD".len()..=end, "");
-                }
-                upto_buf(&format!("{call} = {ret}"))
-            })
+            .map(|l| plain(l))
             .collect();
         assert_eq!(got, theirs);
     }

@@ -77,7 +77,7 @@ impl Lines<'_> {
                     Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
                     _ => String::new(),
                 };
-                self.names.saw(tid, &comm);
+                self.names.saw(int(2) as u32, tid, &comm);
                 let entry = Entry {
                     tid,
                     pid: int(2) as u32,

@@ -13,6 +13,9 @@ const MAX_COMMS: usize = 1 << 14;
 pub struct ProcNames {
     fds: FdTable,
     comms: HashMap<u32, String>,
+    /// Each process's working directory, read when its first record is (it may have exited by
+    /// the time its relative opens print); forgotten at chdir.
+    cwds: HashMap<u32, String>,
     /// Show fds' paths (perf layout, JSON, `--strace -y`).
     pub show_fds: bool,
     /// Show pids' comms (perf layout, JSON).
@@ -23,11 +26,26 @@ pub struct ProcNames {
 
 impl ProcNames {
     pub fn new(show_fds: bool, show_comms: bool, show_cwd: bool) -> ProcNames {
-        ProcNames { fds: FdTable::default(), comms: HashMap::new(), show_fds, show_comms, show_cwd }
+        ProcNames {
+            fds: FdTable::default(),
+            comms: HashMap::new(),
+            cwds: HashMap::new(),
+            show_fds,
+            show_comms,
+            show_cwd,
+        }
     }
 
-    /// A record of `tid` said its comm.
-    pub fn saw(&mut self, tid: u32, comm: &str) {
+    /// A record of `tid` (of process `pid`) said its comm.
+    pub fn saw(&mut self, pid: u32, tid: u32, comm: &str) {
+        if !self.cwds.contains_key(&pid) {
+            if self.cwds.len() >= MAX_COMMS {
+                self.cwds.clear();
+            }
+            if let Some(cwd) = link(&format!("/proc/{pid}/cwd")) {
+                self.cwds.insert(pid, cwd);
+            }
+        }
         if self.comms.get(&tid).is_some_and(|c| c == comm) {
             return;
         }
@@ -51,12 +69,19 @@ impl ProcNames {
             true => self.base(call, syscall),
             false => None,
         };
+        if relative && base.is_none() {
+            // Relative to what? Better no name than a wrong one (/proc may still say).
+            return;
+        }
         self.fds.opened(&done(call, syscall, path.as_deref()), base.as_deref());
     }
 
     /// After `call`'s line: the fds it ended.
     pub fn after(&mut self, call: &Call, syscall: &str) {
         self.fds.closed(&done(call, syscall, None));
+        if matches!(syscall, "chdir" | "fchdir") && call.ret == 0 {
+            self.cwds.remove(&call.entry.pid);
+        }
     }
 
     /// The directory a relative path of `call` was opened from: openat's dirfd, or the cwd.
@@ -65,7 +90,7 @@ impl ProcNames {
         let pid = call.entry.pid;
         match syscall {
             "openat" | "openat2" if dfd != libc::AT_FDCWD => self.path(pid, dfd as i64),
-            _ => link(&format!("/proc/{pid}/cwd")),
+            _ => link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned()),
         }
     }
 
@@ -94,7 +119,10 @@ impl Names for ProcNames {
     }
 
     fn cwd(&self, pid: u32) -> Option<String> {
-        self.show_cwd.then(|| link(&format!("/proc/{pid}/cwd"))).flatten()
+        if !self.show_cwd {
+            return None;
+        }
+        link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned())
     }
 }
 
