@@ -7,6 +7,10 @@
 pub enum Kind {
     Int,
     Hex,
+    /// A file descriptor: shown with its path when known (`3</etc/hostname>`).
+    Fd,
+    /// A `pid_t` argument: shown with the task's comm when known (`1234 (sleep)`).
+    Pid,
     Dirfd,
     OpenFlags,
     Mode,
@@ -30,7 +34,14 @@ pub fn kind(syscall: &str, arg: &str, is_pointer: bool) -> Kind {
         return Kind::Hex;
     }
     match (syscall, arg) {
-        (_, "dfd" | "olddfd" | "newdfd" | "dirfd") => Kind::Dirfd,
+        (_, "dfd" | "olddfd" | "newdfd" | "dirfd" | "to_dfd" | "from_dfd" | "mountdirfd") => {
+            Kind::Dirfd
+        }
+        (
+            _,
+            "fd" | "ufd" | "epfd" | "oldfd" | "newfd" | "fildes" | "in_fd" | "out_fd" | "fd_in"
+            | "fd_out" | "fs_fd" | "fanotify_fd" | "ruleset_fd" | "pidfd" | "group_fd",
+        ) => Kind::Fd,
         ("open" | "openat" | "creat" | "mq_open", "flags") => Kind::OpenFlags,
         (_, "mode") if syscall.contains("access") => Kind::AccessMode,
         (
@@ -66,7 +77,7 @@ pub fn format(kind: Kind, raw: u64, signed: bool, bytes: u8) -> String {
     let v = as_int(raw, signed, bytes);
     let i = v as i32;
     match kind {
-        Kind::Int => v.to_string(),
+        Kind::Int | Kind::Fd | Kind::Pid => v.to_string(),
         Kind::Hex if raw == 0 => "NULL".into(),
         Kind::Hex => format!("{:#x}", raw),
         Kind::Dirfd if i == libc::AT_FDCWD => "AT_FDCWD".into(),

@@ -6,10 +6,15 @@
 
 pub mod beauty;
 pub mod errno;
+pub mod events;
+pub mod fds;
+pub mod inflight;
 pub mod line;
+pub mod names;
 pub mod nr;
 pub mod program;
 pub mod select;
+pub mod stack;
 pub mod summary;
 pub mod syscalls;
 

@@ -1,8 +1,9 @@
 //! One traced call, put together from its entry and exit records, and its three spellings:
 //! perf trace's line, strace's line and a JSON object.
 
-use crate::beauty;
+use crate::beauty::{self, Kind};
 use crate::errno;
+use crate::names::{fd_text, pid_text, Names};
 use crate::syscalls::Syscall;
 use serde_json::json;
 use std::fmt::Write;
@@ -44,8 +45,9 @@ impl Call {
         errno::of_return(self.ret)
     }
 
-    /// The arguments named by the format file, each decoded; unknown syscalls get `arg0..5`.
-    pub fn args(&self, sc: Option<&Syscall>) -> Vec<ArgText> {
+    /// The arguments named by the format file, each decoded (fds with their paths and pids with
+    /// their comms, as far as `names` knows them); unknown syscalls get `arg0..5`.
+    pub fn args(&self, sc: Option<&Syscall>, names: &dyn Names) -> Vec<ArgText> {
         let Some(sc) = sc else {
             return (0..6)
                 .map(|i| {
@@ -62,70 +64,140 @@ impl Call {
                 let copied = self.entry.strings.iter().find(|(j, _)| *j == i);
                 // A buffer's length is the next argument (write(fd, buf, count)).
                 let len = (a.name.contains("buf")).then(|| self.entry.args.get(i + 1).copied());
-                let text = match copied {
-                    Some((_, bytes)) => quote(bytes, len.flatten()),
-                    None => beauty::format(
-                        beauty::kind(&sc.name, &a.name, a.is_pointer),
-                        raw,
-                        a.signed,
-                        a.bytes,
-                    ),
+                let kind = match a.pid && !a.is_pointer {
+                    true => Kind::Pid,
+                    false => beauty::kind(&sc.name, &a.name, a.is_pointer),
+                };
+                let value = beauty::as_int(raw, a.signed, a.bytes);
+                let pid = self.entry.pid;
+                let text = match (copied, kind) {
+                    (Some((_, bytes)), _) => quote(bytes, len.flatten()),
+                    (None, Kind::Fd) => fd_text(names, pid, value),
+                    (None, Kind::Pid) => pid_text(names, value),
+                    (None, Kind::Dirfd) if value as i32 != libc::AT_FDCWD => {
+                        fd_text(names, pid, value)
+                    }
+                    (None, Kind::Dirfd) => match names.cwd(pid) {
+                        Some(cwd) => format!("AT_FDCWD<{cwd}>"),
+                        None => "AT_FDCWD".into(),
+                    },
+                    (None, kind) => beauty::format(kind, raw, a.signed, a.bytes),
                 };
                 ArgText { name: a.name.clone(), raw, text }
             })
             .collect()
     }
 
-    /// `= 3`, `= -1 ENOENT (No such file or directory)`.
-    fn result(&self) -> String {
+    /// `= 3`, `= 3</etc/hostname>` (a new fd, with `names`), `= 1234 (sleep)` (a pid),
+    /// `= -1 ENOENT (No such file or directory)`.
+    fn result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
         match self.errno() {
             Some(e) => match errno::name(e) {
                 Some(n) => format!("-1 {} ({})", n, errno::message(e)),
                 None => format!("-1 {e}"),
             },
             None if self.ret > 0xffff_ffff || self.ret < 0 => format!("{:#x}", self.ret),
-            None => self.ret.to_string(),
+            None => match sc.map(|s| returns(&s.name, &self.entry.args)) {
+                Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
+                Some(Some(Kind::Pid)) => pid_text(names, self.ret),
+                _ => self.ret.to_string(),
+            },
         }
+    }
+
+    fn name(&self, sc: Option<&Syscall>) -> String {
+        sc.map_or_else(|| format!("syscall_{}", self.entry.nr), |s| s.name.clone())
     }
 
     /// perf trace's layout: `0.123 ( 0.004 ms): comm/tid name(arg: value, ...) = result`, the
     /// time relative to `start_ns`, or absolute (seconds since boot) when `start_ns` is 0.
-    pub fn perf_line(&self, sc: Option<&Syscall>, start_ns: u64) -> String {
-        let e = &self.entry;
-        let t = e.time_ns.saturating_sub(start_ns) as f64 / 1e6;
-        let d = self.duration_ns() as f64 / 1e6;
-        let name = sc.map_or_else(|| format!("syscall_{}", e.nr), |s| s.name.clone());
-        let mut s = format!("{t:.3} ({d:6.3} ms): {}/{} {}(", e.comm, e.tid, name);
-        for (i, a) in self.args(sc).iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            let _ = write!(s, "{}: {}", a.name, a.text);
-        }
-        let _ = write!(s, ") = {}", self.result());
+    pub fn perf_line(&self, sc: Option<&Syscall>, start_ns: u64, names: &dyn Names) -> String {
+        let mut s = self.perf_head(Some(self.duration_ns()), start_ns);
+        let _ = write!(s, "{}({})", self.name(sc), self.perf_args(sc, names));
+        let _ = write!(s, " = {}", self.result(sc, names));
         s
+    }
+
+    /// perf trace's entry of a call interrupted by other lines: `0.123 (         ): comm/tid
+    /// name(arg: value, ...) ...` (no duration yet).
+    pub fn perf_entry_line(
+        &self,
+        sc: Option<&Syscall>,
+        start_ns: u64,
+        names: &dyn Names,
+    ) -> String {
+        let mut s = self.perf_head(None, start_ns);
+        let _ = write!(s, "{}({}) ...", self.name(sc), self.perf_args(sc, names));
+        s
+    }
+
+    /// A call that never returns (exit_group), at its entry: perf trace's `0.123 (         ):
+    /// comm/tid exit_group(error_code: 0) = ?`, strace's `exit_group(0) = ?`.
+    pub fn no_return_line(
+        &self,
+        sc: Option<&Syscall>,
+        start_ns: u64,
+        names: &dyn Names,
+        strace_main_tid: Option<u32>,
+    ) -> String {
+        match strace_main_tid {
+            Some(main) => {
+                let line = self.strace_line(sc, main, names);
+                let call = line.rsplit_once(" = ").map_or(line.as_str(), |(c, _)| c);
+                format!("{call} = ?")
+            }
+            None => {
+                let mut s = self.perf_head(None, start_ns);
+                let _ = write!(s, "{}({}) = ?", self.name(sc), self.perf_args(sc, names));
+                s
+            }
+        }
+    }
+
+    /// perf trace's end of an interrupted call, timed from its entry: `0.123 ( 5.000 ms):
+    /// comm/tid  ... [continued]: name()) = result`.
+    pub fn perf_continued_line(
+        &self,
+        sc: Option<&Syscall>,
+        start_ns: u64,
+        names: &dyn Names,
+    ) -> String {
+        let mut s = self.perf_head(Some(self.duration_ns()), start_ns);
+        let _ = write!(s, " ... [continued]: {}()) = {}", self.name(sc), self.result(sc, names));
+        s
+    }
+
+    fn perf_head(&self, duration_ns: Option<u64>, start_ns: u64) -> String {
+        let e = &self.entry;
+        perf_head(e.time_ns, duration_ns, start_ns, &e.comm, e.tid)
+    }
+
+    fn perf_args(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
+        let args: Vec<String> =
+            self.args(sc, names).iter().map(|a| format!("{}: {}", a.name, a.text)).collect();
+        args.join(", ")
     }
 
     /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, with
     /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
-    pub fn strace_line(&self, sc: Option<&Syscall>, main_tid: u32) -> String {
+    pub fn strace_line(&self, sc: Option<&Syscall>, main_tid: u32, names: &dyn Names) -> String {
         let e = &self.entry;
-        let name = sc.map_or_else(|| format!("syscall_{}", e.nr), |s| s.name.clone());
-        let mut args: Vec<String> = self.args(sc).into_iter().map(|a| a.text).collect();
+        let name = self.name(sc);
+        let mut args: Vec<String> = self.args(sc, names).into_iter().map(|a| a.text).collect();
         if sc.is_some_and(|s| mode_unused(&s.name, &e.args)) {
             // strace prints open's mode only when the call creates a file.
             args.pop();
         }
         let prefix = if e.tid != main_tid { format!("[pid {:>5}] ", e.tid) } else { String::new() };
-        format!("{prefix}{name}({}) = {}", args.join(", "), self.result())
+        format!("{prefix}{name}({}) = {}", args.join(", "), self.result(sc, names))
     }
 
     /// One JSON object: time, duration, pid, tid, comm, syscall, args (raw and decoded), return
     /// value and errno.
-    pub fn json(&self, sc: Option<&Syscall>) -> serde_json::Value {
+    pub fn json(&self, sc: Option<&Syscall>, names: &dyn Names) -> serde_json::Value {
         let e = &self.entry;
         let args: serde_json::Map<String, serde_json::Value> = self
-            .args(sc)
+            .args(sc, names)
             .into_iter()
             .map(|a| (a.name, json!({"raw": a.raw, "value": a.text})))
             .collect();
@@ -136,12 +208,47 @@ impl Call {
             "pid": e.pid,
             "tid": e.tid,
             "comm": e.comm,
-            "syscall": sc.map_or_else(|| format!("syscall_{}", e.nr), |s| s.name.clone()),
+            "syscall": self.name(sc),
             "nr": e.nr,
             "args": args,
             "ret": if errno.is_some() { -1 } else { self.ret },
             "errno": errno.and_then(errno::name),
         })
+    }
+}
+
+/// perf trace's `TIME (DURATION ms): comm/tid `, the duration blank while unknown (an entry
+/// still running, an event), the time relative to `start_ns` (absolute when it is 0).
+pub fn perf_head(
+    time_ns: u64,
+    duration_ns: Option<u64>,
+    start_ns: u64,
+    comm: &str,
+    tid: u32,
+) -> String {
+    let t = time_ns.saturating_sub(start_ns) as f64 / 1e6;
+    let d = match duration_ns {
+        Some(d) => format!("{:6.3} ms", d as f64 / 1e6),
+        None => " ".repeat(9),
+    };
+    format!("{t:.3} ({d}): {comm}/{tid} ")
+}
+
+/// What a successful call returns, when it is a new fd or a task's pid.
+fn returns(name: &str, args: &[u64; 6]) -> Option<Kind> {
+    match name {
+        "open" | "openat" | "openat2" | "creat" | "dup" | "dup2" | "dup3" | "socket" | "accept"
+        | "accept4" | "epoll_create" | "epoll_create1" | "eventfd" | "eventfd2" | "signalfd"
+        | "signalfd4" | "timerfd_create" | "memfd_create" | "pidfd_open" | "pidfd_getfd"
+        | "inotify_init" | "inotify_init1" | "fanotify_init" | "perf_event_open"
+        | "userfaultfd" | "open_by_handle_at" | "open_tree" | "fsopen" | "fsmount" | "fspick" => {
+            Some(Kind::Fd)
+        }
+        "fcntl" if matches!(args[1] as i32, libc::F_DUPFD | libc::F_DUPFD_CLOEXEC) => {
+            Some(Kind::Fd)
+        }
+        "wait4" | "fork" | "vfork" | "clone" | "clone3" => Some(Kind::Pid),
+        _ => None,
     }
 }
 

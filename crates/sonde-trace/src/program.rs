@@ -4,6 +4,7 @@
 //! exit record per call through the ring buffer (paired in user space, as perf trace does);
 //! summary mode ships nothing per call and aggregates in per-CPU maps.
 
+use crate::events::{Event, FieldKind};
 use crate::select::Selection;
 use crate::syscalls::SyscallTable;
 use std::fmt::Write;
@@ -13,6 +14,8 @@ pub const TAG_ENTER: u64 = 1;
 pub const TAG_EXIT: u64 = 2;
 /// `TAG_STRING + i`: the string argument `i` of the call just entered.
 pub const TAG_STRING: u64 = 10;
+/// `TAG_EVENT + k`: a record of the `k`th other event (`-e sched:sched_switch`).
+pub const TAG_EVENT: u64 = 100;
 
 /// Summary maps, as the compiler names them.
 pub const MAP_STATS: &str = "n";
@@ -32,6 +35,9 @@ pub const MAP_NAMES: &str = "names";
 pub const PER_SYSCALL_MAX: usize = 8;
 /// Sets larger than this are looked up in a map filled by BEGIN instead of compared one by one.
 const INLINE_SET_MAX: usize = 24;
+
+/// Bytes of an event's string field copied (comms are 16; a record stays on the BPF stack).
+pub const EVENT_STRING_BYTES: usize = 64;
 
 /// Bytes of a written buffer copied (strace's default -s).
 pub const BUFFER_BYTES: usize = 32;
@@ -64,6 +70,12 @@ pub struct Plan<'a> {
     pub string_size: usize,
     /// `-u`: only tasks running as this uid, on top of the targets.
     pub uid: Option<u32>,
+    /// `--max-stack`: each exit record carries the kernel and user stacks.
+    pub stacks: bool,
+    /// Other events printed in the same time line.
+    pub events: Vec<Event>,
+    /// `-C`: only calls made on these CPUs (empty: every CPU), on top of the targets.
+    pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
     pub filter: Option<String>,
     /// The kernel's BTF types the raw `sys_enter`/`sys_exit` tracepoints: summaries attach there
@@ -125,6 +137,29 @@ impl Plan<'_> {
             let _ =
                 writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
         }
+        // Events print lines: a summary (also -S's second program) leaves them out.
+        let events = if self.mode == Mode::Lines { &self.events[..] } else { &[] };
+        for (k, ev) in events.iter().enumerate() {
+            let fields: String = ev
+                .fields
+                .iter()
+                .map(|f| match f.kind {
+                    FieldKind::Str => format!(", str(args->{}, {EVENT_STRING_BYTES})", f.name),
+                    _ => format!(", args->{}", f.name),
+                })
+                .collect();
+            let stacks = match ev.max_stack.map_or(self.stacks, |n| n > 0) {
+                true => ", ustack, kstack",
+                false => "",
+            };
+            let _ = writeln!(
+                p,
+                "tracepoint:{}:{} /{target}/ {{ print({}, tid, pid, nsecs, comm{fields}{stacks}); }}",
+                ev.category,
+                ev.name,
+                TAG_EVENT + k as u64
+            );
+        }
         if self.per_syscall() {
             for &nr in self.selection.nrs.iter().filter(|&&nr| self.filterable(nr)) {
                 self.one_syscall(&mut p, nr, &target);
@@ -136,10 +171,15 @@ impl Plan<'_> {
     }
 
     fn target(&self) -> String {
-        match self.uid {
-            Some(uid) => format!("{} && uid == {uid}", self.tasks()),
-            None => self.tasks(),
+        let mut t = self.tasks();
+        if let Some(uid) = self.uid {
+            let _ = write!(t, " && uid == {uid}");
         }
+        if !self.cpus.is_empty() {
+            let c: Vec<String> = self.cpus.iter().map(|c| format!("cpu == {c}")).collect();
+            let _ = write!(t, " && ({})", c.join(" || "));
+        }
+        t
     }
 
     fn tasks(&self) -> String {
@@ -293,6 +333,11 @@ impl Plan<'_> {
             pred.push_str(&format!(" && {ret} < 0"));
         }
         let body = match self.mode {
+            // The user stack first: its frames are named from the process's maps, read when
+            // the record is, and the process may be about to exit.
+            Mode::Lines if self.stacks => {
+                format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret}, ustack, kstack);")
+            }
             Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
             Mode::Summary => format!(
                 // The id is read once (from the registers, at a raw exit).

@@ -21,6 +21,8 @@ pub struct Arg {
     pub signed: bool,
     /// Bytes of the declared type (4 for `int`), though every slot is 8 bytes.
     pub bytes: u8,
+    /// Declared `pid_t` (kill's pid, wait4's upid): shown with the task's comm.
+    pub pid: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,7 +121,8 @@ fn arg(f: &sonde_compile::types::Field, text: &str) -> Option<Arg> {
         Type::Int { bytes, signed } => (bytes, signed),
         _ => (8, false),
     };
-    Some(Arg { name: f.name.clone(), is_string, is_pointer, signed, bytes })
+    let pid = text.contains(&format!("field:pid_t {};", f.name));
+    Some(Arg { name: f.name.clone(), is_string, is_pointer, signed, bytes, pid })
 }
 
 #[cfg(test)]

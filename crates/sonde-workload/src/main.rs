@@ -46,6 +46,11 @@ COMMANDS:
     seq               no-op; `seq CMD... -- CMD...` reads naturally
     waitfile PATH     poll faccessat(PATH, F_OK) every 2ms (with nanosleep)
                       until PATH exists; gives up after 60s with exit 1
+    thread-sleep MS   start a thread that makes one nanosleep() of MS milliseconds,
+                      wait (spinning, no syscall) until it is about to, then run
+                      the rest of the command line in the main thread meanwhile;
+                      the thread is joined (futex) after the last command
+    kill PID SIG      one kill(PID, SIG) (SIG 0 only checks that PID exists)
     exit CODE         exit_group(CODE) at once; later commands do not run
     ucall N           N calls of the exported function
                       `sonde_workload_target(i)` for i = 1..=N (returns 2*i);
@@ -145,7 +150,10 @@ fn openat(n: u64, path: &str) {
 
 fn read(n: u64, size: u64) {
     let mut buf = vec![0u8; size as usize];
-    let fd = unsafe { open_ro(c"/dev/zero", libc::O_RDONLY | libc::O_CLOEXEC) };
+    // The path is copied to the heap first: a tracer copying it at the syscall's entry finds it
+    // in memory (a literal's page may not be faulted in yet, and BPF cannot fault it in).
+    let path = cstr("/dev/zero");
+    let fd = unsafe { open_ro(&path, libc::O_RDONLY | libc::O_CLOEXEC) };
     if fd < 0 {
         die(&format!("open /dev/zero: errno {}", errno()));
     }
@@ -160,7 +168,8 @@ fn read(n: u64, size: u64) {
 
 fn write(n: u64, size: u64) {
     let buf = vec![b'x'; size as usize];
-    let fd = unsafe { open_ro(c"/dev/null", libc::O_WRONLY | libc::O_CLOEXEC) };
+    let path = cstr("/dev/null");
+    let fd = unsafe { open_ro(&path, libc::O_WRONLY | libc::O_CLOEXEC) };
     if fd < 0 {
         die(&format!("open /dev/null: errno {}", errno()));
     }
@@ -249,9 +258,32 @@ fn print_bpf_ids() {
     }
 }
 
+/// `thread-sleep MS`: a thread asleep in the kernel while the main thread goes on.
+fn thread_sleep(ms: u64) -> std::thread::JoinHandle<()> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let ready = Arc::new(AtomicBool::new(false));
+    let flag = ready.clone();
+    let t = std::thread::spawn(move || {
+        flag.store(true, Ordering::Release);
+        nanosleep_ms(ms);
+    });
+    while !ready.load(Ordering::Acquire) {
+        std::hint::spin_loop();
+    }
+    // From the flag to the syscall's entry is a few instructions: spin 20 ms more (the clock is
+    // read through the vDSO, without a syscall).
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_millis(20) {
+        std::hint::spin_loop();
+    }
+    t
+}
+
 fn run(args: &[String]) {
     let mut it = args.iter();
     let mut ran = false;
+    let mut threads = Vec::new();
     while let Some(cmd) = it.next() {
         match cmd.as_str() {
             "--" | "seq" => {}
@@ -275,6 +307,12 @@ fn run(args: &[String]) {
                 write(n, num("SIZE", it.next()));
             }
             "sleep" => nanosleep_ms(num("MS", it.next())),
+            "kill" => {
+                let pid = num("PID", it.next());
+                let sig = num("SIG", it.next());
+                unsafe { libc::syscall(libc::SYS_kill, pid as libc::pid_t, sig as libc::c_int) };
+            }
+            "thread-sleep" => threads.push(thread_sleep(num("MS", it.next()))),
             "comm" => set_comm(arg("NAME", it.next())),
             "fork" => fork(arg("NAME", it.next())),
             "waitfile" => waitfile(arg("PATH", it.next())),
@@ -316,6 +354,9 @@ fn run(args: &[String]) {
             other => die(&format!("unknown command {other:?} (try --help)")),
         }
         ran = true;
+    }
+    for t in threads {
+        let _ = t.join();
     }
     if !ran {
         eprint!("{USAGE}");

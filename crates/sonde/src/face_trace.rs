@@ -2,12 +2,17 @@
 //! language; it is compiled, loaded and attached exactly as a script is (compiler, sonde-load,
 //! attach.rs), and its records come back to sonde-trace to become lines or a summary.
 
+mod lines;
+mod names;
+
 use crate::child::HeldChild;
 use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::signals;
 use clap::Parser;
+use lines::{Layout, Lines};
+use names::ProcNames;
 use sonde_compile::Options;
 use sonde_kernel::link::Link;
 use sonde_kernel::ringbuf::RingBuf;
@@ -16,12 +21,13 @@ use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
-use sonde_trace::line::{Call, Entry};
+use sonde_trace::events;
+use sonde_trace::inflight::InFlight;
+use sonde_trace::names::until_nul;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
 use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
-use std::collections::HashMap;
 use std::io::Write;
 use std::time::Duration;
 
@@ -29,7 +35,7 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(name = "sonde trace", disable_version_flag = true)]
 struct TraceArgs {
-    /// Syscalls to trace: names, globs, `!` to negate, strace's classes (%file, %net, %process, %memory, %signal, %desc).
+    /// Syscalls to trace: names, globs, `!` to negate, strace's classes (%file, %net, %process, %memory, %signal, %desc); and other events in the same time line: tracepoints `CATEGORY:NAME` (globs allowed), each with its own `/max-stack=N/`.
     #[arg(short = 'e', long = "expr", value_name = "EXPR")]
     expr: Option<String>,
     /// Only the summary: per thread and in total, aggregated in the kernel.
@@ -51,9 +57,15 @@ struct TraceArgs {
     /// Only calls that took at least this many milliseconds.
     #[arg(long, value_name = "MS")]
     duration: Option<f64>,
-    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`.
+    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, each call in
+    /// one line (perf trace's layout, the default, prints a call another line interrupts as
+    /// `NAME(args) ...` and later `... [continued]: NAME()) = RESULT`).
     #[arg(long)]
     strace: bool,
+    /// With --strace, fds with their paths, as strace -y (`read(3</etc/hostname>, ...)`); the
+    /// perf layout and JSON always show them.
+    #[arg(short = 'y', long = "decode-fds")]
+    decode_fds: bool,
     /// One JSON object per call (and per summary row, and for lost events).
     #[arg(long)]
     json: bool,
@@ -72,9 +84,20 @@ struct TraceArgs {
     /// Every process of the system but sonde.
     #[arg(short = 'a', long = "all-cpus")]
     all: bool,
+    /// Only calls on these CPUs (`0,2-3`), filtered in the kernel; alone, every process there.
+    #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
+    cpus: Option<String>,
     /// Do not follow the threads and children the traced processes create.
     #[arg(long = "no-inherit")]
     no_inherit: bool,
+    /// Under each call, its kernel and user stacks (taken at its exit), the first N frames,
+    /// named through the symbolizer.
+    #[arg(long = "max-stack", value_name = "N")]
+    max_stack: Option<usize>,
+    /// perf trace's spelling: `--call-graph dwarf` (or `fp`) shows the stacks (127 frames unless
+    /// --max-stack says); sonde's stacks are the kernel's frame-pointer walks either way.
+    #[arg(long = "call-graph", value_name = "MODE")]
+    call_graph: Option<String>,
     /// Stop after this many lines.
     #[arg(long = "max-events", value_name = "N")]
     max_events: Option<u64>,
@@ -88,6 +111,8 @@ struct TraceArgs {
 
 /// How often the reader drains the ring buffer (records are written without wake-ups).
 const POLL_MS: i32 = 20;
+/// Frames shown with `--call-graph` alone (the kernel's most, PERF_MAX_STACK_DEPTH).
+const MAX_STACK: usize = 127;
 /// Bytes of each path copied at entry.
 const STRING_SIZE: usize = 256;
 /// Bytes of a string `--filter` reads with `str()`.
@@ -106,11 +131,21 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         + (!a.pids.is_empty()) as u8
         + (!a.tids.is_empty()) as u8
         + a.all as u8;
-    if targets > 1 || (targets == 0 && a.user.is_none()) {
+    if targets > 1 || (targets == 0 && a.user.is_none() && a.cpus.is_none()) {
         return Err(Failure::Usage(
-            "say what to trace: a command after `--`, -p PID, -t TID, -u USER or -a (one of them, -u with any)".into(),
+            "say what to trace: a command after `--`, -p PID, -t TID, -u USER, -C CPUS or -a (one of them, -u and -C with any)".into(),
         ));
     }
+    let cpus = a.cpus.as_deref().map(cpu_list).transpose()?.unwrap_or_default();
+    if let Some(mode) = &a.call_graph {
+        let kind = mode.split(',').next().unwrap_or_default();
+        if !matches!(kind, "dwarf" | "fp" | "lbr") {
+            return Err(Failure::Usage(format!(
+                "--call-graph {mode}: use dwarf, fp or lbr (as perf trace)"
+            )));
+        }
+    }
+    let max_stack = a.max_stack.or(a.call_graph.as_ref().map(|_| MAX_STACK));
     for pid in &a.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
             return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
@@ -130,9 +165,16 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     signals::arm();
     let env = HostEnv::new();
     let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
-    let selection = match &a.expr {
-        Some(e) => Selection::parse(e, &table).map_err(|e| Failure::Usage(e.to_string()))?,
-        None => Selection::everything(&table),
+    let (syscalls, specs) = match &a.expr {
+        Some(e) => events::split(e).map_err(|e| Failure::Usage(e.to_string()))?,
+        None => (None, Vec::new()),
+    };
+    let events = events::resolve(&specs, &env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let selection = match (&syscalls, events.is_empty()) {
+        (Some(e), _) => Selection::parse(e, &table).map_err(|e| Failure::Usage(e.to_string()))?,
+        (None, true) => Selection::everything(&table),
+        // Only other events: no syscall at all.
+        (None, false) => Selection { nrs: Default::default(), all: false },
     };
     let mut child = match a.command.is_empty() {
         true => None,
@@ -155,6 +197,9 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         },
         follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets > 0,
         uid,
+        cpus,
+        stacks: max_stack.is_some_and(|n| n > 0),
+        events: events.clone(),
         mode: if summary_only { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
@@ -163,7 +208,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
         raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(&env).is_ok(),
     };
-    if plan.per_syscall() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
+    if !plan.filter_args().is_empty() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
         let names = plan.filter_args().join(", args->");
         return Err(Failure::Usage(format!(
             "--filter: no traced syscall has the argument args->{names}"
@@ -199,19 +244,35 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         ),
         None => Box::new(std::io::stdout()),
     };
+    let layout = match (a.json, a.strace) {
+        (true, _) => Layout::Json,
+        (false, true) => Layout::Strace,
+        (false, false) => Layout::Perf,
+    };
     let mut lines = Lines {
         collector: Collector::new(&compiled, &maps),
         symbols: Symbolizer::new(None),
         table: &table,
-        pending: HashMap::new(),
+        // perf trace's `...`/`[continued]` only where every exit of an entry seen is printed.
+        calls: InFlight::new(layout == Layout::Perf && !a.failure && a.duration.is_none()),
+        names: match layout {
+            Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
+            _ => ProcNames::new(true, true, false),
+        },
         out: std::io::BufWriter::with_capacity(1 << 16, out),
         start_ns: if a.absolute { 0 } else { sonde_kernel::clock::monotonic_ns() },
         main_tid: child.as_ref().map_or(0, HeldChild::pid),
-        strace: a.strace,
-        json: a.json,
+        layout,
         printed: 0,
         max: a.max_events,
+        max_stack: max_stack.unwrap_or(0),
+        events,
     };
+    if lines.max_stack > 0 {
+        // kallsyms is read on the first kernel frame: before the command runs, not while its
+        // process (whose maps name the user frames) may be exiting.
+        let _ = lines.symbols.ksym(0);
+    }
     if let Some(c) = child.as_mut() {
         c.release();
     }
@@ -272,6 +333,17 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     Ok(0)
 }
 
+/// `-C 0,2-3`: CPUs this machine has.
+fn cpu_list(text: &str) -> Result<Vec<u32>, Failure> {
+    let bad = || Failure::Usage(format!("-C {text}: not a CPU list such as 0,2-3"));
+    let cpus = sonde_kernel::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
+    let possible = sonde_kernel::cpus::possible_cpus().map_err(Failure::kernel)?;
+    if let Some(c) = cpus.iter().find(|c| !possible.contains(c)) {
+        return Err(Failure::Usage(format!("-C {text}: this machine has no CPU {c}")));
+    }
+    Ok(cpus)
+}
+
 /// `-u`: a user name from /etc/passwd, or a number.
 fn user_id(user: &str) -> Result<u32, Failure> {
     if let Ok(n) = user.parse() {
@@ -314,105 +386,6 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
         return Failure::Compile(mine, file);
     }
     Failure::Compile(diags, source.clone())
-}
-
-/// Records -> calls -> lines.
-struct Lines<'a> {
-    collector: Collector<'a>,
-    symbols: Symbolizer,
-    table: &'a SyscallTable,
-    /// The call each thread is in, from its entry record until its exit record.
-    pending: HashMap<u32, Entry>,
-    out: std::io::BufWriter<Box<dyn Write>>,
-    start_ns: u64,
-    main_tid: u32,
-    strace: bool,
-    json: bool,
-    printed: u64,
-    max: Option<u64>,
-}
-
-impl Lines<'_> {
-    fn full(&self) -> bool {
-        self.max.is_some_and(|m| self.printed >= m)
-    }
-
-    fn drain(
-        &mut self,
-        compiled: &sonde_compile::Compiled,
-        ring: &mut RingBuf,
-    ) -> Result<(), Failure> {
-        ring.drain(|rec| {
-            let Some(id) = rec.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap())) else {
-                return;
-            };
-            let Some(event) = compiled.events.get(id as usize) else { return };
-            let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
-            self.record(&values);
-        })
-        .map_err(Failure::kernel)?;
-        let _ = self.out.flush();
-        Ok(())
-    }
-
-    fn record(&mut self, v: &[Value]) {
-        let int = |i: usize| match v.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        };
-        let tid = int(1) as u32;
-        match int(0) {
-            tp::TAG_ENTER => {
-                let comm = match v.get(11) {
-                    Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
-                    _ => String::new(),
-                };
-                let entry = Entry {
-                    tid,
-                    pid: int(2) as u32,
-                    time_ns: int(3),
-                    nr: int(4) as u32,
-                    args: std::array::from_fn(|i| int(5 + i)),
-                    comm,
-                    strings: Vec::new(),
-                };
-                // A call whose exit was filtered out (--failure, --duration) is replaced.
-                self.pending.insert(tid, entry);
-            }
-            tag @ tp::TAG_STRING.. => {
-                if let (Some(e), Some(Value::Str(b))) = (self.pending.get_mut(&tid), v.get(2)) {
-                    e.strings.push(((tag - tp::TAG_STRING) as usize, b.clone()));
-                }
-            }
-            tp::TAG_EXIT => {
-                let nr = int(3) as u32;
-                let Some(entry) = self.pending.remove(&tid) else { return };
-                if entry.nr != nr || self.full() {
-                    return;
-                }
-                let call = Call { entry, exit_ns: int(2), ret: int(4) as i64 };
-                self.print(&call);
-            }
-            _ => {}
-        }
-    }
-
-    fn print(&mut self, call: &Call) {
-        let sc = self.table.get(call.entry.nr);
-        let line = if self.json {
-            call.json(sc).to_string()
-        } else if self.strace {
-            call.strace_line(sc, self.main_tid)
-        } else {
-            call.perf_line(sc, self.start_ns)
-        };
-        let _ = writeln!(self.out, "{line}");
-        self.printed += 1;
-    }
-}
-
-fn until_nul(b: &[u8]) -> &[u8] {
-    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
 /// The summary maps, merged across CPUs.

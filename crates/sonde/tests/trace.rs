@@ -3,55 +3,10 @@
 
 mod common;
 
+use common::trace::{skip, strace, strace_installed, trace};
 use common::{sonde, temp_path, workload, Gated, Output};
 use std::process::Command;
 use std::time::Duration;
-
-fn skip() -> bool {
-    if let Some(r) = common::skip_reason_tracepoints() {
-        eprintln!("skipped: {r}");
-        return true;
-    }
-    false
-}
-
-fn strace_installed() -> bool {
-    let ok = Command::new("strace").arg("-V").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: strace not installed");
-    }
-    ok
-}
-
-/// `sonde trace OPTIONS -- sonde-workload ARGS`.
-fn trace(opts: &[&str], wl: &[&str]) -> Output {
-    let w = workload().to_str().unwrap().to_string();
-    let mut args = vec!["trace"];
-    args.extend_from_slice(opts);
-    args.push("--");
-    args.push(&w);
-    args.extend_from_slice(wl);
-    let out = sonde(&args);
-    out.assert_ok();
-    out
-}
-
-/// strace's lines for the same run (`-f`, quiet, to a file).
-fn strace(expr: &str, wl: &[&str]) -> Vec<String> {
-    let file = temp_path("strace");
-    let st = Command::new("strace")
-        .args(["-f", "-qq", "-e", &format!("trace={expr}"), "-o"])
-        .arg(&file)
-        .arg(workload())
-        .args(wl)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let text = std::fs::read_to_string(&file).unwrap();
-    let _ = std::fs::remove_file(&file);
-    // `-f` prefixes every line with the pid: drop it, as sonde prints the first task bare.
-    text.lines().map(|l| l.split_once(' ').map_or(l, |(_, r)| r).trim_start().to_string()).collect()
-}
 
 /// The lines from the workload's own work on (the loader's differ in nothing, but sonde's `--`
 /// command starts from a small shell that execs it), pids made comparable.

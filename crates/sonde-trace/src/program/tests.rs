@@ -18,6 +18,9 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         string_size: 256,
         filter: None,
         uid: None,
+        cpus: Vec::new(),
+        stacks: false,
+        events: Vec::new(),
         raw_tracepoints: false,
     }
 }
@@ -176,4 +179,53 @@ fn threads_and_users_are_selected_in_the_kernel() {
     p.targets = Targets::AllBut(9);
     let text = compiles(&p);
     assert!(text.contains("/pid != 9 && uid == 1000/"), "{text}");
+}
+
+#[test]
+fn cpus_are_selected_in_the_kernel() {
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.targets = Targets::AllBut(9);
+    p.follow = false;
+    p.cpus = vec![0, 2, 3];
+    let text = compiles(&p);
+    let pred = "/pid != 9 && (cpu == 0 || cpu == 2 || cpu == 3)/";
+    assert!(text.contains(&format!("tracepoint:syscalls:sys_enter_getpid {pred}")), "{text}");
+    assert!(text.contains(&format!("tracepoint:syscalls:sys_exit_getpid {pred}")), "{text}");
+}
+
+#[test]
+fn stacks_are_taken_at_the_exit() {
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.stacks = true;
+    let text = compiles(&p);
+    assert!(text.contains("print(2, tid, nsecs, 39, args->ret, ustack, kstack);"), "{text}");
+}
+
+#[test]
+fn other_events_print_their_fields() {
+    use crate::events::{Event, Field, FieldKind};
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    let field = |name: &str, kind| Field { name: name.into(), kind };
+    p.events = vec![Event {
+        category: "sched".into(),
+        name: "sched_process_fork".into(),
+        fields: vec![field("parent_comm", FieldKind::Str), field("child_pid", FieldKind::Pid)],
+        max_stack: Some(3),
+    }];
+    let text = p.program();
+    assert!(
+        text.contains(
+            "tracepoint:sched:sched_process_fork /(pid == 42 || tr[tid])/ { print(100, tid, pid, \
+             nsecs, comm, str(args->parent_comm, 64), args->child_pid, ustack, kstack); }"
+        ),
+        "{text}"
+    );
+    p.mode = Mode::Summary;
+    assert!(!p.program().contains("print(100,"), "a summary prints no events");
 }

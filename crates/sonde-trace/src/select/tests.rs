@@ -4,7 +4,14 @@ use crate::syscalls::{Arg, Syscall};
 fn sc(nr: u32, name: &str, args: &[(&str, bool)]) -> Syscall {
     let args = args
         .iter()
-        .map(|&(n, s)| Arg { name: n.into(), is_string: s, is_pointer: s, signed: false, bytes: 8 })
+        .map(|&(n, s)| Arg {
+            name: n.into(),
+            is_string: s,
+            is_pointer: s,
+            signed: false,
+            bytes: 8,
+            pid: false,
+        })
         .collect();
     Syscall { nr, name: name.into(), tracepoint: name.into(), args }
 }

@@ -14,6 +14,8 @@
 //! Each test binary only uses part of this module.
 #![allow(dead_code)]
 
+pub mod trace;
+
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,111 @@
+//! Calls between their entry and exit records, and perf trace's `...` / `... [continued]`.
+//!
+//! A call whose exit comes before any other line is printed whole, at its exit. When the line of
+//! a call that started later is printed first (another thread's short call during a blocking
+//! read), the earlier call's entry is printed at that point with ` ...` and its exit later as
+//! `... [continued]: NAME()) = RESULT`, as perf trace does. Without interleaving (strace's layout,
+//! JSON, `--failure`/`--duration`, whose exits may be dropped) every call is printed whole.
+
+use crate::line::{Call, Entry};
+use std::collections::HashMap;
+
+/// What to print, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Piece {
+    /// The entry of a call still running, interrupted by a later line: `NAME(args) ...`.
+    Interrupted(Entry),
+    /// A call printed in one line.
+    Whole(Call),
+    /// The exit of a call whose entry was printed before: `... [continued]: NAME()) = RESULT`.
+    Continued(Call),
+    /// A call that never returns (exit, exit_group), printed at its entry: `NAME(args) = ?`.
+    NoReturn(Entry),
+}
+
+#[derive(Debug)]
+struct Open {
+    entry: Entry,
+    /// Order of entries, to find the calls that started before a line.
+    seq: u64,
+    shown: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct InFlight {
+    open: HashMap<u32, Open>,
+    seq: u64,
+    interleave: bool,
+}
+
+impl InFlight {
+    pub fn new(interleave: bool) -> InFlight {
+        InFlight { interleave, ..InFlight::default() }
+    }
+
+    /// A call begins. A call of the same thread still open lost its exit (or was filtered out):
+    /// it is replaced.
+    pub fn enter(&mut self, entry: Entry) {
+        self.seq += 1;
+        self.open.insert(entry.tid, Open { entry, seq: self.seq, shown: false });
+    }
+
+    /// A call that never returns begins: printed now, after the calls it interrupts.
+    pub fn no_return(&mut self, entry: Entry) -> Vec<Piece> {
+        self.open.remove(&entry.tid);
+        let mut out = self.interrupt(u64::MAX);
+        out.push(Piece::NoReturn(entry));
+        out
+    }
+
+    /// A string the entry copied (argument `index`).
+    pub fn string(&mut self, tid: u32, index: usize, bytes: Vec<u8>) {
+        if let Some(o) = self.open.get_mut(&tid) {
+            o.entry.strings.push((index, bytes));
+        }
+    }
+
+    /// The open entry of `tid`, if any.
+    pub fn entry(&self, tid: u32) -> Option<&Entry> {
+        self.open.get(&tid).map(|o| &o.entry)
+    }
+
+    /// A call ends: what to print now (nothing when its entry was not seen or was another
+    /// syscall's).
+    pub fn exit(&mut self, tid: u32, nr: u32, exit_ns: u64, ret: i64) -> Vec<Piece> {
+        let Some(o) = self.open.remove(&tid) else { return Vec::new() };
+        if o.entry.nr != nr {
+            return Vec::new();
+        }
+        let mut out = self.interrupt(o.seq);
+        let call = Call { entry: o.entry, exit_ns, ret };
+        out.push(if o.shown { Piece::Continued(call) } else { Piece::Whole(call) });
+        out
+    }
+
+    /// A line that is not a call (an event) is about to print: every call still open is
+    /// interrupted by it.
+    pub fn event(&mut self) -> Vec<Piece> {
+        self.interrupt(u64::MAX)
+    }
+
+    /// A line for what began at `seq` is about to print: the entries of calls that began before
+    /// it and are still open are printed first, in the order they began.
+    fn interrupt(&mut self, seq: u64) -> Vec<Piece> {
+        if !self.interleave {
+            return Vec::new();
+        }
+        let mut earlier: Vec<&mut Open> =
+            self.open.values_mut().filter(|o| !o.shown && o.seq < seq).collect();
+        earlier.sort_by_key(|o| o.seq);
+        earlier
+            .into_iter()
+            .map(|o| {
+                o.shown = true;
+                Piece::Interrupted(o.entry.clone())
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

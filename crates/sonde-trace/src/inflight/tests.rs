@@ -1,0 +1,81 @@
+use super::*;
+
+fn entry(tid: u32, nr: u32, time_ns: u64) -> Entry {
+    Entry { tid, pid: 1, time_ns, nr, args: [0; 6], comm: "t".into(), strings: Vec::new() }
+}
+
+fn call(tid: u32, nr: u32, time_ns: u64, exit_ns: u64) -> Call {
+    Call { entry: entry(tid, nr, time_ns), exit_ns, ret: 0 }
+}
+
+#[test]
+fn calls_without_interleaving_print_whole() {
+    let mut f = InFlight::new(true);
+    f.enter(entry(1, 0, 10));
+    assert_eq!(f.exit(1, 0, 20, 0), [Piece::Whole(call(1, 0, 10, 20))]);
+    // A call that began after another's entry and ends after it does not interrupt it.
+    f.enter(entry(1, 0, 30));
+    f.enter(entry(2, 39, 31));
+    assert_eq!(f.exit(1, 0, 40, 0), [Piece::Whole(call(1, 0, 30, 40))]);
+    assert_eq!(f.exit(2, 39, 41, 0), [Piece::Whole(call(2, 39, 31, 41))]);
+}
+
+#[test]
+fn a_later_line_interrupts_an_open_call() {
+    let mut f = InFlight::new(true);
+    f.enter(entry(1, 0, 10)); // a blocking read in thread 1
+    f.enter(entry(3, 35, 11)); // a nanosleep in thread 3
+    f.enter(entry(2, 39, 12)); // thread 2's getpid, done first
+    assert_eq!(
+        f.exit(2, 39, 13, 0),
+        [
+            Piece::Interrupted(entry(1, 0, 10)),
+            Piece::Interrupted(entry(3, 35, 11)),
+            Piece::Whole(call(2, 39, 12, 13))
+        ]
+    );
+    // Shown once: the next line interrupts nothing again.
+    f.enter(entry(2, 39, 14));
+    assert_eq!(f.exit(2, 39, 15, 0), [Piece::Whole(call(2, 39, 14, 15))]);
+    assert_eq!(f.exit(1, 0, 16, 0), [Piece::Continued(call(1, 0, 10, 16))]);
+    assert_eq!(f.event(), [], "nothing left unshown");
+    assert_eq!(f.exit(3, 35, 17, 0), [Piece::Continued(call(3, 35, 11, 17))]);
+}
+
+#[test]
+fn events_interrupt_and_mismatches_drop() {
+    let mut f = InFlight::new(true);
+    f.enter(entry(1, 35, 10));
+    assert_eq!(f.event(), [Piece::Interrupted(entry(1, 35, 10))]);
+    // An exit of another syscall than the entry (a lost record) prints nothing.
+    assert_eq!(f.exit(1, 0, 11, 0), []);
+    assert_eq!(f.exit(1, 35, 11, 0), []);
+}
+
+#[test]
+fn without_interleaving_calls_are_held_until_their_exit() {
+    let mut f = InFlight::new(false);
+    f.enter(entry(1, 0, 10));
+    f.enter(entry(2, 39, 11));
+    assert_eq!(f.exit(2, 39, 12, 0), [Piece::Whole(call(2, 39, 11, 12))]);
+    assert_eq!(f.event(), []);
+    f.string(1, 1, b"x".to_vec());
+    let Piece::Whole(c) = &f.exit(1, 0, 13, 0)[0] else { panic!() };
+    assert_eq!(c.entry.strings, [(1, b"x".to_vec())]);
+}
+
+#[test]
+fn calls_that_never_return_print_at_their_entry() {
+    let mut f = InFlight::new(true);
+    f.enter(entry(1, 0, 10));
+    f.enter(entry(2, 0, 11));
+    assert_eq!(
+        f.no_return(entry(2, 231, 12)),
+        [Piece::Interrupted(entry(1, 0, 10)), Piece::NoReturn(entry(2, 231, 12))]
+    );
+    assert_eq!(f.exit(2, 0, 13, 0), [], "the thread's earlier call is forgotten");
+    assert_eq!(
+        InFlight::new(false).no_return(entry(2, 231, 12)),
+        [Piece::NoReturn(entry(2, 231, 12))]
+    );
+}

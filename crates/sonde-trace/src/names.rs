@@ -1,0 +1,49 @@
+//! What a line may say about the numbers in it: the path behind a file descriptor, the comm of a
+//! pid, the working directory behind `AT_FDCWD`. The binary answers from what it saw traced
+//! (the [`FdTable`](crate::fds::FdTable), the comms in the records) and from /proc at print
+//! time; tests answer from tables, and [`NoNames`] answers nothing (strace's plain layout).
+
+pub trait Names {
+    /// `fd`'s path in process `pid`, if known.
+    fn fd_path(&self, pid: u32, fd: i64) -> Option<String>;
+    /// The comm of task `pid`, if known.
+    fn comm(&self, pid: i64) -> Option<String>;
+    /// The working directory of process `pid`, to show after `AT_FDCWD` (strace -y does).
+    fn cwd(&self, pid: u32) -> Option<String>;
+}
+
+/// No names: numbers print bare.
+pub struct NoNames;
+
+impl Names for NoNames {
+    fn fd_path(&self, _: u32, _: i64) -> Option<String> {
+        None
+    }
+    fn comm(&self, _: i64) -> Option<String> {
+        None
+    }
+    fn cwd(&self, _: u32) -> Option<String> {
+        None
+    }
+}
+
+/// `3</etc/hostname>` (strace -y and perf trace's spelling), or the number alone.
+pub fn fd_text(names: &dyn Names, pid: u32, fd: i64) -> String {
+    match (fd >= 0).then(|| names.fd_path(pid, fd)).flatten() {
+        Some(path) => format!("{fd}<{path}>"),
+        None => fd.to_string(),
+    }
+}
+
+/// `1234 (sleep)` (perf trace's spelling), or the number alone.
+pub fn pid_text(names: &dyn Names, pid: i64) -> String {
+    match (pid > 0).then(|| names.comm(pid)).flatten() {
+        Some(comm) => format!("{pid} ({comm})"),
+        None => pid.to_string(),
+    }
+}
+
+/// A C string's bytes up to its NUL.
+pub fn until_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+}

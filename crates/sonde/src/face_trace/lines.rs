@@ -1,0 +1,255 @@
+//! Records -> calls -> lines: entries held until their exits (or printed with `...` when another
+//! line comes between, [`InFlight`]), fds and pids named ([`ProcNames`]), then written in perf
+//! trace's or strace's layout or as JSON.
+
+use super::names::ProcNames;
+use crate::collect::Collector;
+use crate::error::Failure;
+use sonde_kernel::ringbuf::RingBuf;
+use sonde_output::value::Value;
+use sonde_symbols::Symbolizer;
+use sonde_trace::events::{Event, FieldValue};
+use sonde_trace::inflight::{InFlight, Piece};
+use sonde_trace::line::{self, Call, Entry};
+use sonde_trace::names::until_nul;
+use sonde_trace::program as tp;
+use sonde_trace::stack;
+use sonde_trace::syscalls::SyscallTable;
+use std::io::Write;
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Layout {
+    Perf,
+    Strace,
+    Json,
+}
+
+pub struct Lines<'a> {
+    pub collector: Collector<'a>,
+    pub symbols: Symbolizer,
+    pub table: &'a SyscallTable,
+    pub calls: InFlight,
+    pub names: ProcNames,
+    pub out: std::io::BufWriter<Box<dyn Write>>,
+    pub start_ns: u64,
+    pub main_tid: u32,
+    pub layout: Layout,
+    pub printed: u64,
+    pub max: Option<u64>,
+    /// `--max-stack`: frames shown under each call (0: none).
+    pub max_stack: usize,
+    /// Other events (`-e sched:sched_switch`), by their record tag's offset.
+    pub events: Vec<Event>,
+}
+
+impl Lines<'_> {
+    pub fn full(&self) -> bool {
+        self.max.is_some_and(|m| self.printed >= m)
+    }
+
+    pub fn drain(
+        &mut self,
+        compiled: &sonde_compile::Compiled,
+        ring: &mut RingBuf,
+    ) -> Result<(), Failure> {
+        ring.drain(|rec| {
+            let Some(id) = rec.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap())) else {
+                return;
+            };
+            let Some(event) = compiled.events.get(id as usize) else { return };
+            let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
+            self.record(&values);
+        })
+        .map_err(Failure::kernel)?;
+        let _ = self.out.flush();
+        Ok(())
+    }
+
+    fn record(&mut self, v: &[Value]) {
+        let int = |i: usize| match v.get(i) {
+            Some(Value::Int { v, .. }) => *v,
+            _ => 0,
+        };
+        let tid = int(1) as u32;
+        match int(0) {
+            tp::TAG_ENTER => {
+                let comm = match v.get(11) {
+                    Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
+                    _ => String::new(),
+                };
+                self.names.saw(int(2) as u32, tid, &comm);
+                let entry = Entry {
+                    tid,
+                    pid: int(2) as u32,
+                    time_ns: int(3),
+                    nr: int(4) as u32,
+                    args: std::array::from_fn(|i| int(5 + i)),
+                    comm,
+                    strings: Vec::new(),
+                };
+                let name = self.table.get(entry.nr).map(|s| s.name.as_str());
+                if matches!(name, Some("exit" | "exit_group")) {
+                    for piece in self.calls.no_return(entry) {
+                        self.print(piece);
+                    }
+                } else {
+                    self.calls.enter(entry);
+                }
+            }
+            tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
+            tag @ tp::TAG_STRING.. => {
+                if let Some(Value::Str(b)) = v.get(2) {
+                    self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b.clone());
+                }
+            }
+            tp::TAG_EXIT => {
+                let pieces = self.calls.exit(tid, int(3) as u32, int(2), int(4) as i64);
+                let text = |i: usize| match v.get(i) {
+                    Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
+                    _ => "",
+                };
+                let frames = stack::frames(text(6), text(5), self.max_stack);
+                for piece in pieces {
+                    let call = matches!(piece, Piece::Whole(_) | Piece::Continued(_));
+                    let full = self.full();
+                    let json = self.print(piece);
+                    // A JSON object waits for its stack (even an empty one) to be printed.
+                    if call && !full && (json.is_some() || !frames.is_empty()) {
+                        self.stack(json, &frames);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Prints the piece, or hands a JSON object back unprinted for its stack to be added.
+    fn print(&mut self, piece: Piece) -> Option<serde_json::Value> {
+        if self.full() {
+            return None;
+        }
+        let (start, names) = (self.start_ns, &self.names);
+        let line = match &piece {
+            Piece::Interrupted(entry) => {
+                // Only the entry is known: a call with no exit yet.
+                let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
+                call.perf_entry_line(self.table.get(entry.nr), start, names)
+            }
+            Piece::NoReturn(entry) => {
+                let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
+                let sc = self.table.get(entry.nr);
+                self.printed += 1;
+                match self.layout {
+                    Layout::Json => {
+                        let mut j = call.json(sc, names);
+                        j["ret"] = serde_json::Value::Null;
+                        j["duration_ns"] = serde_json::Value::Null;
+                        j.to_string()
+                    }
+                    Layout::Strace => call.no_return_line(sc, start, names, Some(self.main_tid)),
+                    Layout::Perf => call.no_return_line(sc, start, names, None),
+                }
+            }
+            Piece::Whole(call) | Piece::Continued(call) => {
+                let sc = self.table.get(call.entry.nr);
+                let name = sc.map_or("", |s| s.name.as_str());
+                self.names.before(call, name);
+                let names = &self.names;
+                if self.layout == Layout::Json && self.max_stack > 0 {
+                    let json = call.json(sc, names);
+                    self.names.after(call, name);
+                    self.printed += 1;
+                    return Some(json);
+                }
+                let line = match (self.layout, &piece) {
+                    (Layout::Json, _) => call.json(sc, names).to_string(),
+                    (Layout::Strace, _) => call.strace_line(sc, self.main_tid, names),
+                    (Layout::Perf, Piece::Continued(_)) => {
+                        call.perf_continued_line(sc, start, names)
+                    }
+                    (Layout::Perf, _) => call.perf_line(sc, start, names),
+                };
+                self.names.after(call, name);
+                self.printed += 1;
+                line
+            }
+        };
+        let _ = writeln!(self.out, "{line}");
+        None
+    }
+
+    /// Another event: `[tag, tid, pid, nsecs, comm, fields..., (ustack, kstack)]`, printed in
+    /// the time line after the calls it interrupts.
+    fn event(&mut self, k: usize, v: &[Value]) {
+        if k >= self.events.len() || self.full() {
+            return;
+        }
+        for piece in self.calls.event() {
+            self.print(piece);
+        }
+        let ev = &self.events[k];
+        let int = |i: usize| match v.get(i) {
+            Some(Value::Int { v, .. }) => *v,
+            _ => 0,
+        };
+        let comm = match v.get(4) {
+            Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
+            _ => String::new(),
+        };
+        let (tid, pid, time_ns) = (int(1) as u32, int(2) as u32, int(3));
+        let n = ev.fields.len();
+        let fields: Vec<FieldValue> = (5..5 + n)
+            .map(|i| match v.get(i) {
+                Some(Value::Str(b)) => FieldValue::Str(b.clone()),
+                _ => FieldValue::Int(int(i)),
+            })
+            .collect();
+        let text = |i: usize| match v.get(i) {
+            Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
+            _ => "",
+        };
+        let depth = ev.max_stack.unwrap_or(self.max_stack);
+        let frames = stack::frames(text(6 + n), text(5 + n), depth);
+        let json = match self.layout {
+            Layout::Json => Some(serde_json::json!({
+                "type": "event", "event": ev.title(), "time_ns": time_ns, "pid": pid,
+                "tid": tid, "comm": comm, "fields": ev.json(&fields),
+            })),
+            Layout::Strace => {
+                let prefix = match tid == self.main_tid {
+                    true => String::new(),
+                    false => format!("[pid {tid:>5}] "),
+                };
+                let _ = writeln!(self.out, "{prefix}{}", ev.text(&fields, &self.names));
+                None
+            }
+            Layout::Perf => {
+                let head = line::perf_head(time_ns, None, self.start_ns, &comm, tid);
+                let _ = writeln!(self.out, "{head}{}", ev.text(&fields, &self.names));
+                None
+            }
+        };
+        self.printed += 1;
+        match json {
+            Some(j) if frames.is_empty() => {
+                let _ = writeln!(self.out, "{j}");
+            }
+            j => self.stack(j, &frames),
+        }
+    }
+
+    /// The frames under the call just printed (or in its JSON object, then printed).
+    fn stack(&mut self, json: Option<serde_json::Value>, frames: &[String]) {
+        let lines = match (json, self.layout) {
+            (Some(mut j), _) => {
+                j["stack"] = serde_json::json!(frames);
+                vec![j.to_string()]
+            }
+            (None, Layout::Strace) => stack::strace_lines(frames),
+            (None, _) => stack::perf_lines(frames),
+        };
+        for l in lines {
+            let _ = writeln!(self.out, "{l}");
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! `sonde trace`'s answers to [`Names`]: fd paths learnt from the traced calls ([`FdTable`]),
+//! else read from /proc/PID/fd/N at print time; comms from /proc/PID/comm, else the last comm a
+//! record of that task carried (a child reaped by the wait4 being printed).
+
+use sonde_trace::fds::{Done, FdTable};
+use sonde_trace::line::Call;
+use sonde_trace::names::{until_nul, Names};
+use std::collections::HashMap;
+
+/// Comms of tasks seen in records kept at most.
+const MAX_COMMS: usize = 1 << 14;
+
+pub struct ProcNames {
+    fds: FdTable,
+    comms: HashMap<u32, String>,
+    /// Each process's working directory, read when its first record is (it may have exited by
+    /// the time its relative opens print); forgotten at chdir.
+    cwds: HashMap<u32, String>,
+    /// Show fds' paths (perf layout, JSON, `--strace -y`).
+    pub show_fds: bool,
+    /// Show pids' comms (perf layout, JSON).
+    pub show_comms: bool,
+    /// Show `AT_FDCWD<cwd>` (`--strace -y`, as strace -y does).
+    pub show_cwd: bool,
+}
+
+impl ProcNames {
+    pub fn new(show_fds: bool, show_comms: bool, show_cwd: bool) -> ProcNames {
+        ProcNames {
+            fds: FdTable::default(),
+            comms: HashMap::new(),
+            cwds: HashMap::new(),
+            show_fds,
+            show_comms,
+            show_cwd,
+        }
+    }
+
+    /// A record of `tid` (of process `pid`) said its comm.
+    pub fn saw(&mut self, pid: u32, tid: u32, comm: &str) {
+        if !self.cwds.contains_key(&pid) {
+            if self.cwds.len() >= MAX_COMMS {
+                self.cwds.clear();
+            }
+            if let Some(cwd) = link(&format!("/proc/{pid}/cwd")) {
+                self.cwds.insert(pid, cwd);
+            }
+        }
+        if self.comms.get(&tid).is_some_and(|c| c == comm) {
+            return;
+        }
+        if self.comms.len() >= MAX_COMMS {
+            self.comms.clear();
+        }
+        self.comms.insert(tid, comm.to_string());
+    }
+
+    /// Before `call`'s line: the fds it created.
+    pub fn before(&mut self, call: &Call, syscall: &str) {
+        if !matches!(syscall, "open" | "openat" | "openat2" | "creat") {
+            // Only dups name fds otherwise: no path, no directory to read.
+            self.fds.opened(&done(call, syscall, None), None);
+            return;
+        }
+        let path = call.entry.strings.first().map(|(_, b)| until_nul(b));
+        let path = path.map(|p| String::from_utf8_lossy(p).into_owned());
+        let relative = path.as_deref().is_some_and(|p| !p.starts_with('/'));
+        let base = match relative {
+            true => self.base(call, syscall),
+            false => None,
+        };
+        if relative && base.is_none() {
+            // Relative to what? Better no name than a wrong one (/proc may still say).
+            return;
+        }
+        self.fds.opened(&done(call, syscall, path.as_deref()), base.as_deref());
+    }
+
+    /// After `call`'s line: the fds it ended.
+    pub fn after(&mut self, call: &Call, syscall: &str) {
+        self.fds.closed(&done(call, syscall, None));
+        if matches!(syscall, "chdir" | "fchdir") && call.ret == 0 {
+            self.cwds.remove(&call.entry.pid);
+        }
+    }
+
+    /// The directory a relative path of `call` was opened from: openat's dirfd, or the cwd.
+    fn base(&self, call: &Call, syscall: &str) -> Option<String> {
+        let dfd = call.entry.args[0] as i32;
+        let pid = call.entry.pid;
+        match syscall {
+            "openat" | "openat2" if dfd != libc::AT_FDCWD => self.path(pid, dfd as i64),
+            _ => link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned()),
+        }
+    }
+
+    fn path(&self, pid: u32, fd: i64) -> Option<String> {
+        match self.fds.get(pid, fd) {
+            Some(p) => Some(p.to_string()),
+            None => link(&format!("/proc/{pid}/fd/{fd}")),
+        }
+    }
+}
+
+impl Names for ProcNames {
+    fn fd_path(&self, pid: u32, fd: i64) -> Option<String> {
+        self.show_fds.then(|| self.path(pid, fd)).flatten()
+    }
+
+    fn comm(&self, pid: i64) -> Option<String> {
+        if !self.show_comms {
+            return None;
+        }
+        let pid = u32::try_from(pid).ok()?;
+        match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+            Ok(c) => Some(c.trim_end().to_string()),
+            Err(_) => self.comms.get(&pid).cloned(),
+        }
+    }
+
+    fn cwd(&self, pid: u32) -> Option<String> {
+        if !self.show_cwd {
+            return None;
+        }
+        link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned())
+    }
+}
+
+fn done<'a>(call: &'a Call, syscall: &'a str, path: Option<&'a str>) -> Done<'a> {
+    Done { syscall, pid: call.entry.pid, args: &call.entry.args, path, ret: call.ret }
+}
+
+fn link(path: &str) -> Option<String> {
+    std::fs::read_link(path).ok().map(|p| p.to_string_lossy().into_owned())
+}

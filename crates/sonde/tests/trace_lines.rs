@@ -1,0 +1,321 @@
+//! End-to-end: what `sonde trace`'s lines say beyond the call itself: fds with their paths
+//! (against `strace -y`), pids with their comms, perf trace's `...` / `... [continued]` when
+//! threads interleave, calls that never return, and `-C` selecting CPUs in the kernel.
+
+mod common;
+
+use common::trace::{skip, strace_installed, strace_with, trace};
+use common::{sonde, workload};
+use std::process::Command;
+
+const FDS: &[&str] = &["openat", "1", "/etc/hostname", "read", "2", "10", "write", "1", "7"];
+
+#[test]
+fn fds_show_their_paths_as_strace_y_does() {
+    if skip() {
+        return;
+    }
+    let expr = "openat,read,write,close";
+    let out = trace(&["--strace", "-y", "-e", expr], FDS);
+    let ours = out.lines();
+    let start = ours
+        .iter()
+        .position(|l| l.contains("\"/etc/hostname\""))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    let ours: Vec<String> = ours[start..].iter().map(|l| l.to_string()).collect();
+    // read's buffer is filled by the call (sonde shows its address): the reads are compared
+    // up to it. strace pads before ` = `, and with -y names the directory of AT_FDCWD, which
+    // sonde can read only while the process lives: it must be this test's (the workload's).
+    let cwd = std::env::current_dir().unwrap();
+    let at_cwd = format!("AT_FDCWD<{}>", cwd.display());
+    let plain = |l: &str| {
+        let (call, ret) = l.rsplit_once(" = ").unwrap_or((l, ""));
+        let line = format!("{} = {ret}", call.trim_end()).replace(&at_cwd, "AT_FDCWD");
+        match line.starts_with("read(") {
+            true => line.split_once(", ").map_or(line.clone(), |(a, _)| a.to_string()),
+            false => line,
+        }
+    };
+    let expected = [
+        r#"openat(AT_FDCWD, "/etc/hostname", O_RDONLY) = 3</etc/hostname>"#,
+        "close(3</etc/hostname>) = 0",
+        r#"openat(AT_FDCWD, "/dev/zero", O_RDONLY|O_CLOEXEC) = 3</dev/zero>"#,
+        "read(3</dev/zero>",
+        "read(3</dev/zero>",
+        "close(3</dev/zero>) = 0",
+        r#"openat(AT_FDCWD, "/dev/null", O_WRONLY|O_CLOEXEC) = 3</dev/null>"#,
+        r#"write(3</dev/null>, "xxxxxxx", 7) = 7"#,
+        "close(3</dev/null>) = 0",
+    ];
+    let got: Vec<String> = ours.iter().map(|l| plain(l)).collect();
+    assert_eq!(got, expected, "{}", out.describe());
+    if strace_installed() {
+        let theirs = strace_with(&["-y"], expr, FDS);
+        let theirs: Vec<String> = theirs
+            .iter()
+            .skip_while(|l| !l.contains("\"/etc/hostname\""))
+            .map(|l| plain(l))
+            .collect();
+        assert_eq!(got, theirs);
+    }
+    // Without -y, strace's plain numbers.
+    let out = trace(&["--strace", "-e", "close"], FDS);
+    assert!(out.lines().contains(&"close(3) = 0"), "{}", out.describe());
+}
+
+#[test]
+fn perf_lines_and_json_name_fds_and_pids() {
+    if skip() {
+        return;
+    }
+    let out = trace(
+        &["-e", "openat,write,wait4,prctl,exit_group"],
+        &["write", "1", "7", "fork", "wl_kid"],
+    );
+    let lines = out.lines();
+    let write = lines.iter().find(|l| l.contains(" write(")).expect("write");
+    assert!(
+        write.ends_with(r#" write(fd: 3</dev/null>, buf: "xxxxxxx", count: 7) = 7"#),
+        "{}",
+        out.describe()
+    );
+    // The child is reaped when wait4 returns, so /proc no longer has it: its comm is the one
+    // its last record carried (exit_group's, after its prctl renamed it).
+    let wait = lines.iter().rev().find(|l| l.contains("wait4")).expect("wait4");
+    let kid: u32 = wait.rsplit_once(" = ").unwrap().1.split(' ').next().unwrap().parse().unwrap();
+    assert!(wait.ends_with(&format!(" = {kid} (wl_kid)")), "{}", out.describe());
+    assert!(lines.iter().any(|l| l.contains("wl_kid/") && l.contains("exit_group(")));
+    let out = trace(&["--json", "-e", "openat,write"], &["write", "1", "7"]);
+    let write = json_call(&out, "write");
+    assert_eq!(write["args"]["fd"]["value"], "3</dev/null>");
+    assert_eq!(write["args"]["fd"]["raw"], 3);
+}
+
+#[test]
+fn pid_arguments_show_the_comm_of_a_live_task() {
+    if skip() {
+        return;
+    }
+    // kill(PID, 0) of a live task: named with its comm, read from /proc at print time.
+    let mut sleeper =
+        Command::new(workload()).args(["comm", "wl_sleeper", "sleep", "5000"]).spawn().unwrap();
+    let pid = sleeper.id().to_string();
+    let out = trace(&["-e", "kill"], &["kill", &pid, "0"]);
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    let kill = out
+        .lines()
+        .into_iter()
+        .find(|l| l.contains(" kill("))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    assert!(kill.ends_with(&format!(" kill(pid: {pid} (wl_sleeper), sig: 0) = 0")), "{kill}");
+}
+
+#[test]
+fn interleaved_calls_print_in_two_parts() {
+    if skip() {
+        return;
+    }
+    // A thread sleeps 300 ms in nanosleep while the main thread makes 3 getpid calls.
+    let out = trace(&["-e", "nanosleep,getpid"], &["thread-sleep", "300", "getpid", "3"]);
+    // The workload's own (the shell that starts it makes a getpid of its own).
+    let mine = |out: &common::Output| -> Vec<String> {
+        let lines = out.lines().into_iter().filter(|l| l.contains("sonde-workload/"));
+        lines.map(str::to_string).collect()
+    };
+    let lines = mine(&out);
+    assert_eq!(lines.len(), 5, "{}", out.describe());
+    let sleeper = lines[0].split(' ').find(|w| w.contains('/')).unwrap().to_string();
+    assert!(
+        lines[0].contains("(         ): ")
+            && lines[0].contains(&format!("{sleeper} nanosleep(rqtp: 0x"))
+            && lines[0].ends_with(") ..."),
+        "{}",
+        out.describe()
+    );
+    for l in &lines[1..4] {
+        assert!(l.contains(" getpid() = ") && !l.contains(&sleeper), "{}", out.describe());
+    }
+    let time = lines[0].split(' ').next().unwrap();
+    assert!(
+        lines[4].starts_with(&format!("{time} ("))
+            && lines[4].ends_with(&format!("{sleeper}  ... [continued]: nanosleep()) = 0")),
+        "{}",
+        out.describe()
+    );
+    let ms: f64 =
+        lines[4].split('(').nth(1).unwrap().trim().split(' ').next().unwrap().parse().unwrap();
+    assert!(ms >= 300.0, "{}", lines[4]);
+    // Without another line in between, a call is one line; strace's layout never splits.
+    let out = trace(&["-e", "nanosleep"], &["thread-sleep", "100"]);
+    let lines = mine(&out);
+    assert_eq!(lines.len(), 1, "{}", out.describe());
+    assert!(lines[0].ends_with(" = 0") && !lines[0].contains("..."), "{}", out.describe());
+    let wl = ["thread-sleep", "100", "getpid", "2"];
+    let out = trace(&["--strace", "-e", "nanosleep,getpid"], &wl);
+    // The thread's nanosleep is one line, after the main thread's getpid calls.
+    let last = out.lines().last().copied().unwrap_or_default();
+    assert!(last.starts_with("[pid ") && last.contains("] nanosleep(0x"), "{}", out.describe());
+    assert!(last.ends_with(") = 0"), "{}", out.describe());
+    assert!(out.lines().iter().all(|l| !l.contains("...")), "{}", out.describe());
+}
+
+#[test]
+fn calls_that_never_return_print_at_their_entry() {
+    if skip() {
+        return;
+    }
+    let out = trace(&["--strace", "-e", "exit_group"], &["exit", "0"]);
+    assert_eq!(out.lines(), ["exit_group(0) = ?"], "{}", out.describe());
+    if strace_installed() {
+        let theirs = strace_with(&[], "exit_group", &["exit", "0"]);
+        let theirs: Vec<String> = theirs
+            .iter()
+            .filter(|l| !l.starts_with("+++"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(theirs, ["exit_group(0) = ?"]);
+    }
+}
+
+/// The first JSON object of a call of `syscall`.
+fn json_call(out: &common::Output, syscall: &str) -> serde_json::Value {
+    let objects = out.lines().into_iter().map(|l| serde_json::from_str(l).unwrap());
+    let mut objects = objects.filter(|o: &serde_json::Value| o["syscall"] == syscall);
+    objects.next().unwrap_or_else(|| panic!("no {syscall}: {}", out.describe()))
+}
+
+fn online_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[test]
+fn cpus_are_selected_in_the_kernel() {
+    if skip() {
+        return;
+    }
+    if online_cpus() < 2 {
+        eprintln!("skipped: one CPU");
+        return;
+    }
+    let w = workload().to_str().unwrap().to_string();
+    // The workload pinned to CPU 1: -C 1 sees its 5 calls, -C 0 none of them (the shell that
+    // starts taskset makes a getpid of its own, wherever it runs).
+    let run = |cpus: &str| {
+        let out = sonde(&[
+            "trace", "-C", cpus, "-e", "getpid", "--", "taskset", "-c", "1", &w, "comm", "wl_cpu",
+            "getpid", "5",
+        ]);
+        out.assert_ok();
+        out
+    };
+    let on1 = run("1");
+    assert_eq!(
+        on1.lines().iter().filter(|l| l.contains(" wl_cpu/") && l.contains(" getpid()")).count(),
+        5,
+        "{}",
+        on1.describe()
+    );
+    let on0 = run("0");
+    assert_eq!(
+        on0.lines().iter().filter(|l| l.contains(" wl_cpu/") && l.contains(" getpid()")).count(),
+        0,
+        "{}",
+        on0.describe()
+    );
+    let out = sonde(&["trace", "-C", "0-x", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: -C 0-x: not a CPU list such as 0,2-3");
+    let out = sonde(&["trace", "-C", "4096", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: -C 4096: this machine has no CPU 4096");
+}
+
+#[test]
+fn stacks_print_under_their_calls() {
+    if skip() {
+        return;
+    }
+    // The workload lives on 200 ms after its call, so its maps name the user frames.
+    let wl = ["getppid", "1", "sleep", "200"];
+    let out = trace(&["--call-graph", "dwarf", "-e", "getppid"], &wl);
+    let lines = out.lines();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("sonde-workload/") && l.contains(" getppid() = "))
+        .unwrap_or_else(|| panic!("{}", out.describe()));
+    let frames: Vec<&str> = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("        "))
+        .map(|l| l.trim())
+        .collect();
+    // Kernel frames first (the syscall's way back to user space), then the user ones: the
+    // workload calls syscall(2) through libc.
+    assert!(frames.iter().any(|f| f.starts_with("do_syscall_64")), "{}", out.describe());
+    let user = frames.iter().position(|f| f.starts_with("syscall+") && f.contains("libc.so"));
+    let user = user.unwrap_or_else(|| panic!("{}", out.describe()));
+    assert!(frames[..user].iter().all(|f| !f.contains(" (/")), "{}", out.describe());
+    // --max-stack N: the first N frames; strace's layout marks them as strace -k does.
+    let out = trace(&["--strace", "--max-stack", "2", "-e", "getppid"], &wl);
+    let lines = out.lines();
+    let at = lines.iter().position(|l| l.starts_with("getppid() = ")).expect("getppid");
+    assert_eq!(lines.len(), at + 3, "{}", out.describe());
+    assert!(lines[at + 1..].iter().all(|l| l.starts_with(" > ")), "{}", out.describe());
+    let out = trace(&["--json", "--max-stack", "3", "-e", "getppid"], &wl);
+    let call = json_call(&out, "getppid");
+    assert_eq!(call["stack"].as_array().map(Vec::len), Some(3), "{call}");
+    let out = sonde(&["trace", "--call-graph", "lbx", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(out.stderr.trim(), "sonde: --call-graph lbx: use dwarf, fp or lbr (as perf trace)");
+}
+
+#[test]
+fn other_events_share_the_time_line() {
+    if skip() {
+        return;
+    }
+    // Two forks: exactly two sched_process_fork events, each before the wait4 reaping its child.
+    let wl = ["fork", "wl_a", "fork", "wl_b"];
+    let out = trace(&["-e", "wait4,sched:sched_process_fork/max-stack=3/"], &wl);
+    let lines = out.lines();
+    let forks: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(" sched:sched_process_fork(parent_comm: \"sonde-workload\""))
+        .collect();
+    assert_eq!(forks.len(), 2, "{}", out.describe());
+    for &at in &forks {
+        let fork = lines[at];
+        assert!(fork.contains("(         ): sonde-workload/"), "{fork}");
+        let kid = fork.split("child_pid: ").nth(1).unwrap().trim_end_matches(')');
+        // Its own stack depth: 3 kernel frames, the fork's way into the tracepoint.
+        let frames = &lines[at + 1..at + 4];
+        assert!(frames.iter().all(|f| f.starts_with("        ")), "{}", out.describe());
+        assert!(frames.iter().any(|f| f.trim().starts_with("kernel_clone")), "{frames:?}");
+        let wait = lines[at + 4..].iter().find(|l| l.contains(" wait4(")).unwrap();
+        assert!(wait.ends_with(&format!(" = {kid}")), "{}", out.describe());
+    }
+    // A blocking call the task switches out of: split around the switch.
+    let out = trace(&["-e", "nanosleep,sched:sched_switch"], &["sleep", "50"]);
+    let lines = out.lines();
+    let entry = lines.iter().position(|l| l.contains(" nanosleep(")).expect("nanosleep");
+    assert!(lines[entry].ends_with(") ..."), "{}", out.describe());
+    assert!(lines[entry + 1].contains(" sched:sched_switch(prev_comm: \"sonde-workload\""));
+    let end = lines.iter().position(|l| l.contains("... [continued]: nanosleep()) = 0"));
+    assert!(end.is_some_and(|e| e > entry + 1), "{}", out.describe());
+    // Only events: no syscall line; JSON objects of type event.
+    let out = trace(&["--json", "-e", "sched:sched_process_fork"], &wl);
+    let objects: Vec<serde_json::Value> =
+        out.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let forks: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["type"] == "event" && o["fields"]["parent_comm"] == "sonde-workload")
+        .collect();
+    assert_eq!(forks.len(), 2, "{}", out.describe());
+    assert_eq!(forks[0]["event"], "sched:sched_process_fork");
+    assert!(objects.iter().all(|o| o.get("syscall").is_none()), "{}", out.describe());
+    let out = sonde(&["trace", "-e", "getpid,sched:nope", "--", "true"]);
+    out.assert_code(2);
+    assert_eq!(
+        out.stderr.trim(),
+        "sonde: -e sched:nope: no tracepoint of this kernel has that name"
+    );
+}
