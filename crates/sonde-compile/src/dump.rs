@@ -173,6 +173,12 @@ impl Names<'_> {
             TExprKind::CtxDataLoc { offset } => format!("data_loc(ctx[{}])", offset),
             TExprKind::Var(v) => self.var(*v),
             TExprKind::MapGet { map, keys } => format!("{}{}", self.map(*map), self.keys(keys)),
+            TExprKind::MapHas { map, keys } => {
+                format!("has_key({}{})", self.map(*map), self.keys(keys))
+            }
+            TExprKind::MapDelete { map, keys } => {
+                format!("delete({}{})", self.map(*map), self.keys(keys))
+            }
             TExprKind::Neg(x) => format!("-{}", self.expr(x)),
             TExprKind::Not(x) => format!("!{}", self.expr(x)),
             TExprKind::BitNot(x) => format!("~{}", self.expr(x)),

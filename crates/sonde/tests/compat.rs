@@ -67,3 +67,45 @@ fn config_errors_name_the_setting() {
     let o = sonde(&["-e", "config = { max_strlenn = 1 } BEGIN { exit(); }"]);
     assert!(o.stderr.contains("did you mean `max_strlen`?"), "{}", o.describe());
 }
+
+/// The kallsyms address of `name`, as root sees it.
+fn kallsyms_address(name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    text.lines().find_map(|l| {
+        let mut f = l.split_whitespace();
+        let (addr, _, sym) = (f.next()?, f.next()?, f.next()?);
+        (sym == name && f.next().is_none()).then(|| u64::from_str_radix(addr, 16).ok())?
+    })
+}
+
+#[test]
+fn has_key_delete_ppid_kaddr_and_enums_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_values", "getppid", "7"]), &script("values.bt")]);
+    o.assert_ok();
+    // TCP_ESTABLISHED and TCP_FIN_WAIT1 from the kernel's BTF (include/net/tcp_states.h).
+    assert!(o.stdout.contains("enum 1 4\n"), "{}", o.describe());
+    let addr = kallsyms_address("vfs_read").expect("vfs_read in /proc/kallsyms");
+    assert!(o.stdout.contains(&format!("kaddr {}\n", addr)), "{}", o.describe());
+    // has_key is false for a tid never stored, and true in the exit probe's predicate.
+    assert_eq!(o.int("@absent"), 7, "{}", o.describe());
+    // getppid returns the parent's tgid: ppid agrees on every call.
+    assert_eq!(o.int("@parent"), 7, "{}", o.describe());
+    // delete() is 1 for the element present, 0 once it is gone.
+    assert_eq!(o.int("@deleted"), 7, "{}", o.describe());
+    assert_eq!(o.int("@redeleted"), 0, "{}", o.describe());
+}
+
+#[test]
+fn value_builtin_errors_say_what_to_write() {
+    let o = sonde(&["-e", "BEGIN { @m[1] = 1; if (has_key(@m)) { exit(); } }"]);
+    assert!(
+        o.stderr.contains("has_key() takes a map and its key, like `has_key(@m, pid)`"),
+        "{}",
+        o.describe()
+    );
+    let o = sonde(&["-e", "BEGIN { printf(\"%lu\\n\", kaddr(\"no_such_symbol_xyz\")); }"]);
+    assert!(o.stderr.contains("`no_such_symbol_xyz` is not in /proc/kallsyms"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { printf(\"%d\\n\", TCP_FIN_WAIT_ONE); }"]);
+    assert!(o.stderr.contains("unknown variable `TCP_FIN_WAIT_ONE`"), "{}", o.describe());
+}

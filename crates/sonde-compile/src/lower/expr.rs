@@ -48,6 +48,8 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::DW, d, Reg::R0, 0));
                 d
             }
+            TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
+            TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::Neg(a) => {
                 let d = self.scalar(a);
                 self.e.emit(Insn::alu64_imm(Alu::Neg, d, 0));

@@ -7,6 +7,7 @@ mod emit;
 mod expr;
 mod stmt;
 mod strings;
+mod values;
 
 use crate::env::Options;
 use crate::provider::{ProgKind, Site};

@@ -12,13 +12,13 @@ use sonde_syntax::diag::Diagnostic;
 /// Built-in variables, for hints.
 pub const VARIABLES: &[&str] = &[
     "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
-    "elapsed", "cpid", "args", "data",
+    "elapsed", "cpid", "args", "data", "ppid",
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
     "str", "mem", "dyn", "strcmp", "ksym", "usym", "uptr", "kptr", "strftime", "printf", "print",
-    "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg", "stats", "quantize",
-    "hist", "lhist",
+    "exit", "clear", "zero", "delete", "has_key", "kaddr", "count", "sum", "min", "max", "avg",
+    "stats", "quantize", "hist", "lhist",
 ];
 
 impl Checker<'_> {
@@ -197,6 +197,9 @@ impl Checker<'_> {
             _ => {
                 if let Some(map) = self.maps.lookup(name) {
                     return self.map_value(map, Vec::new(), span);
+                }
+                if let Some(v) = self.value_ident(name, span) {
+                    return v;
                 }
                 let mut d = Diagnostic::error(span, format!("unknown variable `{}`", name));
                 if let Some(best) = sonde_syntax::closest(name, VARIABLES.iter().copied()) {
@@ -624,6 +627,9 @@ impl Checker<'_> {
     }
 
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+        if let Some(v) = self.value_call(name, args, span) {
+            return v;
+        }
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
             "str" | "dyn" | "mem" => {
@@ -732,7 +738,7 @@ impl Checker<'_> {
                 );
                 self.poisoned(span)
             }
-            "printf" | "print" | "exit" | "clear" | "zero" | "delete" => {
+            "printf" | "print" | "exit" | "clear" | "zero" => {
                 self.error(Diagnostic::error(
                     span,
                     format!("{}() returns nothing; call it as a statement", name),

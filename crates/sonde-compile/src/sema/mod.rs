@@ -9,6 +9,7 @@ mod maps;
 mod stmt;
 pub mod tir;
 mod typename;
+mod values;
 
 pub use check::check;
 pub use expr::arith_type;

@@ -65,6 +65,16 @@ pub enum TExprKind {
         map: usize,
         keys: Vec<TExpr>,
     },
+    /// `has_key(@m, k)`: 1 when the map holds the element.
+    MapHas {
+        map: usize,
+        keys: Vec<TExpr>,
+    },
+    /// `delete(@m, k)` as a value: removes the element, 1 when it was there.
+    MapDelete {
+        map: usize,
+        keys: Vec<TExpr>,
+    },
     Neg(Box<TExpr>),
     Not(Box<TExpr>),
     BitNot(Box<TExpr>),

@@ -1,0 +1,30 @@
+//! bpftrace's map-element values: `has_key(@m, k)` and `delete(@m, k)`.
+
+use super::{h, Lower, FIRST_USER_MAP};
+use crate::sema::tir::TExpr;
+use sonde_bpf::{Cond, Insn, Reg};
+
+impl Lower<'_> {
+    /// 1 when `map` holds the element at `keys`, else 0.
+    pub fn map_has(&mut self, map: usize, keys: &[TExpr]) -> Reg {
+        self.map_call(map, keys, h::MAP_LOOKUP_ELEM, Cond::Ne)
+    }
+
+    /// Remove the element; 1 when it was there (the helper returned 0), else 0.
+    pub fn map_delete(&mut self, map: usize, keys: &[TExpr]) -> Reg {
+        self.map_call(map, keys, h::MAP_DELETE_ELEM, Cond::Eq)
+    }
+
+    /// `helper(map, &key)`, then 1 when r0 `cond` 0.
+    fn map_call(&mut self, map: usize, keys: &[TExpr], helper: u32, cond: Cond) -> Reg {
+        let key = self.build_key(map, keys, 0);
+        self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+        self.e.stack_addr(Reg::R2, key);
+        self.e.call(helper);
+        let d = self.e.alloc_reg();
+        self.e.emit(Insn::mov64_imm(d, 1));
+        self.e.emit(Insn::jmp_imm(cond, Reg::R0, 0, 1));
+        self.e.emit(Insn::mov64_imm(d, 0));
+        d
+    }
+}
