@@ -173,6 +173,11 @@ impl Names<'_> {
             TExprKind::CtxDataLoc { offset } => format!("data_loc(ctx[{}])", offset),
             TExprKind::Var(v) => self.var(*v),
             TExprKind::MapGet { map, keys } => format!("{}{}", self.map(*map), self.keys(keys)),
+            TExprKind::Tuple(items) => {
+                let parts: Vec<String> = items.iter().map(|i| self.expr(i)).collect();
+                format!("({})", parts.join(", "))
+            }
+            TExprKind::Field { base, offset } => format!("{}@{}", self.expr(base), offset),
             TExprKind::MapHas { map, keys } => {
                 format!("has_key({}{})", self.map(*map), self.keys(keys))
             }

@@ -49,6 +49,8 @@ pub enum Type {
     Stack {
         user: bool,
     },
+    /// bpftrace's tuple: each element in a slot of its `slot_size()`, one after another.
+    Tuple(Rc<[Type]>),
 }
 
 #[derive(Debug, PartialEq)]
@@ -90,6 +92,7 @@ impl Type {
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
             Type::Btf { size, .. } => *size,
+            Type::Tuple(elems) => elems.iter().map(Type::slot_size).sum(),
         }
     }
 
@@ -131,8 +134,27 @@ impl Type {
             (a, b) if a.is_scalar() && b.is_scalar() => true,
             (Type::Str(_), Type::Str(_)) => true,
             (Type::Bytes(_), Type::Bytes(_)) => true,
+            // Element by element, in slots of the same size (one layout in a map or variable).
+            (Type::Tuple(a), Type::Tuple(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.compatible(y) && x.slot_size() == y.slot_size())
+            }
             (a, b) => a == b,
         }
+    }
+
+    /// Byte offset of each element of a tuple in its buffer.
+    pub fn tuple_offsets(elems: &[Type]) -> Vec<usize> {
+        elems
+            .iter()
+            .scan(0, |at, t| {
+                let o = *at;
+                *at += t.slot_size();
+                Some(o)
+            })
+            .collect()
     }
 
     /// A char element makes an array a string.
@@ -159,6 +181,10 @@ impl fmt::Display for Type {
             Type::Walltime => write!(f, "walltime"),
             Type::Strftime(_) => write!(f, "strftime"),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
+            Type::Tuple(elems) => {
+                let parts: Vec<String> = elems.iter().map(Type::to_string).collect();
+                write!(f, "({})", parts.join(", "))
+            }
         }
     }
 }

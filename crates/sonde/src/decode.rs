@@ -26,6 +26,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
             Value::Str(s[..end].to_vec())
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
+        Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
         _ => Value::Bytes(b.to_vec()),
     }
 }

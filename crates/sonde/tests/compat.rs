@@ -109,3 +109,34 @@ fn value_builtin_errors_say_what_to_write() {
     let o = sonde(&["-e", "BEGIN { printf(\"%d\\n\", TCP_FIN_WAIT_ONE); }"]);
     assert!(o.stderr.contains("unknown variable `TCP_FIN_WAIT_ONE`"), "{}", o.describe());
 }
+
+#[test]
+fn tuples_as_values_keys_and_elements_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_tuples", "getppid", "5"]), &script("tuples.bt")]);
+    o.assert_ok();
+    // The workload's one thread: its tid, as the tuple value (tid, comm) shows it.
+    let pair = o.lines().into_iter().find(|l| l.starts_with("@pair[")).unwrap_or_default();
+    let tid = pair.trim_start_matches("@pair[").split(']').next().unwrap_or_default().to_string();
+    assert_eq!(pair, format!("@pair[{tid}]: ({tid}, wl_tuples)"), "{}", o.describe());
+    // `@calls[$key]` with `$key = (pid, "getppid")` is the element `@same[pid, "getppid"]`.
+    assert!(o.stdout.contains(&format!("@calls[{tid}, getppid]: 5\n")), "{}", o.describe());
+    assert!(o.stdout.contains(&format!("@same[{tid}, getppid]: 5\n")), "{}", o.describe());
+    // has_key and delete take the tuple variable as the key too.
+    assert_eq!(o.int("@found"), 5, "{}", o.describe());
+    assert!(!o.stdout.contains("@start["), "{}", o.describe());
+    // Elements, nested elements, print() of a tuple and a tuple map value.
+    assert_eq!(o.stdout.matches("ret 1 1 x\n").count(), 5, "{}", o.describe());
+    assert!(o.stdout.contains("(1, two, (-3, 4))\n"), "{}", o.describe());
+    assert!(o.stdout.contains("@tup: (-5, five)\n"), "{}", o.describe());
+}
+
+#[test]
+fn tuple_errors_say_what_to_write() {
+    let o = sonde(&["-e", "BEGIN { $t = (1, 2); printf(\"%d\\n\", $t.2); }"]);
+    assert!(o.stderr.contains("this tuple has 2 elements: `.0` to `.1`"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { $t = 1; printf(\"%d\\n\", $t.0); }"]);
+    assert!(o.stderr.contains("`.0` reads an element of a tuple"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { $t = (1, 2); $t = (1, \"x\"); }"]);
+    assert!(o.stderr.contains("`$t` holds a `(s64, s64)`"), "{}", o.describe());
+}

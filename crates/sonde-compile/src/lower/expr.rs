@@ -48,6 +48,7 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::DW, d, Reg::R0, 0));
                 d
             }
+            TExprKind::Field { base, offset } => self.field_scalar(base, *offset),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::Neg(a) => {
@@ -111,7 +112,8 @@ impl Lower<'_> {
             | TExprKind::CtxBuf { .. }
             | TExprKind::CtxDataLoc { .. }
             | TExprKind::ReadStr { .. }
-            | TExprKind::ReadMem { .. } => {
+            | TExprKind::ReadMem { .. }
+            | TExprKind::Tuple(_) => {
                 self.e
                     .overflow
                     .get_or_insert((x.span, "internal error: a string was used as a number"));
@@ -400,6 +402,8 @@ impl Lower<'_> {
                 self.e.zero_stack(off, size);
                 self.e.bind(end);
             }
+            TExprKind::Tuple(items) => self.tuple_into(items, off, size),
+            TExprKind::Field { base, offset } => self.field_into(base, *offset, &x.ty, off, size),
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();
                 let end = self.e.label();
@@ -419,7 +423,7 @@ impl Lower<'_> {
     }
 
     /// Copy `n` bytes (a multiple of 8) from `base + from` to the stack at `to`, 8 bytes at a time.
-    fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
+    pub(super) fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
         for i in (0..n).step_by(8) {
             self.e.emit(Insn::load(Size::DW, Reg::R1, base, from + i as i16));
             self.e.emit(Insn::store(Size::DW, Reg::FP, to + i as i16, Reg::R1));

@@ -7,6 +7,7 @@ mod emit;
 mod expr;
 mod stmt;
 mod strings;
+mod tuple;
 mod values;
 
 use crate::env::Options;

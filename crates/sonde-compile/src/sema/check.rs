@@ -140,7 +140,7 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             ExprKind::Ident(n) => names.contains(&n.as_str()),
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) => false,
             ExprKind::Map { keys, .. } => keys.iter().any(sub),
-            ExprKind::Call { args, .. } => args.iter().any(sub),
+            ExprKind::Call { args, .. } | ExprKind::Tuple(args) => args.iter().any(sub),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
             | ExprKind::Member { expr: e, .. } => sub(e),

@@ -116,6 +116,7 @@ impl Checker<'_> {
             }
             ExprKind::Member { expr, field, .. } => self.member(expr, field, span),
             ExprKind::Index { expr, index } => self.index(expr, index, span),
+            ExprKind::Tuple(items) => self.tuple(items, span),
         }
     }
 
@@ -248,6 +249,7 @@ impl Checker<'_> {
     /// Check key expressions against the map's key types, returning them typed.
     pub fn map_keys(&mut self, map: usize, keys: &[Expr], span: Span) -> Vec<TExpr> {
         let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
+        let typed = self.spread_tuple_key(typed);
         for k in &typed {
             if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void | Type::Array { .. })
             {
@@ -400,6 +402,9 @@ impl Checker<'_> {
             }
         }
         let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
+        if matches!(b.ty, Type::Tuple(_)) || field.starts_with(|c: char| c.is_ascii_digit()) {
+            return self.tuple_field(b, field, span);
+        }
         match b.ty.clone() {
             // `p->field` (or `p.field`, as ply allows) on a pointer to a kernel struct.
             Type::Ptr { to, user } => match *to {

@@ -8,6 +8,7 @@ mod expr;
 mod maps;
 mod stmt;
 pub mod tir;
+mod tuple;
 mod typename;
 mod values;
 

@@ -75,6 +75,13 @@ pub enum TExprKind {
         map: usize,
         keys: Vec<TExpr>,
     },
+    /// bpftrace's tuple `(a, b)`: a buffer of the elements' slots.
+    Tuple(Vec<TExpr>),
+    /// One element of a tuple (`t.0`), at this byte offset of the tuple's buffer.
+    Field {
+        base: Box<TExpr>,
+        offset: usize,
+    },
     Neg(Box<TExpr>),
     Not(Box<TExpr>),
     BitNot(Box<TExpr>),
