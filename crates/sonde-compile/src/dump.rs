@@ -173,6 +173,10 @@ impl Names<'_> {
             TExprKind::CtxDataLoc { offset } => format!("data_loc(ctx[{}])", offset),
             TExprKind::Var(v) => self.var(*v),
             TExprKind::MapGet { map, keys } => format!("{}{}", self.map(*map), self.keys(keys)),
+            TExprKind::Bswap { arg, bytes } => format!("bswap{}({})", bytes * 8, self.expr(arg)),
+            TExprKind::Inet { family, addr } => {
+                format!("ntop({}, {})", self.expr(family), self.expr(addr))
+            }
             TExprKind::Tuple(items) => {
                 let parts: Vec<String> = items.iter().map(|i| self.expr(i)).collect();
                 format!("({})", parts.join(", "))

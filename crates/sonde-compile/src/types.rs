@@ -49,6 +49,12 @@ pub enum Type {
     Stack {
         user: bool,
     },
+    /// A cgroup id, printed as the cgroup's path (bpftrace's `cgroup_path(id)`), found in user
+    /// space when the value is printed.
+    CgroupPath,
+    /// An IP address for printing (bpftrace's `ntop`): the address family in a u64, then 16
+    /// bytes of address (4 used for AF_INET), formatted by user space as inet_ntop(3) does.
+    Inet,
     /// bpftrace's tuple: each element in a slot of its `slot_size()`, one after another.
     Tuple(Rc<[Type]>),
 }
@@ -87,7 +93,9 @@ impl Type {
             | Type::USym
             | Type::Walltime
             | Type::Strftime(_)
+            | Type::CgroupPath
             | Type::Stack { .. } => 8,
+            Type::Inet => 24,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
@@ -106,6 +114,7 @@ impl Type {
                 | Type::USym
                 | Type::Walltime
                 | Type::Strftime(_)
+                | Type::CgroupPath
                 | Type::Stack { .. }
         )
     }
@@ -180,6 +189,8 @@ impl fmt::Display for Type {
             Type::USym => write!(f, "user symbol"),
             Type::Walltime => write!(f, "walltime"),
             Type::Strftime(_) => write!(f, "strftime"),
+            Type::CgroupPath => write!(f, "cgroup path"),
+            Type::Inet => write!(f, "inet address"),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
             Type::Tuple(elems) => {
                 let parts: Vec<String> = elems.iter().map(Type::to_string).collect();

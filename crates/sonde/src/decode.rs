@@ -27,6 +27,8 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
+        Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
+        Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
         _ => Value::Bytes(b.to_vec()),
     }
 }
@@ -43,6 +45,21 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
             v
         })
         .collect()
+}
+
+/// An address as inet_ntop(3) writes it: AF_INET's first 4 bytes, AF_INET6's 16; another
+/// family is named by its number.
+pub fn inet(family: u64, addr: &[u8]) -> String {
+    const AF_INET: u64 = 2;
+    const AF_INET6: u64 = 10;
+    match (family, addr.len()) {
+        (AF_INET, 4..) => std::net::Ipv4Addr::new(addr[0], addr[1], addr[2], addr[3]).to_string(),
+        (AF_INET6, 16..) => {
+            let b: [u8; 16] = addr[..16].try_into().unwrap_or_default();
+            std::net::Ipv6Addr::from(b).to_string()
+        }
+        _ => format!("(address family {})", family),
+    }
 }
 
 /// One map entry's value, merged across CPUs for aggregations.
@@ -134,7 +151,21 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::civil_from_days;
+    use super::{civil_from_days, inet};
+
+    #[test]
+    fn inet_addresses() {
+        let mut v4 = [0u8; 16];
+        v4[..4].copy_from_slice(&[127, 0, 0, 1]);
+        assert_eq!(inet(2, &v4), "127.0.0.1");
+        let mut v6 = [0u8; 16];
+        v6[15] = 1;
+        assert_eq!(inet(10, &v6), "::1");
+        v6[10..12].copy_from_slice(&[0xff, 0xff]);
+        v6[12..].copy_from_slice(&[10, 0, 0, 2]);
+        assert_eq!(inet(10, &v6), "::ffff:10.0.0.2");
+        assert_eq!(inet(1, &v6), "(address family 1)");
+    }
 
     #[test]
     fn calendar() {

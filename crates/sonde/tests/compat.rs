@@ -140,3 +140,19 @@ fn tuple_errors_say_what_to_write() {
     let o = sonde(&["-e", "BEGIN { $t = (1, 2); $t = (1, \"x\"); }"]);
     assert!(o.stderr.contains("`$t` holds a `(s64, s64)`"), "{}", o.describe());
 }
+
+#[test]
+fn ntop_bswap_and_cgroup_path_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_net", "connect", "4", "4242"]), &script("net.bt")]);
+    o.assert_ok();
+    // The workload's 4 connect() calls to 127.0.0.1:4242, the port in network order swapped.
+    let line = "connect 127.0.0.1:4242 family 2\n";
+    assert_eq!(o.stdout.matches(line).count(), 4, "{}", o.describe());
+    assert!(o.stdout.contains("@dst[127.0.0.1, 4242]: 4\n"), "{}", o.describe());
+    // Our own cgroup (v2), which the workload inherits, as /proc names it.
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    if let Some(path) = own.lines().find_map(|l| l.strip_prefix("0::")) {
+        assert!(o.stdout.contains(&format!("@cg[{path}]: 4\n")), "{}", o.describe());
+    }
+}

@@ -49,6 +49,7 @@ impl Lower<'_> {
                 d
             }
             TExprKind::Field { base, offset } => self.field_scalar(base, *offset),
+            TExprKind::Bswap { arg, bytes } => self.bswap(arg, *bytes),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::Neg(a) => {
@@ -113,7 +114,8 @@ impl Lower<'_> {
             | TExprKind::CtxDataLoc { .. }
             | TExprKind::ReadStr { .. }
             | TExprKind::ReadMem { .. }
-            | TExprKind::Tuple(_) => {
+            | TExprKind::Tuple(_)
+            | TExprKind::Inet { .. } => {
                 self.e
                     .overflow
                     .get_or_insert((x.span, "internal error: a string was used as a number"));
@@ -129,6 +131,7 @@ impl Lower<'_> {
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
             Builtin::CurTask => h::GET_CURRENT_TASK,
+            Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
             Builtin::KStack | Builtin::UStack => return self.stack(b == Builtin::UStack),
             Builtin::Ctx => {
                 let d = self.e.alloc_reg();
@@ -403,6 +406,7 @@ impl Lower<'_> {
                 self.e.bind(end);
             }
             TExprKind::Tuple(items) => self.tuple_into(items, off, size),
+            TExprKind::Inet { family, addr } => self.inet_into(family, addr, off, size),
             TExprKind::Field { base, offset } => self.field_into(base, *offset, &x.ty, off, size),
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();

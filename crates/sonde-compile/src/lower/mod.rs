@@ -272,6 +272,7 @@ pub(crate) mod h {
     pub const PROBE_READ_KERNEL_STR: u32 = 115;
     pub const GET_STACKID: u32 = 27;
     pub const GET_CURRENT_TASK: u32 = 35;
+    pub const GET_CURRENT_CGROUP_ID: u32 = 80;
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
 }

@@ -53,3 +53,18 @@ impl Lower<'_> {
         }
     }
 }
+
+impl Lower<'_> {
+    /// `ntop`'s value: the family in the first 8 bytes, the address in the 16 after them.
+    pub fn inet_into(&mut self, family: &TExpr, addr: &TExpr, off: i16, size: usize) {
+        if size < 24 {
+            self.e.overflow.get_or_insert((addr.span, "internal error: ntop's value cut short"));
+            return;
+        }
+        self.value_into(family, off, 8);
+        self.value_into(addr, off + 8, 16);
+        if size > 24 {
+            self.e.zero_stack(off + 24, size - 24);
+        }
+    }
+}

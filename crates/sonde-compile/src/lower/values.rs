@@ -15,6 +15,16 @@ impl Lower<'_> {
         self.map_call(map, keys, h::MAP_DELETE_ELEM, Cond::Eq)
     }
 
+    /// `bswap(x)`: BPF's byte-order instruction, a swap on this little-endian machine.
+    pub fn bswap(&mut self, arg: &TExpr, bytes: u8) -> Reg {
+        const BPF_END_TO_BE: u8 = sonde_bpf::insn::BPF_ALU | 0xd0 | sonde_bpf::insn::BPF_X;
+        let d = self.scalar(arg);
+        if bytes > 1 {
+            self.e.emit(Insn::new(BPF_END_TO_BE, d, Reg::R0, 0, i32::from(bytes) * 8));
+        }
+        d
+    }
+
     /// `helper(map, &key)`, then 1 when r0 `cond` 0.
     fn map_call(&mut self, map: usize, keys: &[TExpr], helper: u32, cond: Cond) -> Reg {
         let key = self.build_key(map, keys, 0);

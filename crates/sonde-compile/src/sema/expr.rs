@@ -12,13 +12,39 @@ use sonde_syntax::diag::Diagnostic;
 /// Built-in variables, for hints.
 pub const VARIABLES: &[&str] = &[
     "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
-    "elapsed", "cpid", "args", "data", "ppid",
+    "elapsed", "cpid", "args", "data", "ppid", "cgroup",
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
-    "str", "mem", "dyn", "strcmp", "ksym", "usym", "uptr", "kptr", "strftime", "printf", "print",
-    "exit", "clear", "zero", "delete", "has_key", "kaddr", "count", "sum", "min", "max", "avg",
-    "stats", "quantize", "hist", "lhist",
+    "str",
+    "mem",
+    "dyn",
+    "strcmp",
+    "ksym",
+    "usym",
+    "uptr",
+    "kptr",
+    "strftime",
+    "printf",
+    "print",
+    "exit",
+    "clear",
+    "zero",
+    "delete",
+    "has_key",
+    "kaddr",
+    "ntop",
+    "cgroup_path",
+    "bswap",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "stats",
+    "quantize",
+    "hist",
+    "lhist",
 ];
 
 impl Checker<'_> {

@@ -376,12 +376,17 @@ impl Checker<'_> {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
             let textual = matches!(
                 v.ty,
-                Type::Walltime | Type::Strftime(_) | Type::Sym | Type::USym | Type::Stack { .. }
+                Type::Walltime
+                    | Type::Strftime(_)
+                    | Type::CgroupPath
+                    | Type::Sym
+                    | Type::USym
+                    | Type::Stack { .. }
             );
             let ok = if spec.wants_any() {
                 true
             } else if spec.wants_string() {
-                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_))
+                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet)
             } else {
                 v.ty.is_scalar()
             };

@@ -36,6 +36,8 @@ pub enum Builtin {
     KStack,
     /// The user stack's id, with the process id above it (symbols come from its mappings).
     UStack,
+    /// The current task's cgroup (v2) id: bpftrace's `cgroup`.
+    Cgroup,
     /// The program's context pointer (`regs`: the `struct pt_regs *` of kprobes and uprobes).
     Ctx,
 }
@@ -74,6 +76,16 @@ pub enum TExprKind {
     MapDelete {
         map: usize,
         keys: Vec<TExpr>,
+    },
+    /// bpftrace's `bswap(x)`: the low `bytes` bytes in reverse order (1 byte: unchanged).
+    Bswap {
+        arg: Box<TExpr>,
+        bytes: u8,
+    },
+    /// bpftrace's `ntop([family,] addr)`: the family, then the address's 4 or 16 bytes.
+    Inet {
+        family: Box<TExpr>,
+        addr: Box<TExpr>,
     },
     /// bpftrace's tuple `(a, b)`: a buffer of the elements' slots.
     Tuple(Vec<TExpr>),

@@ -2,7 +2,7 @@
 //! `ppid` and kernel enum constants (`TCP_FIN_WAIT1`).
 
 use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
+use super::tir::{Builtin, TExpr, TExprKind};
 use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
@@ -10,8 +10,13 @@ use sonde_syntax::diag::Diagnostic;
 impl Checker<'_> {
     /// A name that is none of the language's variables: `ppid`, or a kernel enum constant.
     pub fn value_ident(&mut self, name: &str, span: Span) -> Option<TExpr> {
-        if name == "ppid" {
-            return Some(self.ppid(span));
+        match name {
+            "ppid" => return Some(self.ppid(span)),
+            "cgroup" => {
+                let kind = TExprKind::Builtin(Builtin::Cgroup);
+                return Some(TExpr { kind, ty: Type::U64, span });
+            }
+            _ => {}
         }
         let (value, _) = self.env.btf().ok()?.enumerator(name)?;
         Some(TExpr { kind: TExprKind::Int(value as u64), ty: Type::S64, span })
@@ -39,6 +44,28 @@ impl Checker<'_> {
         match name {
             "has_key" | "delete" => Some(self.map_element_call(name, args, span)),
             "kaddr" => Some(self.kaddr(args, span)),
+            "ntop" => Some(self.ntop(args, span)),
+            "bswap" => {
+                let [x] = args else {
+                    self.error(Diagnostic::error(span, "bswap() takes one integer"));
+                    return Some(self.poisoned(span));
+                };
+                let x = self.scalar(x, "the argument of bswap()");
+                let bytes = x.ty.size().clamp(1, 8) as u8;
+                let ty = Type::Int { bytes, signed: false };
+                Some(TExpr { kind: TExprKind::Bswap { arg: Box::new(x), bytes }, ty, span })
+            }
+            "cgroup_path" => {
+                let [id] = args else {
+                    self.error(Diagnostic::error(
+                        span,
+                        "cgroup_path() takes one cgroup id, like `cgroup_path(cgroup)`",
+                    ));
+                    return Some(self.poisoned(span));
+                };
+                let id = self.scalar(id, "the cgroup id of cgroup_path()");
+                Some(TExpr { kind: TExprKind::Cast(Box::new(id)), ty: Type::CgroupPath, span })
+            }
             _ => None,
         }
     }
@@ -80,6 +107,43 @@ impl Checker<'_> {
                 ));
                 None
             }
+        }
+    }
+
+    /// `ntop(addr)` and `ntop(family, addr)`: an integer is an IPv4 address (AF_INET), 16 bytes
+    /// an IPv6 one (AF_INET6), as bpftrace decides.
+    fn ntop(&mut self, args: &[Expr], span: Span) -> TExpr {
+        const AF_INET: u64 = 2;
+        const AF_INET6: u64 = 10;
+        let (family, addr) = match args {
+            [addr] => (None, addr),
+            [family, addr] => (Some(self.scalar(family, "the address family of ntop()")), addr),
+            _ => {
+                self.error(Diagnostic::error(
+                    span,
+                    "ntop() takes an address and an optional family first, like `ntop(AF_INET, addr)`",
+                ));
+                return self.poisoned(span);
+            }
+        };
+        let a = self.expr(addr);
+        let implied = match &a.ty {
+            t if t.is_scalar() => AF_INET,
+            Type::Str(16) | Type::Bytes(16) => AF_INET6,
+            Type::Array { elem, len } if elem.size() * len == 16 => AF_INET6,
+            t => {
+                self.error(Diagnostic::error(
+                    addr.span,
+                    format!("ntop() needs an IPv4 address (an integer) or 16 bytes of IPv6 address, found `{}`", t),
+                ));
+                return self.poisoned(span);
+            }
+        };
+        let family = family.unwrap_or(TExpr { kind: TExprKind::Int(implied), ty: Type::U64, span });
+        TExpr {
+            kind: TExprKind::Inet { family: Box::new(family), addr: Box::new(a) },
+            ty: Type::Inet,
+            span,
         }
     }
 
