@@ -53,6 +53,10 @@ pub trait Env {
         let _ = name;
         None
     }
+    /// How many CPUs are online, for bpftrace's `ncpus`. None when unknown.
+    fn online_cpus(&self) -> Option<u32> {
+        None
+    }
     /// The running kernel's BTF, for typed arguments and struct members.
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         Err(EnvError::Unavailable(

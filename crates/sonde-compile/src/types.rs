@@ -52,6 +52,8 @@ pub enum Type {
     /// A cgroup id, printed as the cgroup's path (bpftrace's `cgroup_path(id)`), found in user
     /// space when the value is printed.
     CgroupPath,
+    /// An error number, printed as strerror(3) does (bpftrace's `strerror(n)`).
+    Strerror,
     /// An IP address for printing (bpftrace's `ntop`): the address family in a u64, then 16
     /// bytes of address (4 used for AF_INET), formatted by user space as inet_ntop(3) does.
     Inet,
@@ -94,6 +96,7 @@ impl Type {
             | Type::Walltime
             | Type::Strftime(_)
             | Type::CgroupPath
+            | Type::Strerror
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
             Type::Str(n) | Type::Bytes(n) => *n,
@@ -115,6 +118,7 @@ impl Type {
                 | Type::Walltime
                 | Type::Strftime(_)
                 | Type::CgroupPath
+                | Type::Strerror
                 | Type::Stack { .. }
         )
     }
@@ -190,6 +194,7 @@ impl fmt::Display for Type {
             Type::Walltime => write!(f, "walltime"),
             Type::Strftime(_) => write!(f, "strftime"),
             Type::CgroupPath => write!(f, "cgroup path"),
+            Type::Strerror => write!(f, "strerror"),
             Type::Inet => write!(f, "inet address"),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
             Type::Tuple(elems) => {

@@ -27,6 +27,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
+        Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),
         Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
         Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
         _ => Value::Bytes(b.to_vec()),
@@ -45,6 +46,14 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
             v
         })
         .collect()
+}
+
+/// strerror(3)'s text for error number `n` ("No such file or directory").
+pub fn strerror(n: i64) -> String {
+    let Ok(n) = i32::try_from(n) else { return format!("Unknown error {}", n) };
+    let s = std::io::Error::from_raw_os_error(n).to_string();
+    // std adds " (os error N)" to libc's text.
+    s.strip_suffix(&format!(" (os error {})", n)).unwrap_or(&s).to_string()
 }
 
 /// An address as inet_ntop(3) writes it: AF_INET's first 4 bytes, AF_INET6's 16; another
@@ -151,7 +160,14 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, inet};
+    use super::{civil_from_days, inet, strerror};
+
+    #[test]
+    fn error_numbers() {
+        assert_eq!(strerror(2), "No such file or directory");
+        assert_eq!(strerror(1), "Operation not permitted");
+        assert_eq!(strerror(1 << 40), "Unknown error 1099511627776");
+    }
 
     #[test]
     fn inet_addresses() {

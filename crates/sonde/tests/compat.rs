@@ -156,3 +156,33 @@ fn ntop_bswap_and_cgroup_path_run() {
         assert!(o.stdout.contains(&format!("@cg[{path}]: 4\n")), "{}", o.describe());
     }
 }
+
+#[test]
+fn pcomm_ncpus_numaid_rand_and_strerror_run() {
+    require_tracepoints!();
+    let wl = wl(&["comm", "wl_builtins", "openat", "20", "/nonexistent"]);
+    let o = sonde(&["-c", &wl, &script("builtins.bt")]);
+    o.assert_ok();
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    let cpus: usize = online
+        .trim()
+        .split(',')
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().unwrap_or(0) - a.parse::<usize>().unwrap_or(0) + 1,
+            None => 1,
+        })
+        .sum();
+    assert!(o.stdout.contains(&format!("ncpus {cpus}\n")), "{}", o.describe());
+    // Every failed open is ENOENT, named as strerror(3) names it.
+    assert!(o.stdout.contains("@errors[No such file or directory]: 20\n"), "{}", o.describe());
+    // The process is its own group leader; on a one-node machine the node is 0.
+    let nodes = std::fs::read_to_string("/sys/devices/system/node/online").unwrap_or_default();
+    if nodes.trim() == "0" {
+        assert!(o.stdout.contains("@procs[wl_builtins, 0]: 20\n"), "{}", o.describe());
+    } else {
+        assert!(o.stdout.contains("@procs[wl_builtins, "), "{}", o.describe());
+    }
+    // 20 draws of a 32-bit random number are not all the same.
+    let (lo, hi) = (o.int("@rand_min"), o.int("@rand_max"));
+    assert!(lo < hi && hi <= u32::MAX as i64, "{}", o.describe());
+}

@@ -132,6 +132,8 @@ impl Lower<'_> {
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
             Builtin::CurTask => h::GET_CURRENT_TASK,
             Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
+            Builtin::NumaId => h::GET_NUMA_NODE_ID,
+            Builtin::Rand => h::GET_PRANDOM_U32,
             Builtin::KStack | Builtin::UStack => return self.stack(b == Builtin::UStack),
             Builtin::Ctx => {
                 let d = self.e.alloc_reg();

@@ -273,6 +273,8 @@ pub(crate) mod h {
     pub const GET_STACKID: u32 = 27;
     pub const GET_CURRENT_TASK: u32 = 35;
     pub const GET_CURRENT_CGROUP_ID: u32 = 80;
+    pub const GET_PRANDOM_U32: u32 = 7;
+    pub const GET_NUMA_NODE_ID: u32 = 42;
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
 }

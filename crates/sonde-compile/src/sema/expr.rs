@@ -12,7 +12,7 @@ use sonde_syntax::diag::Diagnostic;
 /// Built-in variables, for hints.
 pub const VARIABLES: &[&str] = &[
     "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
-    "elapsed", "cpid", "args", "data", "ppid", "cgroup",
+    "elapsed", "cpid", "args", "data", "ppid", "cgroup", "pcomm", "ncpus", "numaid", "rand",
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
@@ -35,6 +35,7 @@ pub const FUNCTIONS: &[&str] = &[
     "kaddr",
     "ntop",
     "cgroup_path",
+    "strerror",
     "bswap",
     "count",
     "sum",

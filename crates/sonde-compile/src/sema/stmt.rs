@@ -379,6 +379,7 @@ impl Checker<'_> {
                 Type::Walltime
                     | Type::Strftime(_)
                     | Type::CgroupPath
+                    | Type::Strerror
                     | Type::Sym
                     | Type::USym
                     | Type::Stack { .. }

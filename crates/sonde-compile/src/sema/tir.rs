@@ -38,6 +38,10 @@ pub enum Builtin {
     UStack,
     /// The current task's cgroup (v2) id: bpftrace's `cgroup`.
     Cgroup,
+    /// The NUMA node of the current CPU: bpftrace's `numaid`.
+    NumaId,
+    /// A pseudo-random u32: bpftrace's `rand`.
+    Rand,
     /// The program's context pointer (`regs`: the `struct pt_regs *` of kprobes and uprobes).
     Ctx,
 }

@@ -11,10 +11,22 @@ impl Checker<'_> {
     /// A name that is none of the language's variables: `ppid`, or a kernel enum constant.
     pub fn value_ident(&mut self, name: &str, span: Span) -> Option<TExpr> {
         match name {
-            "ppid" => return Some(self.ppid(span)),
-            "cgroup" => {
-                let kind = TExprKind::Builtin(Builtin::Cgroup);
-                return Some(TExpr { kind, ty: Type::U64, span });
+            "ppid" => return Some(self.from_curtask(&["real_parent", "tgid"], name, span)),
+            "cgroup" | "numaid" | "rand" => {
+                let (b, ty) = match name {
+                    "cgroup" => (Builtin::Cgroup, Type::U64),
+                    "numaid" => (Builtin::NumaId, Type::U32),
+                    _ => (Builtin::Rand, Type::U32),
+                };
+                return Some(TExpr { kind: TExprKind::Builtin(b), ty, span });
+            }
+            "pcomm" => return Some(self.from_curtask(&["group_leader", "comm"], name, span)),
+            "ncpus" => {
+                let Some(n) = self.env.online_cpus() else {
+                    self.error(Diagnostic::error(span, "`ncpus` needs the number of online CPUs, which this system does not say (/sys/devices/system/cpu/online)"));
+                    return Some(self.poisoned(span));
+                };
+                return Some(TExpr { kind: TExprKind::Int(u64::from(n)), ty: Type::U32, span });
             }
             _ => {}
         }
@@ -22,21 +34,20 @@ impl Checker<'_> {
         Some(TExpr { kind: TExprKind::Int(value as u64), ty: Type::S64, span })
     }
 
-    /// bpftrace's `ppid`: the parent's process id, `curtask->real_parent->tgid`.
-    fn ppid(&mut self, span: Span) -> TExpr {
+    /// A variable read through the current task: bpftrace's `ppid` is
+    /// `curtask->real_parent->tgid`, its `pcomm` `curtask->group_leader->comm`.
+    fn from_curtask(&mut self, path: &[&str], name: &str, span: Span) -> TExpr {
+        let spelled = format!("curtask->{}", path.join("->"));
         if let Err(e) = self.env.btf() {
-            self.error(Diagnostic::error(
-                span,
-                format!("`ppid` reads curtask->real_parent->tgid, but {}", e),
-            ));
+            self.error(Diagnostic::error(span, format!("`{}` reads {}, but {}", name, spelled, e)));
             return self.poisoned(span);
         }
-        let node = |kind| Box::new(Expr { kind, span });
-        let member =
-            |expr, field: &str| ExprKind::Member { expr, field: field.into(), arrow: true };
-        let curtask = node(ExprKind::Ident("curtask".into()));
-        let parent = node(member(curtask, "real_parent"));
-        self.expr(&Expr { kind: member(parent, "tgid"), span })
+        let mut e = Expr { kind: ExprKind::Ident("curtask".into()), span };
+        for field in path {
+            let kind = ExprKind::Member { expr: Box::new(e), field: (*field).into(), arrow: true };
+            e = Expr { kind, span };
+        }
+        self.expr(&e)
     }
 
     /// Calls that are bpftrace's value builtins; `None` when `name` is none of them.
@@ -55,16 +66,18 @@ impl Checker<'_> {
                 let ty = Type::Int { bytes, signed: false };
                 Some(TExpr { kind: TExprKind::Bswap { arg: Box::new(x), bytes }, ty, span })
             }
-            "cgroup_path" => {
-                let [id] = args else {
-                    self.error(Diagnostic::error(
-                        span,
-                        "cgroup_path() takes one cgroup id, like `cgroup_path(cgroup)`",
-                    ));
+            "cgroup_path" | "strerror" => {
+                let (ty, example) = match name {
+                    "cgroup_path" => (Type::CgroupPath, "cgroup_path(cgroup)"),
+                    _ => (Type::Strerror, "strerror(-args.ret)"),
+                };
+                let [x] = args else {
+                    let msg = format!("{}() takes one integer, like `{}`", name, example);
+                    self.error(Diagnostic::error(span, msg));
                     return Some(self.poisoned(span));
                 };
-                let id = self.scalar(id, "the cgroup id of cgroup_path()");
-                Some(TExpr { kind: TExprKind::Cast(Box::new(id)), ty: Type::CgroupPath, span })
+                let x = self.scalar(x, &format!("the argument of {}()", name));
+                Some(TExpr { kind: TExprKind::Cast(Box::new(x)), ty, span })
             }
             _ => None,
         }
