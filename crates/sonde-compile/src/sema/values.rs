@@ -11,7 +11,7 @@ impl Checker<'_> {
     /// A name that is none of the language's variables: `ppid`, or a kernel enum constant.
     pub fn value_ident(&mut self, name: &str, span: Span) -> Option<TExpr> {
         match name {
-            "ppid" => return Some(self.from_curtask(&["real_parent", "tgid"], name, span)),
+            "ppid" => return Some(self.curtask_path(&["real_parent", "tgid"], name, span)),
             "cgroup" | "numaid" | "rand" => {
                 let (b, ty) = match name {
                     "cgroup" => (Builtin::Cgroup, Type::U64),
@@ -20,7 +20,7 @@ impl Checker<'_> {
                 };
                 return Some(TExpr { kind: TExprKind::Builtin(b), ty, span });
             }
-            "pcomm" => return Some(self.from_curtask(&["group_leader", "comm"], name, span)),
+            "pcomm" => return Some(self.curtask_path(&["group_leader", "comm"], name, span)),
             "ncpus" => {
                 let Some(n) = self.env.online_cpus() else {
                     self.error(Diagnostic::error(span, "`ncpus` needs the number of online CPUs, which this system does not say (/sys/devices/system/cpu/online)"));
@@ -36,7 +36,7 @@ impl Checker<'_> {
 
     /// A variable read through the current task: bpftrace's `ppid` is
     /// `curtask->real_parent->tgid`, its `pcomm` `curtask->group_leader->comm`.
-    fn from_curtask(&mut self, path: &[&str], name: &str, span: Span) -> TExpr {
+    fn curtask_path(&mut self, path: &[&str], name: &str, span: Span) -> TExpr {
         let spelled = format!("curtask->{}", path.join("->"));
         if let Err(e) = self.env.btf() {
             self.error(Diagnostic::error(span, format!("`{}` reads {}, but {}", name, spelled, e)));
