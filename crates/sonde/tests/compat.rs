@@ -186,3 +186,16 @@ fn pcomm_ncpus_numaid_rand_and_strerror_run() {
     let (lo, hi) = (o.int("@rand_min"), o.int("@rand_max"));
     assert!(lo < hi && hi <= u32::MAX as i64, "{}", o.describe());
 }
+
+#[test]
+fn print_top_entries_runs() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_top", "getppid", "7"]), &script("print_top.bt")]);
+    o.assert_ok();
+    // 7 calls: @by[i] = 10 i for i = 1..7, and print(@by, 2) keeps the two largest.
+    assert!(o.stdout.starts_with("@by[6]: 60\n@by[7]: 70\n\n"), "{}", o.describe());
+    // i % 3 counts 1 -> 3 (1, 4, 7), 2 -> 2, 0 -> 2: the top one only.
+    assert!(o.stdout.contains("\n@hits[1]: 3\n\n"), "{}", o.describe());
+    assert!(!o.stdout.contains("@hits[0]"), "{}", o.describe());
+    assert_eq!(o.int("@seq"), 7, "{}", o.describe());
+}

@@ -243,10 +243,22 @@ impl Checker<'_> {
             "printf" => self.printf(args, span)?,
             "time" => self.printf(&time_as_printf(args, span), span)?,
             "print" => {
-                if let [one] = args.as_slice() {
+                // `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries.
+                let whole_map = match args.as_slice() {
+                    [one] => Some((one, 0)),
+                    [one, Expr { kind: ExprKind::Int(n), .. }] if is_map_name(one) => {
+                        Some((one, *n as usize))
+                    }
+                    [one, _, _] if is_map_name(one) => {
+                        self.error(Diagnostic::error(span, "print(@map, top, div) is bpftrace's; sonde prints the top entries as they are: write `print(@map, top)`"));
+                        return None;
+                    }
+                    _ => None,
+                };
+                if let Some((one, top)) = whole_map {
                     if let Some(map) = self.map_operand(one) {
                         let event = self.add_event(EventDef {
-                            kind: EventKind::PrintMap { map },
+                            kind: EventKind::PrintMap { map, top },
                             args: vec![],
                         });
                         return Some(TStmt { kind: TStmtKind::Emit { event, args: vec![] }, span });
@@ -410,6 +422,11 @@ impl Checker<'_> {
         });
         Some(TStmtKind::Emit { event, args: values })
     }
+}
+
+/// `@m` (a map named without keys), as `print(@m, N)` takes it.
+fn is_map_name(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Map { keys, .. } if keys.is_empty())
 }
 
 fn is_one(e: &Expr) -> bool {

@@ -275,8 +275,10 @@ pub enum EventKind {
     /// `print(a, b)`: each value in its default format.
     Print,
     Exit,
+    /// `print(@m)`; with `top` > 0 (`print(@m, N)`) only the N largest entries.
     PrintMap {
         map: usize,
+        top: usize,
     },
     ClearMap {
         map: usize,
