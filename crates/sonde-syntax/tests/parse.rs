@@ -501,3 +501,13 @@ fn tuples_and_their_elements_parse() {
     let StmtKind::Assign { value, .. } = &s[1].kind else { panic!() };
     assert_eq!(sx(value), "delete(@qtime, args.next_pid)");
 }
+
+#[test]
+fn sizeof_and_offsetof_take_types() {
+    assert_eq!(expr("sizeof(struct task_struct)"), "sizeof(type(struct task_struct))");
+    assert_eq!(expr("sizeof($x)"), "sizeof($x)");
+    assert_eq!(
+        expr("offsetof(struct task_struct, thread_info.flags)"),
+        "offsetof(type(struct task_struct), thread_info.flags)"
+    );
+}

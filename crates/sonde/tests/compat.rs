@@ -199,3 +199,14 @@ fn print_top_entries_runs() {
     assert!(!o.stdout.contains("@hits[0]"), "{}", o.describe());
     assert_eq!(o.int("@seq"), 7, "{}", o.describe());
 }
+
+#[test]
+fn sizeof_and_offsetof_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_sizes", "getppid", "3"]), &script("sizes.bt")]);
+    o.assert_ok();
+    // struct sockaddr_in is 16 bytes with sin_addr at 4 (the ABI); u16 is 2, comm 16.
+    assert!(o.stdout.contains("sizes 16 4 2 16\n"), "{}", o.describe());
+    // task_struct's comm read at curtask + offsetof(struct task_struct, comm).
+    assert!(o.stdout.contains("@by_offset[wl_sizes]: 3\n"), "{}", o.describe());
+}

@@ -36,6 +36,8 @@ pub const FUNCTIONS: &[&str] = &[
     "ntop",
     "cgroup_path",
     "strerror",
+    "sizeof",
+    "offsetof",
     "bswap",
     "count",
     "sum",
@@ -144,6 +146,12 @@ impl Checker<'_> {
             ExprKind::Member { expr, field, .. } => self.member(expr, field, span),
             ExprKind::Index { expr, index } => self.index(expr, index, span),
             ExprKind::Tuple(items) => self.tuple(items, span),
+            ExprKind::TypeArg(ty) => {
+                let msg =
+                    format!("the type `{}` is an argument of sizeof() and offsetof() only", ty);
+                self.error(Diagnostic::error(span, msg));
+                self.poisoned(span)
+            }
         }
     }
 

@@ -6,6 +6,7 @@ mod check;
 mod config;
 mod expr;
 mod maps;
+mod sizes;
 mod stmt;
 pub mod tir;
 mod tuple;

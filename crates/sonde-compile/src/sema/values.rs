@@ -56,6 +56,8 @@ impl Checker<'_> {
             "has_key" | "delete" => Some(self.map_element_call(name, args, span)),
             "kaddr" => Some(self.kaddr(args, span)),
             "ntop" => Some(self.ntop(args, span)),
+            "sizeof" => Some(self.size_of(args, span)),
+            "offsetof" => Some(self.offset_of(args, span)),
             "bswap" => {
                 let [x] = args else {
                     self.error(Diagnostic::error(span, "bswap() takes one integer"));

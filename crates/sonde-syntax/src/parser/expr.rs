@@ -215,6 +215,9 @@ impl Parser<'_> {
 
     /// `name(args)`.
     fn call(&mut self, name: &Token) -> PResult<Expr> {
+        if matches!(self.text_of(name.span), "sizeof" | "offsetof") && self.cast_ahead() {
+            return self.type_call(name);
+        }
         let open = self.bump();
         let (args, close) = if self.peek().kind == TokenKind::RParen {
             (Vec::new(), self.bump())
@@ -273,7 +276,11 @@ fn binop(k: &TokenKind) -> Option<(BinOp, u8)> {
 fn depth(e: &Expr) -> usize {
     let max = |es: &[Expr]| es.iter().map(depth).max().unwrap_or(0);
     1 + match &e.kind {
-        ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => 0,
+        ExprKind::Int(_)
+        | ExprKind::Str(_)
+        | ExprKind::Ident(_)
+        | ExprKind::Var(_)
+        | ExprKind::TypeArg(_) => 0,
         ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } | ExprKind::Tuple(es) => {
             max(es)
         }

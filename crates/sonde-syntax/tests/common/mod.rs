@@ -55,6 +55,7 @@ pub fn sx(e: &Expr) -> String {
         }
         ExprKind::Index { expr, index } => format!("index({}, {})", sx(expr), sx(index)),
         ExprKind::Tuple(es) => format!("tuple({})", list(es)),
+        ExprKind::TypeArg(ty) => format!("type({})", ty),
     }
 }
 
