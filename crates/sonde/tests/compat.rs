@@ -210,3 +210,13 @@ fn sizeof_and_offsetof_run() {
     // task_struct's comm read at curtask + offsetof(struct task_struct, comm).
     assert!(o.stdout.contains("@by_offset[wl_sizes]: 3\n"), "{}", o.describe());
 }
+
+#[test]
+fn string_indexing_runs() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_index", "getppid", "4"]), &script("strings.bt")]);
+    o.assert_ok();
+    // 'w' 'l' and the NUL after "wl_index", as integers; '_' at index 2.
+    assert!(o.stdout.contains("@first[119, 108, 0]: 4\n"), "{}", o.describe());
+    assert_eq!(o.int("@underscore"), 4, "{}", o.describe());
+}

@@ -48,7 +48,7 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::DW, d, Reg::R0, 0));
                 d
             }
-            TExprKind::Field { base, offset } => self.field_scalar(base, *offset),
+            TExprKind::Field { base, offset } => self.field_scalar(base, *offset, &x.ty),
             TExprKind::Bswap { arg, bytes } => self.bswap(arg, *bytes),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),

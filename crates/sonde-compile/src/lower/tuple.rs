@@ -35,11 +35,14 @@ impl Lower<'_> {
         tmp + offset as i16
     }
 
-    /// An integer element of a tuple.
-    pub fn field_scalar(&mut self, base: &TExpr, offset: usize) -> Reg {
+    /// An integer element of a tuple (in a slot of 8 bytes) or a char of a string: read at its
+    /// own size, which on this little-endian machine is the slot's low bytes.
+    pub fn field_scalar(&mut self, base: &TExpr, offset: usize, ty: &Type) -> Reg {
         let at = self.field_at(base, offset);
         let d = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::DW, d, Reg::FP, at));
+        let size = Size::of_bytes(ty.size()).unwrap_or(Size::DW);
+        self.e.emit(Insn::load(size, d, Reg::FP, at));
+        self.extend(d, ty);
         d
     }
 

@@ -630,6 +630,18 @@ impl Checker<'_> {
                     span,
                 }
             }
+            // One char of a string value (a variable, `comm`, `str()`): bpftrace's `$s[0]`.
+            (Type::Str(len), _) => {
+                if i < 0 || i as usize >= *len {
+                    self.error(Diagnostic::error(
+                        index.span,
+                        format!("index {} is outside the string of {} bytes", i, len),
+                    ));
+                    return self.poisoned(span);
+                }
+                let ty = Type::Int { bytes: 1, signed: true };
+                TExpr { kind: TExprKind::Field { base: Box::new(b), offset: i as usize }, ty, span }
+            }
             (Type::Ptr { to, .. }, _) => {
                 let size = to.size().max(1) as i64;
                 self.deref(b.clone(), i * size, span)
