@@ -146,6 +146,7 @@ impl Names<'_> {
                 format!("{} = {}", self.var(*var), self.expr(value))
             }
             TStmtKind::Return => "return".into(),
+            TStmtKind::Signal(sig) => format!("signal({})", self.expr(sig)),
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));
                 for t in then {

@@ -80,6 +80,8 @@ pub struct Options {
     pub child_pid: Option<u32>,
     /// `bpf_ktime_get_ns()` at start-up, for `elapsed`.
     pub start_ns: u64,
+    /// `--unsafe`: actions that change the traced system (bpftrace's `signal()`) are allowed.
+    pub allow_unsafe: bool,
     /// Default size of strings read with `str()` and `dyn()`.
     pub string_size: usize,
 }

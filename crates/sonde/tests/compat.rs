@@ -18,7 +18,8 @@ fn every_compat_script_loads() {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "bt") {
-            let o = sonde(&["-e", p.to_str().unwrap()]);
+            // --unsafe for signal.bt; it only allows, so every other script loads as without it.
+            let o = sonde(&["--unsafe", "-e", p.to_str().unwrap()]);
             o.assert_ok();
             assert!(o.stderr.contains("passed the verifier"), "{}", o.describe());
             n += 1;
@@ -219,4 +220,16 @@ fn string_indexing_runs() {
     // 'w' 'l' and the NUL after "wl_index", as integers; '_' at index 2.
     assert!(o.stdout.contains("@first[119, 108, 0]: 4\n"), "{}", o.describe());
     assert_eq!(o.int("@underscore"), 4, "{}", o.describe());
+}
+
+#[test]
+fn signal_needs_unsafe_and_ends_the_process() {
+    require_tracepoints!();
+    let o = sonde(&["-e", &script("signal.bt")]);
+    assert_eq!(o.code, Some(2), "{}", o.describe());
+    assert!(o.stderr.contains("it is allowed only with --unsafe"), "{}", o.describe());
+    let wl = wl(&["comm", "wl_signal", "getppid", "5"]);
+    let o = sonde(&["--unsafe", "-c", &wl, &script("signal.bt")]);
+    // SIGUSR1 on the first of 5 getppid() calls ends the workload there.
+    assert_eq!(o.int("@calls"), 1, "{}", o.describe());
 }

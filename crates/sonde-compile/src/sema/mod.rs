@@ -6,6 +6,7 @@ mod check;
 mod config;
 mod expr;
 mod maps;
+mod signal;
 mod sizes;
 mod stmt;
 pub mod tir;

@@ -241,6 +241,7 @@ impl Checker<'_> {
         };
         let kind = match name.as_str() {
             "printf" => self.printf(args, span)?,
+            "signal" => self.signal(args, span)?,
             "time" => self.printf(&time_as_printf(args, span), span)?,
             "print" => {
                 // `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries.

@@ -177,6 +177,8 @@ pub enum TStmtKind {
         els: Vec<TStmt>,
     },
     Return,
+    /// bpftrace's `signal(SIG)`: send the signal to the current process (needs `--unsafe`).
+    Signal(TExpr),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
