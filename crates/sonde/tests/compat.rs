@@ -107,6 +107,8 @@ fn value_builtin_errors_say_what_to_write() {
     );
     let o = sonde(&["-e", "BEGIN { printf(\"%lu\\n\", kaddr(\"no_such_symbol_xyz\")); }"]);
     assert!(o.stderr.contains("`no_such_symbol_xyz` is not in /proc/kallsyms"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { @m[1] = 1; printf(\"%d\\n\", len(@m)); }"]);
+    assert!(o.stderr.contains("bpftrace's len(@map)"), "{}", o.describe());
     let o = sonde(&["-e", "BEGIN { printf(\"%d\\n\", TCP_FIN_WAIT_ONE); }"]);
     assert!(o.stderr.contains("unknown variable `TCP_FIN_WAIT_ONE`"), "{}", o.describe());
 }
@@ -220,6 +222,8 @@ fn string_indexing_runs() {
     // 'w' 'l' and the NUL after "wl_index", as integers; '_' at index 2.
     assert!(o.stdout.contains("@first[119, 108, 0]: 4\n"), "{}", o.describe());
     assert_eq!(o.int("@underscore"), 4, "{}", o.describe());
+    // len(): "wl_index" is 8 bytes before its NUL.
+    assert!(o.stdout.contains("@lens[8, 4, 0]: 4\n"), "{}", o.describe());
 }
 
 #[test]

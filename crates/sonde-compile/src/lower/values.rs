@@ -2,7 +2,7 @@
 
 use super::{h, Lower, FIRST_USER_MAP};
 use crate::sema::tir::TExpr;
-use sonde_bpf::{Cond, Insn, Reg};
+use sonde_bpf::{Cond, Insn, Reg, Size};
 
 impl Lower<'_> {
     /// 1 when `map` holds the element at `keys`, else 0.
@@ -22,6 +22,25 @@ impl Lower<'_> {
         if bytes > 1 {
             self.e.emit(Insn::new(BPF_END_TO_BE, d, Reg::R0, 0, i32::from(bytes) * 8));
         }
+        d
+    }
+
+    /// `len(str)`: the string is copied to the stack, then its bytes are looked at one by one
+    /// (unrolled: the verifier needs no loop) until the first NUL.
+    pub fn str_len(&mut self, s: &TExpr) -> Reg {
+        let n = s.ty.size();
+        let slot = s.ty.slot_size();
+        let buf = self.e.alloc_stack(slot);
+        self.value_into(s, buf, slot);
+        let d = self.e.alloc_reg();
+        let end = self.e.label();
+        for i in 0..n {
+            self.e.emit(Insn::mov64_imm(d, i as i32));
+            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, buf + i as i16));
+            self.e.jmp_imm(Cond::Eq, Reg::R1, 0, end);
+        }
+        self.e.emit(Insn::mov64_imm(d, n as i32));
+        self.e.bind(end);
         d
     }
 

@@ -37,6 +37,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cgroup_path",
     "strerror",
     "sizeof",
+    "len",
     "signal",
     "offsetof",
     "bswap",

@@ -81,6 +81,8 @@ pub enum TExprKind {
         map: usize,
         keys: Vec<TExpr>,
     },
+    /// bpftrace's `len(str)`: the bytes before the first NUL.
+    StrLen(Box<TExpr>),
     /// bpftrace's `bswap(x)`: the low `bytes` bytes in reverse order (1 byte: unchanged).
     Bswap {
         arg: Box<TExpr>,

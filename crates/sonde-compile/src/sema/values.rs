@@ -57,6 +57,7 @@ impl Checker<'_> {
             "kaddr" => Some(self.kaddr(args, span)),
             "ntop" => Some(self.ntop(args, span)),
             "sizeof" => Some(self.size_of(args, span)),
+            "len" => Some(self.len(args, span)),
             "offsetof" => Some(self.offset_of(args, span)),
             "bswap" => {
                 let [x] = args else {
@@ -160,6 +161,26 @@ impl Checker<'_> {
             ty: Type::Inet,
             span,
         }
+    }
+
+    /// `len(str)`, the string's length. bpftrace's `len(@map)` (its element count) needs a walk
+    /// of the map in the kernel, which sonde does not compile.
+    fn len(&mut self, args: &[Expr], span: Span) -> TExpr {
+        let [arg] = args else {
+            self.error(Diagnostic::error(span, "len() takes one string, like `len(comm)`"));
+            return self.poisoned(span);
+        };
+        if matches!(&arg.kind, ExprKind::Map { keys, .. } if keys.is_empty()) {
+            self.error(Diagnostic::error(span, "bpftrace's len(@map) (a map's element count) is not supported: count the elements in a map of their own, `@n = count()` where you add one"));
+            return self.poisoned(span);
+        }
+        let s = self.expr(arg);
+        if !s.ty.is_string() {
+            let msg = format!("len() takes a string, found `{}`", s.ty);
+            self.error(Diagnostic::error(arg.span, msg));
+            return self.poisoned(span);
+        }
+        TExpr { kind: TExprKind::StrLen(Box::new(s)), ty: Type::U64, span }
     }
 
     /// `kaddr("sym")`: the kernel symbol's address from kallsyms, a constant.
