@@ -113,6 +113,13 @@ impl<'a> Output<'a> {
             }
             EventKind::PrintMap { map, top } => self.print_map(*map, *top),
             EventKind::ClearMap { map } => self.collector.clear(*map),
+            EventKind::Cat { path } => {
+                let path = String::from_utf8_lossy(path);
+                match std::fs::read(&*path) {
+                    Ok(text) => self.writer.printf(&text),
+                    Err(e) => eprintln!("sonde: cat({}): {}", path, e),
+                }
+            }
         }
         Action::Continue
     }

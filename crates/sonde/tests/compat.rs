@@ -237,3 +237,14 @@ fn signal_needs_unsafe_and_ends_the_process() {
     // SIGUSR1 on the first of 5 getppid() calls ends the workload there.
     assert_eq!(o.int("@calls"), 1, "{}", o.describe());
 }
+
+#[test]
+fn cat_prints_a_file() {
+    require_bpf!();
+    let o = sonde(&[&script("cat.bt")]);
+    o.assert_ok();
+    let ostype = std::fs::read_to_string("/proc/sys/kernel/ostype").unwrap_or_default();
+    assert!(o.stdout.contains(&format!("os: {ostype}")), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { cat(\"/proc/%d/status\", pid); }"]);
+    assert!(o.stderr.contains("cat() takes a file name as a string literal"), "{}", o.describe());
+}

@@ -92,8 +92,9 @@ pub struct Compiled {
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let streams =
-        tp.events.iter().any(|e| matches!(e.kind, EventKind::Printf { .. } | EventKind::Print));
+    let streams = tp.events.iter().any(|e| {
+        matches!(e.kind, EventKind::Printf { .. } | EventKind::Print | EventKind::Cat { .. })
+    });
     let ring = if streams { RINGBUF_SIZE } else { RINGBUF_SIZE_CONTROL };
     let mut maps = vec![
         MapDef {

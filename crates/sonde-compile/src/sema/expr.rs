@@ -38,6 +38,7 @@ pub const FUNCTIONS: &[&str] = &[
     "strerror",
     "sizeof",
     "len",
+    "cat",
     "signal",
     "offsetof",
     "bswap",

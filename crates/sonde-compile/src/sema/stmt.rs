@@ -242,6 +242,15 @@ impl Checker<'_> {
         let kind = match name.as_str() {
             "printf" => self.printf(args, span)?,
             "signal" => self.signal(args, span)?,
+            "cat" => {
+                let [Expr { kind: ExprKind::Str(path), .. }] = args.as_slice() else {
+                    self.error(Diagnostic::error(span, "cat() takes a file name as a string literal, like `cat(\"/proc/loadavg\")` (bpftrace's format arguments are not supported)"));
+                    return None;
+                };
+                let kind = EventKind::Cat { path: path.clone() };
+                let event = self.add_event(EventDef { kind, args: vec![] });
+                TStmtKind::Emit { event, args: vec![] }
+            }
             "time" => self.printf(&time_as_printf(args, span), span)?,
             "print" => {
                 // `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries.

@@ -287,6 +287,10 @@ pub enum EventKind {
     ClearMap {
         map: usize,
     },
+    /// bpftrace's `cat("FILE")`: user space prints the file's contents when the record arrives.
+    Cat {
+        path: Vec<u8>,
+    },
 }
 
 #[derive(Clone, Debug)]
