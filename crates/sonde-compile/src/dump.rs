@@ -174,6 +174,12 @@ impl Names<'_> {
             TExprKind::CtxDataLoc { offset } => format!("data_loc(ctx[{}])", offset),
             TExprKind::Var(v) => self.var(*v),
             TExprKind::MapGet { map, keys } => format!("{}{}", self.map(*map), self.keys(keys)),
+            TExprKind::ReadBuf { ptr, len, user } => format!(
+                "buf{}({}, {})",
+                if *user { "_user" } else { "" },
+                self.expr(ptr),
+                self.expr(len)
+            ),
             TExprKind::StrLen(s) => format!("len({})", self.expr(s)),
             TExprKind::Bswap { arg, bytes } => format!("bswap{}({})", bytes * 8, self.expr(arg)),
             TExprKind::Inet { family, addr } => {

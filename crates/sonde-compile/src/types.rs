@@ -57,6 +57,8 @@ pub enum Type {
     /// An IP address for printing (bpftrace's `ntop`): the address family in a u64, then 16
     /// bytes of address (4 used for AF_INET), formatted by user space as inet_ntop(3) does.
     Inet,
+    /// bpftrace's `buf(ptr, len)`: the length read in a u64, then up to this many bytes.
+    Buf(usize),
     /// bpftrace's tuple: each element in a slot of its `slot_size()`, one after another.
     Tuple(Rc<[Type]>),
 }
@@ -99,6 +101,7 @@ impl Type {
             | Type::Strerror
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
+            Type::Buf(n) => 8 + n,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
@@ -196,6 +199,7 @@ impl fmt::Display for Type {
             Type::CgroupPath => write!(f, "cgroup path"),
             Type::Strerror => write!(f, "strerror"),
             Type::Inet => write!(f, "inet address"),
+            Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
             Type::Tuple(elems) => {
                 let parts: Vec<String> = elems.iter().map(Type::to_string).collect();

@@ -27,6 +27,10 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
+        Type::Buf(max) => {
+            let n = (u64_at(b, 0) as usize).min(*max);
+            Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
+        }
         Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),
         Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
         Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
@@ -44,6 +48,16 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
             let v = value(t, &b[at.min(end)..end], sym);
             at += t.slot_size();
             v
+        })
+        .collect()
+}
+
+/// bpftrace's `%r`: printable ASCII as is, every other byte as `\xNN`.
+pub fn escape_bytes(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| match c {
+            0x20..=0x7e => (c as char).to_string(),
+            _ => format!("\\x{:02x}", c),
         })
         .collect()
 }
@@ -160,7 +174,12 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, inet, strerror};
+    use super::{civil_from_days, escape_bytes, inet, strerror};
+
+    #[test]
+    fn buffers_escape_what_is_not_printable() {
+        assert_eq!(escape_bytes(b"ab\0\x7f\n"), "ab\\x00\\x7f\\x0a");
+    }
 
     #[test]
     fn error_numbers() {

@@ -248,3 +248,13 @@ fn cat_prints_a_file() {
     let o = sonde(&["-e", "BEGIN { cat(\"/proc/%d/status\", pid); }"]);
     assert!(o.stderr.contains("cat() takes a file name as a string literal"), "{}", o.describe());
 }
+
+#[test]
+fn buf_prints_raw_bytes_escaped() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_buf", "write", "3", "5"]), &script("buf.bt")]);
+    o.assert_ok();
+    // The workload writes 5 bytes of 'x' each time; comm's 8 bytes end in NULs.
+    let line = "data [xxxxx] comm [wl_buf\\x00\\x00]\n";
+    assert_eq!(o.stdout.matches(line).count(), 3, "{}", o.describe());
+}

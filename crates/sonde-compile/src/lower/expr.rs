@@ -116,7 +116,8 @@ impl Lower<'_> {
             | TExprKind::ReadStr { .. }
             | TExprKind::ReadMem { .. }
             | TExprKind::Tuple(_)
-            | TExprKind::Inet { .. } => {
+            | TExprKind::Inet { .. }
+            | TExprKind::ReadBuf { .. } => {
                 self.e
                     .overflow
                     .get_or_insert((x.span, "internal error: a string was used as a number"));
@@ -410,6 +411,9 @@ impl Lower<'_> {
             }
             TExprKind::Tuple(items) => self.tuple_into(items, off, size),
             TExprKind::Inet { family, addr } => self.inet_into(family, addr, off, size),
+            TExprKind::ReadBuf { ptr, len, user } => {
+                self.buf_into(ptr, len, *user, x.ty.size() - 8, off, size)
+            }
             TExprKind::Field { base, offset } => self.field_into(base, *offset, &x.ty, off, size),
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();

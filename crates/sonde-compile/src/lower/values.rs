@@ -25,6 +25,38 @@ impl Lower<'_> {
         d
     }
 
+    /// `buf(ptr, len)` into the `size` bytes at `off`: the length, clamped to `max`, then the
+    /// bytes, read with a length the verifier sees bounded.
+    pub fn buf_into(
+        &mut self,
+        ptr: &TExpr,
+        len: &TExpr,
+        user: bool,
+        max: usize,
+        off: i16,
+        size: usize,
+    ) {
+        self.e.zero_stack(off, size);
+        let clamp = |l: &mut Self| {
+            let ok = l.e.label();
+            l.e.jmp_imm(Cond::Le, Reg::R2, max as i32, ok);
+            l.e.emit(Insn::mov64_imm(Reg::R2, max as i32));
+            l.e.bind(ok);
+        };
+        let n = self.scalar(len);
+        self.e.emit(Insn::mov64_reg(Reg::R2, n));
+        self.e.free_reg(n);
+        clamp(self);
+        self.e.emit(Insn::store(Size::DW, Reg::FP, off, Reg::R2));
+        let p = self.scalar(ptr);
+        self.e.emit(Insn::mov64_reg(Reg::R3, p));
+        self.e.free_reg(p);
+        self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, off));
+        clamp(self);
+        self.e.stack_addr(Reg::R1, off + 8);
+        self.e.call(if user { h::PROBE_READ_USER } else { h::PROBE_READ });
+    }
+
     /// `len(str)`: the string is copied to the stack, then its bytes are looked at one by one
     /// (unrolled: the verifier needs no loop) until the first NUL.
     pub fn str_len(&mut self, s: &TExpr) -> Reg {

@@ -38,6 +38,7 @@ pub const FUNCTIONS: &[&str] = &[
     "strerror",
     "sizeof",
     "len",
+    "buf",
     "cat",
     "signal",
     "offsetof",

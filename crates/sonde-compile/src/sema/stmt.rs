@@ -409,7 +409,7 @@ impl Checker<'_> {
             let ok = if spec.wants_any() {
                 true
             } else if spec.wants_string() {
-                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet)
+                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_))
             } else {
                 v.ty.is_scalar()
             };

@@ -81,6 +81,12 @@ pub enum TExprKind {
         map: usize,
         keys: Vec<TExpr>,
     },
+    /// bpftrace's `buf(ptr, len)`: `len` bytes (at most the type's) read from memory, with `len`.
+    ReadBuf {
+        ptr: Box<TExpr>,
+        len: Box<TExpr>,
+        user: bool,
+    },
     /// bpftrace's `len(str)`: the bytes before the first NUL.
     StrLen(Box<TExpr>),
     /// bpftrace's `bswap(x)`: the low `bytes` bytes in reverse order (1 byte: unchanged).

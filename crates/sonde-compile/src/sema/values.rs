@@ -58,6 +58,7 @@ impl Checker<'_> {
             "ntop" => Some(self.ntop(args, span)),
             "sizeof" => Some(self.size_of(args, span)),
             "len" => Some(self.len(args, span)),
+            "buf" => Some(self.buf(args, span)),
             "offsetof" => Some(self.offset_of(args, span)),
             "bswap" => {
                 let [x] = args else {
@@ -181,6 +182,41 @@ impl Checker<'_> {
             return self.poisoned(span);
         }
         TExpr { kind: TExprKind::StrLen(Box::new(s)), ty: Type::U64, span }
+    }
+
+    /// `buf(ptr, len)`: up to the string size (64 bytes by default) of raw memory, printed by
+    /// `%r` (or `%s`) with non-printable bytes as `\xNN`. Without `len`, the whole size.
+    fn buf(&mut self, args: &[Expr], span: Span) -> TExpr {
+        let max = self.opts.string_size;
+        let (ptr, len) = match args {
+            [p] => (p, None),
+            [p, l] => (p, Some(l)),
+            _ => {
+                self.error(Diagnostic::error(
+                    span,
+                    "buf() takes an address and a length, like `buf(args.buf, args.count)`",
+                ));
+                return self.poisoned(span);
+            }
+        };
+        let p = self.expr(ptr);
+        let user = match &p.ty {
+            Type::Ptr { user, .. } => *user,
+            Type::Int { .. } => {
+                self.sites.first().is_some_and(crate::provider::Site::reads_user_memory)
+            }
+            t => {
+                let msg = format!("buf() needs an address, found `{}`", t);
+                self.error(Diagnostic::error(ptr.span, msg));
+                return self.poisoned(span);
+            }
+        };
+        let len = match len {
+            Some(l) => self.scalar(l, "the length of buf()"),
+            None => TExpr { kind: TExprKind::Int(max as u64), ty: Type::U64, span },
+        };
+        let kind = TExprKind::ReadBuf { ptr: Box::new(p), len: Box::new(len), user };
+        TExpr { kind, ty: Type::Buf(max), span }
     }
 
     /// `kaddr("sym")`: the kernel symbol's address from kallsyms, a constant.
