@@ -167,14 +167,14 @@ pub(crate) struct DecodedMember {
     pub bitfield_size: u32,
 }
 
-fn enum_name_off(r: Rec<'_>, i: usize) -> u32 {
+pub(crate) fn enum_name_off(r: Rec<'_>, i: usize) -> u32 {
     let width = if r.kind() == raw::ENUM64 { 3 } else { 2 };
     r.entry(i, width, 0)
 }
 
 /// ENUM values are 32 bits, sign-extended only for signed enums (kind_flag); ENUM64 values
 /// are split into low and high words.
-fn enum_value(r: Rec<'_>, i: usize) -> i64 {
+pub(crate) fn enum_value(r: Rec<'_>, i: usize) -> i64 {
     if r.kind() == raw::ENUM64 {
         let (lo, hi) = (r.entry(i, 3, 1), r.entry(i, 3, 2));
         ((u64::from(hi) << 32) | u64::from(lo)) as i64

@@ -79,6 +79,25 @@ impl Btf {
         out
     }
 
+    /// The enumerator (a kernel enum's constant) named `name`, as its value and its enum's id:
+    /// `TCP_FIN_WAIT1` in `enum { TCP_ESTABLISHED = 1, ... }`. One scan of the enums.
+    pub fn enumerator(&self, name: &str) -> Option<(i64, TypeId)> {
+        (self.first_id_of_all()..=self.max_id().0).find_map(|id| {
+            let r = self.rec(TypeId(id))?;
+            if r.kind() != raw::ENUM && r.kind() != raw::ENUM64 {
+                return None;
+            }
+            (0..r.vlen())
+                .find(|&i| self.str_at(crate::decode::enum_name_off(r, i)) == name)
+                .map(|i| (crate::decode::enum_value(r, i), TypeId(id)))
+        })
+    }
+
+    /// The first id of the base BTF (1), for scans over every type.
+    fn first_id_of_all(&self) -> u32 {
+        self.layers().next().map_or(1, |l| l.first_id)
+    }
+
     /// How many FUNCs `funcs()` yields (collected while indexing, so free).
     pub fn func_count(&self) -> usize {
         self.layers().map(|l| l.funcs.len()).sum()

@@ -232,6 +232,21 @@ fn enums_read_values_by_signedness() {
 }
 
 #[test]
+fn enumerators_are_found_by_name() {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, true);
+    b.struct_("TCP_CLOSE", 4, &[("x", int, 0)]);
+    let tcp = b.enum32("", 4, false, &[("TCP_ESTABLISHED", 1), ("TCP_FIN_WAIT1", 4)]);
+    let s64 = b.enum64("s64", true, &[("M1", -1i64 as u64)]);
+    let btf = load(&b);
+    assert_eq!(btf.enumerator("TCP_FIN_WAIT1"), Some((4, TypeId(tcp))));
+    assert_eq!(btf.enumerator("M1"), Some((-1, TypeId(s64))));
+    // A struct of that name is not an enumerator.
+    assert_eq!(btf.enumerator("TCP_CLOSE"), None);
+    assert_eq!(btf.enumerator("TCP_FIN"), None);
+}
+
+#[test]
 fn find_func_resolves_the_prototype() {
     let mut b = Builder::new();
     let int = b.int("int", 4, true);

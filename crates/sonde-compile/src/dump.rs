@@ -146,6 +146,7 @@ impl Names<'_> {
                 format!("{} = {}", self.var(*var), self.expr(value))
             }
             TStmtKind::Return => "return".into(),
+            TStmtKind::Signal(sig) => format!("signal({})", self.expr(sig)),
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));
                 for t in then {
@@ -173,6 +174,28 @@ impl Names<'_> {
             TExprKind::CtxDataLoc { offset } => format!("data_loc(ctx[{}])", offset),
             TExprKind::Var(v) => self.var(*v),
             TExprKind::MapGet { map, keys } => format!("{}{}", self.map(*map), self.keys(keys)),
+            TExprKind::ReadBuf { ptr, len, user } => format!(
+                "buf{}({}, {})",
+                if *user { "_user" } else { "" },
+                self.expr(ptr),
+                self.expr(len)
+            ),
+            TExprKind::StrLen(s) => format!("len({})", self.expr(s)),
+            TExprKind::Bswap { arg, bytes } => format!("bswap{}({})", bytes * 8, self.expr(arg)),
+            TExprKind::Inet { family, addr } => {
+                format!("ntop({}, {})", self.expr(family), self.expr(addr))
+            }
+            TExprKind::Tuple(items) => {
+                let parts: Vec<String> = items.iter().map(|i| self.expr(i)).collect();
+                format!("({})", parts.join(", "))
+            }
+            TExprKind::Field { base, offset } => format!("{}@{}", self.expr(base), offset),
+            TExprKind::MapHas { map, keys } => {
+                format!("has_key({}{})", self.map(*map), self.keys(keys))
+            }
+            TExprKind::MapDelete { map, keys } => {
+                format!("delete({}{})", self.map(*map), self.keys(keys))
+            }
             TExprKind::Neg(x) => format!("-{}", self.expr(x)),
             TExprKind::Not(x) => format!("!{}", self.expr(x)),
             TExprKind::BitNot(x) => format!("~{}", self.expr(x)),

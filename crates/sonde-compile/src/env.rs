@@ -53,6 +53,10 @@ pub trait Env {
         let _ = name;
         None
     }
+    /// How many CPUs are online, for bpftrace's `ncpus`. None when unknown.
+    fn online_cpus(&self) -> Option<u32> {
+        None
+    }
     /// The running kernel's BTF, for typed arguments and struct members.
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         Err(EnvError::Unavailable(
@@ -76,6 +80,8 @@ pub struct Options {
     pub child_pid: Option<u32>,
     /// `bpf_ktime_get_ns()` at start-up, for `elapsed`.
     pub start_ns: u64,
+    /// `--unsafe`: actions that change the traced system (bpftrace's `signal()`) are allowed.
+    pub allow_unsafe: bool,
     /// Default size of strings read with `str()` and `dyn()`.
     pub string_size: usize,
 }

@@ -49,6 +49,18 @@ pub enum Type {
     Stack {
         user: bool,
     },
+    /// A cgroup id, printed as the cgroup's path (bpftrace's `cgroup_path(id)`), found in user
+    /// space when the value is printed.
+    CgroupPath,
+    /// An error number, printed as strerror(3) does (bpftrace's `strerror(n)`).
+    Strerror,
+    /// An IP address for printing (bpftrace's `ntop`): the address family in a u64, then 16
+    /// bytes of address (4 used for AF_INET), formatted by user space as inet_ntop(3) does.
+    Inet,
+    /// bpftrace's `buf(ptr, len)`: the length read in a u64, then up to this many bytes.
+    Buf(usize),
+    /// bpftrace's tuple: each element in a slot of its `slot_size()`, one after another.
+    Tuple(Rc<[Type]>),
 }
 
 #[derive(Debug, PartialEq)]
@@ -85,11 +97,16 @@ impl Type {
             | Type::USym
             | Type::Walltime
             | Type::Strftime(_)
+            | Type::CgroupPath
+            | Type::Strerror
             | Type::Stack { .. } => 8,
+            Type::Inet => 24,
+            Type::Buf(n) => 8 + n,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
             Type::Btf { size, .. } => *size,
+            Type::Tuple(elems) => elems.iter().map(Type::slot_size).sum(),
         }
     }
 
@@ -103,6 +120,8 @@ impl Type {
                 | Type::USym
                 | Type::Walltime
                 | Type::Strftime(_)
+                | Type::CgroupPath
+                | Type::Strerror
                 | Type::Stack { .. }
         )
     }
@@ -131,8 +150,27 @@ impl Type {
             (a, b) if a.is_scalar() && b.is_scalar() => true,
             (Type::Str(_), Type::Str(_)) => true,
             (Type::Bytes(_), Type::Bytes(_)) => true,
+            // Element by element, in slots of the same size (one layout in a map or variable).
+            (Type::Tuple(a), Type::Tuple(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.compatible(y) && x.slot_size() == y.slot_size())
+            }
             (a, b) => a == b,
         }
+    }
+
+    /// Byte offset of each element of a tuple in its buffer.
+    pub fn tuple_offsets(elems: &[Type]) -> Vec<usize> {
+        elems
+            .iter()
+            .scan(0, |at, t| {
+                let o = *at;
+                *at += t.slot_size();
+                Some(o)
+            })
+            .collect()
     }
 
     /// A char element makes an array a string.
@@ -158,7 +196,15 @@ impl fmt::Display for Type {
             Type::USym => write!(f, "user symbol"),
             Type::Walltime => write!(f, "walltime"),
             Type::Strftime(_) => write!(f, "strftime"),
+            Type::CgroupPath => write!(f, "cgroup path"),
+            Type::Strerror => write!(f, "strerror"),
+            Type::Inet => write!(f, "inet address"),
+            Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
+            Type::Tuple(elems) => {
+                let parts: Vec<String> = elems.iter().map(Type::to_string).collect();
+                write!(f, "({})", parts.join(", "))
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod json_writer;
 pub mod map;
 pub mod printf;
 pub mod text_writer;
+mod top;
 pub mod value;
 pub mod writer;
 

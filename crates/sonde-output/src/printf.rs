@@ -64,8 +64,9 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// `%s`, and bpftrace's `%r` for a `buf()` (printed the same: its bytes, escaped).
     pub fn wants_string(&self) -> bool {
-        self.conv == 's'
+        matches!(self.conv, 's' | 'r')
     }
     /// ply's `%v`: any value, in its natural format.
     pub fn wants_any(&self) -> bool {
@@ -116,7 +117,7 @@ impl fmt::Display for FormatError {
             FormatError::UnknownConversion { pos, conv } => write!(
                 f,
                 "unknown or unsupported conversion '%{conv}' at offset {pos} \
-                 (supported: %d %i %u %x %X %o %c %s %p %v %%)"
+                 (supported: %d %i %u %x %X %o %c %s %p %v %r %%)"
             ),
             FormatError::StarWidth { pos } => write!(
                 f,
@@ -216,14 +217,14 @@ fn parse_spec(fmt: &[u8], pos: usize) -> Result<(Option<Spec>, usize), FormatErr
     let c = at(i)?;
     let conv = match c {
         b'%' => return Ok((None, i + 1)),
-        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' | b'v' => c as char,
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' | b'v' | b'r' => c as char,
         _ => {
             let s = String::from_utf8_lossy(&fmt[i..fmt.len().min(i + 4)]);
             let conv = s.chars().next().unwrap_or('?');
             return Err(FormatError::UnknownConversion { pos, conv });
         }
     };
-    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v') {
+    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v' | 'r') {
         return Err(FormatError::LengthNotAllowed { pos, conv });
     }
     Ok((Some(Spec { flags, width, precision, length, conv }), i + 1))
@@ -270,7 +271,7 @@ fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
             let cut = spec.precision.map_or(text.len(), |p| floor_char(&text, p));
             pad(out, spec, b"", &text.as_bytes()[..cut], false);
         }
-        ('s', _) => {
+        ('s' | 'r', _) => {
             let text = match arg {
                 Value::Str(b) => until_nul(b).to_vec(),
                 other => other.to_string().into_bytes(),

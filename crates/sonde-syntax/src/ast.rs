@@ -148,6 +148,10 @@ pub enum ExprKind {
         expr: Box<Expr>,
         index: Box<Expr>,
     },
+    /// bpftrace's tuple `(a, b, ...)`, two or more elements; `t.0` reads one (a `Member` named `0`).
+    Tuple(Vec<Expr>),
+    /// A type as a function's argument: `sizeof(struct task_struct)`, `offsetof(struct x, f)`.
+    TypeArg(TypeName),
 }
 
 /// A type as written in a cast: `u64`, `unsigned long`, `struct task_struct *`, `char **`.

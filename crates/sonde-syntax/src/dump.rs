@@ -127,6 +127,8 @@ impl Dumper {
                 (format!("member {}{}", if *arrow { "->" } else { "." }, field), vec![&**expr])
             }
             ExprKind::Index { expr, index } => ("index".into(), vec![&**expr, &**index]),
+            ExprKind::Tuple(es) => ("tuple".into(), es.iter().collect()),
+            ExprKind::TypeArg(ty) => (format!("type {}", ty), vec![]),
         };
         self.line(label);
         self.nested(|d| children.into_iter().for_each(|c| d.expr(c)));

@@ -280,7 +280,10 @@ impl<'a> Lexer<'a> {
     fn number(&mut self, lo: usize) -> Token {
         self.eat_while(is_ident_char);
         // `1.5`: say floats are unsupported rather than failing on a field access of `5`.
-        let float = self.peek() == Some('.') && self.peek2().is_some_and(|c| c.is_ascii_digit());
+        // After a `.` it is a tuple element (`$t.3.0` is elements 3 then 0), never a float.
+        let float = self.peek() == Some('.')
+            && self.peek2().is_some_and(|c| c.is_ascii_digit())
+            && !self.text[..lo].ends_with('.');
         if float {
             self.bump();
             self.eat_while(is_ident_char);
@@ -669,6 +672,8 @@ mod tests {
         assert_eq!(err("0x"), "missing digits after `0x`");
         assert_eq!(err("12ms"), "invalid suffix `ms` on number");
         assert_eq!(err("1.5"), "floating-point numbers are not supported");
+        // A tuple's element of an element: `$t.3.0`.
+        assert_eq!(kinds("$t.3.0"), vec![Var, Dot, Int(3), Dot, Int(0), Eof]);
         let t = one("12abc");
         assert_eq!(t.errors[0].span, Span::new(2, 5));
     }

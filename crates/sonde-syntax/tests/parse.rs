@@ -489,3 +489,25 @@ probe BEGIN
 ";
     assert_eq!(sonde_syntax::dump(&p), want);
 }
+
+#[test]
+fn tuples_and_their_elements_parse() {
+    assert_eq!(expr("(args.dev, args.sector)"), "tuple(args.dev, args.sector)");
+    assert_eq!(expr("(1, (2, \"x\"))"), "tuple(1, tuple(2, \"x\"))");
+    assert_eq!(expr("$t.3.0 + @t.1"), "($t.3.0 + @t.1)");
+    // A parenthesized expression is not a tuple.
+    assert_eq!(expr("(1 + 2)"), "(1 + 2)");
+    let s = stmts("@start[$key] = nsecs; $ignore = delete(@qtime, args.next_pid);");
+    let StmtKind::Assign { value, .. } = &s[1].kind else { panic!() };
+    assert_eq!(sx(value), "delete(@qtime, args.next_pid)");
+}
+
+#[test]
+fn sizeof_and_offsetof_take_types() {
+    assert_eq!(expr("sizeof(struct task_struct)"), "sizeof(type(struct task_struct))");
+    assert_eq!(expr("sizeof($x)"), "sizeof($x)");
+    assert_eq!(
+        expr("offsetof(struct task_struct, thread_info.flags)"),
+        "offsetof(type(struct task_struct), thread_info.flags)"
+    );
+}

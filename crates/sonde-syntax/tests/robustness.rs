@@ -72,10 +72,14 @@ fn program_depth(p: &Program) -> usize {
     }
     fn expr(e: &Expr) -> usize {
         1 + match &e.kind {
-            ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => 0,
-            ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => {
-                es.iter().map(expr).max().unwrap_or(0)
-            }
+            ExprKind::Int(_)
+            | ExprKind::Str(_)
+            | ExprKind::Ident(_)
+            | ExprKind::Var(_)
+            | ExprKind::TypeArg(_) => 0,
+            ExprKind::Map { keys: es, .. }
+            | ExprKind::Call { args: es, .. }
+            | ExprKind::Tuple(es) => es.iter().map(expr).max().unwrap_or(0),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
             | ExprKind::Member { expr: e, .. } => expr(e),

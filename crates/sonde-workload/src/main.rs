@@ -38,6 +38,8 @@ COMMANDS:
                       (each returns SIZE), then one close
     write N SIZE      one openat of /dev/null, then N write(fd, buf, SIZE) calls
                       (each returns SIZE), then one close
+    connect N PORT    one UDP socket(), then N connect() calls to 127.0.0.1:PORT
+                      (a UDP connect sends nothing), then one close
     sleep MS          one nanosleep() of MS milliseconds
     comm NAME         prctl(PR_SET_NAME, NAME) (truncated to 15 bytes), then
                       run the rest of the command line: `comm wl_x getpid 10`
@@ -136,6 +138,29 @@ fn syscall0(nr: libc::c_long, n: u64) {
     for _ in 0..n {
         unsafe { libc::syscall(nr) };
     }
+}
+
+fn connect_udp(n: u64, port: u64) {
+    let fd = unsafe { libc::syscall(libc::SYS_socket, libc::AF_INET, libc::SOCK_DGRAM, 0) };
+    if fd < 0 {
+        die(&format!("socket(AF_INET, SOCK_DGRAM): errno {}", errno()));
+    }
+    let addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: (port as u16).to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from_be_bytes([127, 0, 0, 1]).to_be() },
+        sin_zero: [0; 8],
+    };
+    for _ in 0..n {
+        let len = std::mem::size_of_val(&addr);
+        let r = unsafe {
+            libc::syscall(libc::SYS_connect, fd, std::ptr::addr_of!(addr), len as libc::socklen_t)
+        };
+        if r < 0 {
+            die(&format!("connect(127.0.0.1:{port}): errno {}", errno()));
+        }
+    }
+    unsafe { close(fd) };
 }
 
 fn openat(n: u64, path: &str) {
@@ -305,6 +330,10 @@ fn run(args: &[String]) {
             "write" => {
                 let n = num("N", it.next());
                 write(n, num("SIZE", it.next()));
+            }
+            "connect" => {
+                let n = num("N", it.next());
+                connect_udp(n, num("PORT", it.next()));
             }
             "sleep" => nanosleep_ms(num("MS", it.next())),
             "kill" => {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const WL: &str = env!("CARGO_BIN_EXE_sonde-workload");
-const TRACED: &str = "getpid,openat,open,read,write,close,nanosleep,clock_nanosleep,prctl,fork,vfork,clone,clone3,wait4,faccessat,faccessat2,exit_group";
+const TRACED: &str = "getpid,openat,open,read,write,close,nanosleep,clock_nanosleep,prctl,fork,vfork,clone,clone3,wait4,faccessat,faccessat2,exit_group,socket,connect";
 
 fn have_strace() -> bool {
     Command::new("strace").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
@@ -157,6 +157,20 @@ fn write_exact() {
     }
     let t = expect("write", &["write", "7", "300"], &[("openat", 1), ("write", 7), ("close", 1)]);
     assert_eq!(t.matches(", 300) = 300").count(), 7, "{t}");
+}
+
+#[test]
+fn connect_exact() {
+    if !have_strace() {
+        println!("skipped: strace not installed");
+        return;
+    }
+    let t = expect(
+        "connect",
+        &["connect", "3", "4242"],
+        &[("socket", 1), ("connect", 3), ("close", 1)],
+    );
+    assert_eq!(t.matches("sin_addr=inet_addr(\"127.0.0.1\")").count(), 3, "{t}");
 }
 
 #[test]

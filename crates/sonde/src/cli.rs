@@ -50,6 +50,10 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
+    /// Allow actions that change the traced system: bpftrace's `signal()` (bpftrace's --unsafe).
+    #[arg(long = "unsafe")]
+    pub allow_unsafe: bool,
+
     /// Write every event to stdout the moment it is read, even into a pipe (ply's flag): no output waits in a buffer.
     #[arg(short = 'u', long = "unbuffer")]
     pub unbuffer: bool,

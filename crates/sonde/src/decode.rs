@@ -26,6 +26,14 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
             Value::Str(s[..end].to_vec())
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
+        Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
+        Type::Buf(max) => {
+            let n = (u64_at(b, 0) as usize).min(*max);
+            Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
+        }
+        Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),
+        Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
+        Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
         _ => Value::Bytes(b.to_vec()),
     }
 }
@@ -42,6 +50,39 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
             v
         })
         .collect()
+}
+
+/// bpftrace's `%r`: printable ASCII as is, every other byte as `\xNN`.
+pub fn escape_bytes(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| match c {
+            0x20..=0x7e => (c as char).to_string(),
+            _ => format!("\\x{:02x}", c),
+        })
+        .collect()
+}
+
+/// strerror(3)'s text for error number `n` ("No such file or directory").
+pub fn strerror(n: i64) -> String {
+    let Ok(n) = i32::try_from(n) else { return format!("Unknown error {}", n) };
+    let s = std::io::Error::from_raw_os_error(n).to_string();
+    // std adds " (os error N)" to libc's text.
+    s.strip_suffix(&format!(" (os error {})", n)).unwrap_or(&s).to_string()
+}
+
+/// An address as inet_ntop(3) writes it: AF_INET's first 4 bytes, AF_INET6's 16; another
+/// family is named by its number.
+pub fn inet(family: u64, addr: &[u8]) -> String {
+    const AF_INET: u64 = 2;
+    const AF_INET6: u64 = 10;
+    match (family, addr.len()) {
+        (AF_INET, 4..) => std::net::Ipv4Addr::new(addr[0], addr[1], addr[2], addr[3]).to_string(),
+        (AF_INET6, 16..) => {
+            let b: [u8; 16] = addr[..16].try_into().unwrap_or_default();
+            std::net::Ipv6Addr::from(b).to_string()
+        }
+        _ => format!("(address family {})", family),
+    }
 }
 
 /// One map entry's value, merged across CPUs for aggregations.
@@ -133,7 +174,33 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::civil_from_days;
+    use super::{civil_from_days, escape_bytes, inet, strerror};
+
+    #[test]
+    fn buffers_escape_what_is_not_printable() {
+        assert_eq!(escape_bytes(b"ab\0\x7f\n"), "ab\\x00\\x7f\\x0a");
+    }
+
+    #[test]
+    fn error_numbers() {
+        assert_eq!(strerror(2), "No such file or directory");
+        assert_eq!(strerror(1), "Operation not permitted");
+        assert_eq!(strerror(1 << 40), "Unknown error 1099511627776");
+    }
+
+    #[test]
+    fn inet_addresses() {
+        let mut v4 = [0u8; 16];
+        v4[..4].copy_from_slice(&[127, 0, 0, 1]);
+        assert_eq!(inet(2, &v4), "127.0.0.1");
+        let mut v6 = [0u8; 16];
+        v6[15] = 1;
+        assert_eq!(inet(10, &v6), "::1");
+        v6[10..12].copy_from_slice(&[0xff, 0xff]);
+        v6[12..].copy_from_slice(&[10, 0, 0, 2]);
+        assert_eq!(inet(10, &v6), "::ffff:10.0.0.2");
+        assert_eq!(inet(1, &v6), "(address family 1)");
+    }
 
     #[test]
     fn calendar() {

@@ -121,6 +121,10 @@ impl Env for HostEnv {
         sonde_kernel::features::has_helper(sonde_kernel::prog::ProgType::Kprobe, id)
     }
 
+    fn online_cpus(&self) -> Option<u32> {
+        sonde_kernel::cpus::online_cpus().ok().map(|c| c.len() as u32)
+    }
+
     fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
         // Only on kernels without bpf_get_func_ip: reading kallsyms costs tens of milliseconds.
         let syms =

@@ -5,6 +5,7 @@
 //! output (sonde-output). This crate is the glue: flags, the session, signals, `-c`.
 
 mod attach;
+mod cgroup;
 mod child;
 mod cli;
 mod collect;

@@ -111,8 +111,15 @@ impl<'a> Output<'a> {
                 };
                 return Action::Exit(code);
             }
-            EventKind::PrintMap { map } => self.print_map(*map),
+            EventKind::PrintMap { map, top } => self.print_map(*map, *top),
             EventKind::ClearMap { map } => self.collector.clear(*map),
+            EventKind::Cat { path } => {
+                let path = String::from_utf8_lossy(path);
+                match std::fs::read(&*path) {
+                    Ok(text) => self.writer.printf(&text),
+                    Err(e) => eprintln!("sonde: cat({}): {}", path, e),
+                }
+            }
         }
         Action::Continue
     }
@@ -137,14 +144,16 @@ impl<'a> Output<'a> {
             self.compiled.user_maps[a].name.cmp(&self.compiled.user_maps[b].name)
         });
         for i in order {
-            self.print_map(i);
+            self.print_map(i, 0);
         }
         self.flush();
     }
 
-    fn print_map(&mut self, map: usize) {
+    /// Map `map`, only its `top` largest entries when `top` is not 0.
+    fn print_map(&mut self, map: usize, top: usize) {
         let name = &self.compiled.user_maps[map].name;
         match self.collector.map(map, &mut self.symbols) {
+            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top)),
             Ok(entries) => self.writer.map(name, &entries),
             Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
         }

@@ -18,7 +18,8 @@ fn every_compat_script_loads() {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "bt") {
-            let o = sonde(&["-e", p.to_str().unwrap()]);
+            // --unsafe for signal.bt; it only allows, so every other script loads as without it.
+            let o = sonde(&["--unsafe", "-e", p.to_str().unwrap()]);
             o.assert_ok();
             assert!(o.stderr.contains("passed the verifier"), "{}", o.describe());
             n += 1;
@@ -66,4 +67,194 @@ fn config_errors_name_the_setting() {
     );
     let o = sonde(&["-e", "config = { max_strlenn = 1 } BEGIN { exit(); }"]);
     assert!(o.stderr.contains("did you mean `max_strlen`?"), "{}", o.describe());
+}
+
+/// The kallsyms address of `name`, as root sees it.
+fn kallsyms_address(name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    text.lines().find_map(|l| {
+        let mut f = l.split_whitespace();
+        let (addr, _, sym) = (f.next()?, f.next()?, f.next()?);
+        (sym == name && f.next().is_none()).then(|| u64::from_str_radix(addr, 16).ok())?
+    })
+}
+
+#[test]
+fn has_key_delete_ppid_kaddr_and_enums_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_values", "getppid", "7"]), &script("values.bt")]);
+    o.assert_ok();
+    // TCP_ESTABLISHED and TCP_FIN_WAIT1 from the kernel's BTF (include/net/tcp_states.h).
+    assert!(o.stdout.contains("enum 1 4\n"), "{}", o.describe());
+    let addr = kallsyms_address("vfs_read").expect("vfs_read in /proc/kallsyms");
+    assert!(o.stdout.contains(&format!("kaddr {}\n", addr)), "{}", o.describe());
+    // has_key is false for a tid never stored, and true in the exit probe's predicate.
+    assert_eq!(o.int("@absent"), 7, "{}", o.describe());
+    // getppid returns the parent's tgid: ppid agrees on every call.
+    assert_eq!(o.int("@parent"), 7, "{}", o.describe());
+    // delete() is 1 for the element present, 0 once it is gone.
+    assert_eq!(o.int("@deleted"), 7, "{}", o.describe());
+    assert_eq!(o.int("@redeleted"), 0, "{}", o.describe());
+}
+
+#[test]
+fn value_builtin_errors_say_what_to_write() {
+    let o = sonde(&["-e", "BEGIN { @m[1] = 1; if (has_key(@m)) { exit(); } }"]);
+    assert!(
+        o.stderr.contains("has_key() takes a map and its key, like `has_key(@m, pid)`"),
+        "{}",
+        o.describe()
+    );
+    let o = sonde(&["-e", "BEGIN { printf(\"%lu\\n\", kaddr(\"no_such_symbol_xyz\")); }"]);
+    assert!(o.stderr.contains("`no_such_symbol_xyz` is not in /proc/kallsyms"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { @m[1] = 1; printf(\"%d\\n\", len(@m)); }"]);
+    assert!(o.stderr.contains("bpftrace's len(@map)"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { printf(\"%d\\n\", TCP_FIN_WAIT_ONE); }"]);
+    assert!(o.stderr.contains("unknown variable `TCP_FIN_WAIT_ONE`"), "{}", o.describe());
+}
+
+#[test]
+fn tuples_as_values_keys_and_elements_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_tuples", "getppid", "5"]), &script("tuples.bt")]);
+    o.assert_ok();
+    // The workload's one thread: its tid, as the tuple value (tid, comm) shows it.
+    let pair = o.lines().into_iter().find(|l| l.starts_with("@pair[")).unwrap_or_default();
+    let tid = pair.trim_start_matches("@pair[").split(']').next().unwrap_or_default().to_string();
+    assert_eq!(pair, format!("@pair[{tid}]: ({tid}, wl_tuples)"), "{}", o.describe());
+    // `@calls[$key]` with `$key = (pid, "getppid")` is the element `@same[pid, "getppid"]`.
+    assert!(o.stdout.contains(&format!("@calls[{tid}, getppid]: 5\n")), "{}", o.describe());
+    assert!(o.stdout.contains(&format!("@same[{tid}, getppid]: 5\n")), "{}", o.describe());
+    // has_key and delete take the tuple variable as the key too.
+    assert_eq!(o.int("@found"), 5, "{}", o.describe());
+    assert!(!o.stdout.contains("@start["), "{}", o.describe());
+    // Elements, nested elements, print() of a tuple and a tuple map value.
+    assert_eq!(o.stdout.matches("ret 1 1 x\n").count(), 5, "{}", o.describe());
+    assert!(o.stdout.contains("(1, two, (-3, 4))\n"), "{}", o.describe());
+    assert!(o.stdout.contains("@tup: (-5, five)\n"), "{}", o.describe());
+}
+
+#[test]
+fn tuple_errors_say_what_to_write() {
+    let o = sonde(&["-e", "BEGIN { $t = (1, 2); printf(\"%d\\n\", $t.2); }"]);
+    assert!(o.stderr.contains("this tuple has 2 elements: `.0` to `.1`"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { $t = 1; printf(\"%d\\n\", $t.0); }"]);
+    assert!(o.stderr.contains("`.0` reads an element of a tuple"), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { $t = (1, 2); $t = (1, \"x\"); }"]);
+    assert!(o.stderr.contains("`$t` holds a `(s64, s64)`"), "{}", o.describe());
+}
+
+#[test]
+fn ntop_bswap_and_cgroup_path_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_net", "connect", "4", "4242"]), &script("net.bt")]);
+    o.assert_ok();
+    // The workload's 4 connect() calls to 127.0.0.1:4242, the port in network order swapped.
+    let line = "connect 127.0.0.1:4242 family 2\n";
+    assert_eq!(o.stdout.matches(line).count(), 4, "{}", o.describe());
+    assert!(o.stdout.contains("@dst[127.0.0.1, 4242]: 4\n"), "{}", o.describe());
+    // Our own cgroup (v2), which the workload inherits, as /proc names it.
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    if let Some(path) = own.lines().find_map(|l| l.strip_prefix("0::")) {
+        assert!(o.stdout.contains(&format!("@cg[{path}]: 4\n")), "{}", o.describe());
+    }
+}
+
+#[test]
+fn pcomm_ncpus_numaid_rand_and_strerror_run() {
+    require_tracepoints!();
+    let wl = wl(&["comm", "wl_builtins", "openat", "20", "/nonexistent"]);
+    let o = sonde(&["-c", &wl, &script("builtins.bt")]);
+    o.assert_ok();
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    let cpus: usize = online
+        .trim()
+        .split(',')
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().unwrap_or(0) - a.parse::<usize>().unwrap_or(0) + 1,
+            None => 1,
+        })
+        .sum();
+    assert!(o.stdout.contains(&format!("ncpus {cpus}\n")), "{}", o.describe());
+    // Every failed open is ENOENT, named as strerror(3) names it.
+    assert!(o.stdout.contains("@errors[No such file or directory]: 20\n"), "{}", o.describe());
+    // The process is its own group leader; on a one-node machine the node is 0.
+    let nodes = std::fs::read_to_string("/sys/devices/system/node/online").unwrap_or_default();
+    if nodes.trim() == "0" {
+        assert!(o.stdout.contains("@procs[wl_builtins, 0]: 20\n"), "{}", o.describe());
+    } else {
+        assert!(o.stdout.contains("@procs[wl_builtins, "), "{}", o.describe());
+    }
+    // 20 draws of a 32-bit random number are not all the same.
+    let (lo, hi) = (o.int("@rand_min"), o.int("@rand_max"));
+    assert!(lo < hi && hi <= u32::MAX as i64, "{}", o.describe());
+}
+
+#[test]
+fn print_top_entries_runs() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_top", "getppid", "7"]), &script("print_top.bt")]);
+    o.assert_ok();
+    // 7 calls: @by[i] = 10 i for i = 1..7, and print(@by, 2) keeps the two largest.
+    assert!(o.stdout.starts_with("@by[6]: 60\n@by[7]: 70\n\n"), "{}", o.describe());
+    // i % 3 counts 1 -> 3 (1, 4, 7), 2 -> 2, 0 -> 2: the top one only.
+    assert!(o.stdout.contains("\n@hits[1]: 3\n\n"), "{}", o.describe());
+    assert!(!o.stdout.contains("@hits[0]"), "{}", o.describe());
+    assert_eq!(o.int("@seq"), 7, "{}", o.describe());
+}
+
+#[test]
+fn sizeof_and_offsetof_run() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_sizes", "getppid", "3"]), &script("sizes.bt")]);
+    o.assert_ok();
+    // struct sockaddr_in is 16 bytes with sin_addr at 4 (the ABI); u16 is 2, comm 16.
+    assert!(o.stdout.contains("sizes 16 4 2 16\n"), "{}", o.describe());
+    // task_struct's comm read at curtask + offsetof(struct task_struct, comm).
+    assert!(o.stdout.contains("@by_offset[wl_sizes]: 3\n"), "{}", o.describe());
+}
+
+#[test]
+fn string_indexing_runs() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_index", "getppid", "4"]), &script("strings.bt")]);
+    o.assert_ok();
+    // 'w' 'l' and the NUL after "wl_index", as integers; '_' at index 2.
+    assert!(o.stdout.contains("@first[119, 108, 0]: 4\n"), "{}", o.describe());
+    assert_eq!(o.int("@underscore"), 4, "{}", o.describe());
+    // len(): "wl_index" is 8 bytes before its NUL.
+    assert!(o.stdout.contains("@lens[8, 4, 0]: 4\n"), "{}", o.describe());
+}
+
+#[test]
+fn signal_needs_unsafe_and_ends_the_process() {
+    require_tracepoints!();
+    let o = sonde(&["-e", &script("signal.bt")]);
+    assert_eq!(o.code, Some(2), "{}", o.describe());
+    assert!(o.stderr.contains("it is allowed only with --unsafe"), "{}", o.describe());
+    let wl = wl(&["comm", "wl_signal", "getppid", "5"]);
+    let o = sonde(&["--unsafe", "-c", &wl, &script("signal.bt")]);
+    // SIGUSR1 on the first of 5 getppid() calls ends the workload there.
+    assert_eq!(o.int("@calls"), 1, "{}", o.describe());
+}
+
+#[test]
+fn cat_prints_a_file() {
+    require_bpf!();
+    let o = sonde(&[&script("cat.bt")]);
+    o.assert_ok();
+    let ostype = std::fs::read_to_string("/proc/sys/kernel/ostype").unwrap_or_default();
+    assert!(o.stdout.contains(&format!("os: {ostype}")), "{}", o.describe());
+    let o = sonde(&["-e", "BEGIN { cat(\"/proc/%d/status\", pid); }"]);
+    assert!(o.stderr.contains("cat() takes a file name as a string literal"), "{}", o.describe());
+}
+
+#[test]
+fn buf_prints_raw_bytes_escaped() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_buf", "write", "3", "5"]), &script("buf.bt")]);
+    o.assert_ok();
+    // The workload writes 5 bytes of 'x' each time; comm's 8 bytes end in NULs.
+    let line = "data [xxxxx] comm [wl_buf\\x00\\x00]\n";
+    assert_eq!(o.stdout.matches(line).count(), 3, "{}", o.describe());
 }

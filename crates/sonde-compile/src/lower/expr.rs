@@ -48,6 +48,11 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::DW, d, Reg::R0, 0));
                 d
             }
+            TExprKind::Field { base, offset } => self.field_scalar(base, *offset, &x.ty),
+            TExprKind::Bswap { arg, bytes } => self.bswap(arg, *bytes),
+            TExprKind::StrLen(s) => self.str_len(s),
+            TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
+            TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::Neg(a) => {
                 let d = self.scalar(a);
                 self.e.emit(Insn::alu64_imm(Alu::Neg, d, 0));
@@ -109,7 +114,10 @@ impl Lower<'_> {
             | TExprKind::CtxBuf { .. }
             | TExprKind::CtxDataLoc { .. }
             | TExprKind::ReadStr { .. }
-            | TExprKind::ReadMem { .. } => {
+            | TExprKind::ReadMem { .. }
+            | TExprKind::Tuple(_)
+            | TExprKind::Inet { .. }
+            | TExprKind::ReadBuf { .. } => {
                 self.e
                     .overflow
                     .get_or_insert((x.span, "internal error: a string was used as a number"));
@@ -125,6 +133,9 @@ impl Lower<'_> {
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
             Builtin::CurTask => h::GET_CURRENT_TASK,
+            Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
+            Builtin::NumaId => h::GET_NUMA_NODE_ID,
+            Builtin::Rand => h::GET_PRANDOM_U32,
             Builtin::KStack | Builtin::UStack => return self.stack(b == Builtin::UStack),
             Builtin::Ctx => {
                 let d = self.e.alloc_reg();
@@ -398,6 +409,12 @@ impl Lower<'_> {
                 self.e.zero_stack(off, size);
                 self.e.bind(end);
             }
+            TExprKind::Tuple(items) => self.tuple_into(items, off, size),
+            TExprKind::Inet { family, addr } => self.inet_into(family, addr, off, size),
+            TExprKind::ReadBuf { ptr, len, user } => {
+                self.buf_into(ptr, len, *user, x.ty.size() - 8, off, size)
+            }
+            TExprKind::Field { base, offset } => self.field_into(base, *offset, &x.ty, off, size),
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();
                 let end = self.e.label();
@@ -417,7 +434,7 @@ impl Lower<'_> {
     }
 
     /// Copy `n` bytes (a multiple of 8) from `base + from` to the stack at `to`, 8 bytes at a time.
-    fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
+    pub(super) fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
         for i in (0..n).step_by(8) {
             self.e.emit(Insn::load(Size::DW, Reg::R1, base, from + i as i16));
             self.e.emit(Insn::store(Size::DW, Reg::FP, to + i as i16, Reg::R1));

@@ -7,6 +7,8 @@ mod emit;
 mod expr;
 mod stmt;
 mod strings;
+mod tuple;
+mod values;
 
 use crate::env::Options;
 use crate::provider::{ProgKind, Site};
@@ -90,8 +92,9 @@ pub struct Compiled {
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let streams =
-        tp.events.iter().any(|e| matches!(e.kind, EventKind::Printf { .. } | EventKind::Print));
+    let streams = tp.events.iter().any(|e| {
+        matches!(e.kind, EventKind::Printf { .. } | EventKind::Print | EventKind::Cat { .. })
+    });
     let ring = if streams { RINGBUF_SIZE } else { RINGBUF_SIZE_CONTROL };
     let mut maps = vec![
         MapDef {
@@ -270,6 +273,10 @@ pub(crate) mod h {
     pub const PROBE_READ_KERNEL_STR: u32 = 115;
     pub const GET_STACKID: u32 = 27;
     pub const GET_CURRENT_TASK: u32 = 35;
+    pub const GET_CURRENT_CGROUP_ID: u32 = 80;
+    pub const GET_PRANDOM_U32: u32 = 7;
+    pub const GET_NUMA_NODE_ID: u32 = 42;
+    pub const SEND_SIGNAL: u32 = 109;
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
 }

@@ -65,6 +65,12 @@ impl Lower<'_> {
                 self.e.bind(end);
             }
             TStmtKind::Return => self.e.goto(self.exit),
+            TStmtKind::Signal(sig) => {
+                let r = self.scalar(sig);
+                self.e.emit(Insn::mov64_reg(Reg::R1, r));
+                self.e.free_reg(r);
+                self.e.call(h::SEND_SIGNAL);
+            }
         }
     }
 

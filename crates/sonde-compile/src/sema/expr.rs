@@ -12,13 +12,46 @@ use sonde_syntax::diag::Diagnostic;
 /// Built-in variables, for hints.
 pub const VARIABLES: &[&str] = &[
     "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
-    "elapsed", "cpid", "args", "data",
+    "elapsed", "cpid", "args", "data", "ppid", "cgroup", "pcomm", "ncpus", "numaid", "rand",
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
-    "str", "mem", "dyn", "strcmp", "ksym", "usym", "uptr", "kptr", "strftime", "printf", "print",
-    "exit", "clear", "zero", "delete", "count", "sum", "min", "max", "avg", "stats", "quantize",
-    "hist", "lhist",
+    "str",
+    "mem",
+    "dyn",
+    "strcmp",
+    "ksym",
+    "usym",
+    "uptr",
+    "kptr",
+    "strftime",
+    "printf",
+    "print",
+    "exit",
+    "clear",
+    "zero",
+    "delete",
+    "has_key",
+    "kaddr",
+    "ntop",
+    "cgroup_path",
+    "strerror",
+    "sizeof",
+    "len",
+    "buf",
+    "cat",
+    "signal",
+    "offsetof",
+    "bswap",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "stats",
+    "quantize",
+    "hist",
+    "lhist",
 ];
 
 impl Checker<'_> {
@@ -116,6 +149,13 @@ impl Checker<'_> {
             }
             ExprKind::Member { expr, field, .. } => self.member(expr, field, span),
             ExprKind::Index { expr, index } => self.index(expr, index, span),
+            ExprKind::Tuple(items) => self.tuple(items, span),
+            ExprKind::TypeArg(ty) => {
+                let msg =
+                    format!("the type `{}` is an argument of sizeof() and offsetof() only", ty);
+                self.error(Diagnostic::error(span, msg));
+                self.poisoned(span)
+            }
         }
     }
 
@@ -198,6 +238,9 @@ impl Checker<'_> {
                 if let Some(map) = self.maps.lookup(name) {
                     return self.map_value(map, Vec::new(), span);
                 }
+                if let Some(v) = self.value_ident(name, span) {
+                    return v;
+                }
                 let mut d = Diagnostic::error(span, format!("unknown variable `{}`", name));
                 if let Some(best) = sonde_syntax::closest(name, VARIABLES.iter().copied()) {
                     d = d.with_help(format!("did you mean `{}`?", best));
@@ -245,6 +288,7 @@ impl Checker<'_> {
     /// Check key expressions against the map's key types, returning them typed.
     pub fn map_keys(&mut self, map: usize, keys: &[Expr], span: Span) -> Vec<TExpr> {
         let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
+        let typed = self.spread_tuple_key(typed);
         for k in &typed {
             if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void | Type::Array { .. })
             {
@@ -397,6 +441,9 @@ impl Checker<'_> {
             }
         }
         let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
+        if matches!(b.ty, Type::Tuple(_)) || field.starts_with(|c: char| c.is_ascii_digit()) {
+            return self.tuple_field(b, field, span);
+        }
         match b.ty.clone() {
             // `p->field` (or `p.field`, as ply allows) on a pointer to a kernel struct.
             Type::Ptr { to, user } => match *to {
@@ -587,6 +634,18 @@ impl Checker<'_> {
                     span,
                 }
             }
+            // One char of a string value (a variable, `comm`, `str()`): bpftrace's `$s[0]`.
+            (Type::Str(len), _) => {
+                if i < 0 || i as usize >= *len {
+                    self.error(Diagnostic::error(
+                        index.span,
+                        format!("index {} is outside the string of {} bytes", i, len),
+                    ));
+                    return self.poisoned(span);
+                }
+                let ty = Type::Int { bytes: 1, signed: true };
+                TExpr { kind: TExprKind::Field { base: Box::new(b), offset: i as usize }, ty, span }
+            }
             (Type::Ptr { to, .. }, _) => {
                 let size = to.size().max(1) as i64;
                 self.deref(b.clone(), i * size, span)
@@ -624,6 +683,9 @@ impl Checker<'_> {
     }
 
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+        if let Some(v) = self.value_call(name, args, span) {
+            return v;
+        }
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
             "str" | "dyn" | "mem" => {
@@ -732,7 +794,7 @@ impl Checker<'_> {
                 );
                 self.poisoned(span)
             }
-            "printf" | "print" | "exit" | "clear" | "zero" | "delete" => {
+            "printf" | "print" | "exit" | "clear" | "zero" => {
                 self.error(Diagnostic::error(
                     span,
                     format!("{}() returns nothing; call it as a statement", name),

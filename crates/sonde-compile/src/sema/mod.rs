@@ -6,9 +6,13 @@ mod check;
 mod config;
 mod expr;
 mod maps;
+mod signal;
+mod sizes;
 mod stmt;
 pub mod tir;
+mod tuple;
 mod typename;
+mod values;
 
 pub use check::check;
 pub use expr::arith_type;

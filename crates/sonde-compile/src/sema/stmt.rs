@@ -241,12 +241,34 @@ impl Checker<'_> {
         };
         let kind = match name.as_str() {
             "printf" => self.printf(args, span)?,
+            "signal" => self.signal(args, span)?,
+            "cat" => {
+                let [Expr { kind: ExprKind::Str(path), .. }] = args.as_slice() else {
+                    self.error(Diagnostic::error(span, "cat() takes a file name as a string literal, like `cat(\"/proc/loadavg\")` (bpftrace's format arguments are not supported)"));
+                    return None;
+                };
+                let kind = EventKind::Cat { path: path.clone() };
+                let event = self.add_event(EventDef { kind, args: vec![] });
+                TStmtKind::Emit { event, args: vec![] }
+            }
             "time" => self.printf(&time_as_printf(args, span), span)?,
             "print" => {
-                if let [one] = args.as_slice() {
+                // `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries.
+                let whole_map = match args.as_slice() {
+                    [one] => Some((one, 0)),
+                    [one, Expr { kind: ExprKind::Int(n), .. }] if is_map_name(one) => {
+                        Some((one, *n as usize))
+                    }
+                    [one, _, _] if is_map_name(one) => {
+                        self.error(Diagnostic::error(span, "print(@map, top, div) is bpftrace's; sonde prints the top entries as they are: write `print(@map, top)`"));
+                        return None;
+                    }
+                    _ => None,
+                };
+                if let Some((one, top)) = whole_map {
                     if let Some(map) = self.map_operand(one) {
                         let event = self.add_event(EventDef {
-                            kind: EventKind::PrintMap { map },
+                            kind: EventKind::PrintMap { map, top },
                             args: vec![],
                         });
                         return Some(TStmt { kind: TStmtKind::Emit { event, args: vec![] }, span });
@@ -376,12 +398,18 @@ impl Checker<'_> {
             // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
             let textual = matches!(
                 v.ty,
-                Type::Walltime | Type::Strftime(_) | Type::Sym | Type::USym | Type::Stack { .. }
+                Type::Walltime
+                    | Type::Strftime(_)
+                    | Type::CgroupPath
+                    | Type::Strerror
+                    | Type::Sym
+                    | Type::USym
+                    | Type::Stack { .. }
             );
             let ok = if spec.wants_any() {
                 true
             } else if spec.wants_string() {
-                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_))
+                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_))
             } else {
                 v.ty.is_scalar()
             };
@@ -404,6 +432,11 @@ impl Checker<'_> {
         });
         Some(TStmtKind::Emit { event, args: values })
     }
+}
+
+/// `@m` (a map named without keys), as `print(@m, N)` takes it.
+fn is_map_name(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Map { keys, .. } if keys.is_empty())
 }
 
 fn is_one(e: &Expr) -> bool {

@@ -36,6 +36,12 @@ pub enum Builtin {
     KStack,
     /// The user stack's id, with the process id above it (symbols come from its mappings).
     UStack,
+    /// The current task's cgroup (v2) id: bpftrace's `cgroup`.
+    Cgroup,
+    /// The NUMA node of the current CPU: bpftrace's `numaid`.
+    NumaId,
+    /// A pseudo-random u32: bpftrace's `rand`.
+    Rand,
     /// The program's context pointer (`regs`: the `struct pt_regs *` of kprobes and uprobes).
     Ctx,
 }
@@ -64,6 +70,41 @@ pub enum TExprKind {
     MapGet {
         map: usize,
         keys: Vec<TExpr>,
+    },
+    /// `has_key(@m, k)`: 1 when the map holds the element.
+    MapHas {
+        map: usize,
+        keys: Vec<TExpr>,
+    },
+    /// `delete(@m, k)` as a value: removes the element, 1 when it was there.
+    MapDelete {
+        map: usize,
+        keys: Vec<TExpr>,
+    },
+    /// bpftrace's `buf(ptr, len)`: `len` bytes (at most the type's) read from memory, with `len`.
+    ReadBuf {
+        ptr: Box<TExpr>,
+        len: Box<TExpr>,
+        user: bool,
+    },
+    /// bpftrace's `len(str)`: the bytes before the first NUL.
+    StrLen(Box<TExpr>),
+    /// bpftrace's `bswap(x)`: the low `bytes` bytes in reverse order (1 byte: unchanged).
+    Bswap {
+        arg: Box<TExpr>,
+        bytes: u8,
+    },
+    /// bpftrace's `ntop([family,] addr)`: the family, then the address's 4 or 16 bytes.
+    Inet {
+        family: Box<TExpr>,
+        addr: Box<TExpr>,
+    },
+    /// bpftrace's tuple `(a, b)`: a buffer of the elements' slots.
+    Tuple(Vec<TExpr>),
+    /// One element of a tuple (`t.0`), at this byte offset of the tuple's buffer.
+    Field {
+        base: Box<TExpr>,
+        offset: usize,
     },
     Neg(Box<TExpr>),
     Not(Box<TExpr>),
@@ -144,6 +185,8 @@ pub enum TStmtKind {
         els: Vec<TStmt>,
     },
     Return,
+    /// bpftrace's `signal(SIG)`: send the signal to the current process (needs `--unsafe`).
+    Signal(TExpr),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,11 +285,17 @@ pub enum EventKind {
     /// `print(a, b)`: each value in its default format.
     Print,
     Exit,
+    /// `print(@m)`; with `top` > 0 (`print(@m, N)`) only the N largest entries.
     PrintMap {
         map: usize,
+        top: usize,
     },
     ClearMap {
         map: usize,
+    },
+    /// bpftrace's `cat("FILE")`: user space prints the file's contents when the record arrives.
+    Cat {
+        path: Vec<u8>,
     },
 }
 

@@ -29,6 +29,10 @@ impl Env for FixtureEnv {
         !(self.no_func_ip && id == sonde_bpf::helper::GET_FUNC_IP)
     }
 
+    fn online_cpus(&self) -> Option<u32> {
+        Some(4)
+    }
+
     fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
         FIXTURE_SYMBOLS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
     }

@@ -63,6 +63,19 @@ impl<'a> Parser<'a> {
         Ok(Expr { span: open.span.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } })
     }
 
+    /// `sizeof(TYPE)` and `offsetof(TYPE, field[.field...])`: the type is the first argument.
+    pub(super) fn type_call(&mut self, name: &Token) -> PResult<Expr> {
+        let open = self.bump();
+        let ty = self.type_name()?;
+        let mut args = vec![Expr { span: ty.span, kind: ExprKind::TypeArg(ty) }];
+        if self.eat(TokenKind::Comma).is_some() {
+            args.push(self.inner_expr()?);
+        }
+        let close = self.close(TokenKind::RParen, "`)` after the type", &open)?;
+        let kind = ExprKind::Call { name: self.text_of(name.span).to_string(), args };
+        Ok(Expr { kind, span: name.span.to(close.span) })
+    }
+
     fn type_name(&mut self) -> PResult<TypeName> {
         let mut words: Vec<&str> = Vec::new();
         let mut span: Option<Span> = None;

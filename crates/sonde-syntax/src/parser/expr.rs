@@ -107,7 +107,11 @@ impl Parser<'_> {
                     let arrow = t.kind == TokenKind::Arrow;
                     let what =
                         if arrow { "a field name after `->`" } else { "a field name after `.`" };
-                    let f = self.expect(TokenKind::Ident, what)?;
+                    // A tuple's element by number: `$t.0`.
+                    let f = match self.peek().kind {
+                        TokenKind::Int(_) if !arrow => self.bump(),
+                        _ => self.expect(TokenKind::Ident, what)?,
+                    };
                     let field = self.text_of(f.span).to_string();
                     e = Expr {
                         span: e.span.to(f.span),
@@ -180,6 +184,13 @@ impl Parser<'_> {
             _ => {
                 // `( expr )`: the span covers the parentheses so carets include them.
                 let mut e = self.inner_expr()?;
+                if self.eat(TokenKind::Comma).is_some() {
+                    // bpftrace's tuple: `(a, b, ...)`.
+                    let (mut items, close) =
+                        self.list(&t, TokenKind::RParen, "`,` or `)` in a tuple")?;
+                    items.insert(0, e);
+                    return Ok(Expr { kind: ExprKind::Tuple(items), span: t.span.to(close.span) });
+                }
                 let close = self.close(TokenKind::RParen, "`)`", &t)?;
                 e.span = t.span.to(close.span);
                 return Ok(e);
@@ -204,6 +215,9 @@ impl Parser<'_> {
 
     /// `name(args)`.
     fn call(&mut self, name: &Token) -> PResult<Expr> {
+        if matches!(self.text_of(name.span), "sizeof" | "offsetof") && self.cast_ahead() {
+            return self.type_call(name);
+        }
         let open = self.bump();
         let (args, close) = if self.peek().kind == TokenKind::RParen {
             (Vec::new(), self.bump())
@@ -262,8 +276,14 @@ fn binop(k: &TokenKind) -> Option<(BinOp, u8)> {
 fn depth(e: &Expr) -> usize {
     let max = |es: &[Expr]| es.iter().map(depth).max().unwrap_or(0);
     1 + match &e.kind {
-        ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => 0,
-        ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => max(es),
+        ExprKind::Int(_)
+        | ExprKind::Str(_)
+        | ExprKind::Ident(_)
+        | ExprKind::Var(_)
+        | ExprKind::TypeArg(_) => 0,
+        ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } | ExprKind::Tuple(es) => {
+            max(es)
+        }
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
         | ExprKind::Member { expr, .. } => depth(expr),

@@ -83,7 +83,8 @@ fn respan(e: &mut Expr, span: Span) {
     e.span = span;
     match &mut e.kind {
         ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => {}
-        ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } => {
+        ExprKind::TypeArg(ty) => ty.span = span,
+        ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } | ExprKind::Tuple(es) => {
             es.iter_mut().for_each(|e| respan(e, span))
         }
         ExprKind::Unary { expr, .. } | ExprKind::Member { expr, .. } => respan(expr, span),

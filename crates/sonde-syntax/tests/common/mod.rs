@@ -54,6 +54,8 @@ pub fn sx(e: &Expr) -> String {
             format!("{}{}{}", sx(expr), if *arrow { "->" } else { "." }, field)
         }
         ExprKind::Index { expr, index } => format!("index({}, {})", sx(expr), sx(index)),
+        ExprKind::Tuple(es) => format!("tuple({})", list(es)),
+        ExprKind::TypeArg(ty) => format!("type({})", ty),
     }
 }
 

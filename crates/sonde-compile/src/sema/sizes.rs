@@ -1,0 +1,100 @@
+//! bpftrace's `sizeof(TYPE or expr)` and `offsetof(TYPE, field[.field...])`: constants from the
+//! kernel's BTF (or sonde's own types).
+
+use super::check::Checker;
+use super::tir::{TExpr, TExprKind};
+use super::typename;
+use crate::types::Type;
+use sonde_syntax::ast::{Expr, ExprKind, Span};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    /// `sizeof(struct task_struct)`, `sizeof($x)`: the size in bytes.
+    pub fn size_of(&mut self, args: &[Expr], span: Span) -> TExpr {
+        let ty = match args {
+            [Expr { kind: ExprKind::TypeArg(t), span: tspan }] => {
+                match typename::resolve(t, self.env.btf().ok()) {
+                    Ok(ty) => ty,
+                    Err(msg) => {
+                        self.error(Diagnostic::error(*tspan, msg));
+                        return self.poisoned(span);
+                    }
+                }
+            }
+            [e] => self.expr(e).ty,
+            _ => {
+                self.error(Diagnostic::error(
+                    span,
+                    "sizeof() takes a type or a value, like `sizeof(struct task_struct)`",
+                ));
+                return self.poisoned(span);
+            }
+        };
+        TExpr { kind: TExprKind::Int(ty.size() as u64), ty: Type::U64, span }
+    }
+
+    /// `offsetof(struct sk_buff, len)`, `offsetof(struct task_struct, thread_info.flags)`.
+    pub fn offset_of(&mut self, args: &[Expr], span: Span) -> TExpr {
+        let [Expr { kind: ExprKind::TypeArg(t), span: tspan }, field] = args else {
+            self.error(Diagnostic::error(
+                span,
+                "offsetof() takes a struct and a member, like `offsetof(struct task_struct, comm)`",
+            ));
+            return self.poisoned(span);
+        };
+        let mut path = Vec::new();
+        if !member_path(field, &mut path) {
+            self.error(Diagnostic::error(
+                field.span,
+                "offsetof() needs a member name, like `comm` or `thread_info.flags`",
+            ));
+            return self.poisoned(span);
+        }
+        let mut ty = match typename::resolve(t, self.env.btf().ok()) {
+            Ok(ty) => ty,
+            Err(msg) => {
+                self.error(Diagnostic::error(*tspan, msg));
+                return self.poisoned(span);
+            }
+        };
+        let mut offset = 0;
+        for name in path {
+            let Type::Btf { id, name: sname, .. } = &ty else {
+                let msg =
+                    format!("offsetof(): a `{}` has no member `{}`: it is not a struct", ty, name);
+                self.error(Diagnostic::error(field.span, msg));
+                return self.poisoned(span);
+            };
+            let btf = self.env.btf().expect("a BTF type comes from BTF");
+            match crate::btf_types::member(btf, *id, name) {
+                Ok(m) => {
+                    offset += m.offset;
+                    ty = m.ty;
+                }
+                Err(_) => {
+                    let msg = format!("`{}` has no member `{}`", sname, name);
+                    self.error(Diagnostic::error(field.span, msg));
+                    return self.poisoned(span);
+                }
+            }
+        }
+        TExpr { kind: TExprKind::Int(offset as u64), ty: Type::U64, span }
+    }
+}
+
+/// `a.b.c` as the names a, b, c; false for anything else.
+fn member_path<'e>(e: &'e Expr, out: &mut Vec<&'e str>) -> bool {
+    match &e.kind {
+        ExprKind::Ident(n) => {
+            out.push(n);
+            true
+        }
+        ExprKind::Member { expr, field, arrow: false } => {
+            member_path(expr, out) && {
+                out.push(field);
+                true
+            }
+        }
+        _ => false,
+    }
+}
