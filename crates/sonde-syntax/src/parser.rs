@@ -7,8 +7,10 @@
 mod cast;
 mod config;
 mod expr;
+mod flow;
 mod macros;
 mod stmt;
+mod user_macros;
 
 use crate::ast::{Probe, ProbeSpec, Program, Span};
 use crate::diag::Diagnostic;
@@ -52,6 +54,14 @@ struct Parser<'a> {
     macro_args: std::collections::HashMap<String, crate::ast::Expr>,
     /// Macros being expanded (a macro naming itself is not expanded again, as in C).
     expanding: Vec<String>,
+    /// bpftrace's `macro` definitions.
+    user_macros: user_macros::UserMacros,
+    /// Inside a `macro`'s expansion: how its variables and maps are renamed.
+    hygiene: Option<user_macros::Hygiene>,
+    /// Statements of the macros called by the statement being parsed, to run before it.
+    pending: Vec<crate::ast::Stmt>,
+    /// The last macro call expanded in the statement being parsed.
+    expansion: Option<user_macros::Expansion>,
 }
 
 impl<'a> Parser<'a> {
@@ -69,6 +79,10 @@ impl<'a> Parser<'a> {
             macros: Default::default(),
             macro_args: Default::default(),
             expanding: Vec::new(),
+            user_macros: Default::default(),
+            hygiene: None,
+            pending: Vec::new(),
+            expansion: None,
         }
     }
 
@@ -77,9 +91,18 @@ impl<'a> Parser<'a> {
     fn program(&mut self) -> Program {
         let mut probes = Vec::new();
         let mut config = Vec::new();
+        let mut map_decls = Vec::new();
         loop {
             if self.config_ahead() {
                 self.config_block(&mut config);
+                continue;
+            }
+            if self.top_word_ahead("macro", TokenKind::Ident) {
+                self.macro_def();
+                continue;
+            }
+            if self.top_word_ahead("let", TokenKind::At) {
+                map_decls.extend(self.map_decl());
                 continue;
             }
             if let Some(spec) = self.spec() {
@@ -107,7 +130,7 @@ impl<'a> Parser<'a> {
             );
             self.emit(d);
         }
-        Program { probes, config }
+        Program { probes, config, map_decls }
     }
 
     /// `spec[, spec...] [/predicate/] { body }`, starting after the first spec.
@@ -125,6 +148,13 @@ impl<'a> Parser<'a> {
         }
         let has_predicate = self.peek().kind == TokenKind::Slash;
         let predicate = if has_predicate { self.predicate() } else { None };
+        if let Some(x) = self.expansion.take() {
+            self.pending.clear();
+            self.emit(
+                Diagnostic::error(x.span, "a `macro` cannot be called in a predicate")
+                    .with_help("test its value in an `if` inside the probe's body"),
+            );
+        }
         let body = match self.peek().kind {
             TokenKind::LBrace => self.block().ok()?,
             // As in ply, a probe's body may be one statement (`kprobe:f if (x) @ = count();`);

@@ -230,9 +230,11 @@ impl Checker<'_> {
         if name == "target" && !self.vars.iter().any(|v| v.name == "target") {
             return self.child_pid(span);
         }
-        match self.vars.iter().position(|v| v.name == name) {
-            Some(i) => TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span },
-            None => {
+        match self.var_index(name) {
+            Some(i) if self.vars[i].ty != Type::Void => {
+                TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span }
+            }
+            _ => {
                 self.error(Diagnostic::error(
                     span,
                     format!("variable `${}` is used before it is assigned", name),

@@ -5,6 +5,7 @@
 mod check;
 mod config;
 mod expr;
+mod flow;
 mod maps;
 mod stmt;
 pub mod tir;

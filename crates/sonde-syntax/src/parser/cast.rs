@@ -63,7 +63,7 @@ impl<'a> Parser<'a> {
         Ok(Expr { span: open.span.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } })
     }
 
-    fn type_name(&mut self) -> PResult<TypeName> {
+    pub(super) fn type_name(&mut self) -> PResult<TypeName> {
         let mut words: Vec<&str> = Vec::new();
         let mut span: Option<Span> = None;
         while let Some(w) = self.peek_word() {
