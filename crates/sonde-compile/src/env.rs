@@ -78,6 +78,8 @@ pub struct Options {
     pub start_ns: u64,
     /// Default size of strings read with `str()` and `dyn()`.
     pub string_size: usize,
+    /// The words after the program: bpftrace's positional parameters `$1`.., `$#`.
+    pub params: Vec<String>,
 }
 
 impl Options {

@@ -54,9 +54,11 @@ pub fn check(
         let per_site = |s: &Site| {
             // Before bpf_get_func_ip a return or trampoline probe's `caller` is its function's
             // address, a constant of its own program (see `Checker::func_ip`).
-            !matches!(s.point, provider::AttachPoint::Kprobe { retprobe: false, .. })
+            // A uprobe's `func` is its function's name, a constant per site.
+            let uprobe = matches!(s.point, provider::AttachPoint::Uprobe { .. });
+            (uprobe || !matches!(s.point, provider::AttachPoint::Kprobe { retprobe: false, .. }))
                 && names_any(&probe.body, probe.predicate.as_ref(), &["caller", "func"])
-                && !env.has_helper(sonde_bpf::helper::GET_FUNC_IP)
+                && (uprobe || !env.has_helper(sonde_bpf::helper::GET_FUNC_IP))
         };
         let ctx = names_any(&probe.body, probe.predicate.as_ref(), &["args", "data", "probe"]);
         groups.extend(share_programs(index, sites, |s| ctx || per_site(s)));

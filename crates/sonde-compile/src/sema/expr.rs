@@ -227,6 +227,9 @@ impl Checker<'_> {
     }
 
     fn var_read(&mut self, name: &str, span: Span) -> TExpr {
+        if let Some(p) = self.positional(name, span) {
+            return p;
+        }
         if name == "target" && !self.vars.iter().any(|v| v.name == "target") {
             return self.child_pid(span);
         }
@@ -628,6 +631,9 @@ impl Checker<'_> {
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
+            "str" if args.len() == 1 && self.positional_str(&args[0], span).is_some() => {
+                self.positional_str(&args[0], span).unwrap_or_else(|| self.poisoned(span))
+            }
             "str" | "dyn" | "mem" => {
                 if args.is_empty() || args.len() > 2 {
                     self.error(Diagnostic::error(

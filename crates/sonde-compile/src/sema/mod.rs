@@ -7,6 +7,7 @@ mod config;
 mod expr;
 mod flow;
 mod maps;
+mod params;
 mod stmt;
 pub mod tir;
 mod typename;
