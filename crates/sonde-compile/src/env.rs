@@ -41,6 +41,11 @@ pub trait Env {
         let _ = name;
         None
     }
+    /// Is kernel module `name` loaded (/proc/modules)? None when unknown.
+    fn kernel_module_loaded(&self, name: &str) -> Option<bool> {
+        let _ = name;
+        None
+    }
     /// Does the running kernel's verifier know BPF helper `id` (`sonde_bpf::helper::*`)? The
     /// default models the newest kernel; the binary asks the kernel once (a feature probe).
     fn has_helper(&self, id: u32) -> bool {
