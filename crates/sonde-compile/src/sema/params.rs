@@ -1,11 +1,11 @@
-//! bpftrace's positional parameters: `$1`..`$N` are the words after the program, read as
-//! integers, `str($N)` as text, and `$#` is how many there are. A missing one is 0 (or "").
+//! bpftrace's positional parameters: `$1`..`$N` are the words after the program, an integer
+//! where the word is one and a string otherwise; `str($N)` is always the text, and `$#` is how
+//! many there are. A missing one is 0 (or "" in `str()`).
 
 use super::check::Checker;
 use super::tir::{TExpr, TExprKind};
 use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
-use sonde_syntax::diag::Diagnostic;
 
 /// `Some(n)` for `$n`, `Some(0)` for `$#`; `None` for a variable's name.
 fn param_number(name: &str) -> Option<usize> {
@@ -19,24 +19,19 @@ fn param_number(name: &str) -> Option<usize> {
 }
 
 impl Checker<'_> {
-    /// `$1` or `$#` as an integer constant; `None` when `name` is a variable.
+    /// `$1` or `$#` as a constant; `None` when `name` is a variable.
     pub(super) fn positional(&mut self, name: &str, span: Span) -> Option<TExpr> {
         let n = param_number(name)?;
         let value = if n == 0 {
             self.opts.params.len() as i64
         } else {
-            match self.opts.params.get(n - 1).map(|p| parse_int(p)) {
+            match self.opts.params.get(n - 1).map(|p| (parse_int(p), p)) {
                 None => 0,
-                Some(Some(v)) => v,
-                Some(None) => {
-                    let msg = format!(
-                        "positional parameter `${}` is `{}`, not an integer",
-                        n,
-                        self.opts.params[n - 1]
-                    );
-                    let help = format!("write `str(${})` for its text", n);
-                    self.error(Diagnostic::error(span, msg).with_help(help));
-                    0
+                Some((Some(v), _)) => v,
+                Some((None, text)) => {
+                    let text = text.clone().into_bytes();
+                    let ty = Type::Str(text.len() + 1);
+                    return Some(TExpr { kind: TExprKind::Str(text), ty, span });
                 }
             }
         };
