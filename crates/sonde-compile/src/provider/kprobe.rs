@@ -253,6 +253,19 @@ fn syscall_arg(site: &Site, n: usize, cx: &Cx) -> Result<TExpr, Diagnostic> {
     Ok(cx.expr(read, ty))
 }
 
+/// bpftrace's `kprobe:vmlinux:FUNC` and `kprobe:MODULE:FUNC`: the function alone, once the module
+/// is known to be the kernel or a loaded module (kprobes find functions by name either way).
+fn strip_module<'a>(definition: &'a str, env: &dyn Env) -> Result<&'a str, String> {
+    let Some((module, func)) = definition.split_once(':') else { return Ok(definition) };
+    if module != "vmlinux" && env.kernel_module_loaded(module) == Some(false) {
+        return Err(format!(
+            "kernel module `{}` is not loaded (/proc/modules): load it, or write `kprobe:{}` for the kernel's own",
+            module, func
+        ));
+    }
+    Ok(func)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{compiler_copies, split_offset};
@@ -288,17 +301,4 @@ mod tests {
         assert_eq!(split_offset("dev_hard_start_xmit+8"), Ok(("dev_hard_start_xmit", 8)));
         assert!(split_offset("f+x").is_err());
     }
-}
-
-/// bpftrace's `kprobe:vmlinux:FUNC` and `kprobe:MODULE:FUNC`: the function alone, once the module
-/// is known to be the kernel or a loaded module (kprobes find functions by name either way).
-fn strip_module<'a>(definition: &'a str, env: &dyn Env) -> Result<&'a str, String> {
-    let Some((module, func)) = definition.split_once(':') else { return Ok(definition) };
-    if module != "vmlinux" && env.kernel_module_loaded(module) == Some(false) {
-        return Err(format!(
-            "kernel module `{}` is not loaded (/proc/modules): load it, or write `kprobe:{}` for the kernel's own",
-            module, func
-        ));
-    }
-    Ok(func)
 }
