@@ -86,8 +86,9 @@ pub struct Cli {
     #[arg(value_name = "PROGRAM-FILE | PROGRAM-TEXT")]
     pub program: Option<String>,
 
-    /// The program's positional parameters: `$1`, `$2`... (integers), `str($1)` (text), `$#`.
-    #[arg(value_name = "ARG", allow_hyphen_values = true)]
+    /// The program's positional parameters: `$1`, `$2`... (integers), `str($1)` (text), `$#`;
+    /// after `--` they may start with `-`.
+    #[arg(value_name = "ARG")]
     pub params: Vec<String>,
 }
 

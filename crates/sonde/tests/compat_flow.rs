@@ -77,6 +77,10 @@ fn positional_parameters_run() {
     let o = sonde(&["BEGIN { printf(\"%s %d|%s|\\n\", $1, $2, str($3)); exit(); }", "ten", "0x10"]);
     o.assert_ok();
     assert!(o.stdout.contains("ten 16||\n"), "{}", o.describe());
+    // Flags still follow the parameters; after `--` a parameter may start with `-`.
+    let o = sonde(&["BEGIN { printf(\"%d %d\\n\", $#, $1); exit(); }", "7", "-k", "--", "-5"]);
+    o.assert_ok();
+    assert!(o.stdout.contains("2 7\n"), "{}", o.describe());
 }
 
 #[test]
