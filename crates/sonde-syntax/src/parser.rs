@@ -148,11 +148,16 @@ impl<'a> Parser<'a> {
         }
         let has_predicate = self.peek().kind == TokenKind::Slash;
         let predicate = if has_predicate { self.predicate() } else { None };
-        if let Some(x) = self.expansion.take() {
+        // A macro that is one expression may be a predicate; one with statements may not.
+        let x = self.expansion.take();
+        if let Some(x) = x.filter(|x| x.valueless || !self.pending.is_empty()) {
             self.pending.clear();
             self.emit(
-                Diagnostic::error(x.span, "a `macro` cannot be called in a predicate")
-                    .with_help("test its value in an `if` inside the probe's body"),
+                Diagnostic::error(
+                    x.span,
+                    "a `macro` with statements cannot be called in a predicate",
+                )
+                .with_help("test its value in an `if` inside the probe's body"),
             );
         }
         let body = match self.peek().kind {

@@ -104,6 +104,33 @@ fn macro_mistakes() {
 }
 
 #[test]
+fn macros_in_predicates_and_loop_conditions() {
+    let p = parse_ok("macro big(x) { x > 10 }\nBEGIN /big(pid)/ { }");
+    assert!(p.probes[0].predicate.is_some());
+    assert_eq!(
+        errors("macro f() { $t = 1; $t }\nBEGIN /f()/ { }"),
+        ["a `macro` with statements cannot be called in a predicate"]
+    );
+    assert_eq!(
+        errors("macro f() { $t = 1; $t }\nBEGIN { while (f()) { } }"),
+        ["a macro with statements cannot be called in a loop's condition"]
+    );
+}
+
+#[test]
+fn loop_syntax_errors() {
+    assert_eq!(
+        errors("BEGIN { for ($i 0..5) { } }"),
+        ["expected `:` after the loop variable, found `0`"]
+    );
+    assert_eq!(
+        errors("BEGIN { while (1) @x = 1; }"),
+        ["expected `{` after the `while` condition, found `@x`"]
+    );
+    assert_eq!(errors("BEGIN { for ($i : 0..) { } }"), ["expected an expression, found `)`"]);
+}
+
+#[test]
 fn positional_parameters_lex_as_variables() {
     let d = body("@a = $1; @b = $#;");
     assert!(d.contains("var $1") && d.contains("var $#"), "{}", d);
