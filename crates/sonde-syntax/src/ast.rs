@@ -125,6 +125,9 @@ pub enum StmtKind {
     },
     Break,
     Continue,
+    /// Statements of the enclosing block, not a block of their own: a macro call's body and the
+    /// statement calling it (`let $x = f(1);` declares `$x` where it is written).
+    Seq(Block),
 }
 
 impl Stmt {
@@ -139,7 +142,7 @@ impl Stmt {
                 (vec![cond], [Some(then), els.as_ref()].into_iter().flatten().collect())
             }
             StmtKind::Return | StmtKind::Break | StmtKind::Continue => (vec![], vec![]),
-            StmtKind::Block(b) => (vec![], vec![b]),
+            StmtKind::Block(b) | StmtKind::Seq(b) => (vec![], vec![b]),
             StmtKind::Let { value, .. } => (value.iter().collect(), vec![]),
             StmtKind::While { cond, body } => (vec![cond], vec![body]),
             StmtKind::For { iter: ForIter::Range(a, b), body, .. } => (vec![a, b], vec![body]),

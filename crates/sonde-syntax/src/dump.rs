@@ -144,6 +144,10 @@ impl Dumper {
                     d.block(body);
                 });
             }
+            StmtKind::Seq(b) => {
+                self.line("seq");
+                self.nested(|d| d.block(b));
+            }
             StmtKind::Break => self.line("break"),
             StmtKind::Continue => self.line("continue"),
         }

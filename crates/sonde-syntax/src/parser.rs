@@ -62,6 +62,8 @@ struct Parser<'a> {
     pending: Vec<crate::ast::Stmt>,
     /// The last macro call expanded in the statement being parsed.
     expansion: Option<user_macros::Expansion>,
+    /// Parsing a probe's predicate.
+    in_predicate: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -83,6 +85,7 @@ impl<'a> Parser<'a> {
             hygiene: None,
             pending: Vec::new(),
             expansion: None,
+            in_predicate: false,
         }
     }
 
@@ -197,7 +200,9 @@ impl<'a> Parser<'a> {
     fn predicate(&mut self) -> Option<crate::ast::Expr> {
         self.bump();
         let saved = std::mem::replace(&mut self.slash_ends, true);
+        self.in_predicate = true;
         let e = self.expr();
+        self.in_predicate = false;
         self.slash_ends = saved;
         let e = e.ok().and_then(|e| {
             if self.eat(TokenKind::Slash).is_some() {

@@ -66,7 +66,7 @@ fn macros_expand_at_the_call() {
         "{}",
         d
     );
-    assert!(d.contains("block\n      assign +=\n        var $a\n"), "{}", d);
+    assert!(d.contains("seq\n      assign +=\n        var $a\n"), "{}", d);
     assert!(d.contains("map @z\n        var $a"), "{}", d);
 }
 
@@ -76,7 +76,7 @@ fn a_macro_body_has_its_own_variables() {
     let d = dump(text);
     // The body's statements run before the statement calling it; its `$t` is not the caller's.
     assert!(
-        d.contains("block\n      assign\n        var $t.f1\n        binary *\n          var $t\n"),
+        d.contains("seq\n      assign\n        var $t.f1\n        binary *\n          var $t\n"),
         "{}",
         d
     );
@@ -99,7 +99,7 @@ fn macro_mistakes() {
     );
     assert_eq!(
         errors("macro f() { printf(\"x\"); @x = 1; }\nBEGIN { $a = f(); }"),
-        ["this macro has no value: its body ends in a statement"]
+        ["this macro or block has no value: it ends in a statement"]
     );
 }
 
@@ -128,6 +128,16 @@ fn loop_syntax_errors() {
         ["expected `{` after the `while` condition, found `@x`"]
     );
     assert_eq!(errors("BEGIN { for ($i : 0..) { } }"), ["expected an expression, found `)`"]);
+}
+
+#[test]
+fn block_expressions() {
+    let d = body("let $a = { let $b = 1; $b + 1 };");
+    assert_eq!(d, "seq\n  let $b\n    int 1\n  let $a\n    binary +\n      var $b\n      int 1\n");
+    assert_eq!(
+        errors("BEGIN { $a = { @x = 1; }; }"),
+        ["this macro or block has no value: it ends in a statement"]
+    );
 }
 
 #[test]

@@ -59,6 +59,8 @@ fn user_macros_run() {
     assert_eq!(o.int("@bumped"), 7 * 4, "{}", o.describe());
     assert_eq!(o.int("@t_after"), 7 * 4, "{}", o.describe());
     assert_eq!(o.int("@added"), 7 * 2, "{}", o.describe());
+    // let $sq = squared(2) is 4; the block expression 10 + 4.
+    assert_eq!(o.int("@declared"), 7 * 14, "{}", o.describe());
     assert!(o.stdout.contains("macros:\n@bumped: 28\n"), "{}", o.describe());
 }
 

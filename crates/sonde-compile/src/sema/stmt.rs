@@ -77,6 +77,9 @@ impl Checker<'_> {
             StmtKind::For { var, iter, body } => self.for_stmt(var, iter, body, span)?,
             StmtKind::Unroll { count, body } => self.unroll(count, body)?,
             StmtKind::Break | StmtKind::Continue => self.jump(s)?,
+            StmtKind::Seq(b) => {
+                TStmtKind::Seq(b.stmts.iter().filter_map(|s| self.stmt(s)).collect())
+            }
             StmtKind::Block(b) => {
                 let stmts = self.block(b);
                 TStmtKind::If {

@@ -140,6 +140,7 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
+        let in_predicate = self.in_predicate;
         match self.peek().kind {
             TokenKind::Int(_)
             | TokenKind::Str(_)
@@ -147,6 +148,8 @@ impl Parser<'_> {
             | TokenKind::Var
             | TokenKind::At
             | TokenKind::LParen => {}
+            // A block expression's statements would have nowhere to run in a predicate.
+            TokenKind::LBrace if !in_predicate => return self.block_expr(),
             _ => return self.missing("an expression"),
         }
         let t = self.bump();

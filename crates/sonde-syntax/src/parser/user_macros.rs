@@ -169,6 +169,33 @@ impl Parser<'_> {
         Some(self.expand_body(&word, &m, args, span))
     }
 
+    /// bpftrace's block expression `{ stmts; value }`: the statements run before the statement
+    /// holding it (as a macro's do), the last expression is its value.
+    pub(super) fn block_expr(&mut self) -> PResult<Expr> {
+        let block = self.block()?;
+        Ok(self.split_value(block.stmts, block.span))
+    }
+
+    /// The last statement's expression as the value at `span`, the others to run first.
+    fn split_value(&mut self, mut stmts: Vec<Stmt>, span: Span) -> Expr {
+        let value = match stmts.last() {
+            Some(Stmt { kind: StmtKind::Expr(_), .. }) => match stmts.pop() {
+                Some(Stmt { kind: StmtKind::Expr(e), .. }) => Some(e),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.pending.extend(stmts);
+        self.expansion = Some(Expansion { span, valueless: value.is_none() });
+        match value {
+            Some(mut e) => {
+                e.span = span;
+                e
+            }
+            None => Expr { kind: ExprKind::Int(0), span },
+        }
+    }
+
     fn expand_body(
         &mut self,
         word: &str,
@@ -241,23 +268,7 @@ impl Parser<'_> {
         if failed {
             return Err(());
         }
-        let mut stmts = block.stmts;
-        let value = match stmts.last() {
-            Some(Stmt { kind: StmtKind::Expr(_), .. }) => match stmts.pop() {
-                Some(Stmt { kind: StmtKind::Expr(e), .. }) => Some(e),
-                _ => None,
-            },
-            _ => None,
-        };
-        self.pending.extend(stmts);
-        self.expansion = Some(Expansion { span, valueless: value.is_none() });
-        Ok(match value {
-            Some(mut e) => {
-                e.span = span;
-                e
-            }
-            None => Expr { kind: ExprKind::Int(0), span },
-        })
+        Ok(self.split_value(block.stmts, span))
     }
 
     /// Wraps statement `s` with the statements of the macros it called; `Err` when it used the
@@ -287,7 +298,7 @@ impl Parser<'_> {
                 self.emit(
                     Diagnostic::error(
                         x.span,
-                        "this macro has no value: its body ends in a statement",
+                        "this macro or block has no value: it ends in a statement",
                     )
                     .with_help(
                         "call it as a statement, or end its body with an expression (no `;`)",
@@ -308,6 +319,6 @@ impl Parser<'_> {
             _ => stmts.push(s.clone()),
         }
         let block = crate::ast::Block { stmts, span: s.span };
-        Ok(Stmt { kind: StmtKind::Block(block), span: s.span })
+        Ok(Stmt { kind: StmtKind::Seq(block), span: s.span })
     }
 }
