@@ -30,6 +30,7 @@ pub fn parse(text: &str) -> (Program, Vec<Diagnostic>) {
     let (text, macros, mut diags) = crate::prep::run(text);
     let mut p = Parser::new(&text);
     p.macros = std::rc::Rc::new(macros);
+    p.find_macros();
     let program = p.program();
     diags.append(&mut p.diags);
     (program, diags)

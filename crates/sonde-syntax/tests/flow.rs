@@ -131,6 +131,17 @@ fn loop_syntax_errors() {
 }
 
 #[test]
+fn a_macro_may_be_called_before_its_definition() {
+    let d = dump("BEGIN { @x = later(2); }\nmacro later(x) { x * 3 }");
+    assert!(d.contains("binary *\n        int 2\n        int 3\n"), "{}", d);
+    // Its mistakes are reported once, where it is defined.
+    assert_eq!(
+        errors("BEGIN { @x = later(2); }\nmacro later(x) { x * }"),
+        ["expected an expression, found `}`"]
+    );
+}
+
+#[test]
 fn block_expressions() {
     let d = body("let $a = { let $b = 1; $b + 1 };");
     assert_eq!(d, "seq\n  let $b\n    int 1\n  let $a\n    binary +\n      var $b\n      int 1\n");

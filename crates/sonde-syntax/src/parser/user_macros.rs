@@ -34,6 +34,8 @@ pub(super) struct UserMacro {
 pub(super) struct UserMacros {
     defs: Rc<RefCell<HashMap<String, UserMacro>>>,
     expansions: Rc<Cell<usize>>,
+    /// Where each `macro NAME` of the program starts, so one may be called before its definition.
+    ahead: Rc<HashMap<String, usize>>,
 }
 
 /// Inside an expansion: the caller's names for the `$v` and `@m` parameters, and the suffix that
@@ -51,6 +53,45 @@ pub(super) struct Expansion {
 }
 
 impl Parser<'_> {
+    /// Notes where each top-level `macro NAME` starts (one pass over the tokens).
+    pub(super) fn find_macros(&mut self) {
+        let mut lx = crate::lexer::Lexer::new(self.text);
+        let mut ahead = HashMap::new();
+        let mut depth = 0usize;
+        let mut prev: Option<Token> = None;
+        loop {
+            let t = lx.next_token();
+            match t.kind {
+                TokenKind::Eof => break,
+                TokenKind::LBrace => depth += 1,
+                TokenKind::RBrace => depth = depth.saturating_sub(1),
+                TokenKind::Ident if depth == 0 => {
+                    if let Some(p) = prev.as_ref().filter(|p| self.text_of(p.span) == "macro") {
+                        ahead.insert(self.text_of(t.span).to_string(), p.span.lo as usize);
+                    }
+                }
+                _ => {}
+            }
+            prev = (t.kind == TokenKind::Ident).then_some(t);
+        }
+        self.user_macros.ahead = Rc::new(ahead);
+    }
+
+    /// Defines macro `name` ahead of where the parser is, if the program defines it later.
+    fn define_ahead(&self, name: &str) -> bool {
+        let Some(&at) = self.user_macros.ahead.get(name) else { return false };
+        if self.user_macros.defs.borrow().contains_key(name) {
+            return true;
+        }
+        let mut sub = Parser::new(self.text);
+        sub.lex.set_pos(at);
+        sub.macros = self.macros.clone();
+        sub.user_macros = self.user_macros.clone();
+        // Its mistakes are reported when the parser reaches the definition.
+        sub.macro_def();
+        self.user_macros.defs.borrow().contains_key(name)
+    }
+
     /// Is the lookahead the top-level word `word` followed by a token of kind `then`?
     pub(super) fn top_word_ahead(&mut self, word: &str, then: TokenKind) -> bool {
         if let Some(t) = self.tok.take() {
@@ -143,7 +184,8 @@ impl Parser<'_> {
     /// Is identifier `name` a defined macro, not being expanded?
     pub(super) fn user_macro_use(&self, name: &Token) -> bool {
         let w = self.text_of(name.span);
-        self.user_macros.defs.borrow().contains_key(w) && !self.expanding.iter().any(|m| m == w)
+        (self.user_macros.defs.borrow().contains_key(w) || self.define_ahead(w))
+            && !self.expanding.iter().any(|m| m == w)
     }
 
     /// With macro name `name` just consumed: its call's value, its statements left in `pending`.
