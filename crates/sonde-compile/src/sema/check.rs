@@ -192,6 +192,8 @@ pub(super) struct Checker<'a> {
     pub scopes: Vec<Vec<usize>>,
     /// How many loops enclose the statement being checked.
     pub loops: usize,
+    /// How many times the enclosing `unroll`s repeat the statement being checked.
+    pub unrolled: i64,
     /// The longest string each variable was given in pass 1.
     pub str_hints: HashMap<String, usize>,
     pub events: Vec<EventDef>,
@@ -216,6 +218,7 @@ impl<'a> Checker<'a> {
             vars: Vec::new(),
             scopes: Vec::new(),
             loops: 0,
+            unrolled: 1,
             str_hints: HashMap::new(),
             events: Vec::new(),
             diags: Vec::new(),

@@ -12,6 +12,9 @@ use sonde_syntax::diag::Diagnostic;
 /// bpftrace's limit on `unroll(N)`.
 const MAX_UNROLL: i64 = 100;
 
+/// How many copies of a body nested `unroll`s may make (their counts multiplied).
+const MAX_UNROLLED: i64 = 1000;
+
 impl Checker<'_> {
     /// The variable `$name` reads: the innermost one in scope.
     pub(super) fn var_index(&self, name: &str) -> Option<usize> {
@@ -138,7 +141,19 @@ impl Checker<'_> {
                 return None;
             }
         };
+        let outer = self.unrolled;
+        if outer * n > MAX_UNROLLED {
+            let msg = format!(
+                "nested unrolls would repeat this body {} times; at most {}",
+                outer * n,
+                MAX_UNROLLED
+            );
+            self.error(Diagnostic::error(count.span, msg).with_help("use a `for` loop"));
+            return None;
+        }
+        self.unrolled = outer * n;
         let body = self.scoped(body);
+        self.unrolled = outer;
         Some(TStmtKind::Seq(
             (0..n)
                 .map(|_| TStmt { kind: TStmtKind::Seq(body.clone()), span: count.span })

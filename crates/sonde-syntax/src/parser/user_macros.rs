@@ -36,6 +36,9 @@ pub(super) struct UserMacros {
     expansions: Rc<Cell<usize>>,
     /// Where each `macro NAME` of the program starts, so one may be called before its definition.
     ahead: Rc<HashMap<String, usize>>,
+    /// Macros whose definitions are being parsed (a body naming its own macro, or two macros
+    /// naming each other, must not define them again without end).
+    defining: Rc<RefCell<Vec<String>>>,
 }
 
 /// Inside an expansion: the caller's names for the `$v` and `@m` parameters, and the suffix that
@@ -82,6 +85,9 @@ impl Parser<'_> {
         let Some(&at) = self.user_macros.ahead.get(name) else { return false };
         if self.user_macros.defs.borrow().contains_key(name) {
             return true;
+        }
+        if self.user_macros.defining.borrow().iter().any(|d| d == name) {
+            return false;
         }
         let mut sub = Parser::new(self.text);
         sub.lex.set_pos(at);
@@ -138,6 +144,8 @@ impl Parser<'_> {
         }
         let body_lo = self.peek_span().lo as usize;
         let before = self.diags.len();
+        let word = self.text_of(name.span).to_string();
+        self.user_macros.defining.borrow_mut().push(word.clone());
         // Parsed once here for its mistakes; each call parses it again with its arguments.
         let saved = self.hygiene.replace(Hygiene {
             tag: String::new(),
@@ -146,10 +154,11 @@ impl Parser<'_> {
         });
         let _ = self.block();
         self.hygiene = saved;
+        self.user_macros.defining.borrow_mut().retain(|d| *d != word);
         let broken = self.diags.len() > before;
         let span = kw.span.to(name.span);
         let m = UserMacro { params, body_lo, span, broken };
-        self.user_macros.defs.borrow_mut().insert(self.text_of(name.span).to_string(), m);
+        self.user_macros.defs.borrow_mut().insert(word, m);
     }
 
     /// `let @name = lruhash(4096);` at the top level.
