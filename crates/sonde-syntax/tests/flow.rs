@@ -140,6 +140,8 @@ fn a_macro_may_be_called_before_its_definition() {
     assert!(d.contains("binary +\n        call a\n        int 1\n"), "{}", d);
     let d = dump("BEGIN { @x = a(); }\nmacro a() { a() }");
     assert!(d.contains("call a"), "{}", d);
+    // A broken header whose body (parsed to recover) names the macro (found by the fuzz lane).
+    assert_eq!(errors("macro bump\"\n{bump").len(), 3);
     // Its mistakes are reported once, where it is defined.
     assert_eq!(
         errors("BEGIN { @x = later(2); }\nmacro later(x) { x * }"),

@@ -94,7 +94,9 @@ impl Parser<'_> {
         sub.macros = self.macros.clone();
         sub.user_macros = self.user_macros.clone();
         // Its mistakes are reported when the parser reaches the definition.
+        self.user_macros.defining.borrow_mut().push(name.to_string());
         sub.macro_def();
+        self.user_macros.defining.borrow_mut().retain(|d| d != name);
         self.user_macros.defs.borrow().contains_key(name)
     }
 
