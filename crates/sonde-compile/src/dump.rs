@@ -160,6 +160,28 @@ impl Names<'_> {
                 }
                 return;
             }
+            TStmtKind::ZeroVar { var } => format!("{} = zero", self.var(*var)),
+            TStmtKind::Break => "break".into(),
+            TStmtKind::Continue => "continue".into(),
+            TStmtKind::Loop { cond, body, step } => {
+                let _ = writeln!(out, "{}while {}", pad, self.expr(cond));
+                for t in body {
+                    self.stmt(t, depth + 1, out);
+                }
+                if !step.is_empty() {
+                    let _ = writeln!(out, "{}step", pad);
+                    for t in step {
+                        self.stmt(t, depth + 1, out);
+                    }
+                }
+                return;
+            }
+            TStmtKind::Seq(stmts) => {
+                for t in stmts {
+                    self.stmt(t, depth, out);
+                }
+                return;
+            }
         };
         let _ = writeln!(out, "{}{}", pad, line);
     }

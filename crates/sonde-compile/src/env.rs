@@ -41,6 +41,11 @@ pub trait Env {
         let _ = name;
         None
     }
+    /// Is kernel module `name` loaded (/proc/modules)? None when unknown.
+    fn kernel_module_loaded(&self, name: &str) -> Option<bool> {
+        let _ = name;
+        None
+    }
     /// Does the running kernel's verifier know BPF helper `id` (`sonde_bpf::helper::*`)? The
     /// default models the newest kernel; the binary asks the kernel once (a feature probe).
     fn has_helper(&self, id: u32) -> bool {
@@ -84,6 +89,8 @@ pub struct Options {
     pub allow_unsafe: bool,
     /// Default size of strings read with `str()` and `dyn()`.
     pub string_size: usize,
+    /// The words after the program: bpftrace's positional parameters `$1`.., `$#`.
+    pub params: Vec<String>,
 }
 
 impl Options {

@@ -47,6 +47,10 @@ pub enum MapType {
     PerfEventArray,
     #[doc(alias = "BPF_MAP_TYPE_STACK_TRACE")]
     StackTrace,
+    #[doc(alias = "BPF_MAP_TYPE_LRU_HASH")]
+    LruHash,
+    #[doc(alias = "BPF_MAP_TYPE_LRU_PERCPU_HASH")]
+    LruPerCpuHash,
 }
 
 impl MapType {
@@ -57,6 +61,8 @@ impl MapType {
             MapType::Array => 2,
             MapType::PerfEventArray => 4,
             MapType::PerCpuHash => 5,
+            MapType::LruHash => 9,
+            MapType::LruPerCpuHash => 10,
             MapType::PerCpuArray => 6,
             MapType::StackTrace => 7,
             MapType::RingBuf => 27,
@@ -64,7 +70,7 @@ impl MapType {
     }
 
     pub fn is_percpu(self) -> bool {
-        matches!(self, MapType::PerCpuHash | MapType::PerCpuArray)
+        matches!(self, MapType::PerCpuHash | MapType::PerCpuArray | MapType::LruPerCpuHash)
     }
 
     fn is_array(self) -> bool {

@@ -32,6 +32,8 @@ fn map_type(kind: MapKind) -> MapType {
     match kind {
         MapKind::Hash => MapType::Hash,
         MapKind::PerCpuHash => MapType::PerCpuHash,
+        MapKind::LruHash => MapType::LruHash,
+        MapKind::LruPerCpuHash => MapType::LruPerCpuHash,
         MapKind::RingBuf => MapType::RingBuf,
         MapKind::PerCpuArray => MapType::PerCpuArray,
         MapKind::Array => MapType::Array,

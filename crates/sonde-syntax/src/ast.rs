@@ -23,6 +23,18 @@ pub struct Program {
     pub probes: Vec<Probe>,
     /// bpftrace's `config = { name = value; ... }` block, in order.
     pub config: Vec<Setting>,
+    /// bpftrace's map declarations, `let @name = lruhash(4096);`.
+    pub map_decls: Vec<MapDecl>,
+}
+
+/// `let @name = KIND(SIZE);` at the top level: `hash`, `lruhash`, `percpuhash`, `percpulruhash`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapDecl {
+    /// With the `@`.
+    pub name: String,
+    pub kind: String,
+    pub size: u64,
+    pub span: Span,
 }
 
 /// One `name = value` of a `config` block; the value as written (quotes removed).
@@ -89,6 +101,64 @@ pub enum StmtKind {
     /// `delete m[k]` (the expression is a `Map`).
     Delete(Expr),
     Block(Block),
+    /// bpftrace's `let $name [: type] [= value]`: a variable of the enclosing block.
+    Let {
+        name: String,
+        ty: Option<TypeName>,
+        value: Option<Expr>,
+    },
+    /// `while (cond) { ... }`
+    While {
+        cond: Expr,
+        body: Block,
+    },
+    /// `for ($var : start..end) { ... }` and `for ($var : @map) { ... }`.
+    For {
+        var: String,
+        iter: ForIter,
+        body: Block,
+    },
+    /// `unroll(N) { ... }`: the body N times.
+    Unroll {
+        count: Expr,
+        body: Block,
+    },
+    Break,
+    Continue,
+    /// Statements of the enclosing block, not a block of their own: a macro call's body and the
+    /// statement calling it (`let $x = f(1);` declares `$x` where it is written).
+    Seq(Block),
+}
+
+impl Stmt {
+    /// The statement's expressions and blocks, for passes that walk the whole tree.
+    pub fn parts(&self) -> (Vec<&Expr>, Vec<&Block>) {
+        match &self.kind {
+            StmtKind::Expr(e) | StmtKind::Delete(e) => (vec![e], vec![]),
+            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
+                (vec![target, value], vec![])
+            }
+            StmtKind::If { cond, then, els } => {
+                (vec![cond], [Some(then), els.as_ref()].into_iter().flatten().collect())
+            }
+            StmtKind::Return | StmtKind::Break | StmtKind::Continue => (vec![], vec![]),
+            StmtKind::Block(b) | StmtKind::Seq(b) => (vec![], vec![b]),
+            StmtKind::Let { value, .. } => (value.iter().collect(), vec![]),
+            StmtKind::While { cond, body } => (vec![cond], vec![body]),
+            StmtKind::For { iter: ForIter::Range(a, b), body, .. } => (vec![a, b], vec![body]),
+            StmtKind::For { iter: ForIter::Map(m), body, .. } => (vec![m], vec![body]),
+            StmtKind::Unroll { count, body } => (vec![count], vec![body]),
+        }
+    }
+}
+
+/// What a `for` loop runs over.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForIter {
+    /// `start..end`, end excluded.
+    Range(Expr, Expr),
+    /// `@map`: each element as `$kv.0` (key) and `$kv.1` (value).
+    Map(Expr),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,6 +1,6 @@
 //! The AST as an indented tree, one node per line, for `sonde -S` and golden tests.
 
-use crate::ast::{Block, Expr, ExprKind, Program, Stmt, StmtKind};
+use crate::ast::{Block, Expr, ExprKind, ForIter, Program, Stmt, StmtKind};
 use std::fmt::Write;
 
 /// ```text
@@ -104,6 +104,52 @@ impl Dumper {
                 self.line("block");
                 self.nested(|d| d.block(b));
             }
+            StmtKind::Let { name, ty, value } => {
+                match ty {
+                    Some(t) => self.line(format!("let ${}: {}", name, t)),
+                    None => self.line(format!("let ${}", name)),
+                }
+                if let Some(v) = value {
+                    self.nested(|d| d.expr(v));
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.line("while");
+                self.nested(|d| {
+                    d.expr(cond);
+                    d.block(body);
+                });
+            }
+            StmtKind::For { var, iter, body } => {
+                self.line(format!("for ${}", var));
+                self.nested(|d| {
+                    match iter {
+                        ForIter::Range(a, b) => {
+                            d.line("range");
+                            d.nested(|d| {
+                                d.expr(a);
+                                d.expr(b);
+                            });
+                        }
+                        ForIter::Map(m) => d.expr(m),
+                    }
+                    d.line("do");
+                    d.nested(|d| d.block(body));
+                });
+            }
+            StmtKind::Unroll { count, body } => {
+                self.line("unroll");
+                self.nested(|d| {
+                    d.expr(count);
+                    d.block(body);
+                });
+            }
+            StmtKind::Seq(b) => {
+                self.line("seq");
+                self.nested(|d| d.block(b));
+            }
+            StmtKind::Break => self.line("break"),
+            StmtKind::Continue => self.line("continue"),
         }
     }
 

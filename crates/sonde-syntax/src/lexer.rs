@@ -506,21 +506,28 @@ impl<'a> Lexer<'a> {
         Some(b)
     }
 
-    /// `$name`. `$1` (bpftrace's positional parameters) and a bare `$` still make a `Var` so
-    /// parsing goes on, with an error.
+    /// `$name`, `$1` and `$#` (bpftrace's positional parameters). A bare `$` still makes a `Var`
+    /// so parsing goes on, with an error.
     fn var(&mut self, lo: usize) -> Token {
+        // bpftrace's positional parameters: `$1`..`$N`, and `$#` (how many there are).
+        if self.peek() == Some('#') {
+            self.bump();
+            return Token::new(TokenKind::Var, lo, self.pos);
+        }
         self.eat_while(is_ident_char);
         let mut t = Token::new(TokenKind::Var, lo, self.pos);
         let name = &self.text[lo + 1..self.pos];
         if name.is_empty() {
             self.err(&mut t, lo, self.pos, "expected a variable name after `$`");
-        } else if name.starts_with(|c: char| c.is_ascii_digit()) {
+        } else if name.starts_with(|c: char| c.is_ascii_digit())
+            && !name.bytes().all(|c| c.is_ascii_digit())
+        {
             self.err(
                 &mut t,
                 lo,
                 self.pos,
                 format!(
-                    "positional parameters like `{}` are not supported",
+                    "`{}` is not a variable name or a positional parameter",
                     &self.text[lo..self.pos]
                 ),
             );
@@ -713,7 +720,8 @@ mod tests {
         assert_eq!(err("\u{1}"), "unknown character '\\u{1}'");
         assert_eq!(err("a /* b"), "unterminated block comment: `/*` without `*/`");
         assert_eq!(err("$"), "expected a variable name after `$`");
-        assert_eq!(err("$1"), "positional parameters like `$1` are not supported");
+        assert_eq!(err("$1x"), "`$1x` is not a variable name or a positional parameter");
+        assert!(Lexer::tokenize("$1 $12 $#").iter().all(|t| t.errors.is_empty()));
         // Multi-byte unknown characters are skipped whole.
         let ts = Lexer::tokenize("é x");
         assert_eq!((ts[0].kind.clone(), ts[0].span), (Error, Span::new(0, 2)));

@@ -7,8 +7,10 @@
 mod cast;
 mod config;
 mod expr;
+mod flow;
 mod macros;
 mod stmt;
+mod user_macros;
 
 use crate::ast::{Probe, ProbeSpec, Program, Span};
 use crate::diag::Diagnostic;
@@ -28,6 +30,7 @@ pub fn parse(text: &str) -> (Program, Vec<Diagnostic>) {
     let (text, macros, mut diags) = crate::prep::run(text);
     let mut p = Parser::new(&text);
     p.macros = std::rc::Rc::new(macros);
+    p.find_macros();
     let program = p.program();
     diags.append(&mut p.diags);
     (program, diags)
@@ -52,6 +55,16 @@ struct Parser<'a> {
     macro_args: std::collections::HashMap<String, crate::ast::Expr>,
     /// Macros being expanded (a macro naming itself is not expanded again, as in C).
     expanding: Vec<String>,
+    /// bpftrace's `macro` definitions.
+    user_macros: user_macros::UserMacros,
+    /// Inside a `macro`'s expansion: how its variables and maps are renamed.
+    hygiene: Option<user_macros::Hygiene>,
+    /// Statements of the macros called by the statement being parsed, to run before it.
+    pending: Vec<crate::ast::Stmt>,
+    /// The last macro call expanded in the statement being parsed.
+    expansion: Option<user_macros::Expansion>,
+    /// Parsing a probe's predicate.
+    in_predicate: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -69,6 +82,11 @@ impl<'a> Parser<'a> {
             macros: Default::default(),
             macro_args: Default::default(),
             expanding: Vec::new(),
+            user_macros: Default::default(),
+            hygiene: None,
+            pending: Vec::new(),
+            expansion: None,
+            in_predicate: false,
         }
     }
 
@@ -77,9 +95,18 @@ impl<'a> Parser<'a> {
     fn program(&mut self) -> Program {
         let mut probes = Vec::new();
         let mut config = Vec::new();
+        let mut map_decls = Vec::new();
         loop {
             if self.config_ahead() {
                 self.config_block(&mut config);
+                continue;
+            }
+            if self.top_word_ahead("macro", TokenKind::Ident) {
+                self.macro_def();
+                continue;
+            }
+            if self.top_word_ahead("let", TokenKind::At) {
+                map_decls.extend(self.map_decl());
                 continue;
             }
             if let Some(spec) = self.spec() {
@@ -107,7 +134,7 @@ impl<'a> Parser<'a> {
             );
             self.emit(d);
         }
-        Program { probes, config }
+        Program { probes, config, map_decls }
     }
 
     /// `spec[, spec...] [/predicate/] { body }`, starting after the first spec.
@@ -125,6 +152,18 @@ impl<'a> Parser<'a> {
         }
         let has_predicate = self.peek().kind == TokenKind::Slash;
         let predicate = if has_predicate { self.predicate() } else { None };
+        // A macro that is one expression may be a predicate; one with statements may not.
+        let x = self.expansion.take();
+        if let Some(x) = x.filter(|x| x.valueless || !self.pending.is_empty()) {
+            self.pending.clear();
+            self.emit(
+                Diagnostic::error(
+                    x.span,
+                    "a `macro` with statements cannot be called in a predicate",
+                )
+                .with_help("test its value in an `if` inside the probe's body"),
+            );
+        }
         let body = match self.peek().kind {
             TokenKind::LBrace => self.block().ok()?,
             // As in ply, a probe's body may be one statement (`kprobe:f if (x) @ = count();`);
@@ -162,7 +201,9 @@ impl<'a> Parser<'a> {
     fn predicate(&mut self) -> Option<crate::ast::Expr> {
         self.bump();
         let saved = std::mem::replace(&mut self.slash_ends, true);
+        self.in_predicate = true;
         let e = self.expr();
+        self.in_predicate = false;
         self.slash_ends = saved;
         let e = e.ok().and_then(|e| {
             if self.eat(TokenKind::Slash).is_some() {

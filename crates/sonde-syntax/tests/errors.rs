@@ -263,7 +263,11 @@ fn lexical_errors() {
         "character literal may only contain one character; use `\"` for strings"
     );
     assert_eq!(one_error("BEGIN { @x = ''; }"), "empty character literal");
-    assert_eq!(one_error("BEGIN { $1 = 2; }"), "positional parameters like `$1` are not supported");
+    assert_eq!(one_error("BEGIN { $1 = 2; }"), "cannot assign to the positional parameter `$1`");
+    assert_eq!(
+        one_error("BEGIN { $1x = 2; }"),
+        "`$1x` is not a variable name or a positional parameter"
+    );
     assert_eq!(one_error("BEGIN { @x = 1 é; }"), "unknown character `é`");
 }
 

@@ -1,7 +1,7 @@
 //! The parser must never panic: random bytes, random token soup and mutations of real programs all
 //! come back as `Ok` or as diagnostics with sane spans, and both render without panicking.
 
-use sonde_syntax::ast::{Block, Expr, ExprKind, Program, StmtKind};
+use sonde_syntax::ast::{Block, Expr, ExprKind, Program};
 use sonde_syntax::diag::SourceFile;
 
 use sonde_syntax::fuzz::{Rng, TOKENS};
@@ -56,16 +56,10 @@ fn program_depth(p: &Program) -> usize {
         1 + b
             .stmts
             .iter()
-            .map(|s| match &s.kind {
-                StmtKind::Expr(e) | StmtKind::Delete(e) => expr(e),
-                StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
-                    expr(target).max(expr(value))
-                }
-                StmtKind::If { cond, then, els } => {
-                    expr(cond).max(block(then)).max(els.as_ref().map_or(0, block))
-                }
-                StmtKind::Return => 0,
-                StmtKind::Block(b) => block(b),
+            .map(|s| {
+                let (es, bs) = s.parts();
+                let e = es.into_iter().map(expr).max().unwrap_or(0);
+                bs.into_iter().map(block).max().unwrap_or(0).max(e)
             })
             .max()
             .unwrap_or(0)

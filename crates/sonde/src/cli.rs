@@ -89,6 +89,11 @@ pub struct Cli {
     /// The program text, or a file holding it.
     #[arg(value_name = "PROGRAM-FILE | PROGRAM-TEXT")]
     pub program: Option<String>,
+
+    /// The program's positional parameters: `$1`, `$2`... (integers), `str($1)` (text), `$#`;
+    /// after `--` they may start with `-`.
+    #[arg(value_name = "ARG")]
+    pub params: Vec<String>,
 }
 
 /// The faces beside scripts (docs/architecture.md says where each lives). A program text that is

@@ -116,6 +116,11 @@ impl Env for HostEnv {
         Some(syms.lookup(name).is_some())
     }
 
+    fn kernel_module_loaded(&self, name: &str) -> Option<bool> {
+        let modules = std::fs::read_to_string("/proc/modules").ok()?;
+        Some(modules.lines().any(|l| l.split(' ').next() == Some(name)))
+    }
+
     fn has_helper(&self, id: u32) -> bool {
         // Every helper sonde asks about is a tracing one: a kprobe program tells.
         sonde_kernel::features::has_helper(sonde_kernel::prog::ProgType::Kprobe, id)

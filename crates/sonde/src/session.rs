@@ -62,6 +62,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let mut opts = Options::new();
     opts.filter_pid = cli.pid;
     opts.allow_unsafe = cli.allow_unsafe;
+    opts.params = cli.params.clone();
     opts.child_pid = child.as_ref().map(HeldChild::pid);
     opts.start_ns = sonde_kernel::clock::monotonic_ns();
     let env = HostEnv::for_pid(cli.pid);

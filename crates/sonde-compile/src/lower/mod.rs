@@ -44,6 +44,9 @@ pub const RINGBUF_SIZE_CONTROL: u32 = 64 << 10;
 pub enum MapKind {
     Hash,
     PerCpuHash,
+    /// bpftrace's `let @m = lruhash(N)`: the least recently used entries make room.
+    LruHash,
+    LruPerCpuHash,
     RingBuf,
     PerCpuArray,
     Array,
@@ -123,10 +126,15 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         let (_, key_size) = m.key_layout();
         maps.push(MapDef {
             name: m.name.trim_start_matches('@').to_string(),
-            kind: if m.is_percpu() { MapKind::PerCpuHash } else { MapKind::Hash },
+            kind: match (m.is_percpu(), m.lru) {
+                (true, false) => MapKind::PerCpuHash,
+                (false, false) => MapKind::Hash,
+                (true, true) => MapKind::LruPerCpuHash,
+                (false, true) => MapKind::LruHash,
+            },
             key_size: key_size as u32,
             value_size: m.value_size() as u32,
-            max_entries: MAP_ENTRIES,
+            max_entries: m.max_entries.unwrap_or(MAP_ENTRIES),
         });
     }
     // The stack map comes after the user maps.
@@ -172,6 +180,8 @@ pub(crate) struct Lower<'a> {
     /// Where the program returns 0.
     pub exit: emit::Label,
     pub stack_map: Option<usize>,
+    /// The enclosing loops' `continue` and `break` targets, innermost last.
+    pub loops: Vec<(emit::Label, emit::Label)>,
 }
 
 fn is_interval(probe: &TProbe) -> bool {
@@ -193,7 +203,7 @@ fn lower_probe(
     e.span = probe.span;
     let exit = e.label();
     let kind = probe.sites[0].kind;
-    let mut lw = Lower { e, tp, opts, vars: Vec::new(), exit, stack_map };
+    let mut lw = Lower { e, tp, opts, vars: Vec::new(), exit, stack_map, loops: Vec::new() };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
     for (_, ty) in &probe.vars {
         let off = lw.e.alloc_stack(ty.slot_size());

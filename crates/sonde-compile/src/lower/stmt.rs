@@ -71,7 +71,34 @@ impl Lower<'_> {
                 self.e.free_reg(r);
                 self.e.call(h::SEND_SIGNAL);
             }
+            TStmtKind::ZeroVar { var } => {
+                let (off, slot) = self.vars[*var];
+                self.e.zero_stack(off, slot);
+            }
+            TStmtKind::Loop { cond, body, step } => self.lower_loop(cond, body, step),
+            TStmtKind::Break | TStmtKind::Continue => {
+                if let Some(&(cont, end)) = self.loops.last() {
+                    self.e.goto(if matches!(s.kind, TStmtKind::Break) { end } else { cont });
+                }
+            }
+            TStmtKind::Seq(stmts) => self.block(stmts),
         }
+    }
+
+    /// `top: if !cond goto end; body; cont: step; goto top; end:` (bounded loops: 5.3+).
+    fn lower_loop(&mut self, cond: &TExpr, body: &[TStmt], step: &[TStmt]) {
+        let top = self.e.label();
+        let cont = self.e.label();
+        let end = self.e.label();
+        self.e.bind(top);
+        self.branch(cond, false, end);
+        self.loops.push((cont, end));
+        self.block(body);
+        self.loops.pop();
+        self.e.bind(cont);
+        self.block(step);
+        self.e.goto(top);
+        self.e.bind(end);
     }
 
     fn map_update(&mut self, map: usize, key: i16, val: i16, flags: i32) {

@@ -66,9 +66,10 @@ fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
         ContextName::Retval => {
             Diagnostic::error(span, "`retval` exists in kretprobe, uretprobe and fexit probes")
         }
-        ContextName::Caller => {
-            Diagnostic::error(span, "`caller` exists in kprobe, kretprobe and fentry probes")
-        }
+        ContextName::Caller => Diagnostic::error(
+            span,
+            "`caller`/`func` exist in kprobe, kretprobe, fentry and uprobe probes",
+        ),
         ContextName::Regs => Diagnostic::error(span, "`regs` exists in kprobe and uprobe probes"),
         ContextName::Field { base, .. } => {
             let msg =

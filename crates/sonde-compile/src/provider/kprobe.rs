@@ -30,6 +30,7 @@ pub fn expand(
     env: &dyn Env,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Site>, String> {
+    let definition = strip_module(definition, env)?;
     let (symbol, offset) = split_offset(definition)?;
     if symbol.is_empty() {
         return Err("a kprobe needs a kernel function: `kprobe:vfs_read`".into());
@@ -250,6 +251,19 @@ fn syscall_arg(site: &Site, n: usize, cx: &Cx) -> Result<TExpr, Diagnostic> {
     let regs = cx.expr(TExprKind::CtxLoad { offset: ARG_REGS[0] }, Type::U64);
     let read = TExprKind::Read { ptr: Box::new(regs), offset: offset as i64, user: false };
     Ok(cx.expr(read, ty))
+}
+
+/// bpftrace's `kprobe:vmlinux:FUNC` and `kprobe:MODULE:FUNC`: the function alone, once the module
+/// is known to be the kernel or a loaded module (kprobes find functions by name either way).
+fn strip_module<'a>(definition: &'a str, env: &dyn Env) -> Result<&'a str, String> {
+    let Some((module, func)) = definition.split_once(':') else { return Ok(definition) };
+    if module != "vmlinux" && env.kernel_module_loaded(module) == Some(false) {
+        return Err(format!(
+            "kernel module `{}` is not loaded (/proc/modules): load it, or write `kprobe:{}` for the kernel's own",
+            module, func
+        ));
+    }
+    Ok(func)
 }
 
 #[cfg(test)]

@@ -165,7 +165,8 @@ pub fn expand(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Site>, String> {
     match provider {
-        "BEGIN" | "END" => special::expand(provider, definition),
+        // bpftrace's current spelling is lowercase.
+        "BEGIN" | "END" | "begin" | "end" => special::expand(provider, definition),
         "tracepoint" | "t" => tracepoint::expand(definition, env),
         "interval" | "i" => interval::expand(definition),
         "kprobe" | "k" => kprobe::expand(definition, false, env, notes),

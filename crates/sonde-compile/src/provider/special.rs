@@ -6,6 +6,7 @@ pub fn expand(provider: &str, definition: &str) -> Result<Vec<Site>, String> {
     if !definition.is_empty() {
         return Err(format!("`{}` takes no definition", provider));
     }
-    let point = if provider == "BEGIN" { AttachPoint::Begin } else { AttachPoint::End };
+    let begin = provider.eq_ignore_ascii_case("BEGIN");
+    let point = if begin { AttachPoint::Begin } else { AttachPoint::End };
     Ok(vec![Site::new(point, ProgKind::RawTracepoint)])
 }

@@ -32,7 +32,7 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
 /// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
 /// binaries bring no BTF).
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
-    let AttachPoint::Uprobe { retprobe, .. } = site.point else { return None };
+    let AttachPoint::Uprobe { retprobe, ref symbol, .. } = site.point else { return None };
     Some(match name {
         ContextName::Arg(n) if retprobe => Err(arg_at_return(n, "uretprobe", "uprobe", cx.span)),
         ContextName::Arg(n) => {
@@ -42,6 +42,12 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
             Ok(cx.expr(TExprKind::CtxLoad { offset: RET_REG }, Type::S64))
         }
         ContextName::Regs => Ok(regs(cx)),
+        // bpftrace's `func` in a uprobe: the function's name, a constant of the site's own
+        // program (`sema::check` gives each uprobe naming it one).
+        ContextName::Caller => {
+            let name = symbol.clone().into_bytes();
+            Ok(cx.expr(TExprKind::Str(name.clone()), Type::Str(name.len() + 1)))
+        }
         _ => return None,
     })
 }

@@ -5,7 +5,7 @@ use super::maps::MapTable;
 use super::tir::{EventDef, TProbe, TProgram};
 use crate::env::{Env, Options};
 use crate::provider::{self, Site};
-use sonde_syntax::ast::{Block, Expr, ExprKind, Program, Stmt, StmtKind};
+use sonde_syntax::ast::{Block, Expr, ExprKind, Program, Stmt};
 use sonde_syntax::diag::Diagnostic;
 use std::collections::HashMap;
 
@@ -54,9 +54,11 @@ pub fn check(
         let per_site = |s: &Site| {
             // Before bpf_get_func_ip a return or trampoline probe's `caller` is its function's
             // address, a constant of its own program (see `Checker::func_ip`).
-            !matches!(s.point, provider::AttachPoint::Kprobe { retprobe: false, .. })
+            // A uprobe's `func` is its function's name, a constant per site.
+            let uprobe = matches!(s.point, provider::AttachPoint::Uprobe { .. });
+            (uprobe || !matches!(s.point, provider::AttachPoint::Kprobe { retprobe: false, .. }))
                 && names_any(&probe.body, probe.predicate.as_ref(), &["caller", "func"])
-                && !env.has_helper(sonde_bpf::helper::GET_FUNC_IP)
+                && (uprobe || !env.has_helper(sonde_bpf::helper::GET_FUNC_IP))
         };
         let ctx = names_any(&probe.body, probe.predicate.as_ref(), &["args", "data", "probe"]);
         groups.extend(share_programs(index, sites, |s| ctx || per_site(s)));
@@ -66,18 +68,29 @@ pub fn check(
     }
 
     let mut maps = MapTable::default();
+    for d in &program.map_decls {
+        if let Err(e) = maps.declare(d) {
+            diags.push(e);
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
     // Pass 1: learn map types from every use, ignoring errors (a map may be read before the probe that writes it).
+    let mut hints = Vec::new();
     for (index, sites) in &groups {
         let mut cx = Checker::new(env, opts, &mut maps, true, sites);
         cx.probe(&program.probes[*index]);
+        hints.push(cx.string_sizes());
     }
     // Pass 2: check for real.
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut uses_stacks = false;
-    for (index, sites) in groups {
+    for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
+        cx.str_hints = str_hints;
         cx.events = std::mem::take(&mut events);
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
@@ -150,18 +163,8 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
         }
     }
     fn stmt(s: &Stmt, names: &[&str]) -> bool {
-        let sub = |e: &Expr| expr(e, names);
-        match &s.kind {
-            StmtKind::Expr(e) | StmtKind::Delete(e) => sub(e),
-            StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
-                sub(target) || sub(value)
-            }
-            StmtKind::If { cond, then, els } => {
-                sub(cond) || block(then, names) || els.as_ref().is_some_and(|b| block(b, names))
-            }
-            StmtKind::Return => false,
-            StmtKind::Block(b) => block(b, names),
-        }
+        let (es, bs) = s.parts();
+        es.into_iter().any(|e| expr(e, names)) || bs.into_iter().any(|b| block(b, names))
     }
     fn block(b: &Block, names: &[&str]) -> bool {
         b.stmts.iter().any(|s| stmt(s, names))
@@ -172,6 +175,8 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
 pub(super) struct Var {
     pub name: String,
     pub ty: crate::types::Type,
+    /// Still in scope (a `let` variable's block has not ended).
+    pub live: bool,
 }
 
 /// State while checking one probe instance.
@@ -183,6 +188,14 @@ pub(super) struct Checker<'a> {
     pub discovering: bool,
     pub sites: &'a [Site],
     pub vars: Vec<Var>,
+    /// The `let` variables of each open block.
+    pub scopes: Vec<Vec<usize>>,
+    /// How many loops enclose the statement being checked.
+    pub loops: usize,
+    /// How many times the enclosing `unroll`s repeat the statement being checked.
+    pub unrolled: i64,
+    /// The longest string each variable was given in pass 1.
+    pub str_hints: HashMap<String, usize>,
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     pub uses_stacks: bool,
@@ -203,10 +216,26 @@ impl<'a> Checker<'a> {
             discovering,
             sites,
             vars: Vec::new(),
+            scopes: Vec::new(),
+            loops: 0,
+            unrolled: 1,
+            str_hints: HashMap::new(),
             events: Vec::new(),
             diags: Vec::new(),
             uses_stacks: false,
         }
+    }
+
+    /// The longest string each variable name held.
+    fn string_sizes(&self) -> HashMap<String, usize> {
+        let mut out = HashMap::new();
+        for v in &self.vars {
+            if let crate::types::Type::Str(n) = v.ty {
+                let e = out.entry(v.name.clone()).or_insert(0);
+                *e = n.max(*e);
+            }
+        }
+        out
     }
 
     pub fn error(&mut self, d: Diagnostic) {

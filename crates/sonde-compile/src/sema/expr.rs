@@ -270,12 +270,17 @@ impl Checker<'_> {
     }
 
     fn var_read(&mut self, name: &str, span: Span) -> TExpr {
+        if let Some(p) = self.positional(name, span) {
+            return p;
+        }
         if name == "target" && !self.vars.iter().any(|v| v.name == "target") {
             return self.child_pid(span);
         }
-        match self.vars.iter().position(|v| v.name == name) {
-            Some(i) => TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span },
-            None => {
+        match self.var_index(name) {
+            Some(i) if self.vars[i].ty != Type::Void => {
+                TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span }
+            }
+            _ => {
                 self.error(Diagnostic::error(
                     span,
                     format!("variable `${}` is used before it is assigned", name),
@@ -688,6 +693,9 @@ impl Checker<'_> {
         }
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
+            "str" if args.len() == 1 && self.positional_str(&args[0], span).is_some() => {
+                self.positional_str(&args[0], span).unwrap_or_else(|| self.poisoned(span))
+            }
             "str" | "dyn" | "mem" => {
                 if args.is_empty() || args.len() > 2 {
                     self.error(Diagnostic::error(

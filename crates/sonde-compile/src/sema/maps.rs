@@ -15,6 +15,8 @@ struct Entry {
     first: Span,
     /// An assignment to it was itself a mistake (already reported): not "never assigned".
     failed: bool,
+    /// `let @m = KIND(N)`: its size and whether it is an LRU map.
+    declared: Option<(u32, bool)>,
 }
 
 #[derive(Default, Debug)]
@@ -38,9 +40,37 @@ impl MapTable {
             value: None,
             first: span,
             failed: false,
+            declared: None,
         });
         self.by_name.insert(name.to_string(), self.entries.len() - 1);
         self.entries.len() - 1
+    }
+
+    /// bpftrace's `let @m = hash(N)`, `lruhash(N)`, `percpuhash(N)`, `percpulruhash(N)`.
+    pub fn declare(&mut self, d: &sonde_syntax::ast::MapDecl) -> Result<(), Diagnostic> {
+        let lru = match d.kind.as_str() {
+            "hash" | "percpuhash" => false,
+            "lruhash" | "percpulruhash" => true,
+            k => {
+                return Err(Diagnostic::error(d.span, format!("unknown map kind `{}`", k))
+                    .with_help("a map declaration is `let @m = hash(N);`, `lruhash(N)`, `percpuhash(N)` or `percpulruhash(N)`"))
+            }
+        };
+        let size = match u32::try_from(d.size) {
+            Ok(n) if n > 0 => n,
+            _ => {
+                return Err(Diagnostic::error(
+                    d.span,
+                    format!("map `{}` needs a size from 1 to {}", d.name, u32::MAX),
+                ))
+            }
+        };
+        if self.lookup(&d.name).is_some() {
+            return Err(Diagnostic::error(d.span, format!("map `{}` is declared twice", d.name)));
+        }
+        let m = self.get_or_create(&d.name, d.span);
+        self.entries[m].declared = Some((size, lru));
+        Ok(())
     }
 
     pub fn name(&self, map: usize) -> &str {
@@ -154,7 +184,11 @@ impl MapTable {
                 }
             };
             let keys = e.keys.map(|(k, _)| k).unwrap_or_default();
-            out.push(MapInfo { name: e.name, keys, value, span: e.first });
+            let (max_entries, lru) = match e.declared {
+                Some((n, lru)) => (Some(n), lru),
+                None => (None, false),
+            };
+            out.push(MapInfo { name: e.name, keys, value, span: e.first, max_entries, lru });
         }
         out
     }

@@ -5,9 +5,11 @@
 mod check;
 mod config;
 mod expr;
+mod flow;
 mod maps;
 mod signal;
 mod sizes;
+mod params;
 mod stmt;
 pub mod tir;
 mod tuple;

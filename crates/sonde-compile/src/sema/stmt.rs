@@ -1,6 +1,6 @@
 //! Typing statements: assignments, aggregations, output calls, control flow.
 
-use super::check::{Checker, Var};
+use super::check::Checker;
 use super::tir::{AggFunc, EventDef, EventKind, MapValue, TExpr, TExprKind, TStmt, TStmtKind};
 use crate::types::Type;
 use sonde_output::printf::{self, Piece};
@@ -15,10 +15,10 @@ impl Checker<'_> {
     }
 
     fn block(&mut self, b: &Block) -> Vec<TStmt> {
-        b.stmts.iter().filter_map(|s| self.stmt(s)).collect()
+        self.scoped(b)
     }
 
-    fn stmt(&mut self, s: &Stmt) -> Option<TStmt> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> Option<TStmt> {
         let span = s.span;
         let kind = match &s.kind {
             StmtKind::Expr(e) => return self.call_stmt(e),
@@ -70,6 +70,16 @@ impl Checker<'_> {
                     return None;
                 }
             },
+            StmtKind::Let { name, ty, value } => {
+                self.let_stmt(name, ty.as_ref(), value.as_ref(), span)?
+            }
+            StmtKind::While { cond, body } => self.while_stmt(cond, body),
+            StmtKind::For { var, iter, body } => self.for_stmt(var, iter, body, span)?,
+            StmtKind::Unroll { count, body } => self.unroll(count, body)?,
+            StmtKind::Break | StmtKind::Continue => self.jump(s)?,
+            StmtKind::Seq(b) => {
+                TStmtKind::Seq(b.stmts.iter().filter_map(|s| self.stmt(s)).collect())
+            }
             StmtKind::Block(b) => {
                 let stmts = self.block(b);
                 TStmtKind::If {
@@ -93,7 +103,12 @@ impl Checker<'_> {
                     ));
                     return None;
                 }
-                let var = match self.vars.iter().position(|x| &x.name == name) {
+                let var = match self.var_index(name) {
+                    Some(i) if self.vars[i].ty == Type::Void => {
+                        // `let $x;` learns its type here.
+                        self.vars[i].ty = v.ty.clone();
+                        i
+                    }
                     Some(i) => {
                         if !self.vars[i].ty.compatible(&v.ty) {
                             let msg = format!(
@@ -103,20 +118,22 @@ impl Checker<'_> {
                             self.error(Diagnostic::error(value.span, msg));
                             return None;
                         }
+                        // A longer string widens the variable (pass 2 starts at the widest).
                         if let (Type::Str(a), Type::Str(b)) = (&self.vars[i].ty, &v.ty) {
                             if b > a {
-                                let msg = format!(
-                                    "`${}` holds a string of {} bytes, cannot assign one of {}",
-                                    name, a, b
-                                );
-                                self.error(Diagnostic::error(value.span, msg));
+                                self.vars[i].ty = Type::Str(*b);
                             }
                         }
                         i
                     }
                     None => {
-                        self.vars.push(Var { name: name.clone(), ty: v.ty.clone() });
-                        self.vars.len() - 1
+                        let outer = self.scopes.len();
+                        // A variable assigned without `let` belongs to the whole probe.
+                        let saved = std::mem::take(&mut self.scopes);
+                        let i = self.declare(name, v.ty.clone());
+                        self.scopes = saved;
+                        debug_assert_eq!(outer, self.scopes.len());
+                        i
                     }
                 };
                 Some(TStmtKind::SetVar { var, value: v })
@@ -444,7 +461,7 @@ fn is_one(e: &Expr) -> bool {
 }
 
 /// A constant integer, allowing a leading minus.
-fn constant(e: &Expr) -> Option<i64> {
+pub(super) fn constant(e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(v) => Some(*v as i64),
         ExprKind::Unary { op: sonde_syntax::ast::UnOp::Neg, expr } => constant(expr).map(|v| -v),

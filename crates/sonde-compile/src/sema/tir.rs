@@ -187,6 +187,20 @@ pub enum TStmtKind {
     Return,
     /// bpftrace's `signal(SIG)`: send the signal to the current process (needs `--unsafe`).
     Signal(TExpr),
+    /// `let $x;`: the variable's slot zeroed.
+    ZeroVar {
+        var: usize,
+    },
+    /// `while (cond) { body }`; `step` runs after the body and on `continue` (a `for`'s `$i++`).
+    Loop {
+        cond: TExpr,
+        body: Vec<TStmt>,
+        step: Vec<TStmt>,
+    },
+    Break,
+    Continue,
+    /// Statements in order (a `for`'s set-up and loop, `unroll`'s copies).
+    Seq(Vec<TStmt>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,6 +260,9 @@ pub struct MapInfo {
     pub keys: Vec<Type>,
     pub value: MapValue,
     pub span: Span,
+    /// Declared with `let @m = KIND(N)`: its size, and whether it is an LRU map.
+    pub max_entries: Option<u32>,
+    pub lru: bool,
 }
 
 impl MapInfo {

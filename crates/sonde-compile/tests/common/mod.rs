@@ -33,6 +33,11 @@ impl Env for FixtureEnv {
         Some(4)
     }
 
+    /// One module is loaded in the fixture kernel.
+    fn kernel_module_loaded(&self, name: &str) -> Option<bool> {
+        Some(name == "ext4")
+    }
+
     fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
         FIXTURE_SYMBOLS.iter().find(|(n, _)| *n == name).map(|&(_, a)| a)
     }

@@ -76,7 +76,7 @@ impl<'a> Parser<'a> {
         Ok(Expr { kind, span: name.span.to(close.span) })
     }
 
-    fn type_name(&mut self) -> PResult<TypeName> {
+    pub(super) fn type_name(&mut self) -> PResult<TypeName> {
         let mut words: Vec<&str> = Vec::new();
         let mut span: Option<Span> = None;
         while let Some(w) = self.peek_word() {

@@ -101,7 +101,12 @@ impl Parser<'_> {
         let mut e = self.primary()?;
         let mut d = depth(&e);
         loop {
-            match self.peek().kind {
+            let kind = self.peek().kind.clone();
+            // `a..b` is a `for` loop's range, never a member.
+            if kind == TokenKind::Dot && self.lex.clone().next_token().kind == TokenKind::Dot {
+                return Ok(e);
+            }
+            match kind {
                 TokenKind::Dot | TokenKind::Arrow => {
                     let t = self.bump();
                     let arrow = t.kind == TokenKind::Arrow;
@@ -139,6 +144,7 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
+        let in_predicate = self.in_predicate;
         match self.peek().kind {
             TokenKind::Int(_)
             | TokenKind::Str(_)
@@ -146,6 +152,8 @@ impl Parser<'_> {
             | TokenKind::Var
             | TokenKind::At
             | TokenKind::LParen => {}
+            // A block expression's statements would have nowhere to run in a predicate.
+            TokenKind::LBrace if !in_predicate => return self.block_expr(),
             _ => return self.missing("an expression"),
         }
         let t = self.bump();
@@ -163,10 +171,12 @@ impl Parser<'_> {
                 }
                 return Ok(Expr { kind: ExprKind::Str(s), span });
             }
-            TokenKind::Var => {
-                ExprKind::Var(self.text_of(t.span).get(1..).unwrap_or("").to_string())
-            }
+            TokenKind::Var => ExprKind::Var(self.var_name(&t)),
             TokenKind::At => return self.map(&t),
+            TokenKind::Ident if self.user_macro_use(&t) => match self.expand_user(&t) {
+                Some(e) => return e,
+                None => ExprKind::Ident(self.text_of(t.span).to_string()),
+            },
             TokenKind::Ident if self.macro_use(&t) => match self.expand(&t) {
                 Some(e) => return e,
                 None => ExprKind::Ident(self.text_of(t.span).to_string()),
@@ -209,7 +219,7 @@ impl Parser<'_> {
             keys = k;
             span = span.to(close.span);
         }
-        let name = self.text_of(name.span).to_string();
+        let name = self.map_name(name);
         Ok(Expr { kind: ExprKind::Map { name, keys }, span })
     }
 

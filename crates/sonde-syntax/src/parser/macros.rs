@@ -56,6 +56,7 @@ impl Parser<'_> {
         }
         let mut sub = Parser::new(&m.body);
         sub.macros = self.macros.clone();
+        sub.user_macros = self.user_macros.clone();
         sub.macro_args = args;
         sub.expanding = self.expanding.clone();
         sub.expanding.push(word.clone());

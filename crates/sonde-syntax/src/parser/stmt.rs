@@ -103,7 +103,7 @@ impl Parser<'_> {
 
     /// Skips the rest of a broken statement: past its `;`, or past the block it ends with (a
     /// broken `if (...) { ... }`), or up to the `}` closing the enclosing block.
-    fn recover_stmt(&mut self) {
+    pub(super) fn recover_stmt(&mut self) {
         let mut depth = 0usize;
         loop {
             match self.peek_kind() {
@@ -127,6 +127,19 @@ impl Parser<'_> {
 
     /// One statement without its `;`, and whether it ended with a block (so needs no `;`).
     pub(super) fn stmt(&mut self) -> PResult<(Stmt, bool)> {
+        let outer = (std::mem::take(&mut self.pending), self.expansion.take());
+        let r = self.stmt_inner();
+        match r {
+            Ok((s, b)) => Ok((self.with_pending(s, outer)?, b)),
+            Err(()) => {
+                self.pending = outer.0;
+                self.expansion = outer.1;
+                Err(())
+            }
+        }
+    }
+
+    fn stmt_inner(&mut self) -> PResult<(Stmt, bool)> {
         self.nested(|p| {
             if p.peek().kind == TokenKind::LBrace {
                 let b = p.block()?;
@@ -141,6 +154,9 @@ impl Parser<'_> {
             }
             if p.at_word("delete") {
                 return p.delete_stmt();
+            }
+            if let Some(r) = p.flow_stmt() {
+                return r;
             }
             if p.at_word("else") {
                 let t = p.bump();
@@ -310,6 +326,15 @@ impl Parser<'_> {
 
     fn check_target(&mut self, e: &Expr) -> PResult<()> {
         let d = match &e.kind {
+            ExprKind::Var(v)
+                if v == "#" || (!v.is_empty() && v.bytes().all(|c| c.is_ascii_digit())) =>
+            {
+                Diagnostic::error(
+                    e.span,
+                    format!("cannot assign to the positional parameter `${}`", v),
+                )
+                .with_help("positional parameters are the program's arguments, read only")
+            }
             ExprKind::Map { .. } | ExprKind::Var(_) => return Ok(()),
             ExprKind::Ident(name) => {
                 Diagnostic::error(e.span, format!("cannot assign to `{}`", name))

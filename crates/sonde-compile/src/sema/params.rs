@@ -1,0 +1,76 @@
+//! bpftrace's positional parameters: `$1`..`$N` are the words after the program, an integer
+//! where the word is one and a string otherwise; `str($N)` is always the text, and `$#` is how
+//! many there are. A missing one is 0 (or "" in `str()`).
+
+use super::check::Checker;
+use super::tir::{TExpr, TExprKind};
+use crate::types::Type;
+use sonde_syntax::ast::{Expr, ExprKind, Span};
+
+/// `Some(n)` for `$n`, `Some(0)` for `$#`; `None` for a variable's name.
+fn param_number(name: &str) -> Option<usize> {
+    if name == "#" {
+        return Some(0);
+    }
+    if name.is_empty() || !name.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    name.parse().ok().filter(|&n| n > 0)
+}
+
+impl Checker<'_> {
+    /// `$1` or `$#` as a constant; `None` when `name` is a variable.
+    pub(super) fn positional(&mut self, name: &str, span: Span) -> Option<TExpr> {
+        let n = param_number(name)?;
+        let value = if n == 0 {
+            self.opts.params.len() as i64
+        } else {
+            match self.opts.params.get(n - 1).map(|p| (parse_int(p), p)) {
+                None => 0,
+                Some((Some(v), _)) => v,
+                Some((None, text)) => {
+                    let text = text.clone().into_bytes();
+                    let ty = Type::Str(text.len() + 1);
+                    return Some(TExpr { kind: TExprKind::Str(text), ty, span });
+                }
+            }
+        };
+        Some(TExpr { kind: TExprKind::Int(value as u64), ty: Type::S64, span })
+    }
+
+    /// `str($N)`: the parameter's text as a string constant.
+    pub(super) fn positional_str(&mut self, arg: &Expr, span: Span) -> Option<TExpr> {
+        let ExprKind::Var(name) = &arg.kind else { return None };
+        let n = param_number(name).filter(|&n| n > 0)?;
+        let text = self.opts.params.get(n - 1).cloned().unwrap_or_default().into_bytes();
+        let ty = Type::Str(text.len() + 1);
+        Some(TExpr { kind: TExprKind::Str(text), ty, span })
+    }
+}
+
+/// Decimal, `0x` hexadecimal or a leading `-`, as bpftrace reads a parameter.
+fn parse_int(s: &str) -> Option<i64> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s),
+    };
+    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(h) => i64::from_str_radix(h, 16).ok()?,
+        None => digits.parse::<i64>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parameters_read_as_bpftrace_reads_them() {
+        assert_eq!(super::parse_int("42"), Some(42));
+        assert_eq!(super::parse_int("-7"), Some(-7));
+        assert_eq!(super::parse_int("0x10"), Some(16));
+        assert_eq!(super::parse_int("ten"), None);
+        assert_eq!(super::param_number("#"), Some(0));
+        assert_eq!(super::param_number("3"), Some(3));
+        assert_eq!(super::param_number("x"), None);
+    }
+}
