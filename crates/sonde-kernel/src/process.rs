@@ -1,7 +1,7 @@
 //! Watching a process exit (`-p PID`: tracing stops with the traced process, as bpftrace's does).
 
 use crate::sys;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
 pub struct PidWatch {
     pid: u32,
@@ -12,6 +12,11 @@ pub struct PidWatch {
 impl PidWatch {
     pub fn new(pid: u32) -> PidWatch {
         PidWatch { pid, pidfd: sys::pidfd_open(pid).ok() }
+    }
+
+    /// The pidfd, readable once the process has exited (none before Linux 5.3).
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.pidfd.as_ref().map(|fd| fd.as_fd())
     }
 
     pub fn exited(&self) -> bool {
