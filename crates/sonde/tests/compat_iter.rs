@@ -22,3 +22,22 @@ fn typed_syscall_pointers_run() {
     assert_eq!(o.int("@sec"), 1, "{}", o.describe());
     assert_eq!(o.int("@nsec"), 250_000_000, "{}", o.describe());
 }
+
+#[test]
+fn map_iteration_runs() {
+    require_tracepoints!();
+    let cmd = wl(&["comm", "wl_mapfor", "getppid", "7"]);
+    let o = sonde(&["-c", &cmd, &script("map_for.bt")]);
+    o.assert_ok();
+    // begin sums the values 1 + 4 + 9 through a variable the body updates.
+    assert!(o.stdout.contains("sum=14\n"), "{}", o.describe());
+    // Each of the 7 calls visits the 3 elements once: aggregations and variables in the body.
+    for k in 1..=3 {
+        assert!(o.stdout.contains(&format!("@visits[{}]: 7\n", k)), "{}", o.describe());
+    }
+    assert_eq!(o.int("@twos"), 7, "{}", o.describe());
+    assert_eq!(o.int("@seen"), 3, "{}", o.describe());
+    // end: a two-key map's key as a tuple; `return` in the body leaves the probe.
+    assert!(o.stdout.contains("wl_mapfor getppid 7\nfound 2\n"), "{}", o.describe());
+    assert!(!o.stdout.contains("not reached"), "{}", o.describe());
+}

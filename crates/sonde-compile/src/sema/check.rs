@@ -199,6 +199,9 @@ pub(super) struct Checker<'a> {
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     pub uses_stacks: bool,
+    /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
+    /// the statement being checked.
+    pub map_for: usize,
 }
 
 impl<'a> Checker<'a> {
@@ -223,6 +226,7 @@ impl<'a> Checker<'a> {
             events: Vec::new(),
             diags: Vec::new(),
             uses_stacks: false,
+            map_for: 0,
         }
     }
 

@@ -187,6 +187,7 @@ impl Checker<'_> {
             "cpid" => self.child_pid(span),
             "retval" => self.context(ContextName::Retval, span),
             "regs" => self.context(ContextName::Regs, span),
+            "stack" | "kstack" | "ustack" if self.refused_in_map_for(span) => self.poisoned(span),
             "stack" | "kstack" => {
                 self.uses_stacks = true;
                 b(Builtin::KStack, Type::Stack { user: false })
@@ -573,6 +574,9 @@ impl Checker<'_> {
     fn context(&mut self, name: ContextName, span: Span) -> TExpr {
         // No site: its spec failed to expand and was reported already.
         if self.sites.is_empty() && matches!(name, ContextName::Arg(_) | ContextName::Retval) {
+            return self.poisoned(span);
+        }
+        if self.refused_in_map_for(span) {
             return self.poisoned(span);
         }
         let cx = Cx { env: self.env, opts: self.opts, span };

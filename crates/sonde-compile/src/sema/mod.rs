@@ -6,6 +6,7 @@ mod check;
 mod config;
 mod expr;
 mod flow;
+mod map_for;
 mod maps;
 mod params;
 mod signal;
