@@ -41,3 +41,17 @@ fn map_iteration_runs() {
     assert!(o.stdout.contains("wl_mapfor getppid 7\nfound 2\n"), "{}", o.describe());
     assert!(!o.stdout.contains("not reached"), "{}", o.describe());
 }
+
+#[test]
+fn script_types_run() {
+    require_tracepoints!();
+    let cmd = wl(&["comm", "wl_structs", "sleep", "1250"]);
+    let o = sonde(&["-c", &cmd, &script("script_types.bt")]);
+    o.assert_ok();
+    // The workload's timespec through the script's `struct ts *`; enum constants divide.
+    assert!(o.stdout.contains("sec=1 ms=250 us=250000\n"), "{}", o.describe());
+    // C's layout: struct wrap is int@0, char[3]@4, pointer@8, short@16, 24 bytes in all.
+    assert!(o.stdout.contains("@sizes: (16, 24, 8)\n"), "{}", o.describe());
+    // Enumerators count on from the last value, negative ones too.
+    assert!(o.stdout.contains("@units: (1, 60, 61, -2, -1)\n"), "{}", o.describe());
+}

@@ -30,7 +30,7 @@ pub fn parse_typed(
         for f in def.fields.iter_mut().filter(|f| f.name == field) {
             if let Type::Ptr { to: old, .. } = &mut f.ty {
                 if **old == Type::Void {
-                    *old = Box::new(to.clone());
+                    **old = to.clone();
                 }
             }
         }

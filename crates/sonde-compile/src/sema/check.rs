@@ -67,6 +67,11 @@ pub fn check(
         return Err(diags);
     }
 
+    let types = std::rc::Rc::new(super::script_types::ScriptTypes::build(
+        &program.types,
+        env.btf().ok(),
+        &mut diags,
+    ));
     let mut maps = MapTable::default();
     for d in &program.map_decls {
         if let Err(e) = maps.declare(d) {
@@ -80,6 +85,7 @@ pub fn check(
     let mut hints = Vec::new();
     for (index, sites) in &groups {
         let mut cx = Checker::new(env, opts, &mut maps, true, sites);
+        cx.types = types.clone();
         cx.probe(&program.probes[*index]);
         hints.push(cx.string_sizes());
     }
@@ -90,6 +96,7 @@ pub fn check(
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
+        cx.types = types.clone();
         cx.str_hints = str_hints;
         cx.events = std::mem::take(&mut events);
         let (predicate, body) = cx.probe(probe);
@@ -202,6 +209,8 @@ pub(super) struct Checker<'a> {
     /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
     /// the statement being checked.
     pub map_for: usize,
+    /// The script's own `struct` and `enum` definitions.
+    pub types: std::rc::Rc<super::script_types::ScriptTypes>,
 }
 
 impl<'a> Checker<'a> {
@@ -227,6 +236,7 @@ impl<'a> Checker<'a> {
             diags: Vec::new(),
             uses_stacks: false,
             map_for: 0,
+            types: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@ mod flow;
 mod map_for;
 mod maps;
 mod params;
+mod script_types;
 mod signal;
 mod sizes;
 mod stmt;
