@@ -55,3 +55,24 @@ fn script_types_run() {
     // Enumerators count on from the last value, negative ones too.
     assert!(o.stdout.contains("@units: (1, 60, 61, -2, -1)\n"), "{}", o.describe());
 }
+
+#[test]
+fn positional_parameters_in_probe_specs_run() {
+    require_tracepoints!();
+    let cmd = wl(&["comm", "wl_pspec", "getppid", "7"]);
+    let path = script("probe_params.bt");
+    let o = sonde(&["-c", &cmd, &path, "wl_pspec", "getppid"]);
+    o.assert_ok();
+    // `tracepoint:syscalls:sys_enter_$2` is sys_enter_getppid: the workload's 7 calls.
+    assert_eq!(o.int("@calls"), 7, "{}", o.describe());
+    // str($1 + K): "wl_pspec" from byte 3, from byte 7, and empty at its end.
+    assert!(o.stdout.contains("pspec|c|\n"), "{}", o.describe());
+    // Without the second parameter the spec cannot be completed: refused before anything loads.
+    let o = sonde(&["-e", &path, "wl_pspec"]);
+    assert!(!o.status.success(), "{}", o.describe());
+    assert!(
+        o.stderr.contains("the probe spec uses `$2`, but 1 positional parameter was given"),
+        "{}",
+        o.describe()
+    );
+}

@@ -23,7 +23,14 @@ pub fn check(
         let mut sites = Vec::new();
         for spec in &probe.specs {
             let mut notes = Vec::new();
-            let expanded = provider::expand(&spec.provider, &spec.definition, env, &mut notes);
+            let definition = match super::spec_params::substitute(&spec.definition, &opts.params) {
+                Ok(d) => d,
+                Err(msg) => {
+                    diags.push(Diagnostic::error(spec.span, msg));
+                    continue;
+                }
+            };
+            let expanded = provider::expand(&spec.provider, &definition, env, &mut notes);
             warnings.extend(notes.into_iter().map(|n| Diagnostic::warning(spec.span, n)));
             match expanded {
                 Ok(s) => sites.extend(s),

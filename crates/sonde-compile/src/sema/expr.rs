@@ -713,6 +713,9 @@ impl Checker<'_> {
         }
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
+            "str" if args.len() == 1 && super::spec_params::is_param_plus_const(&args[0]) => {
+                self.positional_str_offset(&args[0], span)
+            }
             "str" if args.len() == 1 && self.positional_str(&args[0], span).is_some() => {
                 self.positional_str(&args[0], span).unwrap_or_else(|| self.poisoned(span))
             }

@@ -12,6 +12,7 @@ mod params;
 mod script_types;
 mod signal;
 mod sizes;
+mod spec_params;
 mod stmt;
 pub mod tir;
 mod tuple;
