@@ -57,3 +57,13 @@ fn map_iteration_parses() {
     };
     assert_eq!(var, "kv");
 }
+
+#[test]
+fn two_loop_variables_say_what_to_write() {
+    let text = "BEGIN { for ($k, $v : @m) { } }";
+    let d = sonde_syntax::parse(text).unwrap_err();
+    assert_eq!(d.len(), 1, "{}", common::render_all(text, &d));
+    assert_eq!(d[0].message, "a `for` loop takes one variable");
+    let help = common::render_all(text, &d);
+    assert!(help.contains("write `for ($k : @map)`: `$k.0` is the key, `$k.1` the value"), "{}", help);
+}
