@@ -65,5 +65,9 @@ fn two_loop_variables_say_what_to_write() {
     assert_eq!(d.len(), 1, "{}", common::render_all(text, &d));
     assert_eq!(d[0].message, "a `for` loop takes one variable");
     let help = common::render_all(text, &d);
-    assert!(help.contains("write `for ($k : @map)`: `$k.0` is the key, `$k.1` the value"), "{}", help);
+    assert!(
+        help.contains("write `for ($k : @map)`: `$k.0` is the key, `$k.1` the value"),
+        "{}",
+        help
+    );
 }
