@@ -82,6 +82,7 @@ impl Lower<'_> {
                 }
             }
             TStmtKind::Seq(stmts) => self.block(stmts),
+            TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
         }
     }
 

@@ -201,6 +201,13 @@ pub enum TStmtKind {
     Continue,
     /// Statements in order (a `for`'s set-up and loop, `unroll`'s copies).
     Seq(Vec<TStmt>),
+    /// bpftrace's `for ($kv : @map) { body }`: `body` runs for each element with `$kv` (variable
+    /// `var`) the tuple (key, value), in a callback of `bpf_for_each_map_elem` (see lower/map_for.rs).
+    MapFor {
+        map: usize,
+        var: usize,
+        body: Vec<TStmt>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
