@@ -57,8 +57,9 @@ struct TraceArgs {
     /// Only calls that took at least this many milliseconds.
     #[arg(long, value_name = "MS")]
     duration: Option<f64>,
-    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, each call in
-    /// one line (perf trace's layout, the default, prints a call another line interrupts as
+    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, a call of
+    /// one thread that another's interrupts as `[pid N] NAME(args <unfinished ...>` and later
+    /// `[pid N] <... NAME resumed>) = RESULT` (perf trace's layout, the default:
     /// `NAME(args) ...` and later `... [continued]: NAME()) = RESULT`).
     #[arg(long)]
     strace: bool,
@@ -260,8 +261,15 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         collector: Collector::new(&compiled, &maps),
         symbols: Symbolizer::new(None),
         table: &table,
-        // perf trace's `...`/`[continued]` only where every exit of an entry seen is printed.
-        calls: InFlight::new(layout == Layout::Perf && !a.failure && a.duration.is_none()),
+        // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
+        // where every exit of an entry seen is printed.
+        calls: if a.json || a.failure || a.duration.is_some() {
+            InFlight::new(false)
+        } else if layout == Layout::Strace {
+            InFlight::strace()
+        } else {
+            InFlight::new(true)
+        },
         names: match layout {
             Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
             _ => ProcNames::new(true, true, false),
