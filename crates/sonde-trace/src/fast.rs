@@ -2,17 +2,18 @@
 //! (`sonde-bpf`) and loaded by the same loader: the compiled summary's `sys_enter`/`sys_exit`
 //! programs are replaced by these, which do what the language cannot say in one statement.
 //!
-//! One hash, (tid, syscall) -> [`Row`], and one lookup in it at each end of a call:
-//! - entry: the row's start time set in place (the row created on a thread's first call of
-//!   that syscall);
-//! - exit: the syscall number read from the registers (`orig_ax`), the row looked up, its start
-//!   taken and cleared, and calls, total, min, max and the sum of squares updated in place;
-//!   failures also count (tid, syscall, errno).
+//! - entry: the start time and the syscall number in this CPU's slot (a per-CPU array, no
+//!   hashing), with the tid that owns them;
+//! - `sched_switch`: a task switched out during a call (a blocking read) moves its slot to a
+//!   hash by tid first, so a slot always belongs to the task running on its CPU;
+//! - exit: the slot taken (or the moved one), then ONE lookup of (tid, syscall) whose
+//!   [`Row`] holds calls, total, min, max and the sum of squares, all updated in place; failures
+//!   also count by (tid, syscall, errno).
 //!
-//! The language's version looks up a start slot at both ends and makes a lookup per
-//! aggregation (six at each exit). The map is a plain hash rather than a per-CPU one: every key
-//! holds the tid, and a thread runs on one CPU at a time, so only that thread ever writes its
-//! rows. The predicate (targets, `-u`, `-C`, the syscall set) is the one [`Plan::program`]
+//! The language's version looks a start slot up by tid at both ends and makes a lookup per
+//! aggregation (six at each exit). The rows are a plain hash rather than a per-CPU one: every
+//! key holds the tid, and a thread runs on one CPU at a time, so only that thread ever writes
+//! its rows. The predicate (targets, `-u`, `-C`, the syscall set) is the one [`Plan::program`]
 //! writes, built the same way.
 
 use crate::program::{Plan, Targets, INLINE_SET_MAX, SQUARE_UNIT_NS};
@@ -28,11 +29,12 @@ pub const MAP_CALLS: &str = "calls";
 pub const MAP_ERRS: &str = "errnos";
 /// Entries of each: (thread, syscall) pairs.
 pub const ENTRIES: u32 = 16384;
-/// `rt_sigreturn` restores the registers and sets `orig_ax` to -1: its exit is counted as it.
-const RT_SIGRETURN: i32 = libc::SYS_rt_sigreturn as i32;
+/// A call in progress per CPU: {tid, syscall, start ns}.
+pub const MAP_SLOT: &str = "slot";
+/// The slot of a task switched out during a call, by tid: {start ns, syscall}.
+pub const MAP_MOVED: &str = "moved";
 
-/// One (tid, syscall)'s numbers as the programs keep them, six u64s; `start` is the entry time
-/// of the call in progress (0: none).
+/// One (tid, syscall)'s numbers as the exit program keeps them, five u64s.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Row {
     pub calls: u64,
@@ -40,24 +42,16 @@ pub struct Row {
     pub min_ns: u64,
     pub max_ns: u64,
     pub squares: u64,
-    pub start: u64,
 }
 
-const ROW_BYTES: i16 = 48;
+const ROW_BYTES: i16 = 40;
 
 impl Row {
     pub fn decode(b: &[u8]) -> Option<Row> {
         let u = |i: usize| {
             b.get(8 * i..8 * i + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap_or_default()))
         };
-        Some(Row {
-            calls: u(0)?,
-            total_ns: u(1)?,
-            min_ns: u(2)?,
-            max_ns: u(3)?,
-            squares: u(4)?,
-            start: u(5)?,
-        })
+        Some(Row { calls: u(0)?, total_ns: u(1)?, min_ns: u(2)?, max_ns: u(3)?, squares: u(4)? })
     }
 }
 
@@ -71,6 +65,8 @@ pub fn decode_key(b: &[u8]) -> Vec<u64> {
 pub struct FastMaps {
     pub calls: usize,
     pub errs: usize,
+    pub slot: usize,
+    pub moved: usize,
 }
 
 /// Does the hand-built pair apply to this plan? The summary on raw tracepoints, with a syscall
@@ -79,11 +75,10 @@ pub fn applies(plan: &Plan) -> bool {
     plan.raw_btf() && (plan.selection.all || plan.selection.nrs.len() <= INLINE_SET_MAX)
 }
 
-/// Replace the compiled `rawtracepoint:sys_enter`/`sys_exit` programs of `plan`'s summary by
-/// the hand-built ones; None (and `c` unchanged) when the plan or the program does not fit.
-/// `orig_ax` is the byte offset of the syscall number in `struct pt_regs` (from the kernel's
-/// BTF), read at exit through the tracepoint's typed `regs` argument.
-pub fn rewrite(c: &mut Compiled, plan: &Plan, orig_ax: i16) -> Option<FastMaps> {
+/// Replace the compiled `rawtracepoint:sys_enter`/`sys_exit`/`sched_switch` programs of
+/// `plan`'s summary by the hand-built ones; None (and `c` unchanged) when the plan or the
+/// program does not fit.
+pub fn rewrite(c: &mut Compiled, plan: &Plan) -> Option<FastMaps> {
     if !applies(plan) {
         return None;
     }
@@ -93,7 +88,7 @@ pub fn rewrite(c: &mut Compiled, plan: &Plan, orig_ax: i16) -> Option<FastMaps> 
                 && matches!(&p.sites[0].point, AttachPoint::RawTracepoint { name: n, .. } if n == name)
         })
     };
-    let (enter, exit) = (raw("sys_enter")?, raw("sys_exit")?);
+    let (enter, exit, switch) = (raw("sys_enter")?, raw("sys_exit")?, raw("sched_switch")?);
     let tr = match (&plan.targets, plan.follow) {
         (Targets::Pids(_), true) => {
             let i = c.user_maps.iter().position(|m| m.name.trim_start_matches('@') == "tr")?;
@@ -103,7 +98,7 @@ pub fn rewrite(c: &mut Compiled, plan: &Plan, orig_ax: i16) -> Option<FastMaps> 
         _ => None,
     };
     let base = c.maps.len();
-    let maps = FastMaps { calls: base, errs: base + 1 };
+    let maps = FastMaps { calls: base, errs: base + 1, slot: base + 2, moved: base + 3 };
     let hash = |name: &str, key_size: u32, value_size: u32| MapDef {
         name: name.into(),
         kind: MapKind::Hash,
@@ -113,14 +108,27 @@ pub fn rewrite(c: &mut Compiled, plan: &Plan, orig_ax: i16) -> Option<FastMaps> 
     };
     c.maps.push(hash(MAP_CALLS, 16, ROW_BYTES as u32));
     c.maps.push(hash(MAP_ERRS, 24, 8));
+    c.maps.push(MapDef {
+        name: MAP_SLOT.into(),
+        kind: MapKind::PerCpuArray,
+        key_size: 4,
+        value_size: 24,
+        max_entries: 1,
+    });
+    c.maps.push(hash(MAP_MOVED, 8, 16));
     let mut a = Asm::default();
     enter_program(&mut a, plan, tr, &maps);
     let p = &mut c.programs[enter];
     (p.insns, p.relocs) = a.finish();
     p.spans = vec![Default::default(); p.insns.len()];
     let mut a = Asm::default();
-    exit_program(&mut a, plan, tr, &maps, orig_ax);
+    exit_program(&mut a, plan, tr, &maps);
     let p = &mut c.programs[exit];
+    (p.insns, p.relocs) = a.finish();
+    p.spans = vec![Default::default(); p.insns.len()];
+    let mut a = Asm::default();
+    switch_program(&mut a, &maps);
+    let p = &mut c.programs[switch];
     (p.insns, p.relocs) = a.finish();
     p.spans = vec![Default::default(); p.insns.len()];
     // The language version's maps (start times, the aggregations) are no longer read or
@@ -279,14 +287,14 @@ fn epilogue(a: &mut Asm, out: Label) {
     a.emit(Insn::exit());
 }
 
-/// The row's key, (tid, id in r7), at fp-32.
-fn row_key(a: &mut Asm) {
-    a.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, -8));
-    a.emit(Insn::store(Size::DW, Reg::FP, -32, Reg::R1));
-    a.emit(Insn::store(Size::DW, Reg::FP, -24, Reg::R7));
+/// r0 = this CPU's slot, or to `out`.
+fn slot(a: &mut Asm, m: &FastMaps, out: Label) {
+    a.emit(Insn::store_imm(Size::W, Reg::FP, -16, 0));
+    a.lookup(m.slot, -16);
+    a.jmp_imm(Cond::Eq, Reg::R0, 0, out);
 }
 
-/// `sys_enter(regs, id)`: calls[tid, id].start = now, for a selected id.
+/// `sys_enter(regs, id)`: this CPU's slot = {tid, id, now}, for a selected id that returns.
 fn enter_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps) {
     let out = a.label();
     prologue(a, plan, tr, out);
@@ -300,62 +308,89 @@ fn enter_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMap
         a.ja(out);
         a.bind(ok);
     }
-    row_key(a);
-    let insert = a.label();
-    a.lookup(m.calls, -32);
-    a.jmp_imm(Cond::Eq, Reg::R0, 0, insert);
+    // exit and exit_group never return (strace -c does not count them either).
+    a.jmp_imm(Cond::Eq, Reg::R7, libc::SYS_exit as i32, out);
+    a.jmp_imm(Cond::Eq, Reg::R7, libc::SYS_exit_group as i32, out);
+    slot(a, m, out);
     a.emit(Insn::mov64_reg(Reg::R6, Reg::R0));
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, -8));
+    a.emit(Insn::store(Size::DW, Reg::R6, 0, Reg::R1));
+    a.emit(Insn::store(Size::DW, Reg::R6, 8, Reg::R7));
     // The clock last, so the entry's own work is not in the call's time.
     a.call(h::KTIME_GET_NS);
-    a.emit(Insn::store(Size::DW, Reg::R6, 40, Reg::R0));
-    a.ja(out);
-    // The thread's first call of this syscall: a row of zeros but the start.
-    a.bind(insert);
-    for off in (-80..-40).step_by(8) {
-        a.emit(Insn::store_imm(Size::DW, Reg::FP, off, 0));
-    }
-    a.call(h::KTIME_GET_NS);
-    a.emit(Insn::store(Size::DW, Reg::FP, -40, Reg::R0));
-    a.update(m.calls, -32, -80);
+    a.emit(Insn::store(Size::DW, Reg::R6, 16, Reg::R0));
     epilogue(a, out);
 }
 
-/// `sys_exit(regs, ret)`: the row's start taken (and cleared), the row updated in place.
-fn exit_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps, orig_ax: i16) {
+/// `sched_switch`, run by the task switched out: a call of its in progress in this CPU's slot
+/// moves to `moved[tid]`, so the slot is free for the next task and the call still found.
+fn switch_program(a: &mut Asm, m: &FastMaps) {
+    let out = a.label();
+    a.map_value(Reg::R1, CONTROL_MAP, 0);
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R1, 0));
+    a.jmp_imm(Cond::Ne, Reg::R1, 0, out);
+    slot(a, m, out);
+    a.emit(Insn::mov64_reg(Reg::R6, Reg::R0));
+    a.emit(Insn::load(Size::DW, Reg::R7, Reg::R6, 16));
+    a.jmp_imm(Cond::Eq, Reg::R7, 0, out);
+    a.call(h::GET_CURRENT_PID_TGID);
+    a.emit(Insn::alu64_imm(Alu::Lsh, Reg::R0, 32));
+    a.emit(Insn::alu64_imm(Alu::Rsh, Reg::R0, 32));
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 0));
+    a.jmp_reg(Cond::Ne, Reg::R0, Reg::R1, out);
+    a.emit(Insn::store(Size::DW, Reg::FP, -8, Reg::R0));
+    a.emit(Insn::store(Size::DW, Reg::FP, -32, Reg::R7));
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 8));
+    a.emit(Insn::store(Size::DW, Reg::FP, -24, Reg::R1));
+    a.emit(Insn::store_imm(Size::DW, Reg::R6, 16, 0));
+    a.update(m.moved, -8, -32);
+    epilogue(a, out);
+}
+
+/// `sys_exit(regs, ret)`: the call's start taken (and cleared), its row updated in place.
+fn exit_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps) {
     let out = a.label();
     prologue(a, plan, tr, out);
-    // r7 = regs->orig_ax (a typed pointer: the verifier makes the load a checked one)
-    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R9, 0));
-    a.emit(Insn::load(Size::DW, Reg::R7, Reg::R1, orig_ax));
-    let known = a.label();
-    a.jmp_imm(Cond::Ne, Reg::R7, -1, known);
-    a.emit(Insn::mov64_imm(Reg::R7, RT_SIGRETURN));
-    a.bind(known);
-    row_key(a);
-    a.lookup(m.calls, -32);
-    // No row: an unselected syscall, or none of its entries seen.
+    // r7 = start, r8 = id: from this CPU's slot when it is this thread's, else as moved.
+    let (moved, have) = (a.label(), a.label());
+    slot(a, m, out);
+    a.emit(Insn::load(Size::DW, Reg::R7, Reg::R0, 16));
+    a.jmp_imm(Cond::Eq, Reg::R7, 0, moved);
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
+    a.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, -8));
+    a.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, moved);
+    a.emit(Insn::load(Size::DW, Reg::R8, Reg::R0, 8));
+    a.emit(Insn::store_imm(Size::DW, Reg::R0, 16, 0));
+    a.ja(have);
+    a.bind(moved);
+    a.lookup(m.moved, -8);
+    // No entry seen (tracing began during this call).
     a.jmp_imm(Cond::Eq, Reg::R0, 0, out);
-    a.emit(Insn::mov64_reg(Reg::R6, Reg::R0));
-    a.emit(Insn::load(Size::DW, Reg::R7, Reg::R6, 40));
-    // No entry since the last exit (tracing began during this call).
+    a.emit(Insn::load(Size::DW, Reg::R7, Reg::R0, 0));
     a.jmp_imm(Cond::Eq, Reg::R7, 0, out);
-    a.emit(Insn::store_imm(Size::DW, Reg::R6, 40, 0));
+    a.emit(Insn::load(Size::DW, Reg::R8, Reg::R0, 8));
+    a.emit(Insn::store_imm(Size::DW, Reg::R0, 0, 0));
+    a.bind(have);
     a.call(h::KTIME_GET_NS);
     a.emit(Insn::alu64_reg(Alu::Sub, Reg::R0, Reg::R7));
     a.emit(Insn::mov64_reg(Reg::R7, Reg::R0));
-    // r6 = row, r7 = duration. min: the first call's, else the smaller.
-    let (set_min, no_min, no_max) = (a.label(), a.label(), a.label());
-    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 0));
-    a.jmp_imm(Cond::Eq, Reg::R1, 0, set_min);
-    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 16));
-    a.jmp_reg(Cond::Ge, Reg::R7, Reg::R1, no_min);
-    a.bind(set_min);
-    a.emit(Insn::store(Size::DW, Reg::R6, 16, Reg::R7));
-    a.bind(no_min);
+    // r7 = duration, r8 = id; the row's key (tid, id) at fp-32.
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, -8));
+    a.emit(Insn::store(Size::DW, Reg::FP, -32, Reg::R1));
+    a.emit(Insn::store(Size::DW, Reg::FP, -24, Reg::R8));
+    let (insert, errs) = (a.label(), a.label());
+    a.lookup(m.calls, -32);
+    a.jmp_imm(Cond::Eq, Reg::R0, 0, insert);
+    a.emit(Insn::mov64_reg(Reg::R6, Reg::R0));
+    let (no_min, no_max) = (a.label(), a.label());
     a.inc(Reg::R6, 0);
     a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 8));
     a.emit(Insn::alu64_reg(Alu::Add, Reg::R1, Reg::R7));
     a.emit(Insn::store(Size::DW, Reg::R6, 8, Reg::R1));
+    a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 16));
+    a.jmp_reg(Cond::Ge, Reg::R7, Reg::R1, no_min);
+    a.emit(Insn::store(Size::DW, Reg::R6, 16, Reg::R7));
+    a.bind(no_min);
     a.emit(Insn::load(Size::DW, Reg::R1, Reg::R6, 24));
     a.jmp_reg(Cond::Le, Reg::R7, Reg::R1, no_max);
     a.emit(Insn::store(Size::DW, Reg::R6, 24, Reg::R7));
@@ -364,6 +399,17 @@ fn exit_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps
     a.emit(Insn::load(Size::DW, Reg::R2, Reg::R6, 32));
     a.emit(Insn::alu64_reg(Alu::Add, Reg::R2, Reg::R1));
     a.emit(Insn::store(Size::DW, Reg::R6, 32, Reg::R2));
+    a.ja(errs);
+    // The thread's first call of this syscall: {1, d, d, d, d²}.
+    a.bind(insert);
+    a.emit(Insn::store_imm(Size::DW, Reg::FP, -72, 1));
+    a.emit(Insn::store(Size::DW, Reg::FP, -64, Reg::R7));
+    a.emit(Insn::store(Size::DW, Reg::FP, -56, Reg::R7));
+    a.emit(Insn::store(Size::DW, Reg::FP, -48, Reg::R7));
+    square(a);
+    a.emit(Insn::store(Size::DW, Reg::FP, -40, Reg::R1));
+    a.update(m.calls, -32, -72);
+    a.bind(errs);
     // Failed: errnos[tid, id, -ret] += 1 (the key's first two slots are the row's).
     a.emit(Insn::load(Size::DW, Reg::R6, Reg::R9, 8));
     a.jmp_imm(Cond::Sge, Reg::R6, 0, out);

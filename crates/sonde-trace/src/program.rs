@@ -232,6 +232,10 @@ impl Plan<'_> {
             let id = "arg0->orig_ax";
             let set = self.set(p, id);
             self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1");
+            if crate::fast::applies(self) {
+                // The site of the hand-built pair's third program (see `fast`).
+                let _ = writeln!(p, "rawtracepoint:sched_switch {{ }}");
+            }
             return;
         }
         let set = self.set(p, "args->id");

@@ -227,10 +227,9 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     opts.string_size = if a.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
     let mut compiled = sonde_compile::compile(&source.text, &env, &opts)
         .map_err(|d| compile_failure(d, &source, &plan))?;
-    // The summary's entry and exit on the raw tracepoints: one lookup each, built by hand.
+    // The summary on the raw tracepoints: one hash lookup per call, built by hand.
     let fast = match a.summary || a.with_summary {
-        true => orig_ax_offset(&env)
-            .and_then(|off| sonde_trace::fast::rewrite(&mut compiled, &summary_plan, off)),
+        true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
         false => None,
     };
     let maps = crate::load::create_maps(&compiled)?;
@@ -405,14 +404,6 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
         return Failure::Compile(mine, file);
     }
     Failure::Compile(diags, source.clone())
-}
-
-/// The byte offset of the syscall number in `struct pt_regs`, from the kernel's BTF.
-fn orig_ax_offset(env: &HostEnv) -> Option<i16> {
-    let btf = sonde_compile::Env::btf(env).ok()?;
-    let regs = btf.find_named(sonde_btf::NamedKind::Struct, "pt_regs")?;
-    let m = btf.member(regs, "orig_ax")?;
-    i16::try_from(m.bit_offset / 8).ok()
 }
 
 /// The hand-built summary's maps (see `sonde_trace::fast`), and the names of exited threads.

@@ -36,7 +36,7 @@ fn compiled() -> Compiled {
             map("control", MapKind::Array),
             map("st", MapKind::Hash),
         ],
-        programs: vec![prog("sys_enter"), prog("sys_exit")],
+        programs: vec![prog("sys_enter"), prog("sys_exit"), prog("sched_switch")],
         events: Vec::new(),
         user_maps: Vec::new(),
         stack_map: None,
@@ -89,21 +89,31 @@ fn the_summary_pair_looks_one_row_up_at_each_end() {
     let t = SyscallTable::load(&fixtures()).unwrap();
     let sel = Selection::everything(&t);
     let mut c = compiled();
-    let m = rewrite(&mut c, &summary(&t, &sel), 120).unwrap();
-    assert_eq!((m.calls, m.errs), (4, 5));
+    let m = rewrite(&mut c, &summary(&t, &sel)).unwrap();
+    assert_eq!((m.calls, m.errs, m.slot, m.moved), (4, 5, 6, 7));
     assert_eq!(c.maps[m.calls].key_size, 16);
-    assert_eq!(c.maps[m.calls].value_size, 48);
+    assert_eq!(c.maps[m.calls].value_size, 40);
     assert_eq!(c.maps[m.errs].key_size, 24);
+    assert_eq!(c.maps[m.slot].kind, MapKind::PerCpuArray);
     // The language's own start map is left unused: one entry.
     assert_eq!(c.maps[3].max_entries, 1);
-    let (enter, exit) = (&c.programs[0], &c.programs[1]);
-    well_formed(enter, c.maps.len());
-    well_formed(exit, c.maps.len());
-    // Entry: the row (inserted on a thread's first call). Exit: the row, then the errno's.
+    let (enter, exit, switch) = (&c.programs[0], &c.programs[1], &c.programs[2]);
+    for p in [enter, exit, switch] {
+        well_formed(p, c.maps.len());
+    }
+    let uses = |p: &ProgramDef, map: usize| p.relocs.iter().filter(|r| r.1 == map).count();
+    // Entry: this CPU's slot only, no hash.
     assert_eq!(calls(enter, "bpf_map_lookup_elem"), 1);
-    assert_eq!(calls(exit, "bpf_map_lookup_elem"), 2);
-    assert_eq!(calls(enter, "bpf_ktime_get_ns"), 2, "one on each path");
+    assert_eq!((uses(enter, m.slot), uses(enter, m.calls), uses(enter, m.moved)), (1, 0, 0));
+    assert_eq!(calls(enter, "bpf_ktime_get_ns"), 1);
+    // Exit: the slot (or the moved one), the row, the errno's.
+    assert_eq!(uses(exit, m.slot), 1);
+    assert_eq!(uses(exit, m.moved), 1);
+    assert_eq!(uses(exit, m.calls), 2, "looked up, inserted when missing");
     assert_eq!(calls(exit, "bpf_ktime_get_ns"), 1);
+    // A switch moves the slot of the task leaving.
+    assert_eq!((uses(switch, m.slot), uses(switch, m.moved)), (1, 1));
+    assert_eq!(calls(switch, "bpf_map_update_elem"), 1);
     // The targets, -u and -C, at both ends.
     for p in [enter, exit] {
         let text = sonde_bpf::disasm(&p.insns).join("\n");
@@ -112,10 +122,9 @@ fn the_summary_pair_looks_one_row_up_at_each_end() {
         assert!(text.contains("if r0 != 0x3e8 goto"), "-u 1000: {text}");
         assert!(text.contains("if r0 == 0x3 goto"), "-C 0,3: {text}");
     }
-    // orig_ax at 120, and rt_sigreturn's -1 counted as it.
-    let text = sonde_bpf::disasm(&exit.insns).join("\n");
-    assert!(text.contains("r7 = *(u64 *)(r1 +120)"), "{text}");
-    assert!(text.contains(&format!("r7 = {}", libc::SYS_rt_sigreturn)), "{text}");
+    // exit and exit_group never return: no slot.
+    let text = sonde_bpf::disasm(&enter.insns).join("\n");
+    assert!(text.contains(&format!("if r7 == {:#x} goto", libc::SYS_exit_group)), "{text}");
 }
 
 #[test]
@@ -124,16 +133,16 @@ fn only_raw_summaries_with_an_inline_set_are_rewritten() {
     let sel = Selection::everything(&t);
     let mut c = compiled();
     let lines = Plan { mode: Mode::Lines, ..summary(&t, &sel) };
-    assert!(rewrite(&mut c, &lines, 120).is_none());
+    assert!(rewrite(&mut c, &lines).is_none());
     let filtered = Plan { filter: Some("uid == 0".into()), ..summary(&t, &sel) };
-    assert!(rewrite(&mut c, &filtered, 120).is_none());
+    assert!(rewrite(&mut c, &filtered).is_none());
     let perf = Plan { raw_tracepoints: false, ..summary(&t, &sel) };
-    assert!(rewrite(&mut c, &perf, 120).is_none());
+    assert!(rewrite(&mut c, &perf).is_none());
     assert_eq!(c.maps.len(), 4, "nothing added");
-    // A few syscalls: compared inline at entry, where the row is made.
+    // A few syscalls: compared inline at entry, where the slot is written.
     let few = Selection::parse("getpid,openat", &t).unwrap();
     let few_plan = summary(&t, &few);
-    assert!(rewrite(&mut c, &few_plan, 120).is_some());
+    assert!(rewrite(&mut c, &few_plan).is_some());
     let text = sonde_bpf::disasm(&c.programs[0].insns).join("\n");
     for nr in &few.nrs {
         assert!(text.contains(&format!("if r7 == {nr:#x} goto")), "{nr}: {text}");
