@@ -31,7 +31,7 @@ pub const MAP_ERRS: &str = "errnos";
 pub const ENTRIES: u32 = 16384;
 /// A call in progress per CPU: {tid, syscall, start ns}.
 pub const MAP_SLOT: &str = "slot";
-/// The slot of a task switched out during a call, by tid: {start ns, syscall}.
+/// The slot of a task switched out during a call, by tid: {start ns, syscall}, until its exit.
 pub const MAP_MOVED: &str = "moved";
 
 /// One (tid, syscall)'s numbers as the exit program keeps them, five u64s.
@@ -369,7 +369,10 @@ fn exit_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps
     a.emit(Insn::load(Size::DW, Reg::R7, Reg::R0, 0));
     a.jmp_imm(Cond::Eq, Reg::R7, 0, out);
     a.emit(Insn::load(Size::DW, Reg::R8, Reg::R0, 8));
-    a.emit(Insn::store_imm(Size::DW, Reg::R0, 0, 0));
+    // Deleted once used: the hash holds only the calls of tasks switched out mid-call.
+    a.map_fd(Reg::R1, m.moved);
+    a.stack_ptr(Reg::R2, -8);
+    a.call(h::MAP_DELETE_ELEM);
     a.bind(have);
     a.call(h::KTIME_GET_NS);
     a.emit(Insn::alu64_reg(Alu::Sub, Reg::R0, Reg::R7));

@@ -108,7 +108,7 @@ fn the_summary_pair_looks_one_row_up_at_each_end() {
     assert_eq!(calls(enter, "bpf_ktime_get_ns"), 1);
     // Exit: the slot (or the moved one), the row, the errno's.
     assert_eq!(uses(exit, m.slot), 1);
-    assert_eq!(uses(exit, m.moved), 1);
+    assert_eq!(uses(exit, m.moved), 2, "looked up, deleted once used");
     assert_eq!(uses(exit, m.calls), 2, "looked up, inserted when missing");
     assert_eq!(calls(exit, "bpf_ktime_get_ns"), 1);
     // A switch moves the slot of the task leaving.
