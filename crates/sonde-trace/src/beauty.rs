@@ -7,6 +7,8 @@
 pub enum Kind {
     Int,
     Hex,
+    /// A number strace prints in hex, 0 as `0` (prctl's arg2..arg5 where it has no decoder).
+    HexNum,
     /// A file descriptor: shown with its path when known (`3</etc/hostname>`).
     Fd,
     /// A `pid_t` argument: shown with the task's comm when known (`1234 (sleep)`).
@@ -66,6 +68,7 @@ pub fn kind(syscall: &str, arg: &str, is_pointer: bool) -> Kind {
         ("socket" | "socketpair", "type") => Kind::SockType,
         ("fcntl", "cmd") => Kind::FcntlCmd,
         ("prctl", "option") => Kind::PrctlOption,
+        ("prctl", "arg2" | "arg3" | "arg4" | "arg5") => Kind::HexNum,
         ("clone", "clone_flags") => Kind::CloneFlags,
         (_, "addr" | "start" | "brk" | "uaddr" | "uaddr2") => Kind::Hex,
         _ => Kind::Int,
@@ -79,7 +82,8 @@ pub fn format(kind: Kind, raw: u64, signed: bool, bytes: u8) -> String {
     match kind {
         Kind::Int | Kind::Fd | Kind::Pid => v.to_string(),
         Kind::Hex if raw == 0 => "NULL".into(),
-        Kind::Hex => format!("{:#x}", raw),
+        Kind::HexNum if raw == 0 => "0".into(),
+        Kind::Hex | Kind::HexNum => format!("{:#x}", raw),
         Kind::Dirfd if i == libc::AT_FDCWD => "AT_FDCWD".into(),
         Kind::Dirfd => i.to_string(),
         Kind::OpenFlags => open_flags(raw as u32),

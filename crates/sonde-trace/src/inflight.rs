@@ -3,8 +3,13 @@
 //! A call whose exit comes before any other line is printed whole, at its exit. When the line of
 //! a call that started later is printed first (another thread's short call during a blocking
 //! read), the earlier call's entry is printed at that point with ` ...` and its exit later as
-//! `... [continued]: NAME()) = RESULT`, as perf trace does. Without interleaving (strace's layout,
-//! JSON, `--failure`/`--duration`, whose exits may be dropped) every call is printed whole.
+//! `... [continued]: NAME()) = RESULT`, as perf trace does. Without interleaving (JSON,
+//! `--failure`/`--duration`, whose exits may be dropped) every call is printed whole.
+//!
+//! strace's layout interleaves as `strace -f` does, by time: a call is split as soon as anything
+//! of another task (an entry, an exit, an event) happens between its entry and its exit, and then
+//! printed as `NAME(args <unfinished ...>` and later `<... NAME resumed>) = RESULT`
+//! ([`InFlight::strace`]).
 
 use crate::line::{Call, Entry};
 use std::collections::HashMap;
@@ -33,13 +38,22 @@ struct Open {
 #[derive(Debug, Default)]
 pub struct InFlight {
     open: HashMap<u32, Open>,
+    /// Counts entries, exits and events: the order in which they happened.
     seq: u64,
     interleave: bool,
+    /// strace's rule: anything after a call's entry splits it.
+    by_time: bool,
 }
 
 impl InFlight {
     pub fn new(interleave: bool) -> InFlight {
         InFlight { interleave, ..InFlight::default() }
+    }
+
+    /// strace -f's interleaving: a call is printed whole only when nothing of another task
+    /// happened between its entry and its exit.
+    pub fn strace() -> InFlight {
+        InFlight { interleave: true, by_time: true, ..InFlight::default() }
     }
 
     /// A call begins. A call of the same thread still open lost its exit (or was filtered out):
@@ -52,6 +66,7 @@ impl InFlight {
     /// A call that never returns begins: printed now, after the calls it interrupts.
     pub fn no_return(&mut self, entry: Entry) -> Vec<Piece> {
         self.open.remove(&entry.tid);
+        self.seq += 1;
         let mut out = self.interrupt(u64::MAX);
         out.push(Piece::NoReturn(entry));
         out
@@ -72,11 +87,21 @@ impl InFlight {
     /// A call ends: what to print now (nothing when its entry was not seen or was another
     /// syscall's).
     pub fn exit(&mut self, tid: u32, nr: u32, exit_ns: u64, ret: i64) -> Vec<Piece> {
-        let Some(o) = self.open.remove(&tid) else { return Vec::new() };
+        let Some(o) = self.open.get(&tid) else { return Vec::new() };
         if o.entry.nr != nr {
+            self.open.remove(&tid);
             return Vec::new();
         }
-        let mut out = self.interrupt(o.seq);
+        let seq = o.seq;
+        // Something happened since this call's entry (strace's rule splits it then).
+        let later = self.seq > seq;
+        self.seq += 1;
+        let mut out = match self.by_time && later {
+            // Every call still open, this one among them, in the order they began.
+            true => self.interrupt(u64::MAX),
+            false => self.interrupt(seq),
+        };
+        let Some(o) = self.open.remove(&tid) else { return out };
         let call = Call { entry: o.entry, exit_ns, ret };
         out.push(if o.shown { Piece::Continued(call) } else { Piece::Whole(call) });
         out
@@ -85,6 +110,7 @@ impl InFlight {
     /// A line that is not a call (an event) is about to print: every call still open is
     /// interrupted by it.
     pub fn event(&mut self) -> Vec<Piece> {
+        self.seq += 1;
         self.interrupt(u64::MAX)
     }
 

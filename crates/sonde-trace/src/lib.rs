@@ -7,6 +7,7 @@
 pub mod beauty;
 pub mod errno;
 pub mod events;
+pub mod fast;
 pub mod fds;
 pub mod inflight;
 pub mod line;

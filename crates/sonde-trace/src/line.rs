@@ -181,15 +181,43 @@ impl Call {
     /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, with
     /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
     pub fn strace_line(&self, sc: Option<&Syscall>, main_tid: u32, names: &dyn Names) -> String {
-        let e = &self.entry;
-        let name = self.name(sc);
+        let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
+        format!("{prefix}{name}({}) = {}", self.strace_args(sc, names), self.result(sc, names))
+    }
+
+    /// strace's two parts of a call another task's line interrupted (`strace -f`): its entry,
+    /// `[pid N] futex(0x..., FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>` (every argument is
+    /// decoded at entry, so all of them are here), or with `resumed` its end,
+    /// `[pid N] <... futex resumed>) = 0`.
+    pub fn strace_split_line(
+        &self,
+        sc: Option<&Syscall>,
+        main_tid: u32,
+        names: &dyn Names,
+        resumed: bool,
+    ) -> String {
+        let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
+        match resumed {
+            true => format!("{prefix}<... {name} resumed>) = {}", self.result(sc, names)),
+            false => format!("{prefix}{name}({} <unfinished ...>", self.strace_args(sc, names)),
+        }
+    }
+
+    /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
+    fn strace_prefix(&self, main_tid: u32) -> String {
+        match self.entry.tid == main_tid {
+            true => String::new(),
+            false => format!("[pid {:>5}] ", self.entry.tid),
+        }
+    }
+
+    fn strace_args(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
         let mut args: Vec<String> = self.args(sc, names).into_iter().map(|a| a.text).collect();
-        if sc.is_some_and(|s| mode_unused(&s.name, &e.args)) {
+        if sc.is_some_and(|s| mode_unused(&s.name, &self.entry.args)) {
             // strace prints open's mode only when the call creates a file.
             args.pop();
         }
-        let prefix = if e.tid != main_tid { format!("[pid {:>5}] ", e.tid) } else { String::new() };
-        format!("{prefix}{name}({}) = {}", args.join(", "), self.result(sc, names))
+        args.join(", ")
     }
 
     /// One JSON object: time, duration, pid, tid, comm, syscall, args (raw and decoded), return

@@ -34,7 +34,7 @@ pub const MAP_NAMES: &str = "names";
 /// then never run a program); more use `raw_syscalls` with the set in the predicate.
 pub const PER_SYSCALL_MAX: usize = 8;
 /// Sets larger than this are looked up in a map filled by BEGIN instead of compared one by one.
-const INLINE_SET_MAX: usize = 24;
+pub(crate) const INLINE_SET_MAX: usize = 24;
 
 /// Bytes of an event's string field copied (comms are 16; a record stays on the BPF stack).
 pub const EVENT_STRING_BYTES: usize = 64;
@@ -202,7 +202,7 @@ impl Plan<'_> {
     /// Summaries of every syscall (or a large set) without a filter: the BTF-typed raw
     /// tracepoints, whose arguments are `(struct pt_regs *regs, long id)` at entry and
     /// `(struct pt_regs *regs, long ret)` at exit (unnamed in 5.10's BTF: hence `argN`).
-    fn raw_btf(&self) -> bool {
+    pub(crate) fn raw_btf(&self) -> bool {
         self.raw_tracepoints && self.mode == Mode::Summary && self.filter.is_none()
     }
 
@@ -232,6 +232,10 @@ impl Plan<'_> {
             let id = "arg0->orig_ax";
             let set = self.set(p, id);
             self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1");
+            if crate::fast::applies(self) {
+                // The site of the hand-built pair's third program (see `fast`).
+                let _ = writeln!(p, "rawtracepoint:sched_switch {{ }}");
+            }
             return;
         }
         let set = self.set(p, "args->id");

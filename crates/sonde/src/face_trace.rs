@@ -57,8 +57,9 @@ struct TraceArgs {
     /// Only calls that took at least this many milliseconds.
     #[arg(long, value_name = "MS")]
     duration: Option<f64>,
-    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, each call in
-    /// one line (perf trace's layout, the default, prints a call another line interrupts as
+    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, a call of
+    /// one thread that another's interrupts as `[pid N] NAME(args <unfinished ...>` and later
+    /// `[pid N] <... NAME resumed>) = RESULT` (perf trace's layout, the default:
     /// `NAME(args) ...` and later `... [continued]: NAME()) = RESULT`).
     #[arg(long)]
     strace: bool,
@@ -216,15 +217,21 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     }
     // -S: the lines from one program, the summary from a second, both filtered alike.
     let mut texts = vec![plan.program()];
+    let summary_plan = Plan { mode: Mode::Summary, ..plan.clone() };
     if a.with_summary {
-        texts.push(Plan { mode: Mode::Summary, ..plan.clone() }.program());
+        texts.push(summary_plan.program());
     }
     let source = SourceFile { name: "<sonde trace>".into(), text: texts.join("") };
     let mut opts = Options::new();
     // A filter's own str() shares the BPF stack with the record's path: it gets less room.
     opts.string_size = if a.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
-    let compiled = sonde_compile::compile(&source.text, &env, &opts)
+    let mut compiled = sonde_compile::compile(&source.text, &env, &opts)
         .map_err(|d| compile_failure(d, &source, &plan))?;
+    // The summary on the raw tracepoints: one hash lookup per call, built by hand.
+    let fast = match a.summary || a.with_summary {
+        true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
+        false => None,
+    };
     let maps = crate::load::create_maps(&compiled)?;
     let programs = crate::load::load_programs(&compiled, &maps, &source)?;
     let mut links: Vec<Link> = Vec::new();
@@ -253,8 +260,15 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         collector: Collector::new(&compiled, &maps),
         symbols: Symbolizer::new(None),
         table: &table,
-        // perf trace's `...`/`[continued]` only where every exit of an entry seen is printed.
-        calls: InFlight::new(layout == Layout::Perf && !a.failure && a.duration.is_none()),
+        // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
+        // where every exit of an entry seen is printed.
+        calls: if a.json || a.failure || a.duration.is_some() {
+            InFlight::new(false)
+        } else if layout == Layout::Strace {
+            InFlight::strace()
+        } else {
+            InFlight::new(true)
+        },
         names: match layout {
             Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
             _ => ProcNames::new(true, true, false),
@@ -306,7 +320,11 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         .map_err(Failure::kernel)?;
     lines.drain(&compiled, &mut ring)?;
     if a.summary || a.with_summary {
-        let s = read_summary(&compiled, &lines.collector, &mut lines.symbols)?;
+        let mut s = match fast {
+            Some(f) => read_fast_summary(&maps, f)?,
+            None => read_summary(&compiled, &lines.collector, &mut lines.symbols)?,
+        };
+        read_names(&compiled, &lines.collector, &mut lines.symbols, &mut s)?;
         if a.json {
             for row in s.json(&table) {
                 let _ = writeln!(lines.out, "{row}");
@@ -388,6 +406,36 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
     Failure::Compile(diags, source.clone())
 }
 
+/// The hand-built summary's maps (see `sonde_trace::fast`), and the names of exited threads.
+fn read_fast_summary(
+    maps: &[sonde_kernel::map::Map],
+    f: sonde_trace::fast::FastMaps,
+) -> Result<Summary, Failure> {
+    use sonde_trace::fast::{decode_key, Row};
+    let mut s = Summary::default();
+    let calls = &maps[f.calls];
+    for k in calls.keys().map_err(Failure::kernel)? {
+        let (Some(v), key) = (calls.lookup(&k).map_err(Failure::kernel)?, decode_key(&k)) else {
+            continue;
+        };
+        // A row whose calls never returned (exit_group) counts nothing, as in strace -c.
+        let Some(r) = Row::decode(&v).filter(|r| r.calls > 0) else { continue };
+        let st = s.rows.entry((key[0] as u32, key[1] as u32)).or_default();
+        (st.calls, st.total_ns, st.min_ns, st.max_ns, st.squares) =
+            (r.calls, r.total_ns, r.min_ns, r.max_ns, r.squares);
+    }
+    let errs = &maps[f.errs];
+    for k in errs.keys().map_err(Failure::kernel)? {
+        let Some(v) = errs.lookup(&k).map_err(Failure::kernel)? else { continue };
+        let key = decode_key(&k);
+        let n = v.get(..8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or_default()));
+        if let Some(st) = s.rows.get_mut(&(key[0] as u32, key[1] as u32)) {
+            st.errnos.insert(key[2] as i32, n);
+        }
+    }
+    Ok(s)
+}
+
 /// The summary maps, merged across CPUs.
 fn read_summary(
     compiled: &sonde_compile::Compiled,
@@ -432,7 +480,26 @@ fn read_summary(
     each(tp::MAP_ERRNO, &mut |st, k, v| {
         st.errnos.insert(int(&k[2]) as i32, v);
     })?;
-    if let Some(MapEntries::Values(rows)) = read(tp::MAP_NAMES)? {
+    Ok(s)
+}
+
+/// Names of the summary's threads: those that exited from the program's map, the others from
+/// /proc.
+fn read_names(
+    compiled: &sonde_compile::Compiled,
+    collector: &Collector,
+    sym: &mut Symbolizer,
+    s: &mut Summary,
+) -> Result<(), Failure> {
+    let int = |v: &Value| match v {
+        Value::Int { v, .. } => *v,
+        _ => 0,
+    };
+    let names =
+        compiled.user_maps.iter().position(|m| m.name.trim_start_matches('@') == tp::MAP_NAMES);
+    if let Some(MapEntries::Values(rows)) =
+        names.map(|i| collector.map(i, sym)).transpose().map_err(Failure::kernel)?
+    {
         for (k, v) in rows {
             if let Value::Str(b) = v {
                 s.names.insert(int(&k[0]) as u32, String::from_utf8_lossy(until_nul(&b)).into());
@@ -446,5 +513,5 @@ fn read_summary(
             s.names.entry(tid).or_insert_with(|| c.trim_end().to_string());
         }
     }
-    Ok(s)
+    Ok(())
 }

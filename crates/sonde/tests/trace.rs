@@ -83,25 +83,93 @@ fn summary_counts_are_the_workloads_and_strace_cs() {
     assert!(openat[1] >= 3, "{}", out.describe());
     assert!(out.lines().iter().all(|l| !l.contains("getpid()")), "-s prints no lines");
     if strace_installed() {
-        let file = temp_path("strace_c");
-        Command::new("strace")
-            .args(["-f", "-c", "-e", "trace=getpid,openat", "-o"])
-            .arg(&file)
-            .arg(workload())
-            .args(["getpid", "100", "openat", "3", "/nonexistent_sonde"])
-            .status()
-            .unwrap();
-        let text = std::fs::read_to_string(&file).unwrap();
-        let _ = std::fs::remove_file(&file);
-        // strace -c: `% time seconds usecs/call calls errors syscall`.
-        let calls = |name: &str| -> (u64, u64) {
-            let l = text.lines().find(|l| l.split_whitespace().last() == Some(name)).expect(name);
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let errors = if f.len() == 6 { f[4].parse().unwrap() } else { 0 };
-            (f[3].parse().unwrap(), errors)
-        };
-        assert_eq!(calls("getpid"), (100, 0));
-        assert_eq!(calls("openat"), (openat[0], openat[1]), "{text}\n{}", out.describe());
+        let wl = ["getpid", "100", "openat", "3", "/nonexistent_sonde"];
+        let theirs = strace_c(&wl, &["getpid", "openat"]);
+        assert_eq!(theirs[0], (100, 0));
+        assert_eq!(theirs[1], (openat[0], openat[1]), "{}", out.describe());
+    }
+}
+
+/// strace -c -f's (calls, errors) for each of `names`, for the workload run with `wl`.
+fn strace_c(wl: &[&str], names: &[&str]) -> Vec<(u64, u64)> {
+    let file = temp_path("strace_c");
+    Command::new("strace")
+        .args(["-f", "-c", "-o"])
+        .arg(&file)
+        .arg(workload())
+        .args(wl)
+        .status()
+        .unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    // `% time seconds usecs/call calls errors syscall`.
+    let calls = |name: &str| -> (u64, u64) {
+        let l = text.lines().find(|l| l.split_whitespace().last() == Some(name)).expect(name);
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let errors = if f.len() == 6 { f[4].parse().unwrap() } else { 0 };
+        (f[3].parse().unwrap(), errors)
+    };
+    names.iter().map(|n| calls(n)).collect()
+}
+
+/// `-s` over every syscall is the hand-built pair on the raw tracepoints (one row per thread and
+/// syscall, looked up once at each end of a call): the counts and errors are the workload's and
+/// strace -c's, each thread has its own rows, and a 60 ms nanosleep in a second thread is timed
+/// as one.
+#[test]
+fn summary_of_every_syscall_counts_each_thread_as_strace_c() {
+    if skip() {
+        return;
+    }
+    let wl = [
+        "comm",
+        "wl_sum",
+        "thread-sleep",
+        "60",
+        "getpid",
+        "100",
+        "openat",
+        "3",
+        "/nonexistent_sonde",
+        "gettid",
+        "7",
+    ];
+    let out = trace(&["-s", "--json"], &wl);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|o: &serde_json::Value| o["type"] == "summary")
+        .collect();
+    let find = |tid: Option<u64>, name: &str| {
+        rows.iter().find(|r| r["syscall"] == name && r["tid"].as_u64() == tid).cloned()
+    };
+    let n = |r: &serde_json::Value, k: &str| r[k].as_u64().unwrap();
+    let total =
+        |name: &str| find(None, name).unwrap_or_else(|| panic!("{name}: {}", out.describe()));
+    assert_eq!((n(&total("getpid"), "calls"), n(&total("getpid"), "errors")), (100, 0));
+    assert_eq!((n(&total("gettid"), "calls"), n(&total("gettid"), "errors")), (7, 0));
+    assert!(n(&total("openat"), "errors") >= 3, "{}", out.describe());
+    let sleep = total("nanosleep");
+    assert_eq!(n(&sleep, "calls"), 1);
+    let ms = n(&sleep, "total_ns") / 1_000_000;
+    assert!((60..2000).contains(&ms), "a 60 ms nanosleep took {ms} ms: {}", out.describe());
+    assert_eq!(n(&sleep, "min_ns"), n(&sleep, "max_ns"));
+    // Per thread: the sleeper's nanosleep and the main thread's getpids are apart.
+    let per = |name: &str| rows.iter().find(|r| r["syscall"] == name && r["tid"].is_u64()).unwrap();
+    let (main, sleeper) = (per("getpid")["tid"].as_u64(), per("nanosleep")["tid"].as_u64());
+    assert_ne!(main, sleeper, "{}", out.describe());
+    assert!(find(main, "nanosleep").is_none() && find(sleeper, "getpid").is_none());
+    let getpid = find(main, "getpid").unwrap();
+    assert_eq!(n(&getpid, "calls"), 100);
+    assert!(n(&getpid, "min_ns") <= n(&getpid, "max_ns"));
+    assert!(n(&getpid, "min_ns") * 100 <= n(&getpid, "total_ns"));
+    assert!(n(&getpid, "max_ns") * 100 >= n(&getpid, "total_ns"));
+    if strace_installed() {
+        let names = ["getpid", "gettid", "openat", "nanosleep"];
+        let ours: Vec<(u64, u64)> =
+            names.iter().map(|m| (n(&total(m), "calls"), n(&total(m), "errors"))).collect();
+        assert_eq!(ours, strace_c(&wl, &names), "{}", out.describe());
     }
 }
 

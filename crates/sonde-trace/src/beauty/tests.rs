@@ -27,6 +27,10 @@ fn memory_signals_and_commands() {
     assert_eq!(b("faccessat", "mode", 0), "F_OK");
     assert_eq!(b("faccessat", "mode", 6), "R_OK|W_OK");
     assert_eq!(b("prctl", "option", 15), "PR_SET_NAME");
+    // strace's generic prctl: the other arguments in hex.
+    assert_eq!(b("prctl", "arg2", 0x55e7_0000_1234), "0x55e700001234");
+    assert_eq!(b("prctl", "arg3", 0), "0");
+    assert_eq!(b("prctl", "arg5", 16), "0x10");
     assert_eq!(b("fcntl", "cmd", 1), "F_GETFD");
     assert_eq!(b("unlinkat", "flag", 0x200), "AT_REMOVEDIR");
     assert_eq!(

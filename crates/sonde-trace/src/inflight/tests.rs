@@ -79,3 +79,43 @@ fn calls_that_never_return_print_at_their_entry() {
         [Piece::NoReturn(entry(2, 231, 12))]
     );
 }
+
+#[test]
+fn strace_splits_a_call_when_anything_happens_before_its_exit() {
+    let mut f = InFlight::strace();
+    // Nothing in between: whole.
+    f.enter(entry(1, 0, 10));
+    assert_eq!(f.exit(1, 0, 11, 0), [Piece::Whole(call(1, 0, 10, 11))]);
+    // 1 enters, 2 enters, 1 exits, 2 exits (strace -f: `A( <unfinished ...>`, `B(
+    // <unfinished ...>`, `<... A resumed>`, `<... B resumed>`); perf's rule printed both whole.
+    f.enter(entry(1, 0, 20));
+    f.enter(entry(2, 39, 21));
+    assert_eq!(
+        f.exit(1, 0, 22, 0),
+        [
+            Piece::Interrupted(entry(1, 0, 20)),
+            Piece::Interrupted(entry(2, 39, 21)),
+            Piece::Continued(call(1, 0, 20, 22))
+        ]
+    );
+    assert_eq!(f.exit(2, 39, 23, 0), [Piece::Continued(call(2, 39, 21, 23))]);
+    // A call that began before another's short one: split by it; the short one is whole.
+    f.enter(entry(3, 35, 30));
+    f.enter(entry(2, 39, 31));
+    assert_eq!(
+        f.exit(2, 39, 32, 0),
+        [Piece::Interrupted(entry(3, 35, 30)), Piece::Whole(call(2, 39, 31, 32))]
+    );
+    // The main thread's futex begins, then the sleeper's exit splits it (the join of
+    // `thread-sleep`).
+    f.enter(entry(2, 202, 33));
+    assert_eq!(
+        f.exit(3, 35, 34, 0),
+        [Piece::Interrupted(entry(2, 202, 33)), Piece::Continued(call(3, 35, 30, 34))]
+    );
+    assert_eq!(f.exit(2, 202, 35, 0), [Piece::Continued(call(2, 202, 33, 35))]);
+    // An event splits too; an exit of another syscall than the entry prints nothing.
+    f.enter(entry(1, 0, 40));
+    assert_eq!(f.event(), [Piece::Interrupted(entry(1, 0, 40))]);
+    assert_eq!(f.exit(1, 3, 41, 0), []);
+}

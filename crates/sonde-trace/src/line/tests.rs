@@ -40,6 +40,19 @@ fn the_three_spellings() {
     let mut child = openat(3);
     child.entry.tid = 101;
     assert!(child.strace_line(sc, 100, &NoNames).starts_with("[pid   101] openat("));
+    // Split by another task's line, as strace -f prints it.
+    assert_eq!(
+        child.strace_split_line(sc, 100, &NoNames, false),
+        r#"[pid   101] openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC <unfinished ...>"#
+    );
+    assert_eq!(
+        child.strace_split_line(sc, 100, &NoNames, true),
+        "[pid   101] <... openat resumed>) = 3"
+    );
+    assert_eq!(
+        openat(-2).strace_split_line(sc, 100, &NoNames, true),
+        "<... openat resumed>) = -1 ENOENT (No such file or directory)"
+    );
 }
 
 #[test]

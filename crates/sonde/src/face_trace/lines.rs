@@ -133,7 +133,11 @@ impl Lines<'_> {
             Piece::Interrupted(entry) => {
                 // Only the entry is known: a call with no exit yet.
                 let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
-                call.perf_entry_line(self.table.get(entry.nr), start, names)
+                let sc = self.table.get(entry.nr);
+                match self.layout {
+                    Layout::Strace => call.strace_split_line(sc, self.main_tid, names, false),
+                    _ => call.perf_entry_line(sc, start, names),
+                }
             }
             Piece::NoReturn(entry) => {
                 let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
@@ -163,6 +167,9 @@ impl Lines<'_> {
                 }
                 let line = match (self.layout, &piece) {
                     (Layout::Json, _) => call.json(sc, names).to_string(),
+                    (Layout::Strace, Piece::Continued(_)) => {
+                        call.strace_split_line(sc, self.main_tid, names, true)
+                    }
                     (Layout::Strace, _) => call.strace_line(sc, self.main_tid, names),
                     (Layout::Perf, Piece::Continued(_)) => {
                         call.perf_continued_line(sc, start, names)
