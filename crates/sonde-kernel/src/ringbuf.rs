@@ -46,7 +46,7 @@ impl RingBuf {
         let producer = Mmap::new(fd.as_raw_fd(), page + 2 * size, page, false)
             .map_err(KernelError::sys("mmap(ringbuf producer pages)"))?;
         let epoll = sys::epoll_create().map_err(KernelError::sys("epoll_create1"))?;
-        sys::epoll_add(&epoll, fd.as_raw_fd()).map_err(KernelError::sys("epoll_ctl"))?;
+        sys::epoll_add(&epoll, fd.as_raw_fd(), false).map_err(KernelError::sys("epoll_ctl"))?;
         let pos = consumer.load_acquire_u64(0);
         Ok(RingBuf { consumer, producer, epoll, pos, mask: size as u64 - 1, page, _map: fd })
     }
@@ -58,10 +58,11 @@ impl RingBuf {
         Ok(())
     }
 
-    /// Also end [`RingBuf::poll`]'s wait when `fd` becomes readable: a pidfd, so a process's exit
-    /// wakes the reader at once (a SIGCHLD that lands just before the wait would not).
+    /// Also end [`RingBuf::poll`]'s wait, once, when `fd` becomes readable: a pidfd, so a
+    /// process's exit wakes the reader at once (a SIGCHLD that lands just before the wait would
+    /// not), and only once (the pidfd stays readable).
     pub fn wake_on(&self, fd: BorrowedFd<'_>) -> Result<()> {
-        sys::epoll_add(&self.epoll, fd.as_raw_fd()).map_err(KernelError::sys("epoll_ctl"))
+        sys::epoll_add(&self.epoll, fd.as_raw_fd(), true).map_err(KernelError::sys("epoll_ctl"))
     }
 
     /// Hand every committed record to `f`, oldest first, and free its space. Stops at the first record

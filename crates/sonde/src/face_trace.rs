@@ -29,7 +29,6 @@ use sonde_trace::select::Selection;
 use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
 use std::io::Write;
-use std::time::Duration;
 
 /// Trace system calls: strace's lines at perf trace's cost, filtered in the kernel.
 #[derive(Parser, Debug)]
@@ -287,11 +286,17 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         // process (whose maps name the user frames) may be exiting.
         let _ = lines.symbols.ksym(0);
     }
+    let watches: Vec<_> =
+        a.pids.iter().chain(&a.tids).map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
+    // The command's (or every -p process's) exit wakes the loop through its pidfd rather than at
+    // the next poll timeout.
+    let child_watch = child.as_ref().map(|c| sonde_kernel::process::PidWatch::new(c.pid()));
+    for fd in watches.iter().chain(&child_watch).filter_map(|w| w.fd()) {
+        ring.wake_on(fd).map_err(Failure::kernel)?;
+    }
     if let Some(c) = child.as_mut() {
         c.release();
     }
-    let watches: Vec<_> =
-        a.pids.iter().chain(&a.tids).map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
     // The children CMD started, still running (the program adds them at fork, drops them at exit).
     let followed = compiled.user_maps.iter().position(|m| m.name == "tr");
     let tasks_left = || -> bool {
@@ -306,10 +311,8 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         cmd_done = cmd_done || child.as_mut().is_some_and(HeldChild::poll_exit);
         let ended = (cmd_done && !tasks_left())
             || (!watches.is_empty() && watches.iter().all(|w| w.exited()));
-        if ended {
-            // Its last records may still be in flight.
-            std::thread::sleep(Duration::from_millis(POLL_MS as u64));
-        }
+        // No waiting for stragglers: a record is committed inside the call that makes it, before
+        // its task can exit (or leave the followed set), so the drain below reads the last ones.
         if ended || signals::stop_requested().is_some() || lines.full() {
             break;
         }

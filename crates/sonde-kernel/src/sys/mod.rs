@@ -187,8 +187,11 @@ pub(crate) fn epoll_create() -> Result<OwnedFd, Errno> {
     Ok(unsafe { OwnedFd::from_raw_fd(r) })
 }
 
-pub(crate) fn epoll_add(ep: &OwnedFd, fd: RawFd) -> Result<(), Errno> {
-    let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: fd as u64 };
+/// Watch `fd` for input on `ep`; `once`: wake a single time (EPOLLONESHOT), for an fd that stays
+/// readable afterwards (a pidfd).
+pub(crate) fn epoll_add(ep: &OwnedFd, fd: RawFd, once: bool) -> Result<(), Errno> {
+    let flags = if once { libc::EPOLLIN | libc::EPOLLONESHOT } else { libc::EPOLLIN };
+    let mut ev = libc::epoll_event { events: flags as u32, u64: fd as u64 };
     // SAFETY: ev is a valid epoll_event.
     let r = unsafe { libc::epoll_ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) };
     if r < 0 {
