@@ -147,6 +147,15 @@ impl Names<'_> {
             }
             TStmtKind::Return => "return".into(),
             TStmtKind::Signal(sig) => format!("signal({})", self.expr(sig)),
+            TStmtKind::Join { event, arr, user } => {
+                format!(
+                    "join{} event{}({})",
+                    if *user { "_user" } else { "" },
+                    event,
+                    self.expr(arr)
+                )
+            }
+            TStmtKind::Override(rc) => format!("override({})", self.expr(rc)),
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));
                 for t in then {

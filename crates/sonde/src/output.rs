@@ -4,7 +4,7 @@
 use crate::cli::Format;
 use crate::collect::Collector;
 use crate::error::Failure;
-use sonde_compile::tir::EventKind;
+use sonde_compile::tir::{EventKind, Sink};
 use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::map::Map;
@@ -28,6 +28,9 @@ pub struct Output<'a> {
     formats: Vec<Option<Vec<Piece>>>,
     /// `-u`: flush after every record, not once per ring-buffer drain.
     unbuffered: bool,
+    /// The program's text and file name, for the locations `warnf`/`errorf` print.
+    program: &'a str,
+    source_name: String,
 }
 
 /// The writer for `-f` (and `-o FILE.svg`): the one place that looks at the format.
@@ -47,7 +50,7 @@ impl<'a> Output<'a> {
     pub fn new(
         format: Format,
         flame: Option<&std::path::Path>,
-        program: &str,
+        program: &'a str,
         compiled: &'a Compiled,
         maps: &'a [Map],
         symbols: Symbolizer,
@@ -56,13 +59,30 @@ impl<'a> Output<'a> {
             .events
             .iter()
             .map(|e| match &e.kind {
-                EventKind::Printf { format } => printf::parse(format).ok(),
+                EventKind::Printf { format } | EventKind::Formatted { format, .. } => {
+                    printf::parse(format).ok()
+                }
                 _ => None,
             })
             .collect();
         let collector = Collector::new(compiled, maps);
         let writer = writer(format, flame, program);
-        Output { compiled, collector, symbols, writer, formats, unbuffered: false }
+        Output {
+            compiled,
+            collector,
+            symbols,
+            writer,
+            formats,
+            unbuffered: false,
+            program,
+            source_name: "<program>".into(),
+        }
+    }
+
+    /// The program's file name, for `warnf`/`errorf` locations.
+    pub fn source_name(mut self, name: &str) -> Self {
+        self.source_name = name.into();
+        self
     }
 
     /// ply's `-u`: every record reaches stdout as soon as it is written.
@@ -120,8 +140,43 @@ impl<'a> Output<'a> {
                     Err(e) => eprintln!("sonde: cat({}): {}", path, e),
                 }
             }
+            EventKind::Join { sep } => {
+                let mut line = crate::decode::join(&rec[8..], sep);
+                line.push(b'\n');
+                self.writer.printf(&line);
+            }
+            EventKind::Formatted { to, .. } => {
+                let text = match &self.formats[id] {
+                    Some(pieces) => printf::format(pieces, &values),
+                    None => Vec::new(),
+                };
+                self.formatted(*to, &text);
+            }
         }
         Action::Continue
+    }
+
+    /// `warnf`/`errorf` text to stderr after the call's location, as bpftrace prints them;
+    /// `system`'s command run by `sh -c`, its output printed.
+    fn formatted(&mut self, to: Sink, text: &[u8]) {
+        let text = String::from_utf8_lossy(text);
+        let (level, span) = match to {
+            Sink::Warning(span) => ("WARNING", span),
+            Sink::Error(span) => ("ERROR", span),
+            Sink::System => {
+                self.writer.flush();
+                match std::process::Command::new("sh").arg("-c").arg(&*text).output() {
+                    Ok(out) => self.writer.printf(&out.stdout),
+                    Err(e) => eprintln!("sonde: system(\"{}\"): {}", text, e),
+                }
+                return;
+            }
+        };
+        let (line, col) = sonde_syntax::line_col(self.program, span.lo);
+        let (_, end) = sonde_syntax::line_col(self.program, span.hi);
+        self.writer.flush();
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        eprintln!("{}:{}:{}-{}: {}: {}", self.source_name, line, col, end, level, text);
     }
 
     /// Events the ring buffer had no room for, summed over CPUs.

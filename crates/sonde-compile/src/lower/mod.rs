@@ -5,6 +5,8 @@
 mod branch;
 mod emit;
 mod expr;
+mod join;
+pub use join::{JOIN_ARGS, JOIN_ARG_SIZE};
 mod stmt;
 mod strings;
 mod tuple;
@@ -96,7 +98,14 @@ pub struct Compiled {
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
     let streams = tp.events.iter().any(|e| {
-        matches!(e.kind, EventKind::Printf { .. } | EventKind::Print | EventKind::Cat { .. })
+        matches!(
+            e.kind,
+            EventKind::Printf { .. }
+                | EventKind::Print
+                | EventKind::Cat { .. }
+                | EventKind::Join { .. }
+                | EventKind::Formatted { .. }
+        )
     });
     let ring = if streams { RINGBUF_SIZE } else { RINGBUF_SIZE_CONTROL };
     let mut maps = vec![

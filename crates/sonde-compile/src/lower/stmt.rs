@@ -6,7 +6,7 @@ use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
 /// bpf_ringbuf_output flags: batch wake-ups (the reader polls on a timer), except for records
 /// that end the session.
-const BPF_RB_NO_WAKEUP: i32 = 1;
+pub(super) const BPF_RB_NO_WAKEUP: i32 = 1;
 const BPF_RB_FORCE_WAKEUP: i32 = 2;
 /// bpf_map_update_elem flags.
 const BPF_ANY: i32 = 0;
@@ -82,6 +82,8 @@ impl Lower<'_> {
                 }
             }
             TStmtKind::Seq(stmts) => self.block(stmts),
+            TStmtKind::Join { event, arr, user } => self.join(*event, arr, *user),
+            TStmtKind::Override(rc) => self.override_return(rc),
         }
     }
 
@@ -146,7 +148,11 @@ impl Lower<'_> {
         self.e.call(h::RINGBUF_OUTPUT);
         let ok = self.e.label();
         self.e.jmp_imm(Cond::Eq, Reg::R0, 0, ok);
-        // lost[0] += 1 (per CPU, so no atomics needed).
+        self.count_lost(ok);
+    }
+
+    /// `lost[0] += 1` (per CPU, so no atomics needed), then on to `ok`.
+    pub(super) fn count_lost(&mut self, ok: super::emit::Label) {
         let key = self.e.alloc_stack(8);
         self.e.emit(Insn::store_imm(Size::W, Reg::FP, key, 0));
         self.e.ld_map(Reg::R1, LOST_MAP);

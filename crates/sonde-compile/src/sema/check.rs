@@ -87,6 +87,7 @@ pub fn check(
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut uses_stacks = false;
+    let mut options: Vec<String> = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
@@ -95,13 +96,18 @@ pub fn check(
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
         uses_stacks |= cx.uses_stacks;
+        for o in cx.options.drain(..) {
+            if !options.contains(&o) {
+                options.push(o);
+            }
+        }
         diags.append(&mut cx.diags);
         let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
         probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
-        Ok(TProgram { probes, maps, events, uses_stacks, warnings })
+        Ok(TProgram { probes, maps, events, uses_stacks, warnings, options })
     } else {
         Err(diags)
     }
@@ -199,6 +205,8 @@ pub(super) struct Checker<'a> {
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     pub uses_stacks: bool,
+    /// The named options (`getopt("name")`) the probe reads.
+    pub options: Vec<String>,
 }
 
 impl<'a> Checker<'a> {
@@ -223,6 +231,7 @@ impl<'a> Checker<'a> {
             events: Vec::new(),
             diags: Vec::new(),
             uses_stacks: false,
+            options: Vec::new(),
         }
     }
 

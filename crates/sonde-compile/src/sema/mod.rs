@@ -2,14 +2,17 @@
 //! every use across all probes, so the checker runs twice: a discovery pass that only learns map
 //! types, then the real pass that reports errors and builds the typed program.
 
+mod builtins;
 mod check;
 mod config;
 mod expr;
 mod flow;
+mod getopt;
+mod join;
 mod maps;
+mod params;
 mod signal;
 mod sizes;
-mod params;
 mod stmt;
 pub mod tir;
 mod tuple;

@@ -201,6 +201,15 @@ pub enum TStmtKind {
     Continue,
     /// Statements in order (a `for`'s set-up and loop, `unroll`'s copies).
     Seq(Vec<TStmt>),
+    /// bpftrace's `join(arr[, sep])`: the strings of a NULL-ended array of string pointers, one
+    /// record of event `event` (`lower/join.rs`).
+    Join {
+        event: usize,
+        arr: TExpr,
+        user: bool,
+    },
+    /// bpftrace's `override(rc)`: the probed kernel function returns `rc` without running.
+    Override(TExpr),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -314,6 +323,27 @@ pub enum EventKind {
     Cat {
         path: Vec<u8>,
     },
+    /// bpftrace's `join()`: `JOIN_ARGS` strings of `JOIN_ARG_SIZE` bytes (`lower/join.rs`),
+    /// printed up to the first empty one with `sep` between them.
+    Join {
+        sep: Vec<u8>,
+    },
+    /// bpftrace's `warnf`, `errorf` and `system`: a printf format whose text goes to `to`.
+    Formatted {
+        format: Vec<u8>,
+        to: Sink,
+    },
+}
+
+/// Where a `Formatted` event's text goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// `warnf`: stderr, as `FILE:LINE:COL-COL: WARNING: text` for the call at this span.
+    Warning(Span),
+    /// `errorf`: likewise with `ERROR:`.
+    Error(Span),
+    /// `system`: the text is a command run by `sh -c`, its output printed (`--unsafe`).
+    System,
 }
 
 #[derive(Clone, Debug)]
@@ -351,4 +381,6 @@ pub struct TProgram {
     pub uses_stacks: bool,
     /// What the user should know about a program that compiles (shown before it runs).
     pub warnings: Vec<Diagnostic>,
+    /// The named options (`getopt("name")`) the program reads; any other `--name` is an error.
+    pub options: Vec<String>,
 }

@@ -20,6 +20,7 @@ impl Checker<'_> {
                 };
                 return Some(TExpr { kind: TExprKind::Builtin(b), ty, span });
             }
+            "username" => return Some(self.username(span)),
             "pcomm" => return Some(self.curtask_path(&["group_leader", "comm"], name, span)),
             "ncpus" => {
                 let Some(n) = self.env.online_cpus() else {
@@ -55,6 +56,8 @@ impl Checker<'_> {
         match name {
             "has_key" | "delete" => Some(self.map_element_call(name, args, span)),
             "kaddr" => Some(self.kaddr(args, span)),
+            "getopt" => Some(self.getopt(args, span)),
+            "syscall_name" => Some(self.syscall_name(args, span)),
             "ntop" => Some(self.ntop(args, span)),
             "sizeof" => Some(self.size_of(args, span)),
             "len" => Some(self.len(args, span)),
