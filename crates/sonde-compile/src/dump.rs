@@ -224,6 +224,7 @@ impl Names<'_> {
             TExprKind::MapHas { map, keys } => {
                 format!("has_key({}{})", self.map(*map), self.keys(keys))
             }
+            TExprKind::MapLen { map } => format!("len({})", self.map(*map)),
             TExprKind::MapDelete { map, keys } => {
                 format!("delete({}{})", self.map(*map), self.keys(keys))
             }

@@ -86,3 +86,14 @@ fn username_warnf_errorf_and_system_print() {
     assert_eq!(o.code, Some(2), "{}", o.describe());
     assert!(o.stderr.contains("system() runs a command: it is allowed only with --unsafe"));
 }
+
+#[test]
+fn len_counts_a_maps_elements() {
+    require_tracepoints!();
+    let cmd = wl(&["comm", "wl_len", "getppid", "7"]);
+    let o = sonde(&["-c", &cmd, &script("len.bt")]);
+    o.assert_ok();
+    // 7 new keys; one key replaced 7 times; added-and-deleted twice over; cleared, then one.
+    assert!(o.stdout.contains("calls=7 last=1 tmp=0 pair=0 pre=1\n"), "{}", o.describe());
+    assert_eq!(o.int("@during"), 7, "{}", o.describe());
+}

@@ -6,7 +6,9 @@ mod branch;
 mod emit;
 mod expr;
 mod join;
+mod len;
 pub use join::{JOIN_ARGS, JOIN_ARG_SIZE};
+pub use len::len_counter;
 mod stmt;
 mod strings;
 mod tuple;
@@ -157,6 +159,8 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         });
         maps.len() - 1
     });
+    // `len(@m)`'s counters come after it (`len::len_counter`).
+    maps.extend(len::counter_maps(&tp.maps));
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     let mut slots = 1..;

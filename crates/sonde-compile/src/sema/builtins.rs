@@ -90,3 +90,26 @@ impl Checker<'_> {
         None
     }
 }
+
+impl Checker<'_> {
+    /// `len(@m)`: the number of elements, counted as elements come and go (see `lower/len.rs`).
+    pub(super) fn map_len(&mut self, name: &str, map_span: Span, span: Span) -> TExpr {
+        let map = self.maps.get_or_create(name, map_span);
+        self.maps.count(map);
+        let refuse = if self.maps.is_lru(map) {
+            Some("the kernel evicts an LRU map's elements without telling the program, so sonde cannot count them: declare it `hash(N)`")
+        } else if self.maps.has_keys(map) == Some(false) {
+            Some("bpftrace's len() takes a map with keys (`@m[k] = v`); a map without keys has one element")
+        } else if matches!(self.maps.value(map), Some(super::tir::MapValue::Agg { func, .. }) if func.has_bucket())
+        {
+            Some("a histogram's elements are its buckets here: count the keys in a map of their own, `@keys[k] = 1`, and take len() of that")
+        } else {
+            None
+        };
+        if let Some(why) = refuse {
+            self.error(Diagnostic::error(span, format!("len({}): {}", name, why)));
+            return self.poisoned(span);
+        }
+        TExpr { kind: TExprKind::MapLen { map }, ty: Type::S64, span }
+    }
+}

@@ -140,6 +140,10 @@ pub enum TExprKind {
     },
     /// `strcmp(a, b)`: -1, 0 or 1.
     Strcmp(Box<TExpr>, Box<TExpr>),
+    /// bpftrace's `len(@m)`: the map's element count (`lower/len.rs`).
+    MapLen {
+        map: usize,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -272,6 +276,8 @@ pub struct MapInfo {
     /// Declared with `let @m = KIND(N)`: its size, and whether it is an LRU map.
     pub max_entries: Option<u32>,
     pub lru: bool,
+    /// `len(@m)` reads its element count, kept in a counter of its own (`lower/len.rs`).
+    pub counted: bool,
 }
 
 impl MapInfo {

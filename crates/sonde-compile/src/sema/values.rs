@@ -167,16 +167,16 @@ impl Checker<'_> {
         }
     }
 
-    /// `len(str)`, the string's length. bpftrace's `len(@map)` (its element count) needs a walk
-    /// of the map in the kernel, which sonde does not compile.
+    /// `len(str)`, the string's length; bpftrace's `len(@map)` is the map's element count.
     fn len(&mut self, args: &[Expr], span: Span) -> TExpr {
         let [arg] = args else {
             self.error(Diagnostic::error(span, "len() takes one string, like `len(comm)`"));
             return self.poisoned(span);
         };
-        if matches!(&arg.kind, ExprKind::Map { keys, .. } if keys.is_empty()) {
-            self.error(Diagnostic::error(span, "bpftrace's len(@map) (a map's element count) is not supported: count the elements in a map of their own, `@n = count()` where you add one"));
-            return self.poisoned(span);
+        if let ExprKind::Map { name, keys } = &arg.kind {
+            if keys.is_empty() {
+                return self.map_len(name, arg.span, span);
+            }
         }
         let s = self.expr(arg);
         if !s.ty.is_string() {
