@@ -10,6 +10,7 @@ use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::map::Map;
 use sonde_output::printf::{self, Piece};
 use sonde_output::value::Value;
+use sonde_output::writer::SourceAt;
 use sonde_output::{JsonWriter, TextWriter, Writer};
 use sonde_symbols::Symbolizer;
 use std::io::BufWriter;
@@ -141,9 +142,8 @@ impl<'a> Output<'a> {
                 }
             }
             EventKind::Join { sep } => {
-                let mut line = crate::decode::join(&rec[8..], sep);
-                line.push(b'\n');
-                self.writer.printf(&line);
+                let line = crate::decode::join(&rec[8..], sep);
+                self.writer.text("join", &line);
             }
             EventKind::Formatted { to, .. } => {
                 let text = match &self.formats[id] {
@@ -164,19 +164,29 @@ impl<'a> Output<'a> {
             Sink::Warning(span) => ("WARNING", span),
             Sink::Error(span) => ("ERROR", span),
             Sink::System => {
-                self.writer.flush();
-                match std::process::Command::new("sh").arg("-c").arg(&*text).output() {
-                    Ok(out) => self.writer.printf(&out.stdout),
-                    Err(e) => eprintln!("sonde: system(\"{}\"): {}", text, e),
-                }
+                self.system(&text);
                 return;
             }
         };
         let (line, col) = sonde_syntax::line_col(self.program, span.lo);
-        let (_, end) = sonde_syntax::line_col(self.program, span.hi);
-        self.writer.flush();
+        let (_, end_col) = sonde_syntax::line_col(self.program, span.hi);
+        let at = SourceAt { file: self.source_name.clone(), line, col, end_col };
         let text = text.strip_suffix('\n').unwrap_or(&text);
-        eprintln!("{}:{}:{}-{}: {}: {}", self.source_name, line, col, end, level, text);
+        self.writer.message(level, text, &at);
+    }
+
+    /// `system()`: the command under `sh -c`, its stdout and stderr together, printed when it
+    /// exits 0 (as bpftrace: else an error line), followed by a newline as bpftrace prints it.
+    fn system(&mut self, command: &str) {
+        self.writer.flush();
+        let script = format!("exec 2>&1\n{}", command);
+        match std::process::Command::new("sh").arg("-c").arg(script).output() {
+            Ok(out) if out.status.success() => self.writer.text("syscall", &out.stdout),
+            Ok(out) => {
+                eprintln!("sonde: system(\"{}\"): the command exited with {}", command, out.status)
+            }
+            Err(e) => eprintln!("sonde: system(\"{}\"): {}", command, e),
+        }
     }
 
     /// Events the ring buffer had no room for, summed over CPUs.

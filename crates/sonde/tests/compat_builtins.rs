@@ -17,6 +17,13 @@ fn join_prints_the_exec_argv() {
     let o = sonde(&["-c", &cmd, &script("join.bt")]);
     o.assert_ok();
     assert_eq!(o.stdout, "wl-exec getppid 1\nwl-exec,getppid,1\n", "{}", o.describe());
+    let o = sonde(&["-f", "json", "-c", &cmd, &script("join.bt")]);
+    o.assert_ok();
+    assert!(
+        o.lines().contains(&"{\"type\": \"join\", \"data\": \"wl-exec,getppid,1\"}"),
+        "{}",
+        o.describe()
+    );
     // bpftrace's bound: the first 16 strings of the array.
     let mut argv = vec!["comm", "wl_join", "exec", "wl-exec"];
     argv.extend(["seq"; 19]);
@@ -76,11 +83,25 @@ fn username_warnf_errorf_and_system_print() {
     require_bpf!();
     let o = sonde(&["--unsafe", &script("messages.bt")]);
     o.assert_ok();
-    // uid 0 is root in /etc/passwd; system()'s output comes in order with printf's.
-    assert_eq!(o.stdout, "user=root\nsystem 42\n", "{}", o.describe());
+    // uid 0 is root in /etc/passwd; system()'s output comes in order with printf's, and a
+    // newline after it, as bpftrace prints it.
+    assert_eq!(o.stdout, "user=root\nsystem 42\n\n", "{}", o.describe());
     let at = script("messages.bt");
     assert!(o.stderr.contains(&format!("{}:9:3-23: WARNING: depth 3\n", at)), "{}", o.describe());
     assert!(o.stderr.contains(&format!("{}:10:3-28: ERROR: bad thing\n", at)), "{}", o.describe());
+    // bpftrace's JSON objects: warnf/errorf with their location, system()'s output as `syscall`.
+    let o = sonde(&["--unsafe", "-f", "json", &script("messages.bt")]);
+    o.assert_ok();
+    let warn = format!(
+        "{{\"type\": \"warnf\", \"msg\": \"depth 3\", \"filename\": \"{}\", \"line\": 9, \"col\": 3}}",
+        at
+    );
+    assert!(o.lines().contains(&warn.as_str()), "{}", o.describe());
+    assert!(
+        o.lines().contains(&"{\"type\": \"syscall\", \"data\": \"system 42\\n\"}"),
+        "{}",
+        o.describe()
+    );
     // Without --unsafe, system() is refused before anything runs.
     let o = sonde(&[&script("messages.bt")]);
     assert_eq!(o.code, Some(2), "{}", o.describe());
