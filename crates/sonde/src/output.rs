@@ -179,11 +179,10 @@ impl<'a> Output<'a> {
     /// exits 0 (as bpftrace: else an error line), followed by a newline as bpftrace prints it.
     fn system(&mut self, command: &str) {
         self.writer.flush();
-        let script = format!("exec 2>&1\n{}", command);
-        match std::process::Command::new("sh").arg("-c").arg(script).output() {
-            Ok(out) if out.status.success() => self.writer.text("syscall", &out.stdout),
-            Ok(out) => {
-                eprintln!("sonde: system(\"{}\"): the command exited with {}", command, out.status)
+        match run_capturing(command) {
+            Ok((status, out)) if status.success() => self.writer.text("syscall", &out),
+            Ok((status, _)) => {
+                eprintln!("sonde: system(\"{}\"): the command exited with {}", command, status)
             }
             Err(e) => eprintln!("sonde: system(\"{}\"): {}", command, e),
         }
@@ -223,4 +222,19 @@ impl<'a> Output<'a> {
             Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
         }
     }
+}
+
+/// `sh -c COMMAND` with its stdout and stderr into one pipe, read to the end.
+fn run_capturing(command: &str) -> std::io::Result<(std::process::ExitStatus, Vec<u8>)> {
+    use std::io::Read;
+    let (mut reader, writer) = std::io::pipe()?;
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(command).stdout(writer.try_clone()?).stderr(writer);
+    let mut child = cmd.spawn()?;
+    // Dropping the Command closes sonde's copies of the write end, so the read ends when the
+    // command's processes have closed theirs.
+    drop(cmd);
+    let mut out = Vec::new();
+    reader.read_to_end(&mut out)?;
+    Ok((child.wait()?, out))
 }
