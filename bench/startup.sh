@@ -74,7 +74,8 @@ TOOLS = {
     ),
     "ply": dict(
         cmd=["ply"],
-        attach="tracepoint:syscalls/sys_enter_getpid { @n = count(); }",
+        # ply's current grammar wants a key on every map (`@n = count()` is a syntax error).
+        attach="tracepoint:syscalls/sys_enter_getpid { @[0] = count(); }",
         begin="BEGIN { exit(0); }",
         short=["-c", "/bin/true", "tracepoint:syscalls/sys_enter_getppid { @[comm] = count(); }"],
         ready=("stderr", b"ply: active"),

@@ -135,6 +135,9 @@ vm_stage_base "$stage"
 install -m 755 "$SONDE_BIN" "$stage/bin/sonde"
 install -m 755 "$WORKLOAD_BIN" "$stage/bin/sonde-workload"
 vm_stage_libs "$stage" "$SONDE_BIN" "$WORKLOAD_BIN"
+# The compatibility lane's scripts (tests/vm/cases/compat_scripts.sh).
+mkdir -p "$stage/opt/compat"
+cp "$HERE"/../compat/*.bt "$HERE"/../compat/kernel/*.bt "$stage/opt/compat/"
 if [ "$kernel_tests" -eq 1 ]; then
 	mkdir -p "$stage/opt/kernel-tests"
 	while read -r name exe; do

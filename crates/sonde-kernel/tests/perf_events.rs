@@ -111,7 +111,10 @@ fn page_faults_with_period_one_count_every_fresh_page() {
     assert!(n < 2 * PAGES as u64, "{n} faults for {PAGES} pages");
 }
 
-/// `software:cs:1` by its short name: each sleep of this thread is a context switch.
+/// `software:cs:1` by its short name: the program runs on every context switch of this thread,
+/// as many as the kernel's own accounting (`voluntary_ctxt_switches` + `nonvoluntary_...` in
+/// /proc/thread-self/status) counts while it sleeps 20 times. (Not "one per sleep": under a
+/// starved TCG guest a 1 ms timer can expire before the thread gets to schedule out.)
 #[test]
 fn context_switches_by_short_name_count_this_threads_sleeps() {
     if common::skip_unless_root() {
@@ -125,13 +128,31 @@ fn context_switches_by_short_name_count_this_threads_sleeps() {
         PerfEventSpec::software(SoftwareEvent::ContextSwitches, Sampling::Period(1), 0)
     );
     let links = attach_on_every_cpu(&prog, spec).unwrap();
+    let before = switches_of_this_thread();
     for _ in 0..20 {
         std::thread::sleep(Duration::from_millis(1));
     }
+    let kernel = switches_of_this_thread() - before;
     detach_all(links);
     let n = common::read_counter(&map);
-    eprintln!("{n} switches for 20 sleeps");
-    assert!((20..60).contains(&n), "{n} switches for 20 sleeps");
+    eprintln!("{n} switches counted, {kernel} in the kernel's accounting, for 20 sleeps");
+    assert!(kernel >= 10, "only {kernel} of 20 sleeps switched: the test proves little");
+    // Every switch the kernel counted ran the program; the few more are the attach's and
+    // detach's own (closing perf events waits for RCU).
+    assert!(n >= kernel && n < kernel + 40, "{n} switches for {kernel} in the kernel's count");
+}
+
+/// This thread's context switches so far, as /proc/thread-self/status counts them.
+fn switches_of_this_thread() -> u64 {
+    let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+    status
+        .lines()
+        .filter(|l| {
+            l.starts_with("voluntary_ctxt_switches:")
+                || l.starts_with("nonvoluntary_ctxt_switches:")
+        })
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+        .sum()
 }
 
 #[test]
