@@ -68,7 +68,10 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let env = HostEnv::for_pid(cli.pid);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
-    crate::options::check(&opts.named, &typed.options)?;
+    if crate::options::check(&opts.named, &typed.options)? {
+        print!("{}", crate::options::help(&typed.options));
+        return Ok(0);
+    }
     if let Some(why) = env.btf_missing() {
         eprintln!(
             "sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work",

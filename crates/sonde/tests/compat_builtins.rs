@@ -69,6 +69,11 @@ fn getopt_refuses_options_the_program_does_not_read() {
         "{}",
         o.describe()
     );
+    // `--help` lists them with their descriptions, as bpftrace's does, and runs nothing.
+    let o = sonde(&[&script("getopt.bt"), "--", "--help"]);
+    o.assert_ok();
+    let listed = "program options:\n  --sysname: Show syscall names instead of numbers\n  --label\n  --limit\n";
+    assert_eq!(o.stdout, listed, "{}", o.describe());
     let o = sonde(&["-e", &script("getopt.bt"), "--", "--limit=many"]);
     assert_eq!(o.code, Some(2), "{}", o.describe());
     assert!(

@@ -87,7 +87,7 @@ pub fn check(
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut uses_stacks = false;
-    let mut options: Vec<String> = Vec::new();
+    let mut options: Vec<(String, String)> = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
@@ -96,9 +96,11 @@ pub fn check(
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
         uses_stacks |= cx.uses_stacks;
-        for o in cx.options.drain(..) {
-            if !options.contains(&o) {
-                options.push(o);
+        for (name, about) in cx.options.drain(..) {
+            match options.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, known)) if known.is_empty() => *known = about,
+                Some(_) => {}
+                None => options.push((name, about)),
             }
         }
         diags.append(&mut cx.diags);
@@ -205,8 +207,8 @@ pub(super) struct Checker<'a> {
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     pub uses_stacks: bool,
-    /// The named options (`getopt("name")`) the probe reads.
-    pub options: Vec<String>,
+    /// The named options (`getopt("name")`) the probe reads, with their descriptions.
+    pub options: Vec<(String, String)>,
 }
 
 impl<'a> Checker<'a> {

@@ -41,7 +41,7 @@ fn literal(e: &Expr) -> Option<Default> {
 
 impl Checker<'_> {
     pub(super) fn getopt(&mut self, args: &[Expr], span: Span) -> TExpr {
-        let (name, default) = match args {
+        let (name, default, about) = match args {
             [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] if rest.len() <= 2 => {
                 if let [_, d] = rest {
                     if !matches!(d.kind, ExprKind::Str(_)) {
@@ -62,7 +62,11 @@ impl Checker<'_> {
                     ));
                     return self.poisoned(span);
                 };
-                (String::from_utf8_lossy(name).into_owned(), default)
+                let about = match rest.get(1) {
+                    Some(Expr { kind: ExprKind::Str(d), .. }) => String::from_utf8_lossy(d).into(),
+                    _ => String::new(),
+                };
+                (String::from_utf8_lossy(name).into_owned(), default, about)
             }
             _ => {
                 self.error(Diagnostic::error(
@@ -72,8 +76,10 @@ impl Checker<'_> {
                 return self.poisoned(span);
             }
         };
-        if !self.options.contains(&name) {
-            self.options.push(name.clone());
+        match self.options.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, known)) if known.is_empty() => *known = about,
+            Some(_) => {}
+            None => self.options.push((name.clone(), about)),
         }
         let given = self.opts.named.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
         match (default, given) {

@@ -387,6 +387,7 @@ pub struct TProgram {
     pub uses_stacks: bool,
     /// What the user should know about a program that compiles (shown before it runs).
     pub warnings: Vec<Diagnostic>,
-    /// The named options (`getopt("name")`) the program reads; any other `--name` is an error.
-    pub options: Vec<String>,
+    /// The named options (`getopt("name")`) the program reads, with their descriptions (empty
+    /// when no `getopt` gives one); any other `--name` is an error.
+    pub options: Vec<(String, String)>,
 }
