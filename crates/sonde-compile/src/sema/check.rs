@@ -87,7 +87,7 @@ pub fn check(
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut uses_stacks = false;
-    let mut options: Vec<(String, String)> = Vec::new();
+    let mut options = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
@@ -96,19 +96,14 @@ pub fn check(
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
         uses_stacks |= cx.uses_stacks;
-        for (name, about) in cx.options.drain(..) {
-            match options.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, known)) if known.is_empty() => *known = about,
-                Some(_) => {}
-                None => options.push((name, about)),
-            }
-        }
+        super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
         diags.append(&mut cx.diags);
         let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
         probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
+        let options = options.into_iter().map(|o| (o.name, o.about)).collect();
         Ok(TProgram { probes, maps, events, uses_stacks, warnings, options })
     } else {
         Err(diags)
@@ -207,8 +202,8 @@ pub(super) struct Checker<'a> {
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     pub uses_stacks: bool,
-    /// The named options (`getopt("name")`) the probe reads, with their descriptions.
-    pub options: Vec<(String, String)>,
+    /// The probe's `getopt("name", ...)` calls.
+    pub options: Vec<super::getopt::GetOpt>,
 }
 
 impl<'a> Checker<'a> {

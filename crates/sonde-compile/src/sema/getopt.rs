@@ -21,6 +21,41 @@ fn parse_int(text: &str) -> Option<i64> {
     }
 }
 
+/// One `getopt` call: the option's name, description (may be empty), default as written.
+pub(super) struct GetOpt {
+    pub name: String,
+    pub about: String,
+    pub default: String,
+    pub span: Span,
+}
+
+/// Add a probe's `getopt` calls to the program's options (first call first): as in bpftrace,
+/// every call of one option has the same default, and a description given once counts for
+/// all of them.
+pub(super) fn merge(all: &mut Vec<GetOpt>, calls: Vec<GetOpt>, diags: &mut Vec<Diagnostic>) {
+    for c in calls {
+        let Some(known) = all.iter_mut().find(|o| o.name == c.name) else {
+            all.push(c);
+            continue;
+        };
+        if known.default != c.default {
+            diags.push(
+                Diagnostic::error(
+                    c.span,
+                    format!(
+                        "the option `{}` has the default {} here and {} where it is first read: give every getopt(\"{}\") one default (a macro can hold it)",
+                        c.name, c.default, known.default, c.name
+                    ),
+                )
+                .with_label(known.span, "first read here"),
+            );
+        }
+        if known.about.is_empty() {
+            known.about = c.about;
+        }
+    }
+}
+
 /// A default that is a literal: an integer (possibly negative) or a string.
 enum Default {
     Int(i64),
@@ -76,11 +111,12 @@ impl Checker<'_> {
                 return self.poisoned(span);
             }
         };
-        match self.options.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, known)) if known.is_empty() => *known = about,
-            Some(_) => {}
-            None => self.options.push((name.clone(), about)),
-        }
+        let shown = match &default {
+            Default::Int(v) => v.to_string(),
+            Default::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
+        };
+        let call = GetOpt { name: name.clone(), about, default: shown, span };
+        self.options.push(call);
         let given = self.opts.named.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
         match (default, given) {
             (Default::Int(d), None) => int(d, span),
