@@ -170,7 +170,10 @@ impl Checker<'_> {
     /// `len(str)`, the string's length; bpftrace's `len(@map)` is the map's element count.
     fn len(&mut self, args: &[Expr], span: Span) -> TExpr {
         let [arg] = args else {
-            self.error(Diagnostic::error(span, "len() takes one string, like `len(comm)`"));
+            self.error(Diagnostic::error(
+                span,
+                "len() takes one string or map, like `len(comm)` or `len(@m)`",
+            ));
             return self.poisoned(span);
         };
         if let ExprKind::Map { name, keys } = &arg.kind {
