@@ -73,11 +73,14 @@ TOOLS = {
         ready=("stdout", b"Attaching 1 probe"),
     ),
     "ply": dict(
-        cmd=["ply"],
+        # Current ply says "ply: active" only in its debug output (-d), which also dumps the
+        # program: a little more for ply to write before the marker.
+        cmd=["ply", "-d"],
         # ply's current grammar wants a key on every map (`@n = count()` is a syntax error).
         attach="tracepoint:syscalls/sys_enter_getpid { @[0] = count(); }",
         begin="BEGIN { exit(0); }",
         short=["-c", "/bin/true", "tracepoint:syscalls/sys_enter_getppid { @[comm] = count(); }"],
+        short_cmd="ply",
         ready=("stderr", b"ply: active"),
     ),
 }
@@ -159,7 +162,7 @@ def run_begin(tool, which="begin"):
     """Wall seconds of the whole run of a BEGIN program that exits, and its peak RSS (KiB)."""
     t = TOOLS[tool]
     if which == "short":  # bpftrace's -e must follow its -c: the tool's own word order
-        argv, rss_file = time_rss([t["cmd"][0]] + t["short"])
+        argv, rss_file = time_rss([t.get("short_cmd", t["cmd"][0])] + t["short"])
     else:
         argv, rss_file = time_rss(t["cmd"] + [t[which]])
     t0 = time.perf_counter()
@@ -179,44 +182,50 @@ def run_begin(tool, which="begin"):
 
 # samples[tool][metric] -> list of values; failures[tool] -> message
 samples = {t: {"attach": [], "begin": [], "btf": [], "short": [], "rss-attach": [], "rss-begin": [], "rss-btf": []} for t in tools}
+# failures[(tool, measurement)] -> message: a tool that cannot run one program (ply's BEGIN on
+# kernels it does not support) is still measured on the others.
 failures = {}
+MEASURES = {
+    "attach": (lambda t: run_attach(t), "attach", "rss-attach"),
+    "begin": (lambda t: run_begin(t), "begin", "rss-begin"),
+    "btf": (lambda t: run_begin(t, "btf"), "btf", "rss-btf"),
+    "short": (lambda t: run_begin(t, "short"), "short", None),
+}
+
+
+def measure(t, name, record=True):
+    if (t, name) in failures or (name == "btf" and "btf" not in TOOLS[t]):
+        return
+    run, metric, rss_metric = MEASURES[name]
+    try:
+        secs, rss = run(t)
+    except Failed as e:
+        failures[(t, name)] = str(e)
+        return
+    if record:
+        samples[t][metric].append(secs * 1000)
+        if rss_metric and rss is not None:
+            samples[t][rss_metric].append(rss / 1024)
+
 
 for t in tools:  # warm-up (page cache, BTF, tracefs dentries); not counted
-    try:
-        run_attach(t)
-        run_begin(t)
-    except Failed as e:
-        failures[t] = str(e)
+    for name in MEASURES:
+        measure(t, name, record=False)
 
 print(f"measuring {', '.join(tools)}: {RUNS} runs each, interleaved...", file=sys.stderr)
 for i in range(RUNS):
     for t in tools:
-        if t in failures:
-            continue
-        try:
-            a, ra = run_attach(t)
-            b, rb = run_begin(t)
-            k, rk = run_begin(t, "btf") if "btf" in TOOLS[t] else (None, None)
-            c, _ = run_begin(t, "short")
-        except Failed as e:
-            failures[t] = str(e)
-            continue
-        samples[t]["short"].append(c * 1000)
-        if k is not None:
-            samples[t]["btf"].append(k * 1000)
-        if rk is not None:
-            samples[t]["rss-btf"].append(rk / 1024)
-        samples[t]["attach"].append(a * 1000)
-        samples[t]["begin"].append(b * 1000)
-        if ra is not None:
-            samples[t]["rss-attach"].append(ra / 1024)
-        if rb is not None:
-            samples[t]["rss-begin"].append(rb / 1024)
+        for name in MEASURES:
+            measure(t, name)
+
+
+def failed(t, m):
+    return any(ft == t and m in (name, MEASURES[name][2]) for (ft, name) in failures)
 
 
 def med(t, m):
     v = samples[t][m]
-    return statistics.median(v) if v and t not in failures else None
+    return statistics.median(v) if v and not failed(t, m) else None
 
 
 rows = [
@@ -237,13 +246,13 @@ for label, m, unit in rows:
     cells = []
     for t in tools:
         v = med(t, m)
-        cells.append("FAIL" if t in failures else f"{v:.1f} {unit}" if v is not None else "-")
+        cells.append("FAIL" if failed(t, m) else f"{v:.1f} {unit}" if v is not None else "-")
     if "bpftrace" in tools:
         s, b = med("sonde", m), med("bpftrace", m)
         cells.append(f"{b / s:.1f}x" if s and b else "-")
     print(fmt.format(label, *cells))
-for t, msg in failures.items():
-    print(f"\n{t} FAILED: {msg}")
+for (t, name), msg in failures.items():
+    print(f"\n{t} FAILED ({name}): {msg}")
 
 print()
 size = os.path.getsize(SONDE)

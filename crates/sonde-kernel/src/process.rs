@@ -1,7 +1,9 @@
-//! Watching a process exit (`-p PID`: tracing stops with the traced process, as bpftrace's does).
+//! Processes: watching one exit (`-p PID`: tracing stops with the traced process, as bpftrace's
+//! does), and starting the `-c` command held before its exec ([`HeldProcess`]).
 
 use crate::sys;
-use std::os::fd::OwnedFd;
+use std::ffi::CString;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
 pub struct PidWatch {
     pid: u32,
@@ -14,10 +16,75 @@ impl PidWatch {
         PidWatch { pid, pidfd: sys::pidfd_open(pid).ok() }
     }
 
+    /// The pidfd, readable once the process has exited (none before Linux 5.3).
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.pidfd.as_ref().map(|fd| fd.as_fd())
+    }
+
     pub fn exited(&self) -> bool {
         match &self.pidfd {
             Some(fd) => sys::readable_now(fd),
             None => sys::process_gone(self.pid),
+        }
+    }
+}
+
+/// A forked child held before its exec until [`HeldProcess::release`]: its pid can be put into
+/// programs and probes first, and what they see of it starts with the command's own `execve`.
+/// Killed and reaped on drop if never released.
+pub struct HeldProcess {
+    pid: i32,
+    gate: Option<OwnedFd>,
+    exited: Option<i32>,
+}
+
+impl HeldProcess {
+    /// Fork; the child will exec `path` with `argv` (its first word included) and `envp`
+    /// (`NAME=value` strings).
+    pub fn spawn(
+        path: &CString,
+        argv: &[CString],
+        envp: &[CString],
+    ) -> std::io::Result<HeldProcess> {
+        let (pid, gate) =
+            sys::fork_held(path, argv, envp).map_err(std::io::Error::from_raw_os_error)?;
+        Ok(HeldProcess { pid, gate: Some(gate), exited: None })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid as u32
+    }
+
+    /// Let it exec.
+    pub fn release(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            let _ = std::io::Write::write_all(&mut std::fs::File::from(gate), b"g");
+        }
+    }
+
+    /// Its exit status once it has exited (reaped then): 128 + the signal if one killed it.
+    pub fn try_exit(&mut self) -> Option<i32> {
+        if self.exited.is_none() {
+            // An error means it is no longer our child to wait for: count it as gone.
+            self.exited = sys::wait_child(self.pid, false).unwrap_or(Some(128));
+        }
+        self.exited
+    }
+
+    /// SIGKILL and reap it, unless it has exited already.
+    pub fn kill(&mut self) {
+        if self.try_exit().is_none() {
+            sys::kill_child(self.pid);
+            self.exited = sys::wait_child(self.pid, true).unwrap_or(Some(137));
+        }
+    }
+}
+
+impl Drop for HeldProcess {
+    fn drop(&mut self) {
+        // A child never released must not outlive a failed sonde.
+        if self.gate.is_some() {
+            self.kill();
         }
     }
 }

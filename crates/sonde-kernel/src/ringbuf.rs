@@ -9,7 +9,7 @@
 use crate::error::{KernelError, Result};
 use crate::map::{Map, MapType};
 use crate::sys::{self, Mmap};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
 const BUSY: u32 = 1 << 31;
 const DISCARD: u32 = 1 << 30;
@@ -56,6 +56,12 @@ impl RingBuf {
     pub fn poll(&mut self, timeout_ms: i32) -> Result<()> {
         sys::epoll_wait(&self.epoll, timeout_ms).map_err(KernelError::sys("epoll_wait"))?;
         Ok(())
+    }
+
+    /// Also end [`RingBuf::poll`]'s wait when `fd` becomes readable: a pidfd, so a process's exit
+    /// wakes the reader at once (a SIGCHLD that lands just before the wait would not).
+    pub fn wake_on(&self, fd: BorrowedFd<'_>) -> Result<()> {
+        sys::epoll_add(&self.epoll, fd.as_raw_fd()).map_err(KernelError::sys("epoll_ctl"))
     }
 
     /// Hand every committed record to `f`, oldest first, and free its space. Stops at the first record

@@ -31,6 +31,9 @@ fn ten_ms_cpu_clock_fires_about_twenty_times_in_200_ms() {
 /// Each CPU is kept busy by a pinned spinning thread: on the Firecracker host these tests were
 /// written on, an idle vCPU takes almost no cpu-clock samples (0-10 a second at any rate, while a
 /// sleeping task on it still wakes on time), so an idle CPU would prove nothing about sonde.
+///
+/// Each sample is a local timer interrupt: when the CPU took fewer than a millisecond's worth
+/// (a TCG guest starved by a busy host: 46 in 204 ms once), the bound is half of those it took.
 #[test]
 fn profile_at_1000_hz_fires_on_every_cpu_about_once_a_millisecond() {
     if common::skip_unless_root() {
@@ -56,10 +59,12 @@ fn profile_at_1000_hz_fires_on_every_cpu_about_once_a_millisecond() {
         .collect();
     std::thread::sleep(Duration::from_millis(20)); // every spinner on its CPU
     let t0 = Instant::now();
+    let timer_before = local_timer_interrupts();
     let links = attach_on_every_cpu(&prog, spec).unwrap();
     assert_eq!(links.len(), cpus.len());
     std::thread::sleep(Duration::from_millis(200));
     detach_all(links);
+    let timer_after = local_timer_interrupts();
     let ms = t0.elapsed().as_millis() as u64;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for s in spinners {
@@ -68,9 +73,26 @@ fn profile_at_1000_hz_fires_on_every_cpu_about_once_a_millisecond() {
     for &cpu in &cpus {
         let v = map.lookup(&cpu.to_le_bytes()).unwrap().unwrap();
         let n = u64::from_le_bytes(v.try_into().unwrap());
-        eprintln!("CPU {cpu}: {n} samples in {ms} ms");
-        assert!(n >= ms / 2 && n <= ms * 3 / 2, "CPU {cpu} fired {n} times in {ms} ms");
+        let timer = match (timer_before.get(cpu as usize), timer_after.get(cpu as usize)) {
+            (Some(b), Some(a)) => a - b,
+            _ => u64::MAX, // no LOC line (not x86): the clock's bound alone
+        };
+        eprintln!("CPU {cpu}: {n} samples in {ms} ms, {timer} local timer interrupts");
+        let least = (ms / 2).min(timer / 2);
+        assert!(
+            n >= least && n <= ms * 3 / 2,
+            "CPU {cpu} fired {n} times in {ms} ms ({timer} timer interrupts)"
+        );
     }
+}
+
+/// Local timer interrupts so far, per CPU (x86's `LOC:` line of /proc/interrupts; empty elsewhere).
+fn local_timer_interrupts() -> Vec<u64> {
+    let text = std::fs::read_to_string("/proc/interrupts").unwrap_or_default();
+    let Some(line) = text.lines().find(|l| l.trim_start().starts_with("LOC:")) else {
+        return Vec::new();
+    };
+    line.split_whitespace().skip(1).map_while(|w| w.parse().ok()).collect()
 }
 
 /// `software:page-faults:1`: touching N fresh anonymous pages takes at least N page faults, each

@@ -1,102 +1,67 @@
 //! The `-c` command: started before the probes are attached (so its pid is known at compile
-//! time), held at a pipe until they are, and killed if sonde fails before releasing it.
+//! time), held before its exec until they are, and killed if sonde fails before releasing it.
+//!
+//! sonde forks and the child waits on a pipe *before* exec, running nothing else
+//! (`sonde_kernel::process::HeldProcess`): what sonde traces of it is one `read` returning and
+//! then the command's own `execve`, as strace's first line is. (A held `/bin/sh` ran its own
+//! start-up, a `read` per byte of the release and the redirections, all traced once the probes
+//! were up.) std's `Command` cannot do this: its spawn returns only after the exec.
 
-use std::io::{self, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command};
+use sonde_kernel::process::HeldProcess;
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
 
 pub struct HeldChild {
-    child: Child,
-    /// Closing this releases the child.
-    gate: Option<OwnedFd>,
+    process: HeldProcess,
     pub exited: Option<i32>,
 }
 
 impl HeldChild {
     pub fn spawn(command: &str) -> io::Result<HeldChild> {
-        // The held shell would start fine and only its `exec` fail, after every probe is
-        // attached: find a plain command's program first.
         let words = argv(command);
-        if words.first().is_some_and(|w| w != "/bin/sh") {
-            findable(&words[0])?;
+        if words.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "an empty command"));
         }
-        let mut fds = [0i32; 2];
-        // SAFETY: pipe2 fills two fds we then own.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let (read_end, write_end) =
-            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        let rfd = read_end.as_raw_fd();
-        // std's spawn waits for exec, so the child cannot block before it; instead a tiny shell
-        // waits on the pipe (fd 3), then execs the command: the pid stays the one we compiled in.
-        // EOF without the go line means sonde died: exit quietly.
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c").arg("read -r go <&3 || exit 1; exec 3<&-; exec \"$@\"").arg("sonde");
-        cmd.args(words);
-        // SAFETY: dup2 is async-signal-safe; it places the pipe's read end at fd 3 for the shell.
-        unsafe {
-            cmd.pre_exec(move || {
-                // dup2 onto itself keeps O_CLOEXEC, so clear it by hand in that case.
-                let ok =
-                    if rfd == 3 { libc::fcntl(3, libc::F_SETFD, 0) } else { libc::dup2(rfd, 3) };
-                if ok < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = cmd.spawn()?;
-        drop(read_end);
-        Ok(HeldChild { child, gate: Some(write_end), exited: None })
+        // Found before the fork, so a command that cannot run is said before anything is
+        // attached, and the child only has to exec a path.
+        let program = findable(&words[0])?;
+        let cstr = |b: &[u8]| {
+            CString::new(b).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte"))
+        };
+        let path = cstr(program.as_os_str().as_bytes())?;
+        let args = words.iter().map(|w| cstr(w.as_bytes())).collect::<io::Result<Vec<_>>>()?;
+        let env = std::env::vars_os()
+            .map(|(k, v)| cstr(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(HeldChild { process: HeldProcess::spawn(&path, &args, &env)?, exited: None })
     }
 
     /// The pid the command will have.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.process.pid()
     }
 
     /// Let the command run.
     pub fn release(&mut self) {
-        if let Some(gate) = self.gate.take() {
-            let mut f = std::fs::File::from(gate);
-            let _ = f.write_all(b"go\n");
-        }
+        self.process.release();
     }
 
     /// Has the command exited? Reaps it.
     pub fn poll_exit(&mut self) -> bool {
-        if self.exited.is_some() {
-            return true;
-        }
-        if let Ok(Some(status)) = self.child.try_wait() {
-            self.exited = Some(status.code().unwrap_or(128));
-            return true;
-        }
-        false
+        self.exited = self.process.try_exit();
+        self.exited.is_some()
     }
 
     pub fn kill(&mut self) {
-        if self.exited.is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-            self.exited = Some(137);
-        }
+        self.process.kill();
+        self.exited = self.process.try_exit();
     }
 }
 
-impl Drop for HeldChild {
-    fn drop(&mut self) {
-        // A child never released must not outlive a failed sonde (it would hold pipes open).
-        if self.gate.is_some() {
-            self.kill();
-        }
-    }
-}
-
-/// Can `program` be executed: a path to a runnable file, or a name found on `$PATH`?
-fn findable(program: &str) -> io::Result<()> {
+/// Where `program` is, if it can be executed: a path to a runnable file, or a name found on
+/// `$PATH`.
+fn findable(program: &str) -> io::Result<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let runnable = |p: &std::path::Path| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -106,16 +71,12 @@ fn findable(program: &str) -> io::Result<()> {
         if p.exists() && !runnable(p) {
             return Err(io::Error::new(io::ErrorKind::PermissionDenied, "not an executable file"));
         }
-        p.exists()
+        p.exists().then(|| p.to_path_buf())
     } else {
         let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-        std::env::split_paths(&path).any(|d| runnable(&d.join(program)))
+        std::env::split_paths(&path).map(|d| d.join(program)).find(|p| runnable(p))
     };
-    if found {
-        Ok(())
-    } else {
-        Err(io::Error::new(io::ErrorKind::NotFound, "no such command"))
-    }
+    found.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such command"))
 }
 
 /// The command's argv. A plain command is split on blanks and exec'd directly, as bpftrace does,

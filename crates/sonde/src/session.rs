@@ -11,6 +11,7 @@ use crate::signals;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
 use sonde_kernel::link::Link;
+use sonde_kernel::process::PidWatch;
 use sonde_kernel::prog::Program;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_symbols::Symbolizer;
@@ -142,16 +143,22 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         prog.test_run(&[]).map_err(Failure::kernel)?;
     }
     let begin_action = drain(&mut ring, &mut output)?;
+    // The exit of the -c command or the -p process wakes the event loop through its pidfd, not
+    // after the next poll timeout (its SIGCHLD can land before the wait starts).
+    let watch = cli.pid.or(child.as_ref().map(HeldChild::pid)).map(PidWatch::new);
+    if let Some(fd) = watch.as_ref().and_then(PidWatch::fd) {
+        ring.wake_on(fd).map_err(Failure::kernel)?;
+    }
     if let Some(c) = child.as_mut() {
         c.release();
     }
     let (mut status, lost_seen) = match begin_action {
         Action::Exit(code) => (code, 0),
         Action::Continue => {
-            let watch = cli.pid.map(sonde_kernel::process::PidWatch::new);
+            let target = watch.as_ref().filter(|_| cli.pid.is_some());
             let mut live =
                 LiveMisses { misses: &mut misses, programs: &programs, last: Instant::now() };
-            deliver_events(cli, &mut ring, &mut output, &mut live, child.as_mut(), watch.as_ref())?
+            deliver_events(cli, &mut ring, &mut output, &mut live, child.as_mut(), target)?
         }
     };
     // Silence every probe at once, so END has the last word and the maps print now, not after
@@ -250,7 +257,7 @@ fn deliver_events(
     output: &mut Output,
     live: &mut LiveMisses,
     mut child: Option<&mut HeldChild>,
-    target: Option<&sonde_kernel::process::PidWatch>,
+    target: Option<&PidWatch>,
 ) -> Result<(i32, u64), Failure> {
     let mut lost_seen = 0;
     loop {
@@ -262,7 +269,7 @@ fn deliver_events(
             return Ok((0, lost_seen));
         }
         let command_ended = child.as_deref_mut().is_some_and(HeldChild::poll_exit);
-        let target_ended = target.is_some_and(sonde_kernel::process::PidWatch::exited);
+        let target_ended = target.is_some_and(PidWatch::exited);
         if command_ended || target_ended {
             debug(
                 cli,

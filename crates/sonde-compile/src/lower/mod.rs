@@ -145,7 +145,9 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             },
             key_size: key_size as u32,
             value_size: m.value_size() as u32,
-            max_entries: m.max_entries.unwrap_or(MAP_ENTRIES),
+            // One element for a scalar map: a per-CPU hash preallocates every element's
+            // per-CPU values at creation, ~0.5 µs each (2 ms of start-up for 4096).
+            max_entries: m.max_entries.unwrap_or(if m.single_key() { 1 } else { MAP_ENTRIES }),
         });
     }
     // The stack map comes after the user maps.

@@ -306,6 +306,11 @@ impl MapInfo {
     pub fn is_percpu(&self) -> bool {
         matches!(self.value, MapValue::Agg { .. })
     }
+    /// A map without keys or buckets (`@n = count()`) only ever holds one element.
+    pub fn single_key(&self) -> bool {
+        self.keys.is_empty()
+            && !matches!(self.value, MapValue::Agg { func, .. } if func.has_bucket())
+    }
 }
 
 /// What user space does with a record.

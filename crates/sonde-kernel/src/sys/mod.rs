@@ -1,6 +1,6 @@
 //! The raw layer: every `unsafe` block of the crate lives in this module: the syscalls here, the
-//! `#[repr(C)]` structs the kernel reads (`attr.rs`), the ring buffer mapping (`mmap.rs`) and the
-//! helper process that closes slow fds (`background.rs`). The modules above see safe functions that
+//! `#[repr(C)]` structs the kernel reads (`attr.rs`), the ring buffer mapping (`mmap.rs`), the
+//! helper process that closes slow fds (`background.rs`) and the `-c` command's held fork (`held.rs`). The modules above see safe functions that
 //! take checked slices and return `OwnedFd`s or errnos.
 //!
 //! Each `bpf_attr` variant is its own struct with every byte spelled out (explicit padding, no
@@ -16,12 +16,14 @@
 
 mod attr;
 mod background;
+mod held;
 pub mod memlock;
 mod mmap;
 pub mod nofile;
 
 pub use attr::*;
 pub(crate) use background::close_in_background;
+pub(crate) use held::{fork_held, kill_child, wait_child};
 pub(crate) use mmap::Mmap;
 
 use std::ffi::CStr;
