@@ -243,6 +243,7 @@ fn ld(insns: &[Insn], i: usize) -> (String, usize) {
                 BPF_PSEUDO_MAP_VALUE => {
                     format!("r{d} = map_value({}) + {} ll", insn.imm, hi.imm)
                 }
+                crate::insn::BPF_PSEUDO_FUNC => format!("r{d} = func pc{:+} ll", insn.imm),
                 src => format!("r{d} = pseudo{src}(0x{imm:x}) ll"),
             };
             (text, 2)

@@ -30,6 +30,7 @@ pub mod helper {
     pub const RINGBUF_SUBMIT: u32 = 132;
     pub const RINGBUF_DISCARD: u32 = 133;
     pub const GET_CURRENT_TASK_BTF: u32 = 158;
+    pub const FOR_EACH_MAP_ELEM: u32 = 164;
     pub const GET_FUNC_IP: u32 = 173;
     pub const GET_ATTACH_COOKIE: u32 = 174;
     pub const GET_FUNC_ARG: u32 = 183;

@@ -54,6 +54,9 @@ pub const BPF_X: u8 = 0x08;
 pub const BPF_PSEUDO_MAP_FD: u8 = 1;
 /// `ld_imm64` of the address of a map's value (array maps): imm = fd, the next slot's imm = offset.
 pub const BPF_PSEUDO_MAP_VALUE: u8 = 2;
+/// `ld_imm64` of a function of the program (a helper's callback): imm = the function's first
+/// instruction relative to the instruction after the `ld_imm64`.
+pub const BPF_PSEUDO_FUNC: u8 = 4;
 
 /// ALU operations (the high nibble of an ALU opcode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +168,14 @@ impl Insn {
         [
             Insn::new(BPF_LD | BPF_DW | BPF_IMM, dst, Reg(BPF_PSEUDO_MAP_VALUE), 0, fd),
             Insn::new(0, Reg(0), Reg(0), 0, offset),
+        ]
+    }
+    /// The two halves of `dst = &function`, `rel` instructions after the next slot (a callback
+    /// for `bpf_for_each_map_elem`).
+    pub fn ld_func(dst: Reg, rel: i32) -> [Insn; 2] {
+        [
+            Insn::new(BPF_LD | BPF_DW | BPF_IMM, dst, Reg(BPF_PSEUDO_FUNC), 0, rel),
+            Insn::new(0, Reg(0), Reg(0), 0, 0),
         ]
     }
     /// `dst = *(size *)(src + off)`

@@ -1,5 +1,6 @@
 //! A tiny BTF writer: header + type section + string section. For tests of crates that read
-//! BTF (this one's, sonde-probe's fixture kernel types), so no test keeps a copy of its own.
+//! BTF (this one's, sonde-probe's fixture kernel types), so no test keeps a copy of its own, and
+//! for the func info sonde-kernel loads with programs that have helper callbacks.
 #![allow(missing_docs)]
 
 pub const KIND_FLAG: u32 = 1 << 31;

@@ -191,6 +191,13 @@ impl Names<'_> {
                 }
                 return;
             }
+            TStmtKind::MapFor { map, var, body } => {
+                let _ = writeln!(out, "{}for {} : {}", pad, self.var(*var), self.map(*map));
+                for t in body {
+                    self.stmt(t, depth + 1, out);
+                }
+                return;
+            }
         };
         let _ = writeln!(out, "{}{}", pad, line);
     }

@@ -123,7 +123,12 @@ pub fn has_helper(prog_type: crate::prog::ProgType, id: u32) -> bool {
     insns.extend_from_slice(&RETURN_ZERO);
     let answer = match Program::load(&ProgSpec::new(prog_type, &insns, "probe_helper")) {
         Ok(_) => true,
-        Err(crate::KernelError::Verifier { .. }) => false,
+        // Only "invalid func" (unknown id) or "unknown func"/"cannot use helper" (not for this
+        // program type) say no: a helper whose arguments the probe gets wrong (a callback, a
+        // map) is there all the same.
+        Err(crate::KernelError::Verifier { log, .. }) => {
+            !["invalid func", "unknown func", "cannot use helper"].iter().any(|m| log.contains(m))
+        }
         Err(_) => true,
     };
     if let Ok(mut c) = cache.lock() {

@@ -13,7 +13,7 @@
 //! 1. `sys`: the syscalls, and every `unsafe`.
 //! 2. `error`, `name`, `clock`, `cpus`, `process`, `tracefs`, `btf`, `kconfig`: plain facts and
 //!    files.
-//! 3. `map`, `prog`, `ringbuf`: kernel objects; `probe_event`: kprobe/uprobe events in tracefs;
+//! 3. `map`, `prog` (with `func_info`, the BTF of helper callbacks), `ringbuf`: kernel objects; `probe_event`: kprobe/uprobe events in tracefs;
 //!    `instance`: sonde's own tracefs instances.
 //!    `graph_tracer`: the function_graph tracer in an instance of its own.
 //! 4. `link` (what keeps a program attached), then `perf_attach` (a program on a perf event fd).
@@ -27,6 +27,7 @@ pub mod cpus;
 pub mod error;
 pub mod features;
 pub mod fentry;
+pub mod func_info;
 pub mod graph_tracer;
 pub mod instance;
 pub mod kconfig;

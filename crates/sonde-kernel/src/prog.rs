@@ -165,6 +165,10 @@ pub struct LoadOptions<'a> {
     /// For fentry/fexit on a module function: the module's BTF object, in which `attach_btf_id`
     /// is numbered ([`crate::btf::BtfFunc::obj_fd`]). None for vmlinux.
     pub attach_btf_obj_fd: Option<BorrowedFd<'a>>,
+    /// The first instruction of each helper callback (subprograms after the main program, for
+    /// `bpf_for_each_map_elem`): the load then carries the BTF func info they need
+    /// ([`crate::func_info`]). Empty for programs without callbacks.
+    pub callbacks: &'a [u32],
 }
 
 /// A loaded program. Dropping it closes the fd; the kernel frees it once no link holds it.
@@ -208,6 +212,13 @@ impl Program {
             });
         }
         let license = CString::new(spec.license.replace('\0', "")).unwrap_or_default();
+        let (func_btf, func_info) = if opts.callbacks.is_empty() {
+            (None, Vec::new())
+        } else {
+            let (btf, records) = crate::func_info::build(opts.callbacks);
+            (Some(crate::func_info::load(&btf)?), records)
+        };
+        let func_info_bytes: Vec<u8> = func_info.iter().flat_map(|v| v.to_le_bytes()).collect();
         let attempt = |log: &mut [u8]| {
             let mut attr = ProgLoadAttr {
                 prog_type: spec.prog_type.id(),
@@ -221,6 +232,10 @@ impl Program {
                 expected_attach_type: spec.expected_attach_type.unwrap_or(0),
                 attach_btf_id: spec.attach_btf_id.unwrap_or(0),
                 attach_prog_fd: opts.attach_btf_obj_fd.map_or(0, |fd| fd.as_raw_fd() as u32),
+                prog_btf_fd: func_btf.as_ref().map_or(0, |fd| fd.as_raw_fd() as u32),
+                func_info_rec_size: if func_info.is_empty() { 0 } else { 8 },
+                func_info: sys::addr(&func_info_bytes),
+                func_info_cnt: (func_info.len() / 2) as u32,
                 ..Default::default()
             };
             sys::bpf_fd(cmd::PROG_LOAD, &mut attr)

@@ -90,3 +90,26 @@ fn a_log_bigger_than_the_first_buffer_is_retried_with_a_bigger_one() {
     assert!(log.len() > 1 << 20, "log is {} bytes", log.len());
     assert!(log.contains("R2 !read_ok"), "the reason survives: {}", &log[log.len() - 300..]);
 }
+
+#[test]
+fn a_helper_probe_says_no_only_for_an_unknown_helper() {
+    if common::skip_unless_root() {
+        return;
+    }
+    use sonde_kernel::features::has_helper;
+    // An id no kernel has: "invalid func".
+    assert!(!has_helper(ProgType::Kprobe, 100_000));
+    // bpf_get_current_pid_tgid: present everywhere, and the probe's call is valid.
+    assert!(has_helper(ProgType::Kprobe, sonde_bpf::helper::GET_CURRENT_PID_TGID));
+    // bpf_for_each_map_elem (5.13): the probe's arguments are wrong for it (no map, no callback),
+    // which must not read as "absent" on kernels that have it.
+    let release = sonde_kernel::sys::kernel_release();
+    let mut parts = release.split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    let want = (major, minor) >= (5, 13);
+    assert_eq!(
+        has_helper(ProgType::Kprobe, sonde_bpf::helper::FOR_EACH_MAP_ELEM),
+        want,
+        "{release}"
+    );
+}

@@ -71,5 +71,6 @@ pub fn load_program(p: &ProgramDef, maps: &[Map]) -> Result<Program, KernelError
         ProgKind::Fexit => ProgSpec::fexit(&bytes, &p.name, btf_id),
         ProgKind::TpBtf => ProgSpec::tp_btf(&bytes, &p.name, btf_id),
     };
-    Program::load(&spec)
+    let opts = sonde_kernel::prog::LoadOptions { callbacks: &p.callbacks, ..Default::default() };
+    Program::load_with(&spec, &opts)
 }

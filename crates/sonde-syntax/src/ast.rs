@@ -25,6 +25,8 @@ pub struct Program {
     pub config: Vec<Setting>,
     /// bpftrace's map declarations, `let @name = lruhash(4096);`.
     pub map_decls: Vec<MapDecl>,
+    /// bpftrace's script-level `struct NAME { ... }` and `enum [NAME] { ... }` definitions.
+    pub types: Vec<TypeDecl>,
 }
 
 /// `let @name = KIND(SIZE);` at the top level: `hash`, `lruhash`, `percpuhash`, `percpulruhash`.
@@ -323,4 +325,21 @@ impl UnOp {
             UnOp::AddrOf => "&",
         }
     }
+}
+
+/// A type the script defines: bpftrace's `struct NAME { type field; ... }` (fields laid out as
+/// C lays them out) or `enum [NAME] { A = 1, B, ... }` (constants).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeDecl {
+    Struct { name: String, fields: Vec<FieldDecl>, span: Span },
+    Enum { name: Option<String>, values: Vec<(String, i64, Span)>, span: Span },
+}
+
+/// `type name;` or `type name[N];` in a script's struct.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldDecl {
+    pub ty: TypeName,
+    pub name: String,
+    pub array: Option<u64>,
+    pub span: Span,
 }

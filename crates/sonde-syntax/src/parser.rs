@@ -9,6 +9,7 @@ mod config;
 mod expr;
 mod flow;
 mod macros;
+mod script_types;
 mod stmt;
 mod user_macros;
 
@@ -96,7 +97,12 @@ impl<'a> Parser<'a> {
         let mut probes = Vec::new();
         let mut config = Vec::new();
         let mut map_decls = Vec::new();
+        let mut types = Vec::new();
         loop {
+            if let Some(kind) = self.type_decl_ahead() {
+                types.extend(self.type_decl(kind));
+                continue;
+            }
             if self.config_ahead() {
                 self.config_block(&mut config);
                 continue;
@@ -134,7 +140,7 @@ impl<'a> Parser<'a> {
             );
             self.emit(d);
         }
-        Program { probes, config, map_decls }
+        Program { probes, config, map_decls, types }
     }
 
     /// `spec[, spec...] [/predicate/] { body }`, starting after the first spec.

@@ -19,7 +19,12 @@ fn every_compat_script_loads() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "bt") {
             // --unsafe for signal.bt; it only allows, so every other script loads as without it.
-            let o = sonde(&["--unsafe", "-e", p.to_str().unwrap()]);
+            // A `// params: A B` line gives the positional parameters a script's specs need.
+            let text = std::fs::read_to_string(&p).unwrap();
+            let params = text.lines().find_map(|l| l.strip_prefix("// params: ")).unwrap_or("");
+            let mut argv = vec!["--unsafe", "-e", p.to_str().unwrap()];
+            argv.extend(params.split_whitespace());
+            let o = sonde(&argv);
             o.assert_ok();
             assert!(o.stderr.contains("passed the verifier"), "{}", o.describe());
             n += 1;

@@ -9,6 +9,7 @@ mod join;
 mod len;
 pub use join::{JOIN_ARGS, JOIN_ARG_SIZE};
 pub use len::len_counter;
+mod map_for;
 mod stmt;
 mod strings;
 mod tuple;
@@ -84,6 +85,9 @@ pub struct ProgramDef {
     /// kernel skips a timer's program that fires while another BPF program runs on its CPU and,
     /// unlike other skips, counts that nowhere: the runs set against the time elapsed tell.
     pub run_slot: Option<usize>,
+    /// The first instruction of each `for ($kv : @map)` callback, placed after the program's own
+    /// (the loader gives the kernel their BTF func info).
+    pub callbacks: Vec<u32>,
 }
 
 /// Everything the runtime needs: maps to create, programs to load and attach, how to decode events.
@@ -197,6 +201,10 @@ pub(crate) struct Lower<'a> {
     pub stack_map: Option<usize>,
     /// The enclosing loops' `continue` and `break` targets, innermost last.
     pub loops: Vec<(emit::Label, emit::Label)>,
+    /// `for ($kv : @map)` bodies lowered as callbacks, placed after the program (map_for.rs),
+    /// and the current function's references to them.
+    pub callbacks: Vec<map_for::Callback>,
+    pub callback_refs: Vec<(usize, usize)>,
 }
 
 fn is_interval(probe: &TProbe) -> bool {
@@ -218,11 +226,25 @@ fn lower_probe(
     e.span = probe.span;
     let exit = e.label();
     let kind = probe.sites[0].kind;
-    let mut lw = Lower { e, tp, opts, vars: Vec::new(), exit, stack_map, loops: Vec::new() };
+    let mut lw = Lower {
+        e,
+        tp,
+        opts,
+        vars: Vec::new(),
+        exit,
+        stack_map,
+        loops: Vec::new(),
+        callbacks: Vec::new(),
+        callback_refs: Vec::new(),
+    };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
     for (_, ty) in &probe.vars {
         let off = lw.e.alloc_stack(ty.slot_size());
         lw.vars.push((off, ty.slot_size()));
+    }
+    if map_for::loops_over_maps(&probe.body) {
+        let size = lw.vars.iter().map(|&(off, _)| -(off as i32)).max().unwrap_or(0);
+        lw.e.zero_stack(-(size as i16), size as usize);
     }
     // Stopped (see CONTROL_MAP): three instructions, no helper call. BEGIN and END run by hand.
     if kind != ProgKind::RawTracepoint {
@@ -252,6 +274,7 @@ fn lower_probe(
     lw.e.emit(Insn::mov64_imm(Reg::R0, 0));
     lw.e.emit(Insn::exit());
     let e = lw.e.finish();
+    let (e, callbacks) = map_for::link(e, &lw.callback_refs, lw.callbacks);
     if e.full() {
         return Err(Diagnostic::error(
             probe.span,
@@ -274,6 +297,7 @@ fn lower_probe(
         relocs: e.relocs,
         spans: e.spans,
         run_slot,
+        callbacks,
     })
 }
 
@@ -304,4 +328,5 @@ pub(crate) mod h {
     pub const SEND_SIGNAL: u32 = 109;
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
+    pub const FOR_EACH_MAP_ELEM: u32 = 164;
 }

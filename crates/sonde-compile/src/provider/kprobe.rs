@@ -10,7 +10,7 @@
 
 use super::context::{arg_at_return, arg_register, record_field, regs, scalar_or_u64};
 use super::context::{caller, Answer, ContextName, Cx};
-use super::tracepoint_format::parse_format;
+use super::tracepoint_types::parse_typed;
 use super::{kernel_functions, AttachPoint, ProgKind, Site};
 use crate::arch::x86_64::{ARG_REGS, RET_REG, SYSCALL_ARG_REGS};
 use crate::btf_types::{func_sig, FuncSig};
@@ -137,7 +137,7 @@ pub fn signature(symbol: &str, env: &dyn Env) -> Option<FuncSig> {
     let params = env
         .tracepoint_format("syscalls", &format!("sys_enter_{}", syscall))
         .ok()
-        .and_then(|text| parse_format("syscalls", syscall, &text).ok())
+        .and_then(|text| parse_typed("syscalls", syscall, &text, env).ok())
         .map(|record| {
             record
                 .fields

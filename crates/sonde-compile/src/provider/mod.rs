@@ -12,6 +12,7 @@ pub mod rawtracepoint;
 mod special;
 mod tracepoint;
 pub mod tracepoint_format;
+pub mod tracepoint_types;
 mod uprobe;
 
 pub use kprobe::{is_syscall_wrapper, signature as kprobe_signature};

@@ -1,7 +1,7 @@
 //! `tracepoint:CATEGORY:NAME` (also `CATEGORY/NAME`), with globs; `args`/`data` typed from the format file.
 
 use super::context::{read_field, record_field, Answer, ContextName, Cx};
-use super::tracepoint_format::parse_format;
+use super::tracepoint_types::parse_typed;
 use super::{AttachPoint, ProgKind, Site};
 use crate::env::{Env, EnvError};
 use sonde_glob::{glob_match, is_glob};
@@ -31,7 +31,7 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
                 EnvError::NotFound(_) => unknown(&c, &n, env),
                 EnvError::Unavailable(s) => s,
             })?;
-            let args = parse_format(&c, &n, &text)?;
+            let args = parse_typed(&c, &n, &text, env)?;
             Ok(Site {
                 point: AttachPoint::Tracepoint { category: c, name: n },
                 kind: ProgKind::Tracepoint,

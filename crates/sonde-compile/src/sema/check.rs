@@ -23,7 +23,14 @@ pub fn check(
         let mut sites = Vec::new();
         for spec in &probe.specs {
             let mut notes = Vec::new();
-            let expanded = provider::expand(&spec.provider, &spec.definition, env, &mut notes);
+            let definition = match super::spec_params::substitute(&spec.definition, &opts.params) {
+                Ok(d) => d,
+                Err(msg) => {
+                    diags.push(Diagnostic::error(spec.span, msg));
+                    continue;
+                }
+            };
+            let expanded = provider::expand(&spec.provider, &definition, env, &mut notes);
             warnings.extend(notes.into_iter().map(|n| Diagnostic::warning(spec.span, n)));
             match expanded {
                 Ok(s) => sites.extend(s),
@@ -67,6 +74,11 @@ pub fn check(
         return Err(diags);
     }
 
+    let types = std::rc::Rc::new(super::script_types::ScriptTypes::build(
+        &program.types,
+        env.btf().ok(),
+        &mut diags,
+    ));
     let mut maps = MapTable::default();
     for d in &program.map_decls {
         if let Err(e) = maps.declare(d) {
@@ -80,6 +92,7 @@ pub fn check(
     let mut hints = Vec::new();
     for (index, sites) in &groups {
         let mut cx = Checker::new(env, opts, &mut maps, true, sites);
+        cx.types = types.clone();
         cx.probe(&program.probes[*index]);
         hints.push(cx.string_sizes());
     }
@@ -91,6 +104,7 @@ pub fn check(
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
+        cx.types = types.clone();
         cx.str_hints = str_hints;
         cx.events = std::mem::take(&mut events);
         let (predicate, body) = cx.probe(probe);
@@ -204,6 +218,11 @@ pub(super) struct Checker<'a> {
     pub uses_stacks: bool,
     /// The probe's `getopt("name", ...)` calls.
     pub options: Vec<super::getopt::GetOpt>,
+    /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
+    /// the statement being checked.
+    pub map_for: usize,
+    /// The script's own `struct` and `enum` definitions.
+    pub types: std::rc::Rc<super::script_types::ScriptTypes>,
 }
 
 impl<'a> Checker<'a> {
@@ -229,6 +248,8 @@ impl<'a> Checker<'a> {
             diags: Vec::new(),
             uses_stacks: false,
             options: Vec::new(),
+            map_for: 0,
+            types: Default::default(),
         }
     }
 

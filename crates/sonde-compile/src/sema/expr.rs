@@ -2,7 +2,6 @@
 
 use super::check::Checker;
 use super::tir::{Builtin, MapValue, TExpr, TExprKind};
-use super::typename;
 use crate::provider::context::{ContextName, Cx};
 use crate::provider::{self, Site};
 use crate::types::Type;
@@ -124,7 +123,7 @@ impl Checker<'_> {
             }
             ExprKind::Cast { ty, expr } => {
                 let Some(inner) = self.expr_or_poison(expr) else { return self.poisoned(span) };
-                let target = match typename::resolve(ty, self.env.btf().ok()) {
+                let target = match self.resolve_type(ty) {
                     Ok(t) => t,
                     Err(msg) => {
                         self.error(Diagnostic::error(ty.span, msg));
@@ -195,6 +194,7 @@ impl Checker<'_> {
             "cpid" => self.child_pid(span),
             "retval" => self.context(ContextName::Retval, span),
             "regs" => self.context(ContextName::Regs, span),
+            "stack" | "kstack" | "ustack" if self.refused_in_map_for(span) => self.poisoned(span),
             "stack" | "kstack" => {
                 self.uses_stacks = true;
                 b(Builtin::KStack, Type::Stack { user: false })
@@ -245,6 +245,9 @@ impl Checker<'_> {
             _ => {
                 if let Some(map) = self.maps.lookup(name) {
                     return self.map_value(map, Vec::new(), span);
+                }
+                if let Some(v) = self.script_enum(name, span) {
+                    return v;
                 }
                 if let Some(v) = self.value_ident(name, span) {
                     return v;
@@ -461,6 +464,7 @@ impl Checker<'_> {
             // `p->field` (or `p.field`, as ply allows) on a pointer to a kernel struct.
             Type::Ptr { to, user } => match *to {
                 Type::Btf { id, name, .. } => self.btf_member(b, 0, user, id, &name, field, span),
+                Type::Struct(s) => self.script_member(b, 0, user, &s, field, span),
                 other => {
                     self.error(Diagnostic::error(
                         span,
@@ -478,6 +482,19 @@ impl Checker<'_> {
                     self.error(Diagnostic::error(
                         span,
                         format!("cannot read members of this `{}` value", name),
+                    ));
+                    self.poisoned(span)
+                }
+            },
+            // `s.field` on a script-defined struct read through a pointer.
+            Type::Struct(s) => match b.kind {
+                TExprKind::Read { ptr, offset, user } => {
+                    self.script_member(*ptr, offset, user, &s, field, span)
+                }
+                _ => {
+                    self.error(Diagnostic::error(
+                        span,
+                        format!("cannot read members of this `struct {}` value", s.name),
                     ));
                     self.poisoned(span)
                 }
@@ -581,6 +598,9 @@ impl Checker<'_> {
     fn context(&mut self, name: ContextName, span: Span) -> TExpr {
         // No site: its spec failed to expand and was reported already.
         if self.sites.is_empty() && matches!(name, ContextName::Arg(_) | ContextName::Retval) {
+            return self.poisoned(span);
+        }
+        if self.refused_in_map_for(span) {
             return self.poisoned(span);
         }
         let cx = Cx { env: self.env, opts: self.opts, span };
@@ -701,6 +721,9 @@ impl Checker<'_> {
         }
         let mk = |kind, ty| TExpr { kind, ty, span };
         match name {
+            "str" if args.len() == 1 && super::spec_params::is_param_plus_const(&args[0]) => {
+                self.positional_str_offset(&args[0], span)
+            }
             "str" if args.len() == 1 && self.positional_str(&args[0], span).is_some() => {
                 self.positional_str(&args[0], span).unwrap_or_else(|| self.poisoned(span))
             }

@@ -95,10 +95,7 @@ impl Checker<'_> {
     ) -> Option<TStmtKind> {
         let (start, end) = match iter {
             ForIter::Range(a, b) => (a, b),
-            ForIter::Map(m) => {
-                self.error(Diagnostic::error(m.span, "sonde cannot loop over a map's elements in BPF yet (bpftrace's `for ($kv : @map)`)").with_help("print the map with `print(@map)`, or loop over a range of keys: `for ($i : 0..N) { ... @map[$i] ... }`"));
-                return None;
-            }
+            ForIter::Map(m) => return self.map_for(var, m, body, span),
         };
         self.scopes.push(Vec::new());
         let stmt = |kind| Stmt { kind, span };
@@ -125,7 +122,7 @@ impl Checker<'_> {
         Some(TStmtKind::Seq(out))
     }
 
-    fn loop_body(&mut self, body: &Block) -> Vec<TStmt> {
+    pub(super) fn loop_body(&mut self, body: &Block) -> Vec<TStmt> {
         self.loops += 1;
         let body = self.scoped(body);
         self.loops -= 1;

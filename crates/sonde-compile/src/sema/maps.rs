@@ -95,6 +95,11 @@ impl MapTable {
         &self.entries[map].name
     }
 
+    /// The key types learnt so far.
+    pub fn keys(&self, map: usize) -> Option<&[Type]> {
+        self.entries[map].keys.as_ref().map(|(k, _)| k.as_slice())
+    }
+
     pub fn value(&self, map: usize) -> Option<&MapValue> {
         self.entries[map].value.as_ref().map(|(v, _)| v)
     }

@@ -8,7 +8,7 @@ use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 
 /// `Some(n)` for `$n`, `Some(0)` for `$#`; `None` for a variable's name.
-fn param_number(name: &str) -> Option<usize> {
+pub(super) fn param_number(name: &str) -> Option<usize> {
     if name == "#" {
         return Some(0);
     }

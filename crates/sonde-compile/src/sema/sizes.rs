@@ -3,7 +3,6 @@
 
 use super::check::Checker;
 use super::tir::{TExpr, TExprKind};
-use super::typename;
 use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
@@ -12,15 +11,13 @@ impl Checker<'_> {
     /// `sizeof(struct task_struct)`, `sizeof($x)`: the size in bytes.
     pub fn size_of(&mut self, args: &[Expr], span: Span) -> TExpr {
         let ty = match args {
-            [Expr { kind: ExprKind::TypeArg(t), span: tspan }] => {
-                match typename::resolve(t, self.env.btf().ok()) {
-                    Ok(ty) => ty,
-                    Err(msg) => {
-                        self.error(Diagnostic::error(*tspan, msg));
-                        return self.poisoned(span);
-                    }
+            [Expr { kind: ExprKind::TypeArg(t), span: tspan }] => match self.resolve_type(t) {
+                Ok(ty) => ty,
+                Err(msg) => {
+                    self.error(Diagnostic::error(*tspan, msg));
+                    return self.poisoned(span);
                 }
-            }
+            },
             [e] => self.expr(e).ty,
             _ => {
                 self.error(Diagnostic::error(
@@ -50,7 +47,7 @@ impl Checker<'_> {
             ));
             return self.poisoned(span);
         }
-        let mut ty = match typename::resolve(t, self.env.btf().ok()) {
+        let mut ty = match self.resolve_type(t) {
             Ok(ty) => ty,
             Err(msg) => {
                 self.error(Diagnostic::error(*tspan, msg));
@@ -59,6 +56,13 @@ impl Checker<'_> {
         };
         let mut offset = 0;
         for name in path {
+            if let Type::Struct(s) = &ty {
+                if let Some(f) = s.fields.iter().find(|f| f.name == name) {
+                    offset += f.offset;
+                    ty = f.ty.clone();
+                    continue;
+                }
+            }
             let Type::Btf { id, name: sname, .. } = &ty else {
                 let msg =
                     format!("offsetof(): a `{}` has no member `{}`: it is not a struct", ty, name);

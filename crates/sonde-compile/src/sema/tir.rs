@@ -214,6 +214,13 @@ pub enum TStmtKind {
     },
     /// bpftrace's `override(rc)`: the probed kernel function returns `rc` without running.
     Override(TExpr),
+    /// bpftrace's `for ($kv : @map) { body }`: `body` runs for each element with `$kv` (variable
+    /// `var`) the tuple (key, value), in a callback of `bpf_for_each_map_elem` (see lower/map_for.rs).
+    MapFor {
+        map: usize,
+        var: usize,
+        body: Vec<TStmt>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 pub struct FixtureEnv {
     root: PathBuf,
-    /// Model a kernel before 5.15, without `bpf_get_func_ip`.
+    /// Model a 5.10 kernel: without `bpf_get_func_ip` (5.15) and `bpf_for_each_map_elem` (5.13).
     pub no_func_ip: bool,
 }
 
@@ -26,7 +26,8 @@ const FIXTURE_SYMBOLS: [(&str, u64); 2] =
 
 impl Env for FixtureEnv {
     fn has_helper(&self, id: u32) -> bool {
-        !(self.no_func_ip && id == sonde_bpf::helper::GET_FUNC_IP)
+        use sonde_bpf::helper::{FOR_EACH_MAP_ELEM, GET_FUNC_IP};
+        !(self.no_func_ip && (id == GET_FUNC_IP || id == FOR_EACH_MAP_ELEM))
     }
 
     fn online_cpus(&self) -> Option<u32> {

@@ -18,6 +18,7 @@ pub mod cmd {
     pub const BTF_GET_FD_BY_ID: u32 = 19;
     pub const BTF_GET_NEXT_ID: u32 = 23;
     pub const LINK_CREATE: u32 = 28;
+    pub const BTF_LOAD: u32 = 18;
 }
 
 /// Marker for the attr structs: plain old data, no implicit padding, all-zero is valid.
@@ -271,3 +272,16 @@ const _: () = {
     assert!(std::mem::size_of::<ProgInfo>() == 216);
     assert!(std::mem::size_of::<PerfEventAttr>() == 112);
 };
+
+/// BTF_LOAD: a BTF blob of the program's own (func info for helper callbacks).
+#[repr(C)]
+#[derive(Default)]
+pub struct BtfLoadAttr {
+    pub btf: u64,
+    pub btf_log_buf: u64,
+    pub btf_size: u32,
+    pub btf_log_size: u32,
+    pub btf_log_level: u32,
+    pub _pad: u32,
+}
+unsafe impl BpfAttr for BtfLoadAttr {}

@@ -63,6 +63,16 @@ impl Parser<'_> {
         let open = self.eat(TokenKind::LParen);
         let var = self.expect(TokenKind::Var, "a variable after `for`, like `for ($i : 0..10)`")?;
         let name = self.var_name(&var);
+        if self.peek().kind == TokenKind::Comma {
+            let t = self.peek().clone();
+            let d = crate::diag::Diagnostic::error(t.span, "a `for` loop takes one variable")
+                .with_help(format!(
+                    "write `for (${} : @map)`: `${}.0` is the key, `${}.1` the value",
+                    name, name, name
+                ));
+            self.emit(d);
+            return Err(());
+        }
         self.expect(TokenKind::Colon, "`:` after the loop variable")?;
         let first = self.inner_expr()?;
         let iter = if self.peek().kind == TokenKind::Dot {

@@ -1,0 +1,151 @@
+//! `for ($kv : @map) { body }` as `bpf_for_each_map_elem(map, callback, ctx, 0)` (5.13+).
+//!
+//! The body is a function of its own placed after the program (a BPF-to-BPF callback,
+//! `long cb(map, key, value, ctx)`), with its own stack frame. Its frame starts with the same
+//! variable slots as the probe's, at the same offsets, so the body is lowered exactly as probe
+//! code is; `ctx` points into the caller's frame, and the callback copies the caller's variables
+//! in when it starts and back out when it returns, so the body reads and writes the probe's
+//! variables as bpftrace's do. `$kv` is filled from the element's key and value. Returning 0 goes
+//! on to the next element (the end of the body, `continue`), 1 stops (`break`); `return` and
+//! `exit()` also set the u64 `ctx` points at, and the caller then returns from the probe. A
+//! callback's r9 holds `ctx` (the probe's context is not available there: sema refuses its uses).
+
+use super::emit::{Emitter, CTX};
+use super::{h, Lower, FIRST_USER_MAP};
+use crate::sema::tir::{TStmt, TStmtKind};
+use sonde_bpf::{Cond, Insn, Reg, Size};
+
+/// A finished callback and its references to other callbacks: (instruction, callback index).
+pub(crate) type Callback = (Emitter, Vec<(usize, usize)>);
+
+impl Lower<'_> {
+    pub fn map_for(&mut self, map: usize, var: usize, body: &[TStmt]) {
+        // The caller's side: a stop flag beside the variables, then the helper.
+        let flag = self.e.alloc_stack(8);
+        self.e.emit(Insn::store_imm(Size::DW, Reg::FP, flag, 0));
+        self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+        let at = self.e.insns.len();
+        self.e.emit_all(Insn::ld_func(Reg::R2, 0));
+        let referenced = self.e.insns.len() == at + 2;
+        self.e.stack_addr(Reg::R3, flag);
+        self.e.emit(Insn::mov64_imm(Reg::R4, 0));
+        self.e.call(h::FOR_EACH_MAP_ELEM);
+        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, flag));
+        self.e.jmp_imm(Cond::Ne, Reg::R1, 0, self.exit);
+
+        let cb = self.callback(map, var, flag, body);
+        self.e.count += cb.0.count;
+        self.callbacks.push(cb);
+        if referenced {
+            self.callback_refs.push((at, self.callbacks.len() - 1));
+        }
+    }
+
+    /// The body as a callback; `flag` is the stop flag's offset in the caller's frame.
+    fn callback(&mut self, map: usize, var: usize, flag: i16, body: &[TStmt]) -> Callback {
+        let mut e = Emitter::new();
+        e.span = self.e.span;
+        let caller = std::mem::replace(&mut self.e, e);
+        let exit = self.exit;
+        let loops = std::mem::take(&mut self.loops);
+        let refs = std::mem::take(&mut self.callback_refs);
+
+        // The variables' slots, at the caller's offsets.
+        let vars = self.vars.iter().map(|&(off, _)| -(off as i32)).max().unwrap_or(0);
+        self.e.alloc_stack(vars as usize);
+        self.e.emit(Insn::mov64_reg(CTX, Reg::R4));
+        for a in (-vars..0).step_by(8) {
+            self.e.emit(Insn::load(Size::DW, Reg::R0, CTX, (a - flag as i32) as i16));
+            self.e.emit(Insn::store(Size::DW, Reg::FP, a as i16, Reg::R0));
+        }
+        // $kv = (key, value): the key's bytes, then the value's.
+        let info = &self.tp.maps[map];
+        let (_, key_size) = info.key_layout();
+        let value_size = info.value_size();
+        let (off, slot) = self.vars[var];
+        if slot != key_size + value_size {
+            self.e.overflow.get_or_insert((
+                self.e.span,
+                "internal error: the loop variable does not match the map's element",
+            ));
+        }
+        for (src, base, size) in [(Reg::R2, 0, key_size), (Reg::R3, key_size, value_size)] {
+            for i in (0..size).step_by(8) {
+                self.e.emit(Insn::load(Size::DW, Reg::R0, src, i as i16));
+                self.e.emit(Insn::store(Size::DW, Reg::FP, off + (base + i) as i16, Reg::R0));
+            }
+        }
+
+        let (next, stop, ret, out) =
+            (self.e.label(), self.e.label(), self.e.label(), self.e.label());
+        self.exit = ret;
+        self.loops = vec![(next, stop)];
+        self.block(body);
+        self.e.bind(next);
+        self.e.emit(Insn::mov64_imm(Reg::R0, 0));
+        self.e.goto(out);
+        self.e.bind(stop);
+        self.e.emit(Insn::mov64_imm(Reg::R0, 1));
+        self.e.goto(out);
+        self.e.bind(ret);
+        self.e.emit(Insn::store_imm(Size::DW, CTX, 0, 1));
+        self.e.emit(Insn::mov64_imm(Reg::R0, 1));
+        self.e.bind(out);
+        for a in (-vars..0).step_by(8) {
+            self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, a as i16));
+            self.e.emit(Insn::store(Size::DW, CTX, (a - flag as i32) as i16, Reg::R1));
+        }
+        self.e.emit(Insn::exit());
+
+        let inner = std::mem::replace(&mut self.callback_refs, refs);
+        self.exit = exit;
+        self.loops = loops;
+        (std::mem::replace(&mut self.e, caller).finish(), inner)
+    }
+}
+
+/// Does the probe loop over a map? Its variables are then zeroed first: a callback copies
+/// every one of them in, and the verifier refuses reads of stack never written.
+pub(crate) fn loops_over_maps(stmts: &[TStmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        TStmtKind::MapFor { .. } => true,
+        TStmtKind::If { then, els, .. } => loops_over_maps(then) || loops_over_maps(els),
+        TStmtKind::Loop { body, step, .. } => loops_over_maps(body) || loops_over_maps(step),
+        TStmtKind::Seq(b) => loops_over_maps(b),
+        _ => false,
+    })
+}
+
+/// The program and its callbacks as one instruction stream, callbacks after the program in
+/// order: each `ld_func` gets its callback's relative offset, map relocations and spans move
+/// with their instructions. Returns the callbacks' first instructions as well.
+pub(crate) fn link(
+    main: Emitter,
+    main_refs: &[(usize, usize)],
+    callbacks: Vec<Callback>,
+) -> (Emitter, Vec<u32>) {
+    let mut out = main;
+    let mut starts = Vec::new();
+    let mut at = out.insns.len();
+    for (cb, _) in &callbacks {
+        starts.push(at);
+        at += cb.insns.len();
+    }
+    let rel = |from: usize, to: usize| to as i32 - from as i32 - 1;
+    for &(i, id) in main_refs {
+        out.insns[i].imm = rel(i, starts[id]);
+    }
+    for ((cb, refs), &base) in callbacks.into_iter().zip(&starts) {
+        let mut insns = cb.insns;
+        for &(i, id) in &refs {
+            insns[i].imm = rel(base + i, starts[id]);
+        }
+        out.relocs.extend(cb.relocs.into_iter().map(|(i, m)| (base + i, m)));
+        out.spans.extend(cb.spans);
+        out.insns.extend(insns);
+        if out.overflow.is_none() {
+            out.overflow = cb.overflow;
+        }
+    }
+    (out, starts.into_iter().map(|s| s as u32).collect())
+}

@@ -1,0 +1,153 @@
+//! Types a script defines, bpftrace's `struct NAME { ... }` and `enum [NAME] { ... }`: a struct
+//! is laid out as C lays it out (each field at its alignment, the size rounded up to the
+//! largest) and joins the kernel's BTF types for casts (`(struct Name *)arg0`), `sizeof` and
+//! member reads; an enum's names are integer constants (before the kernel's enum names).
+
+use super::check::Checker;
+use super::tir::{TExpr, TExprKind};
+use super::typename;
+use crate::types::{Field, StructDef, Type};
+use sonde_syntax::ast::{Span, TypeDecl, TypeName};
+use sonde_syntax::diag::Diagnostic;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+#[derive(Default, Debug)]
+pub struct ScriptTypes {
+    structs: HashMap<String, Rc<StructDef>>,
+    enums: HashMap<String, i64>,
+    enum_types: Vec<String>,
+}
+
+impl ScriptTypes {
+    /// Lay out the script's definitions in order (a struct may use the ones before it).
+    pub fn build(
+        decls: &[TypeDecl],
+        btf: Option<&sonde_btf::Btf>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> ScriptTypes {
+        let mut out = ScriptTypes::default();
+        for d in decls {
+            match d {
+                TypeDecl::Struct { name, fields, span } => {
+                    if out.structs.contains_key(name) {
+                        let msg = format!("`struct {}` is defined twice", name);
+                        diags.push(Diagnostic::error(*span, msg));
+                        continue;
+                    }
+                    let mut laid = Vec::new();
+                    let (mut at, mut align) = (0usize, 1usize);
+                    for f in fields {
+                        let ty = match out.resolve(&f.ty, btf) {
+                            Ok(t) => t,
+                            Err(msg) => {
+                                diags.push(Diagnostic::error(f.ty.span, msg));
+                                continue;
+                            }
+                        };
+                        let ty = match f.array {
+                            None => ty,
+                            Some(n) if ty.is_char() => Type::Str(n as usize),
+                            Some(n) if ty.is_scalar() || matches!(ty, Type::Btf { .. }) => {
+                                Type::Array { elem: Box::new(ty), len: n as usize }
+                            }
+                            Some(n) => Type::Bytes(ty.size() * n as usize),
+                        };
+                        if laid.iter().any(|x: &Field| x.name == f.name) {
+                            let msg =
+                                format!("`struct {}` has two fields named `{}`", name, f.name);
+                            diags.push(Diagnostic::error(f.span, msg));
+                        }
+                        let a = alignment(&ty);
+                        at = at.next_multiple_of(a);
+                        align = align.max(a);
+                        let size = ty.size();
+                        laid.push(Field { name: f.name.clone(), offset: at, ty, data_loc: false });
+                        at += size;
+                    }
+                    let def = StructDef {
+                        name: name.clone(),
+                        size: at.next_multiple_of(align),
+                        fields: laid,
+                    };
+                    out.structs.insert(name.clone(), Rc::new(def));
+                }
+                TypeDecl::Enum { name, values, .. } => {
+                    out.enum_types.extend(name.iter().cloned());
+                    for (n, v, span) in values {
+                        if out.enums.insert(n.clone(), *v).is_some() {
+                            let msg = format!("enumerator `{}` is defined twice", n);
+                            diags.push(Diagnostic::error(*span, msg));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A type named in the script: its own structs and enums first, then the kernel's.
+    fn resolve(&self, t: &TypeName, btf: Option<&sonde_btf::Btf>) -> Result<Type, String> {
+        let own = if let Some(n) = t.base.strip_prefix("struct ") {
+            self.structs.get(n.trim()).map(|s| Type::Struct(s.clone()))
+        } else if let Some(n) = t.base.strip_prefix("enum ") {
+            self.enum_types.iter().any(|e| e == n.trim()).then_some(Type::S64)
+        } else {
+            None
+        };
+        let Some(mut ty) = own else { return typename::resolve(t, btf) };
+        for _ in 0..t.pointers {
+            ty = Type::Ptr { to: Box::new(ty), user: false };
+        }
+        Ok(ty)
+    }
+}
+
+/// C's alignment of a field of this type on x86-64.
+fn alignment(t: &Type) -> usize {
+    match t {
+        Type::Int { bytes, .. } => *bytes as usize,
+        Type::Array { elem, .. } => alignment(elem),
+        Type::Str(_) | Type::Bytes(_) => 1,
+        Type::Struct(s) => s.fields.iter().map(|f| alignment(&f.ty)).max().unwrap_or(1),
+        Type::Btf { size, .. } => (*size).clamp(1, 8).next_power_of_two().min(8),
+        _ => 8,
+    }
+}
+
+impl Checker<'_> {
+    /// A type written in a cast, `sizeof` or `let`: the script's own, or the kernel's.
+    pub(super) fn resolve_type(&self, t: &TypeName) -> Result<Type, String> {
+        self.types.resolve(t, self.env.btf().ok())
+    }
+
+    /// One of the script's enumerators, as a constant.
+    pub(super) fn script_enum(&self, name: &str, span: Span) -> Option<TExpr> {
+        let v = *self.types.enums.get(name)?;
+        Some(TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span })
+    }
+
+    /// Member `field` of the script's struct `s` at `ptr + base`.
+    pub(super) fn script_member(
+        &mut self,
+        ptr: TExpr,
+        base: i64,
+        user: bool,
+        s: &StructDef,
+        field: &str,
+        span: Span,
+    ) -> TExpr {
+        let Some(f) = s.fields.iter().find(|f| f.name == field) else {
+            let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+            let mut d =
+                Diagnostic::error(span, format!("`struct {}` has no member `{}`", s.name, field));
+            if !names.is_empty() {
+                d = d.with_help(format!("its members: {}", names.join(", ")));
+            }
+            self.error(d);
+            return self.poisoned(span);
+        };
+        let offset = base + f.offset as i64;
+        TExpr { kind: TExprKind::Read { ptr: Box::new(ptr), offset, user }, ty: f.ty.clone(), span }
+    }
+}

@@ -1,0 +1,73 @@
+//! bpftrace's script-level `struct` and `enum` definitions and map iteration, as parsed.
+
+mod common;
+
+use common::parse_ok;
+use sonde_syntax::ast::{ForIter, StmtKind, TypeDecl};
+
+#[test]
+fn struct_and_enum_definitions() {
+    let p = parse_ok(
+        "struct a { int x; char name[16]; struct task_struct *t; }; \
+         enum { A = 3, B, C = -1 } enum named { Z } \
+         struct b { unsigned long long v; } \
+         BEGIN { @ = sizeof(struct a); }",
+    );
+    assert_eq!(p.probes.len(), 1);
+    assert_eq!(p.types.len(), 4);
+    let TypeDecl::Struct { name, fields, .. } = &p.types[0] else { panic!("{:?}", p.types[0]) };
+    assert_eq!(name, "a");
+    let f: Vec<(String, u8, &str, Option<u64>)> = fields
+        .iter()
+        .map(|f| (f.ty.base.clone(), f.ty.pointers, f.name.as_str(), f.array))
+        .collect();
+    assert_eq!(
+        f,
+        vec![
+            ("int".into(), 0, "x", None),
+            ("char".into(), 0, "name", Some(16)),
+            ("struct task_struct".into(), 1, "t", None),
+        ]
+    );
+    let TypeDecl::Enum { name: None, values, .. } = &p.types[1] else { panic!("{:?}", p.types[1]) };
+    let v: Vec<(&str, i64)> = values.iter().map(|(n, v, _)| (n.as_str(), *v)).collect();
+    assert_eq!(v, vec![("A", 3), ("B", 4), ("C", -1)]);
+    assert!(matches!(&p.types[2], TypeDecl::Enum { name: Some(n), .. } if n == "named"));
+    let TypeDecl::Struct { fields, .. } = &p.types[3] else { panic!() };
+    assert_eq!(fields[0].ty.base, "unsigned long long");
+}
+
+#[test]
+fn bad_definitions_are_errors() {
+    for bad in [
+        "struct a { int x } BEGIN {}",
+        "struct a { int [4]; } BEGIN {}",
+        "enum { A = B } BEGIN {}",
+        "enum { A B } BEGIN {}",
+    ] {
+        assert!(sonde_syntax::parse(bad).is_err(), "{}", bad);
+    }
+}
+
+#[test]
+fn map_iteration_parses() {
+    let p = parse_ok("BEGIN { for ($kv : @m) { print($kv.0); } }");
+    let StmtKind::For { var, iter: ForIter::Map(_), .. } = &p.probes[0].body.stmts[0].kind else {
+        panic!("{:?}", p.probes[0].body.stmts[0])
+    };
+    assert_eq!(var, "kv");
+}
+
+#[test]
+fn two_loop_variables_say_what_to_write() {
+    let text = "BEGIN { for ($k, $v : @m) { } }";
+    let d = sonde_syntax::parse(text).unwrap_err();
+    assert_eq!(d.len(), 1, "{}", common::render_all(text, &d));
+    assert_eq!(d[0].message, "a `for` loop takes one variable");
+    let help = common::render_all(text, &d);
+    assert!(
+        help.contains("write `for ($k : @map)`: `$k.0` is the key, `$k.1` the value"),
+        "{}",
+        help
+    );
+}
