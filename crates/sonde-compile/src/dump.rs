@@ -147,6 +147,15 @@ impl Names<'_> {
             }
             TStmtKind::Return => "return".into(),
             TStmtKind::Signal(sig) => format!("signal({})", self.expr(sig)),
+            TStmtKind::Join { event, arr, user } => {
+                format!(
+                    "join{} event{}({})",
+                    if *user { "_user" } else { "" },
+                    event,
+                    self.expr(arr)
+                )
+            }
+            TStmtKind::Override(rc) => format!("override({})", self.expr(rc)),
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));
                 for t in then {
@@ -222,6 +231,7 @@ impl Names<'_> {
             TExprKind::MapHas { map, keys } => {
                 format!("has_key({}{})", self.map(*map), self.keys(keys))
             }
+            TExprKind::MapLen { map } => format!("len({})", self.map(*map)),
             TExprKind::MapDelete { map, keys } => {
                 format!("delete({}{})", self.map(*map), self.keys(keys))
             }

@@ -91,6 +91,9 @@ pub struct Options {
     pub string_size: usize,
     /// The words after the program: bpftrace's positional parameters `$1`.., `$#`.
     pub params: Vec<String>,
+    /// The words after the program that start with `--`: bpftrace's named options, read by
+    /// `getopt("name")`: `--name` (no value) or `--name=value`.
+    pub named: Vec<(String, Option<String>)>,
 }
 
 impl Options {

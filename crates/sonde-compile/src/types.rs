@@ -61,6 +61,10 @@ pub enum Type {
     Buf(usize),
     /// bpftrace's tuple: each element in a slot of its `slot_size()`, one after another.
     Tuple(Rc<[Type]>),
+    /// A syscall number printed as the syscall's name (bpftrace's `syscall_name(nr)`).
+    SyscallName,
+    /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
+    Username,
 }
 
 #[derive(Debug, PartialEq)]
@@ -99,6 +103,8 @@ impl Type {
             | Type::Strftime(_)
             | Type::CgroupPath
             | Type::Strerror
+            | Type::SyscallName
+            | Type::Username
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
             Type::Buf(n) => 8 + n,
@@ -122,6 +128,8 @@ impl Type {
                 | Type::Strftime(_)
                 | Type::CgroupPath
                 | Type::Strerror
+                | Type::SyscallName
+                | Type::Username
                 | Type::Stack { .. }
         )
     }
@@ -198,6 +206,8 @@ impl fmt::Display for Type {
             Type::Strftime(_) => write!(f, "strftime"),
             Type::CgroupPath => write!(f, "cgroup path"),
             Type::Strerror => write!(f, "strerror"),
+            Type::SyscallName => write!(f, "syscall name"),
+            Type::Username => write!(f, "username"),
             Type::Inet => write!(f, "inet address"),
             Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),

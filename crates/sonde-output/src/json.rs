@@ -61,6 +61,20 @@ pub fn message(kind: &str, text: &str) -> String {
     line(kind, &quote(text))
 }
 
+/// bpftrace's `warnf`/`errorf` object: `{"type": "warnf", "msg": ..., "filename": ...,
+/// "line": N, "col": N}`.
+pub fn located(level: &str, text: &str, at: &crate::writer::SourceAt) -> String {
+    let kind = if level == "ERROR" { "errorf" } else { "warnf" };
+    format!(
+        "{{\"type\": {}, \"msg\": {}, \"filename\": {}, \"line\": {}, \"col\": {}}}",
+        quote(kind),
+        quote(text),
+        quote(&at.file),
+        at.line,
+        at.col
+    )
+}
+
 pub fn printf(text: &str) -> String {
     message("printf", text)
 }

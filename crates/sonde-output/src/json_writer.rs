@@ -2,7 +2,7 @@
 
 use crate::json;
 use crate::value::Value;
-use crate::writer::{MapEntries, Writer};
+use crate::writer::{MapEntries, SourceAt, Writer};
 use std::io::Write;
 
 pub struct JsonWriter<O: Write> {
@@ -32,6 +32,14 @@ impl<O: Write> Writer for JsonWriter<O> {
 
     fn printf(&mut self, text: &[u8]) {
         self.line(&json::printf(&String::from_utf8_lossy(text)));
+    }
+
+    fn text(&mut self, kind: &str, text: &[u8]) {
+        self.line(&json::message(kind, &String::from_utf8_lossy(text)));
+    }
+
+    fn message(&mut self, level: &str, text: &str, at: &SourceAt) {
+        self.line(&json::located(level, text, at));
     }
 
     fn print(&mut self, mut values: Vec<Value>) {

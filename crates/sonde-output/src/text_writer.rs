@@ -3,7 +3,7 @@
 
 use crate::map::{hist_map_text, map_text, stats_text};
 use crate::value::Value;
-use crate::writer::{MapEntries, Writer};
+use crate::writer::{MapEntries, SourceAt, Writer};
 use std::io::Write;
 
 pub struct TextWriter<O: Write, E: Write> {
@@ -63,5 +63,11 @@ impl<O: Write, E: Write> Writer for TextWriter<O, E> {
 
     fn flush(&mut self) {
         let _ = self.out.flush();
+    }
+
+    fn message(&mut self, level: &str, text: &str, at: &SourceAt) {
+        self.flush();
+        let line = format!("{}: {}: {}\n", at, level, text);
+        let _ = self.err.write_all(line.as_bytes());
     }
 }

@@ -29,6 +29,37 @@ pub trait Writer {
     /// while another BPF program ran on the same CPU.
     fn missed(&mut self, probe: &str, runs: u64);
     fn flush(&mut self);
+    /// Text of another kind than printf's, by bpftrace's JSON name (`join`, `syscall` for
+    /// system()'s output), ended by a newline as bpftrace's text output ends it (its JSON
+    /// `data` has no newline added).
+    fn text(&mut self, kind: &str, text: &[u8]) {
+        let _ = kind;
+        let mut line = text.to_vec();
+        line.push(b'\n');
+        self.printf(&line);
+    }
+    /// bpftrace's `warnf`/`errorf` (`level` is `WARNING` or `ERROR`) from the call at `at`:
+    /// `FILE:LINE:COL-COL: LEVEL: text` on stderr unless the format says otherwise.
+    fn message(&mut self, level: &str, text: &str, at: &SourceAt) {
+        self.flush();
+        eprintln!("{}: {}: {}", at, level, text);
+    }
+}
+
+/// Where in the program a `warnf`/`errorf` call is: 1-based line and columns, `end_col` just
+/// after the call, as bpftrace prints them (`stdin:1:9-62`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceAt {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub end_col: usize,
+}
+
+impl std::fmt::Display for SourceAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}-{}", self.file, self.line, self.col, self.end_col)
+    }
 }
 
 #[cfg(test)]

@@ -54,6 +54,8 @@ COMMANDS:
                       the thread is joined (futex) after the last command
     kill PID SIG      one kill(PID, SIG) (SIG 0 only checks that PID exists)
     exit CODE         exit_group(CODE) at once; later commands do not run
+    exec ARGV0 ARGS.. execve(2) this program with argv ARGV0 ARGS.. (the rest of the
+                      command line, run by the new image): `exec wl getpid 1`
     ucall N           N calls of the exported function
                       `sonde_workload_target(i)` for i = 1..=N (returns 2*i);
                       no syscalls (for uprobes on this binary)
@@ -89,6 +91,19 @@ fn num(what: &str, s: Option<&String>) -> u64 {
 
 fn arg<'a>(what: &str, s: Option<&'a String>) -> &'a String {
     s.unwrap_or_else(|| die(&format!("missing {what}")))
+}
+
+/// execve("/proc/self/exe", argv, environ): this program again, with `argv` (its `argv[0]`
+/// first), so an exec tracer sees exactly these words.
+fn exec_self(argv: &[CString]) {
+    let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    let exe = cstr("/proc/self/exe");
+    extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    unsafe { libc::syscall(libc::SYS_execve, exe.as_ptr(), ptrs.as_ptr(), environ) };
+    die(&format!("execve(/proc/self/exe): errno {}", errno()));
 }
 
 fn cstr(s: &str) -> CString {
@@ -376,6 +391,10 @@ fn run(args: &[String]) {
                 if r < 0 {
                     die(&format!("sched_setscheduler(SCHED_RESET_ON_FORK): errno {}", errno()));
                 }
+            }
+            "exec" => {
+                let rest: Vec<CString> = it.by_ref().map(|a| cstr(a)).collect();
+                exec_self(&rest);
             }
             "exit" => unsafe {
                 libc::syscall(libc::SYS_exit_group, num("CODE", it.next()) as libc::c_int);

@@ -50,7 +50,8 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
-    /// Allow actions that change the traced system: bpftrace's `signal()` (bpftrace's --unsafe).
+    /// Allow actions that change the traced system: bpftrace's `signal()`, `system()` and
+    /// `override()` (bpftrace's --unsafe).
     #[arg(long = "unsafe")]
     pub allow_unsafe: bool,
 
@@ -91,7 +92,7 @@ pub struct Cli {
     pub program: Option<String>,
 
     /// The program's positional parameters: `$1`, `$2`... (integers), `str($1)` (text), `$#`;
-    /// after `--` they may start with `-`.
+    /// after `--` they may start with `-`, and `--NAME[=VALUE]` is a named option (`getopt()`).
     #[arg(value_name = "ARG")]
     pub params: Vec<String>,
 }

@@ -96,6 +96,14 @@ impl<'a> Collector<'a> {
     /// `clear(@m)`.
     pub fn clear(&self, map: usize) {
         let _ = self.maps[FIRST_USER_MAP + map].clear();
+        // `len(@m)`'s counter starts again from zero (an element a probe adds while the
+        // clear runs is not counted).
+        let c = &self.compiled;
+        if let Some(counter) =
+            sonde_compile::lower::len_counter(&c.user_maps, c.stack_map.is_some(), map)
+        {
+            let _ = self.maps[counter].clear();
+        }
     }
 
     /// Events the ring buffer had no room for, summed over CPUs.

@@ -31,6 +31,8 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
             let n = (u64_at(b, 0) as usize).min(*max);
             Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
         }
+        Type::SyscallName => Value::Str(syscall_name(u64_at(b, 0)).into_bytes()),
+        Type::Username => Value::Str(username(u64_at(b, 0)).into_bytes()),
         Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),
         Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
         Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
@@ -60,6 +62,43 @@ pub fn escape_bytes(b: &[u8]) -> String {
             _ => format!("\\x{:02x}", c),
         })
         .collect()
+}
+
+/// bpftrace's `syscall_name(nr)`: the name in `sonde trace`'s table (this architecture's
+/// numbers, from libc's constants), or bpftrace's "Unknown syscall".
+pub fn syscall_name(nr: u64) -> String {
+    let found = u32::try_from(nr).ok().and_then(|n| sonde_trace::nr::all().find(|(k, _)| *k == n));
+    found.map_or_else(|| "Unknown syscall".to_string(), |(_, name)| name.to_string())
+}
+
+/// bpftrace's `username`: the name of user `uid` in /etc/passwd, empty when it has none.
+pub fn username(uid: u64) -> String {
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd
+        .lines()
+        .find_map(|l| {
+            let mut f = l.split(':');
+            let name = f.next()?;
+            (f.nth(1)? == uid.to_string()).then(|| name.to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// bpftrace's `join()` record: NUL-terminated strings in slots of `JOIN_ARG_SIZE` bytes, up
+/// to the first empty one, with `sep` between them.
+pub fn join(rec: &[u8], sep: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, slot) in rec.chunks(sonde_compile::lower::JOIN_ARG_SIZE).enumerate() {
+        let end = slot.iter().position(|&c| c == 0).unwrap_or(slot.len());
+        if end == 0 {
+            break;
+        }
+        if i > 0 {
+            out.extend_from_slice(sep);
+        }
+        out.extend_from_slice(&slot[..end]);
+    }
+    out
 }
 
 /// strerror(3)'s text for error number `n` ("No such file or directory").

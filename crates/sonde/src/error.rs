@@ -89,6 +89,17 @@ pub fn verifier_failure(e: KernelError, p: &ProgramDef, source: &SourceFile) -> 
     let KernelError::Verifier { log, .. } = &e else {
         return Failure::Setup(format!("cannot load the program for {}: {}", p.name, e));
     };
+    // bpftrace's override(): the kernel has the helper only with CONFIG_BPF_KPROBE_OVERRIDE.
+    // The verifier says "program of this type cannot use helper bpf_override_return#58" (older
+    // kernels "unknown func bpf_override_return#58").
+    if log.contains("cannot use helper bpf_override_return")
+        || log.contains("unknown func bpf_override_return")
+    {
+        return Failure::Setup(format!(
+            "{}: override() needs a kernel built with CONFIG_BPF_KPROBE_OVERRIDE (its helper, bpf_override_return, is missing from this one)",
+            p.name
+        ));
+    }
     let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = lines[lines.len().saturating_sub(8)..].join("\n");
     // The last "N: (op) ..." line is the instruction being checked when the verifier gave up.
@@ -102,4 +113,29 @@ pub fn verifier_failure(e: KernelError, p: &ProgramDef, source: &SourceFile) -> 
         sonde_syntax::render(&d, source, false)
     });
     Failure::Verifier { probe: p.name.clone(), log_tail: tail, at }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_override_helper_names_the_kernel_option() {
+        let p = ProgramDef {
+            name: "kprobe:vfs_read".into(),
+            kind: sonde_compile::provider::ProgKind::Kprobe,
+            sites: vec![],
+            insns: vec![],
+            relocs: vec![],
+            spans: vec![],
+            run_slot: None,
+            callbacks: vec![],
+        };
+        let source = SourceFile { name: "t.bt".into(), text: String::new() };
+        let log = "0: R1=ctx() R10=fp0\n5: (85) call bpf_override_return#58\nprogram of this type cannot use helper bpf_override_return#58\n";
+        let e = KernelError::Verifier { prog: "p".into(), errno: 22, log: log.into() };
+        let f = verifier_failure(e, &p, &source);
+        assert_eq!(f.sentence(), "kprobe:vfs_read: override() needs a kernel built with CONFIG_BPF_KPROBE_OVERRIDE (its helper, bpf_override_return, is missing from this one)");
+        assert_eq!(f.exit_code(), 1);
+    }
 }

@@ -19,6 +19,7 @@ mod limits;
 mod list;
 mod load;
 mod misses;
+mod options;
 mod output;
 mod self_test;
 mod session;

@@ -4,12 +4,13 @@
 use crate::cli::Format;
 use crate::collect::Collector;
 use crate::error::Failure;
-use sonde_compile::tir::EventKind;
+use sonde_compile::tir::{EventKind, Sink};
 use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::map::Map;
 use sonde_output::printf::{self, Piece};
 use sonde_output::value::Value;
+use sonde_output::writer::SourceAt;
 use sonde_output::{JsonWriter, TextWriter, Writer};
 use sonde_symbols::Symbolizer;
 use std::io::BufWriter;
@@ -28,6 +29,9 @@ pub struct Output<'a> {
     formats: Vec<Option<Vec<Piece>>>,
     /// `-u`: flush after every record, not once per ring-buffer drain.
     unbuffered: bool,
+    /// The program's text and file name, for the locations `warnf`/`errorf` print.
+    program: &'a str,
+    source_name: String,
 }
 
 /// The writer for `-f` (and `-o FILE.svg`): the one place that looks at the format.
@@ -47,7 +51,7 @@ impl<'a> Output<'a> {
     pub fn new(
         format: Format,
         flame: Option<&std::path::Path>,
-        program: &str,
+        program: &'a str,
         compiled: &'a Compiled,
         maps: &'a [Map],
         symbols: Symbolizer,
@@ -56,13 +60,30 @@ impl<'a> Output<'a> {
             .events
             .iter()
             .map(|e| match &e.kind {
-                EventKind::Printf { format } => printf::parse(format).ok(),
+                EventKind::Printf { format } | EventKind::Formatted { format, .. } => {
+                    printf::parse(format).ok()
+                }
                 _ => None,
             })
             .collect();
         let collector = Collector::new(compiled, maps);
         let writer = writer(format, flame, program);
-        Output { compiled, collector, symbols, writer, formats, unbuffered: false }
+        Output {
+            compiled,
+            collector,
+            symbols,
+            writer,
+            formats,
+            unbuffered: false,
+            program,
+            source_name: "<program>".into(),
+        }
+    }
+
+    /// The program's file name, for `warnf`/`errorf` locations.
+    pub fn source_name(mut self, name: &str) -> Self {
+        self.source_name = name.into();
+        self
     }
 
     /// ply's `-u`: every record reaches stdout as soon as it is written.
@@ -120,8 +141,51 @@ impl<'a> Output<'a> {
                     Err(e) => eprintln!("sonde: cat({}): {}", path, e),
                 }
             }
+            EventKind::Join { sep } => {
+                let line = crate::decode::join(&rec[8..], sep);
+                self.writer.text("join", &line);
+            }
+            EventKind::Formatted { to, .. } => {
+                let text = match &self.formats[id] {
+                    Some(pieces) => printf::format(pieces, &values),
+                    None => Vec::new(),
+                };
+                self.formatted(*to, &text);
+            }
         }
         Action::Continue
+    }
+
+    /// `warnf`/`errorf` text to stderr after the call's location, as bpftrace prints them;
+    /// `system`'s command run by `sh -c`, its output printed.
+    fn formatted(&mut self, to: Sink, text: &[u8]) {
+        let text = String::from_utf8_lossy(text);
+        let (level, span) = match to {
+            Sink::Warning(span) => ("WARNING", span),
+            Sink::Error(span) => ("ERROR", span),
+            Sink::System => {
+                self.system(&text);
+                return;
+            }
+        };
+        let (line, col) = sonde_syntax::line_col(self.program, span.lo);
+        let (_, end_col) = sonde_syntax::line_col(self.program, span.hi);
+        let at = SourceAt { file: self.source_name.clone(), line, col, end_col };
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        self.writer.message(level, text, &at);
+    }
+
+    /// `system()`: the command under `sh -c`, its stdout and stderr together, printed when it
+    /// exits 0 (as bpftrace: else an error line), followed by a newline as bpftrace prints it.
+    fn system(&mut self, command: &str) {
+        self.writer.flush();
+        match run_capturing(command) {
+            Ok((status, out)) if status.success() => self.writer.text("syscall", &out),
+            Ok((status, _)) => {
+                eprintln!("sonde: system(\"{}\"): the command exited with {}", command, status)
+            }
+            Err(e) => eprintln!("sonde: system(\"{}\"): {}", command, e),
+        }
     }
 
     /// Events the ring buffer had no room for, summed over CPUs.
@@ -158,4 +222,19 @@ impl<'a> Output<'a> {
             Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
         }
     }
+}
+
+/// `sh -c COMMAND` with its stdout and stderr into one pipe, read to the end.
+fn run_capturing(command: &str) -> std::io::Result<(std::process::ExitStatus, Vec<u8>)> {
+    use std::io::Read;
+    let (mut reader, writer) = std::io::pipe()?;
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(command).stdout(writer.try_clone()?).stderr(writer);
+    let mut child = cmd.spawn()?;
+    // Dropping the Command closes sonde's copies of the write end, so the read ends when the
+    // command's processes have closed theirs.
+    drop(cmd);
+    let mut out = Vec::new();
+    reader.read_to_end(&mut out)?;
+    Ok((child.wait()?, out))
 }

@@ -63,12 +63,16 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let mut opts = Options::new();
     opts.filter_pid = cli.pid;
     opts.allow_unsafe = cli.allow_unsafe;
-    opts.params = cli.params.clone();
+    (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = child.as_ref().map(HeldChild::pid);
     opts.start_ns = sonde_kernel::clock::monotonic_ns();
     let env = HostEnv::for_pid(cli.pid);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if crate::options::check(&opts.named, &typed.options)? {
+        print!("{}", crate::options::help(&typed.options));
+        return Ok(0);
+    }
     if let Some(why) = env.btf_missing() {
         eprintln!(
             "sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work",
@@ -116,7 +120,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid));
     let mut output =
         Output::new(cli.format, cli.flame.as_deref(), &source.text, &compiled, &maps, symbols)
-            .unbuffered(cli.unbuffer);
+            .unbuffered(cli.unbuffer)
+            .source_name(&source.name);
     let mut ring =
         RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
     let mut misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));

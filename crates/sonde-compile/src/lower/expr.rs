@@ -53,6 +53,7 @@ impl Lower<'_> {
             TExprKind::StrLen(s) => self.str_len(s),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
+            TExprKind::MapLen { map } => self.map_len(*map),
             TExprKind::Neg(a) => {
                 let d = self.scalar(a);
                 self.e.emit(Insn::alu64_imm(Alu::Neg, d, 0));

@@ -5,6 +5,10 @@
 mod branch;
 mod emit;
 mod expr;
+mod join;
+mod len;
+pub use join::{JOIN_ARGS, JOIN_ARG_SIZE};
+pub use len::len_counter;
 mod map_for;
 mod stmt;
 mod strings;
@@ -100,7 +104,14 @@ pub struct Compiled {
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
     let streams = tp.events.iter().any(|e| {
-        matches!(e.kind, EventKind::Printf { .. } | EventKind::Print | EventKind::Cat { .. })
+        matches!(
+            e.kind,
+            EventKind::Printf { .. }
+                | EventKind::Print
+                | EventKind::Cat { .. }
+                | EventKind::Join { .. }
+                | EventKind::Formatted { .. }
+        )
     });
     let ring = if streams { RINGBUF_SIZE } else { RINGBUF_SIZE_CONTROL };
     let mut maps = vec![
@@ -154,6 +165,8 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         });
         maps.len() - 1
     });
+    // `len(@m)`'s counters come after it (`len::len_counter`).
+    maps.extend(len::counter_maps(&tp.maps));
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     let mut slots = 1..;

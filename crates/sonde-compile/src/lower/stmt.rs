@@ -6,11 +6,11 @@ use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
 /// bpf_ringbuf_output flags: batch wake-ups (the reader polls on a timer), except for records
 /// that end the session.
-const BPF_RB_NO_WAKEUP: i32 = 1;
+pub(super) const BPF_RB_NO_WAKEUP: i32 = 1;
 const BPF_RB_FORCE_WAKEUP: i32 = 2;
 /// bpf_map_update_elem flags.
-const BPF_ANY: i32 = 0;
-const BPF_NOEXIST: i32 = 1;
+pub(super) const BPF_ANY: i32 = 0;
+pub(super) const BPF_NOEXIST: i32 = 1;
 
 impl Lower<'_> {
     pub fn block(&mut self, stmts: &[TStmt]) {
@@ -38,7 +38,7 @@ impl Lower<'_> {
                 if value.ty.is_scalar() && size == 8 {
                     self.store_in_place(*map, key, val);
                 } else {
-                    self.map_update(*map, key, val, BPF_ANY);
+                    self.store(*map, key, val);
                 }
             }
             TStmtKind::Aggregate { map, keys, func, arg } => {
@@ -49,6 +49,7 @@ impl Lower<'_> {
                 self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
                 self.e.stack_addr(Reg::R2, key);
                 self.e.call(h::MAP_DELETE_ELEM);
+                self.count_delete(*map);
             }
             TStmtKind::SetVar { var, value } => {
                 let (off, slot) = self.vars[*var];
@@ -82,6 +83,8 @@ impl Lower<'_> {
                 }
             }
             TStmtKind::Seq(stmts) => self.block(stmts),
+            TStmtKind::Join { event, arr, user } => self.join(*event, arr, *user),
+            TStmtKind::Override(rc) => self.override_return(rc),
             TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
         }
     }
@@ -102,7 +105,7 @@ impl Lower<'_> {
         self.e.bind(end);
     }
 
-    fn map_update(&mut self, map: usize, key: i16, val: i16, flags: i32) {
+    pub(super) fn map_update(&mut self, map: usize, key: i16, val: i16, flags: i32) {
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         self.e.stack_addr(Reg::R2, key);
         self.e.stack_addr(Reg::R3, val);
@@ -124,7 +127,7 @@ impl Lower<'_> {
         self.e.emit(Insn::store(Size::DW, Reg::R0, 0, Reg::R1));
         self.e.goto(done);
         self.e.bind(insert);
-        self.map_update(map, key, val, BPF_ANY);
+        self.insert(map, key, val);
         self.e.bind(done);
     }
 
@@ -147,7 +150,11 @@ impl Lower<'_> {
         self.e.call(h::RINGBUF_OUTPUT);
         let ok = self.e.label();
         self.e.jmp_imm(Cond::Eq, Reg::R0, 0, ok);
-        // lost[0] += 1 (per CPU, so no atomics needed).
+        self.count_lost(ok);
+    }
+
+    /// `lost[0] += 1` (per CPU, so no atomics needed), then on to `ok`.
+    pub(super) fn count_lost(&mut self, ok: super::emit::Label) {
         let key = self.e.alloc_stack(8);
         self.e.emit(Insn::store_imm(Size::W, Reg::FP, key, 0));
         self.e.ld_map(Reg::R1, LOST_MAP);
@@ -238,6 +245,7 @@ impl Lower<'_> {
             _ => store_x(self, val),
         }
         self.map_update(map, key, val, BPF_NOEXIST);
+        self.count_insert(map);
         self.e.bind(done);
         if let Some(r) = x {
             self.e.free_reg(r);

@@ -12,7 +12,9 @@ impl Lower<'_> {
 
     /// Remove the element; 1 when it was there (the helper returned 0), else 0.
     pub fn map_delete(&mut self, map: usize, keys: &[TExpr]) -> Reg {
-        self.map_call(map, keys, h::MAP_DELETE_ELEM, Cond::Eq)
+        let d = self.map_call(map, keys, h::MAP_DELETE_ELEM, Cond::Eq);
+        self.count_deleted(map, d);
+        d
     }
 
     /// `bswap(x)`: BPF's byte-order instruction, a swap on this little-endian machine.

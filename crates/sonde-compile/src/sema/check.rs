@@ -100,6 +100,7 @@ pub fn check(
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut uses_stacks = false;
+    let mut options = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
@@ -109,13 +110,15 @@ pub fn check(
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
         uses_stacks |= cx.uses_stacks;
+        super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
         diags.append(&mut cx.diags);
         let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
         probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
-        Ok(TProgram { probes, maps, events, uses_stacks, warnings })
+        let options = options.into_iter().map(|o| (o.name, o.about)).collect();
+        Ok(TProgram { probes, maps, events, uses_stacks, warnings, options })
     } else {
         Err(diags)
     }
@@ -213,6 +216,8 @@ pub(super) struct Checker<'a> {
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     pub uses_stacks: bool,
+    /// The probe's `getopt("name", ...)` calls.
+    pub options: Vec<super::getopt::GetOpt>,
     /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
     /// the statement being checked.
     pub map_for: usize,
@@ -242,6 +247,7 @@ impl<'a> Checker<'a> {
             events: Vec::new(),
             diags: Vec::new(),
             uses_stacks: false,
+            options: Vec::new(),
             map_for: 0,
             types: Default::default(),
         }

@@ -12,6 +12,7 @@ use sonde_syntax::diag::Diagnostic;
 pub const VARIABLES: &[&str] = &[
     "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
     "elapsed", "cpid", "args", "data", "ppid", "cgroup", "pcomm", "ncpus", "numaid", "rand",
+    "username",
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
@@ -51,6 +52,13 @@ pub const FUNCTIONS: &[&str] = &[
     "quantize",
     "hist",
     "lhist",
+    "join",
+    "getopt",
+    "syscall_name",
+    "warnf",
+    "errorf",
+    "system",
+    "override",
 ];
 
 impl Checker<'_> {

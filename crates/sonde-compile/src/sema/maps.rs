@@ -17,6 +17,8 @@ struct Entry {
     failed: bool,
     /// `let @m = KIND(N)`: its size and whether it is an LRU map.
     declared: Option<(u32, bool)>,
+    /// `len(@m)` reads its element count, kept beside it (`lower/len.rs`).
+    counted: bool,
 }
 
 #[derive(Default, Debug)]
@@ -41,6 +43,7 @@ impl MapTable {
             first: span,
             failed: false,
             declared: None,
+            counted: false,
         });
         self.by_name.insert(name.to_string(), self.entries.len() - 1);
         self.entries.len() - 1
@@ -71,6 +74,21 @@ impl MapTable {
         let m = self.get_or_create(&d.name, d.span);
         self.entries[m].declared = Some((size, lru));
         Ok(())
+    }
+
+    /// `len(@m)` is used: the map's elements are counted as they come and go.
+    pub fn count(&mut self, map: usize) {
+        self.entries[map].counted = true;
+    }
+
+    /// Declared `lruhash`/`percpulruhash`: the kernel evicts elements unseen.
+    pub fn is_lru(&self, map: usize) -> bool {
+        self.entries[map].declared.is_some_and(|(_, lru)| lru)
+    }
+
+    /// Whether the map has keys (`@m[k]`), when a use has said.
+    pub fn has_keys(&self, map: usize) -> Option<bool> {
+        self.entries[map].keys.as_ref().map(|(k, _)| !k.is_empty())
     }
 
     pub fn name(&self, map: usize) -> &str {
@@ -193,7 +211,16 @@ impl MapTable {
                 Some((n, lru)) => (Some(n), lru),
                 None => (None, false),
             };
-            out.push(MapInfo { name: e.name, keys, value, span: e.first, max_entries, lru });
+            let counted = e.counted;
+            out.push(MapInfo {
+                name: e.name,
+                keys,
+                value,
+                span: e.first,
+                max_entries,
+                lru,
+                counted,
+            });
         }
         out
     }

@@ -2,10 +2,13 @@
 //! every use across all probes, so the checker runs twice: a discovery pass that only learns map
 //! types, then the real pass that reports errors and builds the typed program.
 
+mod builtins;
 mod check;
 mod config;
 mod expr;
 mod flow;
+mod getopt;
+mod join;
 mod map_for;
 mod maps;
 mod params;

@@ -49,7 +49,7 @@ impl Checker<'_> {
 }
 
 /// Decimal, `0x` hexadecimal or a leading `-`, as bpftrace reads a parameter.
-fn parse_int(s: &str) -> Option<i64> {
+pub(super) fn parse_int(s: &str) -> Option<i64> {
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),

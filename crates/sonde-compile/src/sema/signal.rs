@@ -69,16 +69,7 @@ impl Checker<'_> {
             }
             _ => self.scalar(arg, "the signal of signal()"),
         };
-        if !self.opts.allow_unsafe {
-            self.error(
-                Diagnostic::error(
-                    span,
-                    "signal() changes the traced system: it is allowed only with --unsafe",
-                )
-                .with_help("run `sonde --unsafe ...`, as bpftrace wants `bpftrace --unsafe`"),
-            );
-            return None;
-        }
+        self.needs_unsafe("signal() changes the traced system", span)?;
         Some(TStmtKind::Signal(sig))
     }
 }

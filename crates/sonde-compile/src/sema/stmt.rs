@@ -259,6 +259,9 @@ impl Checker<'_> {
         let kind = match name.as_str() {
             "printf" => self.printf(args, span)?,
             "signal" => self.signal(args, span)?,
+            "join" => self.join(args, span)?,
+            "warnf" | "errorf" | "system" => self.formatted(name, args, span)?,
+            "override" => self.override_return(args, span)?,
             "cat" => {
                 let [Expr { kind: ExprKind::Str(path), .. }] = args.as_slice() else {
                     self.error(Diagnostic::error(span, "cat() takes a file name as a string literal, like `cat(\"/proc/loadavg\")` (bpftrace's format arguments are not supported)"));
@@ -376,7 +379,7 @@ impl Checker<'_> {
         }
     }
 
-    fn printf(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
+    pub(super) fn printf(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
         let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = args.first() else {
             self.error(Diagnostic::error(
                 span,
@@ -419,6 +422,8 @@ impl Checker<'_> {
                     | Type::Strftime(_)
                     | Type::CgroupPath
                     | Type::Strerror
+                    | Type::SyscallName
+                    | Type::Username
                     | Type::Sym
                     | Type::USym
                     | Type::Stack { .. }

@@ -140,6 +140,10 @@ pub enum TExprKind {
     },
     /// `strcmp(a, b)`: -1, 0 or 1.
     Strcmp(Box<TExpr>, Box<TExpr>),
+    /// bpftrace's `len(@m)`: the map's element count (`lower/len.rs`).
+    MapLen {
+        map: usize,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -201,6 +205,15 @@ pub enum TStmtKind {
     Continue,
     /// Statements in order (a `for`'s set-up and loop, `unroll`'s copies).
     Seq(Vec<TStmt>),
+    /// bpftrace's `join(arr[, sep])`: the strings of a NULL-ended array of string pointers, one
+    /// record of event `event` (`lower/join.rs`).
+    Join {
+        event: usize,
+        arr: TExpr,
+        user: bool,
+    },
+    /// bpftrace's `override(rc)`: the probed kernel function returns `rc` without running.
+    Override(TExpr),
     /// bpftrace's `for ($kv : @map) { body }`: `body` runs for each element with `$kv` (variable
     /// `var`) the tuple (key, value), in a callback of `bpf_for_each_map_elem` (see lower/map_for.rs).
     MapFor {
@@ -270,6 +283,8 @@ pub struct MapInfo {
     /// Declared with `let @m = KIND(N)`: its size, and whether it is an LRU map.
     pub max_entries: Option<u32>,
     pub lru: bool,
+    /// `len(@m)` reads its element count, kept in a counter of its own (`lower/len.rs`).
+    pub counted: bool,
 }
 
 impl MapInfo {
@@ -326,6 +341,27 @@ pub enum EventKind {
     Cat {
         path: Vec<u8>,
     },
+    /// bpftrace's `join()`: `JOIN_ARGS` strings of `JOIN_ARG_SIZE` bytes (`lower/join.rs`),
+    /// printed up to the first empty one with `sep` between them.
+    Join {
+        sep: Vec<u8>,
+    },
+    /// bpftrace's `warnf`, `errorf` and `system`: a printf format whose text goes to `to`.
+    Formatted {
+        format: Vec<u8>,
+        to: Sink,
+    },
+}
+
+/// Where a `Formatted` event's text goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// `warnf`: stderr, as `FILE:LINE:COL-COL: WARNING: text` for the call at this span.
+    Warning(Span),
+    /// `errorf`: likewise with `ERROR:`.
+    Error(Span),
+    /// `system`: the text is a command run by `sh -c`, its output printed (`--unsafe`).
+    System,
 }
 
 #[derive(Clone, Debug)]
@@ -363,4 +399,7 @@ pub struct TProgram {
     pub uses_stacks: bool,
     /// What the user should know about a program that compiles (shown before it runs).
     pub warnings: Vec<Diagnostic>,
+    /// The named options (`getopt("name")`) the program reads, with their descriptions (empty
+    /// when no `getopt` gives one); any other `--name` is an error.
+    pub options: Vec<(String, String)>,
 }

@@ -20,6 +20,7 @@ impl Checker<'_> {
                 };
                 return Some(TExpr { kind: TExprKind::Builtin(b), ty, span });
             }
+            "username" => return Some(self.username(span)),
             "pcomm" => return Some(self.curtask_path(&["group_leader", "comm"], name, span)),
             "ncpus" => {
                 let Some(n) = self.env.online_cpus() else {
@@ -55,6 +56,8 @@ impl Checker<'_> {
         match name {
             "has_key" | "delete" => Some(self.map_element_call(name, args, span)),
             "kaddr" => Some(self.kaddr(args, span)),
+            "getopt" => Some(self.getopt(args, span)),
+            "syscall_name" => Some(self.syscall_name(args, span)),
             "ntop" => Some(self.ntop(args, span)),
             "sizeof" => Some(self.size_of(args, span)),
             "len" => Some(self.len(args, span)),
@@ -164,16 +167,19 @@ impl Checker<'_> {
         }
     }
 
-    /// `len(str)`, the string's length. bpftrace's `len(@map)` (its element count) needs a walk
-    /// of the map in the kernel, which sonde does not compile.
+    /// `len(str)`, the string's length; bpftrace's `len(@map)` is the map's element count.
     fn len(&mut self, args: &[Expr], span: Span) -> TExpr {
         let [arg] = args else {
-            self.error(Diagnostic::error(span, "len() takes one string, like `len(comm)`"));
+            self.error(Diagnostic::error(
+                span,
+                "len() takes one string or map, like `len(comm)` or `len(@m)`",
+            ));
             return self.poisoned(span);
         };
-        if matches!(&arg.kind, ExprKind::Map { keys, .. } if keys.is_empty()) {
-            self.error(Diagnostic::error(span, "bpftrace's len(@map) (a map's element count) is not supported: count the elements in a map of their own, `@n = count()` where you add one"));
-            return self.poisoned(span);
+        if let ExprKind::Map { name, keys } = &arg.kind {
+            if keys.is_empty() {
+                return self.map_len(name, arg.span, span);
+            }
         }
         let s = self.expr(arg);
         if !s.ty.is_string() {

@@ -65,3 +65,23 @@ fn json_is_one_object_a_line() {
         r#"{"type": "missed_runs", "data": {"probe": "kprobe:\"odd\"", "runs": 2}}"#
     );
 }
+
+#[test]
+fn join_system_and_messages_as_bpftrace_writes_them() {
+    let at = crate::writer::SourceAt { file: "t.bt".into(), line: 2, col: 3, end_col: 20 };
+    let (out, err) = text(|w| {
+        w.text("join", b"ls -l");
+        w.message("WARNING", "careful", &at);
+    });
+    assert_eq!(out, "ls -l\n");
+    assert_eq!(err, "t.bt:2:3-20: WARNING: careful\n");
+    let out = json(|w| {
+        w.text("syscall", b"hi\n");
+        w.message("ERROR", "bad \"x\"", &at);
+    });
+    assert_eq!(
+        out,
+        "{\"type\": \"syscall\", \"data\": \"hi\\n\"}\n\
+         {\"type\": \"errorf\", \"msg\": \"bad \\\"x\\\"\", \"filename\": \"t.bt\", \"line\": 2, \"col\": 3}\n"
+    );
+}

@@ -1,0 +1,170 @@
+//! bpftrace's named program options: `getopt("name")`, `getopt("name", default)` and
+//! `getopt("name", default, "description")` read `--name` or `--name=value` given after the
+//! program (`sonde opensnoop.bt -- --depth=10 --errname`). The default's type is the option's:
+//! a string literal makes a string option, an integer (or `true`/`false`) an integer one;
+//! without a default the option is a boolean, false unless given. Options are known when the
+//! program is compiled, so each `getopt` is a constant.
+
+use super::check::Checker;
+use super::tir::{TExpr, TExprKind};
+use crate::types::Type;
+use sonde_syntax::ast::{Expr, ExprKind, Span, UnOp};
+use sonde_syntax::diag::Diagnostic;
+
+/// How an option's word reads: `true`/`1` and `false`/`0` as bpftrace's booleans take them,
+/// other integers as positional parameters read (decimal, `0x` hex, an optional `-`).
+fn parse_int(text: &str) -> Option<i64> {
+    match text {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => super::params::parse_int(text),
+    }
+}
+
+/// One `getopt` call: the option's name, description (may be empty), default as written.
+pub(super) struct GetOpt {
+    pub name: String,
+    pub about: String,
+    pub default: String,
+    pub span: Span,
+}
+
+/// Add a probe's `getopt` calls to the program's options (first call first): as in bpftrace,
+/// every call of one option has the same default, and a description given once counts for
+/// all of them.
+pub(super) fn merge(all: &mut Vec<GetOpt>, calls: Vec<GetOpt>, diags: &mut Vec<Diagnostic>) {
+    for c in calls {
+        let Some(known) = all.iter_mut().find(|o| o.name == c.name) else {
+            all.push(c);
+            continue;
+        };
+        if known.default != c.default {
+            diags.push(
+                Diagnostic::error(
+                    c.span,
+                    format!(
+                        "the option `{}` has the default {} here and {} where it is first read: give every getopt(\"{}\") one default (a macro can hold it)",
+                        c.name, c.default, known.default, c.name
+                    ),
+                )
+                .with_label(known.span, "first read here"),
+            );
+        }
+        if known.about.is_empty() {
+            known.about = c.about;
+        }
+    }
+}
+
+/// A default that is a literal: an integer (possibly negative) or a string.
+enum Default {
+    Int(i64),
+    Str(Vec<u8>),
+}
+
+fn literal(e: &Expr) -> Option<Default> {
+    match &e.kind {
+        ExprKind::Int(v) => Some(Default::Int(*v as i64)),
+        ExprKind::Str(s) => Some(Default::Str(s.clone())),
+        ExprKind::Unary { op: UnOp::Neg, expr } => match expr.kind {
+            ExprKind::Int(v) => Some(Default::Int(-(v as i64))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Checker<'_> {
+    pub(super) fn getopt(&mut self, args: &[Expr], span: Span) -> TExpr {
+        let (name, default, about) = match args {
+            [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] if rest.len() <= 2 => {
+                if let [_, d] = rest {
+                    if !matches!(d.kind, ExprKind::Str(_)) {
+                        self.error(Diagnostic::error(
+                            d.span,
+                            "getopt()'s third argument is the option's description, a string literal",
+                        ));
+                    }
+                }
+                let default = match rest.first() {
+                    None => Some(Default::Int(0)),
+                    Some(d) => literal(d),
+                };
+                let Some(default) = default else {
+                    self.error(Diagnostic::error(
+                        rest[0].span,
+                        "getopt()'s default is a literal: an integer, `true`/`false` or a string",
+                    ));
+                    return self.poisoned(span);
+                };
+                let about = match rest.get(1) {
+                    Some(Expr { kind: ExprKind::Str(d), .. }) => String::from_utf8_lossy(d).into(),
+                    _ => String::new(),
+                };
+                (String::from_utf8_lossy(name).into_owned(), default, about)
+            }
+            _ => {
+                self.error(Diagnostic::error(
+                    span,
+                    "getopt() takes an option name as a string literal, then an optional default and description, like `getopt(\"depth\", 35, \"Maximum depth\")`",
+                ));
+                return self.poisoned(span);
+            }
+        };
+        let shown = match &default {
+            Default::Int(v) => v.to_string(),
+            Default::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
+        };
+        let call = GetOpt { name: name.clone(), about, default: shown, span };
+        self.options.push(call);
+        let given = self.opts.named.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
+        match (default, given) {
+            (Default::Int(d), None) => int(d, span),
+            // `--name` alone is true (1), as bpftrace's boolean options are.
+            (Default::Int(_), Some(None)) => int(1, span),
+            (Default::Int(_), Some(Some(text))) => match parse_int(&text) {
+                Some(v) => int(v, span),
+                None => {
+                    let msg = format!(
+                        "--{}={}: the option `{}` takes an integer or `true`/`false` (its default is one)",
+                        name, text, name
+                    );
+                    self.error(Diagnostic::error(span, msg));
+                    int(0, span)
+                }
+            },
+            (Default::Str(s), None) => string(s, span),
+            (Default::Str(_), Some(Some(text))) => string(text.into_bytes(), span),
+            (Default::Str(_), Some(None)) => {
+                let msg = format!(
+                    "--{}: the option `{}` takes a string: write `--{}=VALUE`",
+                    name, name, name
+                );
+                self.error(Diagnostic::error(span, msg));
+                string(Vec::new(), span)
+            }
+        }
+    }
+}
+
+fn int(v: i64, span: Span) -> TExpr {
+    TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span }
+}
+
+fn string(s: Vec<u8>, span: Span) -> TExpr {
+    let ty = Type::Str(s.len() + 1);
+    TExpr { kind: TExprKind::Str(s), ty, span }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn option_words_read_as_bpftrace_reads_them() {
+        assert_eq!(super::parse_int("35"), Some(35));
+        assert_eq!(super::parse_int("-3"), Some(-3));
+        assert_eq!(super::parse_int("0x10"), Some(16));
+        assert_eq!(super::parse_int("true"), Some(1));
+        assert_eq!(super::parse_int("false"), Some(0));
+        assert_eq!(super::parse_int("yes"), None);
+    }
+}

@@ -1,0 +1,45 @@
+//! bpftrace's `join(arr[, sep])`: the strings of a NULL-ended array of string pointers (an exec's
+//! `args.argv`) printed on one line with `sep` (a space by default) between them. As in
+//! bpftrace, the strings are read in the kernel, at most `JOIN_ARGS` of at most `JOIN_ARG_SIZE`
+//! bytes each (`lower/join.rs`), and joined by user space when the record is printed.
+
+use super::check::Checker;
+use super::tir::{EventDef, EventKind, TStmtKind};
+use crate::types::Type;
+use sonde_syntax::ast::{Expr, ExprKind, Span};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    pub(super) fn join(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
+        let (arr, sep) = match args {
+            [arr] => (arr, b" ".to_vec()),
+            [arr, Expr { kind: ExprKind::Str(sep), .. }] => (arr, sep.clone()),
+            _ => {
+                self.error(Diagnostic::error(
+                    span,
+                    "join() takes an array of string pointers and an optional separator literal, like `join(args.argv, \",\")`",
+                ));
+                return None;
+            }
+        };
+        let a = self.expr(arr);
+        let user = match &a.ty {
+            // A tracepoint's `const char *const * argv` reads as `char *` (its format keeps one
+            // level of pointer): any pointer is taken as the array's address.
+            Type::Ptr { user, .. } => *user,
+            Type::Int { bytes: 8, .. } => {
+                self.sites.first().is_some_and(crate::provider::Site::reads_user_memory)
+            }
+            t => {
+                let msg = format!(
+                    "join() needs an array of string pointers (`char **`, like `args.argv`), found `{}`",
+                    t
+                );
+                self.error(Diagnostic::error(arr.span, msg));
+                return None;
+            }
+        };
+        let event = self.add_event(EventDef { kind: EventKind::Join { sep }, args: vec![] });
+        Some(TStmtKind::Join { event, arr: a, user })
+    }
+}
