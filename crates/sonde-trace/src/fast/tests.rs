@@ -28,6 +28,7 @@ fn compiled() -> Compiled {
         relocs: Vec::new(),
         spans: vec![Default::default(); 2],
         run_slot: None,
+        callbacks: Vec::new(),
     };
     Compiled {
         maps: vec![
