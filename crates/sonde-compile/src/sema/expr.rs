@@ -226,7 +226,7 @@ impl Checker<'_> {
             "probe" => {
                 let name =
                     self.sites.first().map(|s| s.point.describe()).unwrap_or_default().into_bytes();
-                TExpr { ty: Type::Str(name.len() + 1), kind: TExprKind::Str(name), span }
+                TExpr::const_str(name, span)
             }
             "args" | "data" => {
                 self.error(

@@ -6,8 +6,7 @@
 //! program is compiled, so each `getopt` is a constant.
 
 use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use super::tir::TExpr;
 use sonde_syntax::ast::{Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
@@ -119,41 +118,32 @@ impl Checker<'_> {
         self.options.push(call);
         let given = self.opts.named.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
         match (default, given) {
-            (Default::Int(d), None) => int(d, span),
+            (Default::Int(d), None) => TExpr::const_s64(d, span),
             // `--name` alone is true (1), as bpftrace's boolean options are.
-            (Default::Int(_), Some(None)) => int(1, span),
+            (Default::Int(_), Some(None)) => TExpr::const_s64(1, span),
             (Default::Int(_), Some(Some(text))) => match parse_int(&text) {
-                Some(v) => int(v, span),
+                Some(v) => TExpr::const_s64(v, span),
                 None => {
                     let msg = format!(
                         "--{}={}: the option `{}` takes an integer or `true`/`false` (its default is one)",
                         name, text, name
                     );
                     self.error(Diagnostic::error(span, msg));
-                    int(0, span)
+                    TExpr::const_s64(0, span)
                 }
             },
-            (Default::Str(s), None) => string(s, span),
-            (Default::Str(_), Some(Some(text))) => string(text.into_bytes(), span),
+            (Default::Str(s), None) => TExpr::const_str(s, span),
+            (Default::Str(_), Some(Some(text))) => TExpr::const_str(text.into_bytes(), span),
             (Default::Str(_), Some(None)) => {
                 let msg = format!(
                     "--{}: the option `{}` takes a string: write `--{}=VALUE`",
                     name, name, name
                 );
                 self.error(Diagnostic::error(span, msg));
-                string(Vec::new(), span)
+                TExpr::const_str(Vec::new(), span)
             }
         }
     }
-}
-
-fn int(v: i64, span: Span) -> TExpr {
-    TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span }
-}
-
-fn string(s: Vec<u8>, span: Span) -> TExpr {
-    let ty = Type::Str(s.len() + 1);
-    TExpr { kind: TExprKind::Str(s), ty, span }
 }
 
 #[cfg(test)]

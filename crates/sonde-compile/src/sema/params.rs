@@ -3,8 +3,7 @@
 //! many there are. A missing one is 0 (or "" in `str()`).
 
 use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use super::tir::TExpr;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 
 /// `Some(n)` for `$n`, `Some(0)` for `$#`; `None` for a variable's name.
@@ -29,13 +28,11 @@ impl Checker<'_> {
                 None => 0,
                 Some((Some(v), _)) => v,
                 Some((None, text)) => {
-                    let text = text.clone().into_bytes();
-                    let ty = Type::Str(text.len() + 1);
-                    return Some(TExpr { kind: TExprKind::Str(text), ty, span });
+                    return Some(TExpr::const_str(text.clone().into_bytes(), span));
                 }
             }
         };
-        Some(TExpr { kind: TExprKind::Int(value as u64), ty: Type::S64, span })
+        Some(TExpr::const_s64(value, span))
     }
 
     /// `str($N)`: the parameter's text as a string constant.
@@ -43,8 +40,7 @@ impl Checker<'_> {
         let ExprKind::Var(name) = &arg.kind else { return None };
         let n = param_number(name).filter(|&n| n > 0)?;
         let text = self.opts.params.get(n - 1).cloned().unwrap_or_default().into_bytes();
-        let ty = Type::Str(text.len() + 1);
-        Some(TExpr { kind: TExprKind::Str(text), ty, span })
+        Some(TExpr::const_str(text, span))
     }
 }
 

@@ -124,7 +124,7 @@ impl Checker<'_> {
     /// One of the script's enumerators, as a constant.
     pub(super) fn script_enum(&self, name: &str, span: Span) -> Option<TExpr> {
         let v = *self.types.enums.get(name)?;
-        Some(TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span })
+        Some(TExpr::const_s64(v, span))
     }
 
     /// Member `field` of the script's struct `s` at `ptr + base`.

@@ -5,8 +5,7 @@
 
 use super::check::Checker;
 use super::params::param_number;
-use super::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use super::tir::TExpr;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 
@@ -73,10 +72,10 @@ impl Checker<'_> {
             );
             self.error(Diagnostic::error(arg.span, msg));
             // An empty string, so the string's users add no error of their own.
-            return TExpr { ty: Type::Str(1), kind: TExprKind::Str(Vec::new()), span };
+            return TExpr::const_str(Vec::new(), span);
         }
         let text = text[*k as usize..].to_vec();
-        TExpr { ty: Type::Str(text.len() + 1), kind: TExprKind::Str(text), span }
+        TExpr::const_str(text, span)
     }
 }
 

@@ -13,6 +13,18 @@ pub struct TExpr {
     pub span: Span,
 }
 
+impl TExpr {
+    /// A signed 64-bit constant (positional parameters, options, enumerators).
+    pub fn const_s64(v: i64, span: Span) -> TExpr {
+        TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span }
+    }
+
+    /// A string constant, its type just large enough for the bytes and the NUL.
+    pub fn const_str(text: Vec<u8>, span: Span) -> TExpr {
+        TExpr { ty: Type::Str(text.len() + 1), kind: TExprKind::Str(text), span }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
     /// Thread group id (the user's "pid").
