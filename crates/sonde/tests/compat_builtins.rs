@@ -6,9 +6,7 @@ mod common;
 
 use common::{sonde, wl};
 
-fn script(name: &str) -> String {
-    format!("{}/../../tests/compat/{}", env!("CARGO_MANIFEST_DIR"), name)
-}
+use common::compat_script as script;
 
 #[test]
 fn join_prints_the_exec_argv() {

@@ -6,9 +6,7 @@ mod common;
 
 use common::{sonde, wl, workload};
 
-fn script(name: &str) -> String {
-    format!("{}/../../tests/compat/{}", env!("CARGO_MANIFEST_DIR"), name)
-}
+use common::compat_script as script;
 
 /// 7 getppid calls from a workload named `comm` (each script its own, as tests run at once),
 /// traced by `file` with `args` after it.

@@ -7,9 +7,7 @@ mod common;
 
 use common::{sonde, wl};
 
-fn script(name: &str) -> String {
-    format!("{}/../../tests/compat/{}", env!("CARGO_MANIFEST_DIR"), name)
-}
+use common::compat_script as script;
 
 #[test]
 fn typed_syscall_pointers_run() {

@@ -216,6 +216,11 @@ pub fn spawn_workload(args: &[&str]) -> Workload {
 }
 
 /// A unique path under the temp dir (not created).
+/// The compatibility lane's script `tests/compat/NAME`.
+pub fn compat_script(name: &str) -> String {
+    format!("{}/../../tests/compat/{}", env!("CARGO_MANIFEST_DIR"), name)
+}
+
 pub fn temp_path(tag: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
