@@ -76,29 +76,6 @@ fn close_all(fds: Vec<OwnedFd>) {
     });
 }
 
-/// Hand every link to a detached grandchild process that closes them (links first, then perf
-/// events), so a caller about to exit does not wait 40-75 ms per tracepoint. Returns in about a
-/// millisecond; the programs keep running until the grandchild reaches them (tens of ms later), so
-/// call this last, or only on programs that already ignore events (e.g. gated on a stop flag). The
-/// grandchild keeps nothing else open (not even stdout), so pipelines end when we do.
-///
-/// Probes that went through tracefs are the exception: their tracefs events can only be removed
-/// once their perf events are closed, so those links are detached here, before returning.
-pub fn detach_all_in_background(links: Vec<Link>) {
-    let (with_probe, links): (Vec<Link>, Vec<Link>) =
-        links.into_iter().partition(|l| l.probe.is_some());
-    detach_all(with_probe);
-    let (mut fds, mut events, _) = into_fds(links);
-    fds.append(&mut events);
-    if fds.is_empty() {
-        return;
-    }
-    // If no process could be started, close them here: slower, never wrong.
-    if let Err(fds) = crate::sys::close_in_background(fds) {
-        drop(fds);
-    }
-}
-
 /// The BPF link fds and the perf event fds (to close in that order: links before the events under
 /// them), and the tracefs probe events, to remove after the fds are closed.
 fn into_fds(links: Vec<Link>) -> (Vec<OwnedFd>, Vec<OwnedFd>, Vec<TracefsProbe>) {

@@ -9,8 +9,9 @@
 //! in the same 40 ms (syscall tracepoints) to 75 ms (others): the cost is the kernel destroying the
 //! tracepoint's perf event (RCU grace periods), not the attach method. We still prefer the link:
 //! closing it stops the program by itself (~27 ms of that total on 6.18), apart from the event's
-//! destruction, which is what lets [`crate::link::detach_all_in_background`] leave the slow part
-//! to another process. Raw tracepoint links detach in ~0.1 ms, but their programs see the
+//! destruction. sonde still waits for that destruction before it exits, so the kernel is as it
+//! found it when sonde returns (handing the fds to a helper process to close saved the wait but
+//! left probes behind a finished run for tens of ms; it was removed). Raw tracepoint links detach in ~0.1 ms, but their programs see the
 //! tracepoint's C arguments rather than its tracefs record; CPU-clock perf events detach in
 //! microseconds.
 

@@ -241,20 +241,3 @@ fn an_offset_past_the_end_of_the_file_is_refused_clearly() {
     assert!(matches!(err, KernelError::UprobeTarget { .. }), "{err:?}");
     assert!(err.to_string().starts_with("cannot put a uprobe at"), "{err}");
 }
-
-/// detach_all_in_background cannot leave a tracefs event to the helper process (it can only be
-/// removed after its perf event is closed), so such links are detached before it returns.
-#[test]
-fn background_detach_removes_tracefs_events_before_returning() {
-    if common::skip_unless_root() {
-        return;
-    }
-    let (path, offset) = libc_sym("getpid");
-    let map = common::counter_map();
-    let prog = common::counter(ProgType::Kprobe, &map);
-    let spec = UprobeSpec { path: &path, offset, retprobe: false, pid: None };
-    let link = attach_uprobe_with(&prog, spec, ProbeVia::Tracefs).unwrap();
-    let name = link.tracefs_event().unwrap().to_string();
-    sonde_kernel::link::detach_all_in_background(vec![link]);
-    assert!(!uprobe_events().contains(&format!("sonde/{name} ")));
-}

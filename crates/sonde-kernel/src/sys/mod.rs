@@ -1,7 +1,7 @@
 //! The raw layer: every `unsafe` block of the crate lives in this module: the syscalls here, the
-//! `#[repr(C)]` structs the kernel reads (`attr.rs`), the ring buffer mapping (`mmap.rs`), the
-//! helper process that closes slow fds (`background.rs`) and the `-c` command's held fork (`held.rs`). The modules above see safe functions that
-//! take checked slices and return `OwnedFd`s or errnos.
+//! `#[repr(C)]` structs the kernel reads (`attr.rs`), the ring buffer mapping (`mmap.rs`) and the
+//! `-c` command's held fork (`held.rs`). The modules above see safe functions that take checked
+//! slices and return `OwnedFd`s or errnos.
 //!
 //! Each `bpf_attr` variant is its own struct with every byte spelled out (explicit padding, no
 //! implicit holes) and `Default` zeroing it. We pass `size_of` the variant we fill: the kernel
@@ -15,14 +15,12 @@
 #![allow(unsafe_code)]
 
 mod attr;
-mod background;
 mod held;
 pub mod memlock;
 mod mmap;
 pub mod nofile;
 
 pub use attr::*;
-pub(crate) use background::close_in_background;
 pub(crate) use held::{fork_held, kill_child, wait_child};
 pub(crate) use mmap::Mmap;
 
