@@ -48,6 +48,7 @@ impl HeldProcess {
     ) -> std::io::Result<HeldProcess> {
         let (pid, gate) =
             sys::fork_held(path, argv, envp).map_err(std::io::Error::from_raw_os_error)?;
+        wait_parked(pid);
         Ok(HeldProcess { pid, gate: Some(gate), exited: None })
     }
 
@@ -76,6 +77,27 @@ impl HeldProcess {
         if self.try_exit().is_none() {
             sys::kill_child(self.pid);
             self.exited = sys::wait_child(self.pid, true).unwrap_or(Some(137));
+        }
+    }
+}
+
+/// Return once the held child sleeps in its read of the gate, so probes attached next see none of
+/// its set-up calls (closing the write end, resetting signals: they ran after the attach when the
+/// child was scheduled late). That read is the only place the child sleeps before its exec.
+/// Typically one look at /proc: the child parks in tens of microseconds. A child that died, or one
+/// not parked within a second (a stopped machine), is left as it is: never an error.
+fn wait_parked(pid: i32) {
+    let path = format!("/proc/{pid}/stat");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        // "PID (COMM) STATE ...": the state follows the last ')' (a comm may hold one).
+        let state = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()));
+        match state {
+            Some('S') | Some('Z') | Some('X') | None => return,
+            _ if std::time::Instant::now() >= deadline => return,
+            _ => std::thread::sleep(std::time::Duration::from_micros(20)),
         }
     }
 }
