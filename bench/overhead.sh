@@ -18,31 +18,19 @@ SONDE=$(echo "$bins" | awk '$1 == "sonde" { print $2 }')
 WL=$(echo "$bins" | awk '$1 == "sonde-workload" { print $2 }')
 N=${N:-2000000}
 
+. bench/lib.sh
+
 # Wall time in ns of the workload, optionally under a tracer that was attached first.
 loop_ns() { local t0 t1; t0=$(date +%s%N); "$WL" comm bench_wl getpid "$N"; t1=$(date +%s%N); echo $((t1 - t0)); }
 
-under() { # TOOL-COMMAND...: start the tracer, wait until it attached, time the loop, stop it.
-    local log; log=$(mktemp)
-    "$@" >"$log" 2>&1 &
-    local pid=$!
-    for _ in $(seq 200); do grep -q "Attaching" "$log" && break; sleep 0.05; done
-    sleep 0.3 # bpftrace prints Attaching before it attaches
-    local ns; ns=$(loop_ns)
-    kill -INT "$pid"; wait "$pid" || true
-    echo "$ns"
-    grep -E "^@" "$log" >&2 || true
-    rm -f "$log"
-}
-
 PROG='tracepoint:syscalls:sys_enter_getpid /comm == "bench_wl"/ { @n = count(); }'
 ROUNDS=${ROUNDS:-5}
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # ROUNDS interleaved rounds (untraced, sonde, bpftrace), medians of each: this VM's timing drifts.
 : >/tmp/sonde-bench-base; : >/tmp/sonde-bench-s; : >/tmp/sonde-bench-b
 for _ in $(seq "$ROUNDS"); do
     loop_ns >>/tmp/sonde-bench-base
-    under "$SONDE" "$PROG" >>/tmp/sonde-bench-s 2>/dev/null
-    if command -v bpftrace >/dev/null; then under bpftrace -e "$PROG" >>/tmp/sonde-bench-b 2>/dev/null; fi
+    under loop_ns "$SONDE" "$PROG" >>/tmp/sonde-bench-s 2>/dev/null
+    if command -v bpftrace >/dev/null; then under loop_ns bpftrace -e "$PROG" >>/tmp/sonde-bench-b 2>/dev/null; fi
 done
 base=$(median </tmp/sonde-bench-base)
 s=$(median </tmp/sonde-bench-s)

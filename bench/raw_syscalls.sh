@@ -15,20 +15,10 @@ SONDE=${SONDE:-$(scripts/release-bins sonde 2>/dev/null | awk '$1 == "sonde" { p
 ROUNDS=${ROUNDS:-5}
 COUNT=500k
 CALLS=1024000 # dd bs=1 count=500k: 512000 reads and 512000 writes
+. bench/lib.sh
 
 # dd's own report of its elapsed seconds.
 dd_secs() { dd if=/dev/zero of=/dev/null bs=1 count=$COUNT 2>&1 >/dev/null | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p'; }
-
-under() { # TOOL-COMMAND...: start the tracer, wait until it is attached, time dd, stop it.
-    local log; log=$(mktemp)
-    "$@" >"$log" 2>&1 &
-    local pid=$!
-    for _ in $(seq 200); do grep -q "Attaching\|ply: active" "$log" && break; sleep 0.05; done
-    sleep 0.3 # bpftrace prints Attaching before it attaches
-    dd_secs
-    kill -INT "$pid"; wait "$pid" || true
-    rm -f "$log"
-}
 
 tools="sonde"
 if command -v bpftrace >/dev/null; then
@@ -43,13 +33,12 @@ for _ in $(seq "$ROUNDS"); do
     dd_secs >>"$tmp/untraced"
     for t in $tools; do
         case $t in
-            sonde) under "$SONDE" 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' >>"$tmp/$t" ;;
-            bpftrace) under bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' >>"$tmp/$t" ;;
-            ply) under ply 'tracepoint:raw_syscalls/sys_enter { @[comm] = count(); }' >>"$tmp/$t" ;;
+            sonde) under dd_secs "$SONDE" 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' >>"$tmp/$t" 2>/dev/null ;;
+            bpftrace) under dd_secs bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' >>"$tmp/$t" 2>/dev/null ;;
+            ply) under dd_secs ply 'tracepoint:raw_syscalls/sys_enter { @[comm] = count(); }' >>"$tmp/$t" 2>/dev/null ;;
         esac
     done
 done
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 base=$(median <"$tmp/untraced")
 echo "dd bs=1 count=$COUNT ($CALLS syscalls), medians of $ROUNDS interleaved rounds"
 echo "| tool | dd seconds | slowdown | ns added per syscall |"

@@ -10,7 +10,7 @@ DD="dd if=/dev/zero of=/dev/null bs=1 count=500k"
 
 # dd's own report of its elapsed seconds (stderr: "..., 0.303143 s, 1.7 MB/s").
 secs() { sh -c "$1" 2>&1 >/dev/null | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p' | tail -1; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. "$(dirname "$0")/lib.sh"
 
 modes="baseline"
 run_mode() {
@@ -19,13 +19,18 @@ run_mode() {
     sonde_accept) secs "$SONDE trace -e accept -- $DD" ;;
     sonde_s) secs "$SONDE trace -s -- $DD" ;;
     sonde_all) secs "$SONDE trace -o /dev/null -- $DD" ;;
+    # The floor of any exact summary on the raw syscall tracepoints, on the same tracepoint kind
+    # (BTF-typed raw tracepoints) and loader as -s: an empty pair, then the pair reading the clock
+    # once at each end, which every duration needs.
+    floor_pair) secs "$SONDE -c '$DD' 'rawtracepoint:sys_enter { } rawtracepoint:sys_exit { }'" ;;
+    floor_clock) secs "$SONDE -c '$DD' 'rawtracepoint:sys_enter { \$t = nsecs; } rawtracepoint:sys_exit { \$u = nsecs; }'" ;;
     strace_accept) secs "strace -e trace=accept $DD" ;;
     strace_c) secs "strace -c -o /dev/null $DD" ;;
     perf_accept) secs "perf trace -e accept $DD" ;;
     perf_s) secs "perf trace -s -o /dev/null $DD" ;;
   esac
 }
-modes="baseline sonde_accept sonde_s sonde_all"
+modes="baseline sonde_accept sonde_s sonde_all floor_pair floor_clock"
 command -v strace >/dev/null && modes="$modes strace_accept strace_c"
 command -v perf >/dev/null && modes="$modes perf_accept perf_s"
 tmp=$(mktemp -d)
