@@ -35,6 +35,7 @@ pub mod helper {
     pub const GET_ATTACH_COOKIE: u32 = 174;
     pub const GET_FUNC_ARG: u32 = 183;
     pub const GET_FUNC_RET: u32 = 184;
+    pub const MAP_LOOKUP_PERCPU_ELEM: u32 = 195;
 }
 
 /// `bpf_<name>` for a helper id, as the verifier prints it; `None` for 0 (unspec) and ids newer
@@ -300,6 +301,7 @@ mod tests {
             (helper::GET_ATTACH_COOKIE, "bpf_get_attach_cookie"),
             (helper::GET_FUNC_ARG, "bpf_get_func_arg"),
             (helper::GET_FUNC_RET, "bpf_get_func_ret"),
+            (helper::MAP_LOOKUP_PERCPU_ELEM, "bpf_map_lookup_percpu_elem"),
         ];
         for (id, name) in cases {
             assert_eq!(helper_name(id), Some(name), "id {id}");

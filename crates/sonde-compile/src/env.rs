@@ -62,6 +62,11 @@ pub trait Env {
     fn online_cpus(&self) -> Option<u32> {
         None
     }
+    /// One more than the highest possible CPU (the kernel's nr_cpu_ids): the CPUs a per-CPU
+    /// map has a value for, for reading an aggregation in a probe. None when unknown.
+    fn cpu_ids(&self) -> Option<u32> {
+        None
+    }
     /// The running kernel's BTF, for typed arguments and struct members.
     fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
         Err(EnvError::Unavailable(

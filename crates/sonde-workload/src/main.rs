@@ -41,6 +41,7 @@ COMMANDS:
     connect N PORT    one UDP socket(), then N connect() calls to 127.0.0.1:PORT
                       (a UDP connect sends nothing), then one close
     sleep MS          one nanosleep() of MS milliseconds
+    cpu N             sched_setaffinity to CPU N alone (what follows runs there)
     comm NAME         prctl(PR_SET_NAME, NAME) (truncated to 15 bytes), then
                       run the rest of the command line: `comm wl_x getpid 10`
     fork NAME         fork a child that sets its comm to NAME and exits with
@@ -139,6 +140,18 @@ fn set_comm(name: &str) {
     let r = unsafe { libc::syscall(libc::SYS_prctl, libc::PR_SET_NAME, c.as_ptr(), 0, 0, 0) };
     if r != 0 {
         die(&format!("prctl(PR_SET_NAME, {name:?}) failed: errno {}", errno()));
+    }
+}
+
+fn pin_to_cpu(cpu: u64) {
+    // SAFETY: cpu_set_t is plain bits, zeroed then set through libc's own macro.
+    let r = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if r != 0 {
+        die(&format!("sched_setaffinity(CPU {cpu}) failed: errno {}", errno()));
     }
 }
 
@@ -358,6 +371,7 @@ fn run(args: &[String]) {
             }
             "thread-sleep" => threads.push(thread_sleep(num("MS", it.next()))),
             "comm" => set_comm(arg("NAME", it.next())),
+            "cpu" => pin_to_cpu(num("N", it.next())),
             "fork" => fork(arg("NAME", it.next())),
             "waitfile" => waitfile(arg("PATH", it.next())),
             "ucall" => {

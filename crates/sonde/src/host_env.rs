@@ -130,6 +130,10 @@ impl Env for HostEnv {
         sonde_kernel::cpus::online_cpus().ok().map(|c| c.len() as u32)
     }
 
+    fn cpu_ids(&self) -> Option<u32> {
+        sonde_kernel::cpus::possible_cpus().ok()?.iter().max().map(|c| c + 1)
+    }
+
     fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
         // Only on kernels without bpf_get_func_ip: reading kallsyms costs tens of milliseconds.
         let syms =

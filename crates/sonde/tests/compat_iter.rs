@@ -74,3 +74,19 @@ fn positional_parameters_in_probe_specs_run() {
         o.describe()
     );
 }
+
+#[test]
+fn aggregations_read_in_probes_combine_their_cpus() {
+    require_tracepoints!();
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("skipped: needs two CPUs");
+        return;
+    }
+    let cmd = wl(&["comm", "wl_aggread", "cpu", "0", "getppid", "3", "cpu", "1", "getppid", "4"]);
+    let o = sonde(&["-c", &cmd, &script("agg_read.bt")]);
+    o.assert_ok();
+    // One CPU's values alone never reach 5 (the fifth call is CPU 1's second) or 7.
+    assert!(o.stdout.contains("fifth call\n"), "{}", o.describe());
+    assert!(o.stdout.contains("n=7 bytes=70 lo=1 hi=7\n"), "{}", o.describe());
+    assert!(o.stdout.contains("for 7 70\n"), "{}", o.describe());
+}

@@ -2,7 +2,8 @@
 # The compatibility lane on every kernel (tests/compat/*.bt, staged at /opt/compat): each script
 # in bpftrace's syntax loads into this kernel's verifier, the control-flow scripts run with the
 # numbers the host tests expect (bounded loops are 5.3+: 5.10's verifier must follow them too),
-# and kprobes.bt, the kernel-probe script, counts the workload's calls exactly.
+# kprobes.bt, the kernel-probe script, counts the workload's calls exactly, and agg_read.bt reads
+# aggregations combined over both vCPUs where the kernel has bpf_map_lookup_percpu_elem.
 SONDE_TIMEOUT=180
 C=/opt/compat
 
@@ -11,10 +12,18 @@ major=$(uname -r | cut -d. -f1)
 minor=$(uname -r | cut -d. -f2)
 old_kernel=0
 { [ "$major" -lt 5 ] || { [ "$major" -eq 5 ] && [ "$minor" -lt 13 ]; }; } && old_kernel=1
+# Reading an aggregation in a probe is bpf_map_lookup_percpu_elem's (5.19+).
+no_percpu_lookup=0
+{ [ "$major" -lt 5 ] || { [ "$major" -eq 5 ] && [ "$minor" -lt 19 ]; }; } && no_percpu_lookup=1
 for f in "$C"/*.bt; do
 	# A `// params: A B` line gives the positional parameters the script's probe specs need.
 	# shellcheck disable=SC2046 # the words are the parameters
 	run_sonde --unsafe -e "$f" $(sed -n 's|^// params: ||p' "$f")
+	if [ "$no_percpu_lookup" = 1 ] && [ "${f##*/}" = agg_read.bt ]; then
+		expect_status 2
+		expect_stderr_match 'needs the kernel.s bpf_map_lookup_percpu_elem \(Linux 5\.19 and later\), which this kernel lacks'
+		continue
+	fi
 	if [ "$old_kernel" = 1 ] && grep -q 'for (\$[a-z_]* : @' "$f"; then
 		expect_status 2
 		expect_stderr_match 'needs the kernel.s bpf_for_each_map_elem \(Linux 5\.13 and later\), which this kernel lacks'
@@ -62,4 +71,13 @@ if [ "$old_kernel" = 0 ]; then
 	expect_map '@seen' 3
 	expect_line 'found 2'
 	expect_no_line 'not reached'
+fi
+
+# Aggregations read in probes, combined over both vCPUs: 3 calls on CPU 0, then 4 on CPU 1.
+if [ "$no_percpu_lookup" = 0 ]; then
+	run_sonde -c 'sonde-workload comm wl_aggread cpu 0 getppid 3 cpu 1 getppid 4' "$C/agg_read.bt"
+	expect_status 0
+	expect_line 'fifth call'
+	expect_line 'n=7 bytes=70 lo=1 hi=7'
+	expect_line 'for 7 70'
 fi

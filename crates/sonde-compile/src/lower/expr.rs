@@ -37,6 +37,10 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::DW, d, Reg::FP, self.vars[*i].0));
                 d
             }
+            TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
+                let key = self.build_key(*map, keys, 0);
+                self.agg_read(*map, key)
+            }
             TExprKind::MapGet { map, keys } => {
                 let key = self.build_key(*map, keys, 0);
                 self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
@@ -390,6 +394,15 @@ impl Lower<'_> {
                 self.copy_stack(Reg::FP, from, off, n);
                 if size > n {
                     self.e.zero_stack(off + n as i16, size - n);
+                }
+            }
+            TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
+                let key = self.build_key(*map, keys, 0);
+                let r = self.agg_read(*map, key);
+                self.e.emit(Insn::store(Size::DW, Reg::FP, off, r));
+                self.e.free_reg(r);
+                if size > 8 {
+                    self.e.zero_stack(off + 8, size - 8);
                 }
             }
             TExprKind::MapGet { map, keys } => {

@@ -61,7 +61,9 @@ impl Lower<'_> {
         // $kv = (key, value): the key's bytes, then the value's.
         let info = &self.tp.maps[map];
         let (_, key_size) = info.key_layout();
-        let value_size = info.value_size();
+        // An aggregation's value is its CPUs' combined (agg_read.rs), one u64.
+        let percpu = info.is_percpu();
+        let value_size = if percpu { 8 } else { info.value_size() };
         let (off, slot) = self.vars[var];
         if slot != key_size + value_size {
             self.e.overflow.get_or_insert((
@@ -70,6 +72,12 @@ impl Lower<'_> {
             ));
         }
         for (src, base, size) in [(Reg::R2, 0, key_size), (Reg::R3, key_size, value_size)] {
+            if percpu && base > 0 {
+                let r = self.agg_read(map, off);
+                self.e.emit(Insn::store(Size::DW, Reg::FP, off + base as i16, r));
+                self.e.free_reg(r);
+                continue;
+            }
             for i in (0..size).step_by(8) {
                 self.e.emit(Insn::load(Size::DW, Reg::R0, src, i as i16));
                 self.e.emit(Insn::store(Size::DW, Reg::FP, off + (base + i) as i16, Reg::R0));

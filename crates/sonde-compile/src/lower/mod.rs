@@ -2,6 +2,7 @@
 //! share. Expression temporaries live in r6-r8 (callee-saved, so they survive helper calls), the
 //! context pointer in r9, strings and keys in stack slots.
 
+mod agg_read;
 mod branch;
 mod emit;
 mod expr;
@@ -329,4 +330,5 @@ pub(crate) mod h {
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
     pub const FOR_EACH_MAP_ELEM: u32 = 164;
+    pub const MAP_LOOKUP_PERCPU_ELEM: u32 = 195;
 }

@@ -100,6 +100,7 @@ pub fn check(
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut uses_stacks = false;
+    let mut cpu_ids = 0;
     let mut options = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
@@ -110,6 +111,7 @@ pub fn check(
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
         uses_stacks |= cx.uses_stacks;
+        cpu_ids = cpu_ids.max(cx.cpu_ids.unwrap_or(0));
         super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
         diags.append(&mut cx.diags);
         let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
@@ -118,7 +120,7 @@ pub fn check(
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
         let options = options.into_iter().map(|o| (o.name, o.about)).collect();
-        Ok(TProgram { probes, maps, events, uses_stacks, warnings, options })
+        Ok(TProgram { probes, maps, events, uses_stacks, warnings, options, cpu_ids })
     } else {
         Err(diags)
     }
@@ -223,6 +225,8 @@ pub(super) struct Checker<'a> {
     pub map_for: usize,
     /// The script's own `struct` and `enum` definitions.
     pub types: std::rc::Rc<super::script_types::ScriptTypes>,
+    /// The probe reads an aggregation (agg_read.rs): the CPUs its values are combined over.
+    pub cpu_ids: Option<u32>,
 }
 
 impl<'a> Checker<'a> {
@@ -250,6 +254,7 @@ impl<'a> Checker<'a> {
             options: Vec::new(),
             map_for: 0,
             types: Default::default(),
+            cpu_ids: None,
         }
     }
 

@@ -329,14 +329,12 @@ impl Checker<'_> {
     fn map_value(&mut self, map: usize, keys: Vec<TExpr>, span: Span) -> TExpr {
         let ty = match self.maps.value(map) {
             Some(MapValue::Plain(t)) => t.clone(),
-            Some(MapValue::Agg { func, .. }) => {
-                let msg = format!(
-                    "`{}` holds a {}() aggregation, which is kept per CPU and can only be printed, not read in a probe",
-                    self.maps.name(map),
-                    func.name()
-                );
-                self.error(Diagnostic::error(span, msg));
-                return self.poisoned(span);
+            Some(MapValue::Agg { func, signed }) => {
+                let (func, signed) = (*func, *signed);
+                match self.agg_read_type(map, func, signed, span) {
+                    Some(t) => t,
+                    None => return self.poisoned(span),
+                }
             }
             // Not known yet: pass 1 will learn it; pass 2 reports maps that are never assigned.
             None => Type::S64,

@@ -2,7 +2,8 @@
 //! per element with `$kv` the tuple (key, value), the key itself a tuple when the map has several
 //! (`$kv.0.1`). It becomes a callback of `bpf_for_each_map_elem` (kernel 5.13), which has no
 //! probe context: the probe's variables are copied in and out (lower/map_for.rs), and what needs
-//! the context (`args`, `argN`, `retval`, `regs`, `func`, stacks) is refused in the body.
+//! the context (`args`, `argN`, `retval`, `regs`, `func`, stacks) is refused in the body. Over an
+//! aggregation, `$kv.1` is its CPUs' values combined (agg_read.rs).
 
 use super::check::Checker;
 use super::tir::{MapValue, TStmtKind};
@@ -46,21 +47,9 @@ impl Checker<'_> {
         let map = self.maps.get_or_create(name, m.span);
         let value = match self.maps.value(map) {
             Some(MapValue::Plain(t)) => t.clone(),
-            Some(MapValue::Agg { func, .. }) => {
-                let d = Diagnostic::error(
-                    m.span,
-                    format!(
-                        "sonde cannot loop over `{}`: it holds a {}() aggregation, kept per CPU",
-                        name,
-                        func.name()
-                    ),
-                )
-                .with_help(format!(
-                    "keep a plain copy to loop over (`@copy[k] += 1` beside the aggregation), or print it with `print({})`",
-                    name
-                ));
-                self.error(d);
-                return None;
+            Some(MapValue::Agg { func, signed }) => {
+                let (func, signed) = (*func, *signed);
+                self.agg_read_type(map, func, signed, m.span)?
             }
             // Learnt in pass 1; pass 2 reports a map that is never assigned.
             None => Type::S64,

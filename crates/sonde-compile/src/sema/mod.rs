@@ -2,6 +2,7 @@
 //! every use across all probes, so the checker runs twice: a discovery pass that only learns map
 //! types, then the real pass that reports errors and builds the typed program.
 
+mod agg_read;
 mod builtins;
 mod check;
 mod config;

@@ -414,4 +414,7 @@ pub struct TProgram {
     /// The named options (`getopt("name")`) the program reads, with their descriptions (empty
     /// when no `getopt` gives one); any other `--name` is an error.
     pub options: Vec<(String, String)>,
+    /// The CPUs (the kernel's nr_cpu_ids) whose values a read of an aggregation combines; 0 when
+    /// no probe reads one.
+    pub cpu_ids: u32,
 }

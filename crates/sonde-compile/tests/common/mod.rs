@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 pub struct FixtureEnv {
     root: PathBuf,
-    /// Model a 5.10 kernel: without `bpf_get_func_ip` (5.15) and `bpf_for_each_map_elem` (5.13).
+    /// Model a 5.10 kernel: without `bpf_get_func_ip` (5.15), `bpf_for_each_map_elem` (5.13) and
+    /// `bpf_map_lookup_percpu_elem` (5.19).
     pub no_func_ip: bool,
 }
 
@@ -26,11 +27,16 @@ const FIXTURE_SYMBOLS: [(&str, u64); 2] =
 
 impl Env for FixtureEnv {
     fn has_helper(&self, id: u32) -> bool {
-        use sonde_bpf::helper::{FOR_EACH_MAP_ELEM, GET_FUNC_IP};
-        !(self.no_func_ip && (id == GET_FUNC_IP || id == FOR_EACH_MAP_ELEM))
+        use sonde_bpf::helper::{FOR_EACH_MAP_ELEM, GET_FUNC_IP, MAP_LOOKUP_PERCPU_ELEM};
+        !(self.no_func_ip
+            && (id == GET_FUNC_IP || id == FOR_EACH_MAP_ELEM || id == MAP_LOOKUP_PERCPU_ELEM))
     }
 
     fn online_cpus(&self) -> Option<u32> {
+        Some(4)
+    }
+
+    fn cpu_ids(&self) -> Option<u32> {
         Some(4)
     }
 

@@ -1,0 +1,66 @@
+//! An aggregation read in a probe (sema/agg_read.rs): the element's value on each CPU, from
+//! `bpf_map_lookup_percpu_elem`, combined as printing combines them. count() and sum() add up;
+//! min() and max() keep the best of the CPUs whose {value, set} pair is set. A missing element
+//! reads 0, as a missing plain element does.
+//!
+//! `cpu: for cpu in 0..cpu_ids { v = lookup(map, key, cpu); if v: combine }`: a loop bounded by
+//! a constant (5.3+), with its counter and result on the stack across the helper calls.
+
+use super::{h, Lower, FIRST_USER_MAP};
+use crate::sema::tir::{AggFunc, MapValue};
+use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
+
+impl Lower<'_> {
+    /// The combined value of `map`'s element whose key is at `key` (fp-relative), in a new register.
+    pub(super) fn agg_read(&mut self, map: usize, key: i16) -> Reg {
+        let MapValue::Agg { func, signed } = self.tp.maps[map].value else {
+            unreachable!("sema reads only aggregations this way")
+        };
+        let acc = self.e.alloc_stack(8);
+        let set = self.e.alloc_stack(8);
+        let cpu = self.e.alloc_stack(8);
+        self.e.zero_stack(cpu, 8);
+        self.e.zero_stack(set, 8);
+        self.e.zero_stack(acc, 8);
+        let (top, next, take) = (self.e.label(), self.e.label(), self.e.label());
+        self.e.bind(top);
+        self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
+        self.e.stack_addr(Reg::R2, key);
+        self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, cpu));
+        self.e.call(h::MAP_LOOKUP_PERCPU_ELEM);
+        self.e.jmp_imm(Cond::Eq, Reg::R0, 0, next);
+        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
+        self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, acc));
+        match func {
+            AggFunc::Min | AggFunc::Max => {
+                // This CPU's {value, set}: skipped unset; taken when nothing is yet or it wins.
+                self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::R0, 8));
+                self.e.jmp_imm(Cond::Eq, Reg::R3, 0, next);
+                self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, set));
+                self.e.jmp_imm(Cond::Eq, Reg::R3, 0, take);
+                let keep = match (func == AggFunc::Min, signed) {
+                    (true, true) => Cond::Sge,
+                    (true, false) => Cond::Ge,
+                    (false, true) => Cond::Sle,
+                    (false, false) => Cond::Le,
+                };
+                self.e.jmp_reg(keep, Reg::R1, Reg::R2, next);
+                self.e.bind(take);
+                self.e.emit(Insn::store(Size::DW, Reg::FP, acc, Reg::R1));
+                self.e.emit(Insn::store_imm(Size::DW, Reg::FP, set, 1));
+            }
+            _ => {
+                self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R2, Reg::R1));
+                self.e.emit(Insn::store(Size::DW, Reg::FP, acc, Reg::R2));
+            }
+        }
+        self.e.bind(next);
+        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, cpu));
+        self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R1, 1));
+        self.e.emit(Insn::store(Size::DW, Reg::FP, cpu, Reg::R1));
+        self.e.jmp_imm(Cond::Lt, Reg::R1, self.tp.cpu_ids.max(1) as i32, top);
+        let d = self.e.alloc_reg();
+        self.e.emit(Insn::load(Size::DW, d, Reg::FP, acc));
+        d
+    }
+}
