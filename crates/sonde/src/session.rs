@@ -214,6 +214,10 @@ fn stop_probes(
 /// (kernels without kprobe_multi), the kernel waits for RCU grace periods on each one: say so
 /// when that will take a while, so a silent pause does not look like a hang.
 fn detach(cli: &Cli, links: Vec<Link>, probes: usize) -> Detaching {
+    // BEGIN/END alone: no thread to start (~0.1 ms of a 3 ms run).
+    if links.is_empty() {
+        return Detaching(None);
+    }
     let one_by_one = links.iter().filter(|l| !l.is_bpf_link()).count();
     if one_by_one >= SLOW_DETACH_NOTE {
         eprintln!(

@@ -135,21 +135,36 @@ pub(crate) fn ioctl(fd: &OwnedFd, req: u64, arg: u64) -> Result<(), Errno> {
 }
 
 /// Whether this process holds the capabilities bpf(2) and perf_event_open(2) check: CAP_BPF and
-/// CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set.
+/// CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set. capget(2) rather than
+/// /proc/self/status, whose text the kernel builds from the whole task's state.
 pub fn has_bpf_capabilities() -> bool {
     const CAP_SYS_ADMIN: u32 = 21;
     const CAP_PERFMON: u32 = 38;
     const CAP_BPF: u32 = 39;
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
-        return false;
+    /// _LINUX_CAPABILITY_VERSION_3: 64-bit sets, as two of `CapData`.
+    const VERSION_3: u32 = 0x2008_0522;
+    #[repr(C)]
+    struct CapHeader {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct CapData {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let mut header = CapHeader { version: VERSION_3, pid: 0 };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: for version 3 the kernel reads the header and writes two CapData.
+    let r = unsafe {
+        libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr())
     };
-    let Some(eff) = status
-        .lines()
-        .find_map(|l| l.strip_prefix("CapEff:"))
-        .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
-    else {
+    if r != 0 {
         return false;
-    };
+    }
+    let eff = data[0].effective as u64 | (data[1].effective as u64) << 32;
     let has = |c: u32| eff & (1 << c) != 0;
     (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
 }
