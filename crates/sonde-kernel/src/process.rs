@@ -91,9 +91,9 @@ fn wait_parked(pid: i32) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
     loop {
         // "PID (COMM) STATE ...": the state follows the last ')' (a comm may hold one).
-        let state = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()));
+        let state = std::fs::read_to_string(&path).ok().and_then(|s| {
+            s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next())
+        });
         match state {
             Some('S') | Some('Z') | Some('X') | None => return,
             _ if std::time::Instant::now() >= deadline => return,

@@ -26,7 +26,7 @@ impl Stats {
         self.errnos.values().sum()
     }
 
-    fn add(&mut self, o: &Stats) {
+    pub(crate) fn add(&mut self, o: &Stats) {
         let first = self.calls == 0;
         self.calls += o.calls;
         self.total_ns += o.total_ns;

@@ -414,29 +414,20 @@ fn read_fast_summary(
     maps: &[sonde_kernel::map::Map],
     f: sonde_trace::fast::FastMaps,
 ) -> Result<Summary, Failure> {
-    use sonde_trace::fast::{decode_key, Row};
-    let mut s = Summary::default();
-    let calls = &maps[f.calls];
-    for k in calls.keys().map_err(Failure::kernel)? {
-        let (Some(v), key) = (calls.lookup(&k).map_err(Failure::kernel)?, decode_key(&k)) else {
-            continue;
-        };
-        // A row whose calls never returned (exit_group) counts nothing, as in strace -c.
-        let Some(r) = Row::decode(&v).filter(|r| r.calls > 0) else { continue };
-        let st = s.rows.entry((key[0] as u32, key[1] as u32)).or_default();
-        (st.calls, st.total_ns, st.min_ns, st.max_ns, st.squares) =
-            (r.calls, r.total_ns, r.min_ns, r.max_ns, r.squares);
-    }
-    let errs = &maps[f.errs];
-    for k in errs.keys().map_err(Failure::kernel)? {
-        let Some(v) = errs.lookup(&k).map_err(Failure::kernel)? else { continue };
-        let key = decode_key(&k);
-        let n = v.get(..8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or_default()));
-        if let Some(st) = s.rows.get_mut(&(key[0] as u32, key[1] as u32)) {
-            st.errnos.insert(key[2] as i32, n);
+    let entries = |map: &sonde_kernel::map::Map| -> Result<sonde_trace::fast::Entries, Failure> {
+        let mut out = Vec::new();
+        for k in map.keys().map_err(Failure::kernel)? {
+            if let Some(v) = map.lookup(&k).map_err(Failure::kernel)? {
+                out.push((k, v));
+            }
         }
-    }
-    Ok(s)
+        Ok(out)
+    };
+    let slots = maps[f.slot]
+        .lookup_percpu(&0u32.to_le_bytes())
+        .map_err(Failure::kernel)?
+        .unwrap_or_default();
+    Ok(sonde_trace::fast::summary(&entries(&maps[f.calls])?, &slots, &entries(&maps[f.errs])?))
 }
 
 /// The summary maps, merged across CPUs.

@@ -149,3 +149,40 @@ fn only_raw_summaries_with_an_inline_set_are_rewritten() {
         assert!(text.contains(&format!("if r7 == {nr:#x} goto")), "{nr}: {text}");
     }
 }
+
+#[test]
+fn each_cpus_rows_add_to_their_owners_hash_rows() {
+    let u = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let row = |r: [u64; 5]| u(&r);
+    // A CPU's slot: the head (tid, syscall, start, owner), then rows by syscall number.
+    let slot = |owner: u64, rows: &[(usize, [u64; 5])]| {
+        let mut b = u(&[0, 0, 0, owner]);
+        b.resize(SLOT_HEAD + SLOT_ROWS * ROW_BYTES as usize, 0);
+        for (nr, r) in rows {
+            let at = SLOT_HEAD + nr * ROW_BYTES as usize;
+            b[at..at + ROW_BYTES as usize].copy_from_slice(&row(*r));
+        }
+        b
+    };
+    // Thread 7 read (nr 0) on CPU 0 (its own), on CPU 1 (thread 9's: the hash) and on CPU 2
+    // (its own again); thread 9 wrote (nr 1) on CPU 1; nobody owns CPU 3.
+    let slots = vec![
+        slot(7, &[(0, [2, 30, 10, 20, 4])]),
+        slot(9, &[(1, [1, 5, 5, 5, 0])]),
+        slot(7, &[(0, [1, 4, 4, 4, 0])]),
+        slot(0, &[]),
+    ];
+    let calls = vec![(u(&[7, 0]), row([3, 90, 25, 35, 8])), (u(&[9, 2]), row([0, 0, 0, 0, 0]))];
+    let errs = vec![(u(&[7, 0, 11]), u(&[2])), (u(&[9, 1, 4]), u(&[1]))];
+    let s = crate::fast::summary(&calls, &slots, &errs);
+    let read = &s.rows[&(7, 0)];
+    assert_eq!(
+        (read.calls, read.total_ns, read.min_ns, read.max_ns, read.squares),
+        (6, 124, 4, 35, 12)
+    );
+    assert_eq!(read.errnos.get(&11), Some(&2));
+    let write = &s.rows[&(9, 1)];
+    assert_eq!((write.calls, write.min_ns, write.errors()), (1, 5, 1));
+    // A row whose calls never returned counts nothing.
+    assert_eq!(s.rows.len(), 2, "{:?}", s.rows.keys());
+}
