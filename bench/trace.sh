@@ -3,6 +3,8 @@
 # perf trace where installed: the median elapsed time of each mode over ROUNDS interleaved
 # rounds, as a ratio to the untraced baseline. Run as root from the repository:
 #   bench/trace.sh            (builds sonde; SONDE=/path/to/sonde measures a given binary)
+#   MODES="baseline sonde_s floor_clock" ROUNDS=9 bench/trace.sh    (some modes, more rounds:
+#                             without strace's 100 s runs between them the medians hold still)
 set -eu
 SONDE=${SONDE:-$("$(dirname "$0")/../scripts/release-bins" sonde 2>/dev/null | awk '$1 == "sonde" { print $2 }')}
 ROUNDS=${ROUNDS:-3}
@@ -12,7 +14,6 @@ DD="dd if=/dev/zero of=/dev/null bs=1 count=500k"
 secs() { sh -c "$1" 2>&1 >/dev/null | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p' | tail -1; }
 . "$(dirname "$0")/lib.sh"
 
-modes="baseline"
 run_mode() {
   case $1 in
     baseline) secs "$DD" ;;
@@ -33,6 +34,8 @@ run_mode() {
 modes="baseline sonde_accept sonde_s sonde_all floor_pair floor_clock"
 command -v strace >/dev/null && modes="$modes strace_accept strace_c"
 command -v perf >/dev/null && modes="$modes perf_accept perf_s"
+modes=${MODES:-$modes}
+case " $modes " in *" baseline "*) ;; *) modes="baseline $modes" ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for r in $(seq "$ROUNDS"); do
