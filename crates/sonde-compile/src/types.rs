@@ -44,10 +44,14 @@ pub enum Type {
     /// A timestamp like `Walltime`, printed in local time with this strftime(3) format
     /// (bpftrace's `strftime(fmt, nsecs)`; `%f` is microseconds).
     Strftime(Rc<[u8]>),
-    /// A stack trace id in the stack map (`kstack`), or for `ustack` the process id in the upper
-    /// half and the stack id in the lower; printed as symbolized frames, one a line.
+    /// A stack trace id in the stack map of its depth (`kstack`), or for `ustack` the process id
+    /// in the upper half and the stack id in the lower; printed as frames, one a line, as `mode`
+    /// says. `frames` is bpftrace's limit (`kstack(3)`): the map's depth, so stacks that differ
+    /// only deeper are one key.
     Stack {
         user: bool,
+        mode: StackMode,
+        frames: u8,
     },
     /// A cgroup id, printed as the cgroup's path (bpftrace's `cgroup_path(id)`), found in user
     /// space when the value is printed.
@@ -81,6 +85,35 @@ pub struct Field {
     pub ty: Type,
     /// `__data_loc` fields: a u32 holding (length << 16 | offset) of data stored after the record.
     pub data_loc: bool,
+}
+
+/// How a stack prints, bpftrace's stack modes: `do_mmap+0x1` (bpftrace), the address then the
+/// symbol as perf prints it (perf), or the address alone (raw).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StackMode {
+    Bpftrace,
+    Perf,
+    Raw,
+}
+
+impl StackMode {
+    /// The mode bpftrace spells `name` (in `kstack(perf)` and `config = { stack_mode = ... }`).
+    pub fn named(name: &str) -> Option<StackMode> {
+        match name {
+            "bpftrace" => Some(StackMode::Bpftrace),
+            "perf" => Some(StackMode::Perf),
+            "raw" => Some(StackMode::Raw),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StackMode::Bpftrace => "bpftrace",
+            StackMode::Perf => "perf",
+            StackMode::Raw => "raw",
+        }
+    }
 }
 
 impl Type {
@@ -210,7 +243,15 @@ impl fmt::Display for Type {
             Type::Username => write!(f, "username"),
             Type::Inet => write!(f, "inet address"),
             Type::Buf(n) => write!(f, "buffer[{}]", n),
-            Type::Stack { user } => f.write_str(if *user { "ustack" } else { "kstack" }),
+            Type::Stack { user, mode, frames } => {
+                f.write_str(if *user { "ustack" } else { "kstack" })?;
+                match (mode, *frames as u32 == crate::lower::STACK_DEPTH) {
+                    (StackMode::Bpftrace, true) => Ok(()),
+                    (StackMode::Bpftrace, false) => write!(f, "({})", frames),
+                    (_, true) => write!(f, "({})", mode.name()),
+                    (_, false) => write!(f, "({}, {})", mode.name(), frames),
+                }
+            }
             Type::Tuple(elems) => {
                 let parts: Vec<String> = elems.iter().map(Type::to_string).collect();
                 write!(f, "({})", parts.join(", "))

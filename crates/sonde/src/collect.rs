@@ -4,7 +4,7 @@
 use crate::decode::{self, Merged};
 use sonde_compile::lower::{FIRST_USER_MAP, LOST_MAP};
 use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
-use sonde_compile::types::Type;
+use sonde_compile::types::{StackMode, Type};
 use sonde_compile::Compiled;
 use sonde_kernel::map::Map;
 use sonde_kernel::KernelError;
@@ -34,9 +34,13 @@ impl<'a> Collector<'a> {
     /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout).
     fn resolve_stacks(&self, types: &[Type], values: &mut [Value], sym: &mut Symbolizer) {
         for (ty, v) in types.iter().zip(values.iter_mut()) {
-            let (&Type::Stack { user }, &Value::Int { v: raw, .. }) = (ty, &*v) else { continue };
-            let stacks = self.compiled.stack_map.map(|m| &self.maps[m]);
-            let frames = stacks.and_then(|m| frames(m, raw, user, sym));
+            let (&Type::Stack { user, mode, frames: depth }, &Value::Int { v: raw, .. }) =
+                (ty, &*v)
+            else {
+                continue;
+            };
+            let stacks = self.compiled.stack_map(depth).map(|m| &self.maps[m]);
+            let frames = stacks.and_then(|m| frames(m, raw, user, mode, sym));
             // A symbol-like value prints its text as is (a string would escape the newlines).
             *v = Value::Sym { addr: raw, name: Some(layout(frames)) };
         }
@@ -100,7 +104,7 @@ impl<'a> Collector<'a> {
         // clear runs is not counted).
         let c = &self.compiled;
         if let Some(counter) =
-            sonde_compile::lower::len_counter(&c.user_maps, c.stack_map.is_some(), map)
+            sonde_compile::lower::len_counter(&c.user_maps, c.stack_maps.len(), map)
         {
             let _ = self.maps[counter].clear();
         }
@@ -123,15 +127,29 @@ fn hist_kind(info: &MapInfo) -> HistKind {
     }
 }
 
-/// The frames of stack `raw` (a kstack id, or for a ustack pid << 32 | id); None when the
-/// kernel could not take it.
-fn frames(stacks: &Map, raw: u64, user: bool, sym: &mut Symbolizer) -> Option<Vec<String>> {
+/// The frames of stack `raw` (a kstack id, or for a ustack pid << 32 | id) as `mode` prints
+/// them: `vfs_read+0x1a` (bpftrace), `ffffffff8141457a vfs_read+0x1a` (perf), the address
+/// alone (raw); None when the kernel could not take it.
+fn frames(
+    stacks: &Map,
+    raw: u64,
+    user: bool,
+    mode: StackMode,
+    sym: &mut Symbolizer,
+) -> Option<Vec<String>> {
     let id = raw as u32;
     if id >= 0x8000_0000 {
         return None;
     }
     let addrs = stacks.stack(id).ok()??;
-    Some(sym.frames(&addrs, user.then_some((raw >> 32) as u32)))
+    if mode == StackMode::Raw {
+        return Some(addrs.iter().map(|a| format!("{:x}", a)).collect());
+    }
+    let names = sym.frames(&addrs, user.then_some((raw >> 32) as u32));
+    Some(match mode {
+        StackMode::Perf => addrs.iter().zip(names).map(|(a, n)| format!("{:x} {}", a, n)).collect(),
+        _ => names,
+    })
 }
 
 /// bpftrace's layout: a newline, each frame indented on its own line, a newline; as a map key

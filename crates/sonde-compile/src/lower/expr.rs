@@ -1,7 +1,7 @@
 //! Expressions: scalars into registers, strings and other buffers into stack slots.
 
 use super::emit::CTX;
-use super::{h, Lower, FIRST_USER_MAP};
+use super::{h, Lower, FIRST_USER_MAP, STACK_DEPTH};
 use crate::sema::tir::{Builtin, TExpr, TExprKind};
 use crate::types::Type;
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
@@ -23,6 +23,13 @@ impl Lower<'_> {
                 let d = self.e.alloc_reg();
                 self.e.mov_const(d, *v);
                 d
+            }
+            TExprKind::Builtin(b @ (Builtin::KStack | Builtin::UStack)) => {
+                let frames = match x.ty {
+                    Type::Stack { frames, .. } => frames,
+                    _ => STACK_DEPTH as u8,
+                };
+                self.stack(*b == Builtin::UStack, frames)
             }
             TExprKind::Builtin(b) => self.builtin(*b),
             TExprKind::CtxLoad { offset } => {
@@ -141,7 +148,9 @@ impl Lower<'_> {
             Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
             Builtin::NumaId => h::GET_NUMA_NODE_ID,
             Builtin::Rand => h::GET_PRANDOM_U32,
-            Builtin::KStack | Builtin::UStack => return self.stack(b == Builtin::UStack),
+            Builtin::KStack | Builtin::UStack => {
+                return self.stack(b == Builtin::UStack, STACK_DEPTH as u8)
+            }
             Builtin::Ctx => {
                 let d = self.e.alloc_reg();
                 self.e.emit(Insn::mov64_reg(d, CTX));
@@ -184,11 +193,13 @@ impl Lower<'_> {
         d
     }
 
-    /// `bpf_get_stackid(ctx, stacks, flags)`; a user stack also records the process id above it.
-    fn stack(&mut self, user: bool) -> Reg {
+    /// `bpf_get_stackid(ctx, stacks, flags)` into the map of the stack's depth; a user stack
+    /// also records the process id above it.
+    fn stack(&mut self, user: bool, frames: u8) -> Reg {
         const BPF_F_USER_STACK: i32 = 1 << 8;
         let d = self.e.alloc_reg();
-        let Some(map) = self.stack_map else {
+        let map = self.stack_maps.iter().find(|&&(f, _)| f == frames).map(|&(_, m)| m);
+        let Some(map) = map else {
             self.e.overflow.get_or_insert((self.e.span, "internal error: no stack map"));
             return d;
         };

@@ -26,17 +26,17 @@ pub fn counter_maps(user_maps: &[MapInfo]) -> Vec<MapDef> {
 }
 
 /// The index (in `Compiled::maps`) of user map `map`'s counter, when `len()` reads it.
-pub fn len_counter(user_maps: &[MapInfo], has_stack_map: bool, map: usize) -> Option<usize> {
+pub fn len_counter(user_maps: &[MapInfo], stack_maps: usize, map: usize) -> Option<usize> {
     if !user_maps.get(map)?.counted {
         return None;
     }
     let rank = user_maps[..map].iter().filter(|m| m.counted).count();
-    Some(FIRST_USER_MAP + user_maps.len() + usize::from(has_stack_map) + rank)
+    Some(FIRST_USER_MAP + user_maps.len() + stack_maps + rank)
 }
 
 impl Lower<'_> {
     fn counter(&self, map: usize) -> Option<usize> {
-        len_counter(&self.tp.maps, self.stack_map.is_some(), map)
+        len_counter(&self.tp.maps, self.stack_maps.len(), map)
     }
 
     /// `len(@m)`: the counter's value.

@@ -99,8 +99,15 @@ pub struct Compiled {
     pub events: Vec<EventDef>,
     /// The user maps' types, in order (map `FIRST_USER_MAP + i` is `user_maps[i]`).
     pub user_maps: Vec<MapInfo>,
-    /// The stack-trace map's index in `maps`, when a probe takes stacks.
-    pub stack_map: Option<usize>,
+    /// The stack-trace maps, (frames, index in `maps`): one a depth the probes take.
+    pub stack_maps: Vec<(u8, usize)>,
+}
+
+impl Compiled {
+    /// The stack map ids of stacks of `frames` go to.
+    pub fn stack_map(&self, frames: u8) -> Option<usize> {
+        self.stack_maps.iter().find(|&&(f, _)| f == frames).map(|&(_, m)| m)
+    }
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
@@ -155,17 +162,21 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             max_entries: m.max_entries.unwrap_or(if m.single_key() { 1 } else { MAP_ENTRIES }),
         });
     }
-    // The stack map comes after the user maps.
-    let stack_map = tp.uses_stacks.then(|| {
-        maps.push(MapDef {
-            name: "stacks".into(),
-            kind: MapKind::StackTrace,
-            key_size: 4,
-            value_size: 8 * STACK_DEPTH,
-            max_entries: MAP_ENTRIES,
-        });
-        maps.len() - 1
-    });
+    // The stack maps come after the user maps, one a depth (`kstack(3)` keeps 3 frames).
+    let stack_maps: Vec<(u8, usize)> = tp
+        .stacks
+        .iter()
+        .map(|&frames| {
+            maps.push(MapDef {
+                name: stack_map_name(frames),
+                kind: MapKind::StackTrace,
+                key_size: 4,
+                value_size: 8 * frames as u32,
+                max_entries: MAP_ENTRIES,
+            });
+            (frames, maps.len() - 1)
+        })
+        .collect();
     // `len(@m)`'s counters come after it (`len::len_counter`).
     maps.extend(len::counter_maps(&tp.maps));
     let mut programs = Vec::new();
@@ -173,7 +184,7 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     let mut slots = 1..;
     for probe in &tp.probes {
         let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
-        match lower_probe(tp, probe, opts, stack_map, run_slot) {
+        match lower_probe(tp, probe, opts, &stack_maps, run_slot) {
             Ok(p) => programs.push(p),
             Err(d) => diags.push(d),
         }
@@ -186,8 +197,17 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         programs,
         events: tp.events.clone(),
         user_maps: tp.maps.clone(),
-        stack_map,
+        stack_maps,
     })
+}
+
+/// `stacks` for the full depth, `stacks_3` for `kstack(3)`.
+fn stack_map_name(frames: u8) -> String {
+    if frames as u32 == STACK_DEPTH {
+        "stacks".into()
+    } else {
+        format!("stacks_{}", frames)
+    }
 }
 
 /// State while lowering one probe.
@@ -199,7 +219,8 @@ pub(crate) struct Lower<'a> {
     pub vars: Vec<(i16, usize)>,
     /// Where the program returns 0.
     pub exit: emit::Label,
-    pub stack_map: Option<usize>,
+    /// The stack map of each depth: (frames, index in `Compiled::maps`).
+    pub stack_maps: &'a [(u8, usize)],
     /// The enclosing loops' `continue` and `break` targets, innermost last.
     pub loops: Vec<(emit::Label, emit::Label)>,
     /// `for ($kv : @map)` bodies lowered as callbacks, placed after the program (map_for.rs),
@@ -220,7 +241,7 @@ fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
     opts: &Options,
-    stack_map: Option<usize>,
+    stack_maps: &[(u8, usize)],
     run_slot: Option<usize>,
 ) -> Result<ProgramDef, Diagnostic> {
     let mut e = Emitter::new();
@@ -233,7 +254,7 @@ fn lower_probe(
         opts,
         vars: Vec::new(),
         exit,
-        stack_map,
+        stack_maps,
         loops: Vec::new(),
         callbacks: Vec::new(),
         callback_refs: Vec::new(),

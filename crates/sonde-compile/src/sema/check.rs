@@ -18,7 +18,7 @@ pub fn check(
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let mut groups: Vec<(usize, Vec<Site>)> = Vec::new();
-    let missing = super::config::read(&program.config, &mut diags);
+    let config = super::config::read(&program.config, &mut diags);
     for (index, probe) in program.probes.iter().enumerate() {
         let mut sites = Vec::new();
         for spec in &probe.specs {
@@ -35,7 +35,7 @@ pub fn check(
             match expanded {
                 Ok(s) => sites.extend(s),
                 Err(msg)
-                    if missing == super::config::MissingProbes::Skip
+                    if config.missing == super::config::MissingProbes::Skip
                         && provider::PROVIDERS.contains(&spec.provider.as_str()) =>
                 {
                     let why = format!("skipped (config missing_probes): {}", msg);
@@ -92,6 +92,7 @@ pub fn check(
     let mut hints = Vec::new();
     for (index, sites) in &groups {
         let mut cx = Checker::new(env, opts, &mut maps, true, sites);
+        cx.stack_mode = config.stack_mode;
         cx.types = types.clone();
         cx.probe(&program.probes[*index]);
         hints.push(cx.string_sizes());
@@ -99,18 +100,19 @@ pub fn check(
     // Pass 2: check for real.
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
-    let mut uses_stacks = false;
+    let mut stacks = std::collections::BTreeSet::new();
     let mut cpu_ids = 0;
     let mut options = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
+        cx.stack_mode = config.stack_mode;
         cx.types = types.clone();
         cx.str_hints = str_hints;
         cx.events = std::mem::take(&mut events);
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
-        uses_stacks |= cx.uses_stacks;
+        stacks.append(&mut cx.stacks);
         cpu_ids = cpu_ids.max(cx.cpu_ids.unwrap_or(0));
         super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
         diags.append(&mut cx.diags);
@@ -120,7 +122,7 @@ pub fn check(
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
         let options = options.into_iter().map(|o| (o.name, o.about)).collect();
-        Ok(TProgram { probes, maps, events, uses_stacks, warnings, options, cpu_ids })
+        Ok(TProgram { probes, maps, events, stacks, warnings, options, cpu_ids })
     } else {
         Err(diags)
     }
@@ -217,7 +219,10 @@ pub(super) struct Checker<'a> {
     pub str_hints: HashMap<String, usize>,
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
-    pub uses_stacks: bool,
+    /// The depths of the stacks the probe takes (`kstack` 127, `kstack(3)` 3): a stack map each.
+    pub stacks: std::collections::BTreeSet<u8>,
+    /// How stacks print where the call does not say (config `stack_mode`).
+    pub stack_mode: crate::types::StackMode,
     /// The probe's `getopt("name", ...)` calls.
     pub options: Vec<super::getopt::GetOpt>,
     /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
@@ -250,7 +255,8 @@ impl<'a> Checker<'a> {
             str_hints: HashMap::new(),
             events: Vec::new(),
             diags: Vec::new(),
-            uses_stacks: false,
+            stacks: Default::default(),
+            stack_mode: crate::types::StackMode::Bpftrace,
             options: Vec::new(),
             map_for: 0,
             types: Default::default(),

@@ -1,7 +1,16 @@
 //! bpftrace's `config = { ... }` settings: which sonde honours, and which it accepts as no-ops.
 
+use crate::types::StackMode;
 use sonde_syntax::ast::Setting;
 use sonde_syntax::diag::Diagnostic;
+
+/// The settings sonde honours.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub missing: MissingProbes,
+    /// How `kstack`/`ustack` print where the call does not say (`stack_mode`).
+    pub stack_mode: StackMode,
+}
 
 /// What to do with a probe spec that names nothing on this kernel (`missing_probes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +37,6 @@ const ACCEPTED: &[&str] = &[
     "cache_user_symbols",
     "cpp_demangle",
     "lazy_symbolication",
-    "stack_mode",
     "str_trunc_trailer",
     "show_debug_info",
     "unstable_map_decl",
@@ -38,8 +46,9 @@ const ACCEPTED: &[&str] = &[
 ];
 
 /// Reads the settings, reporting unknown names and bad values.
-pub fn read(config: &[Setting], diags: &mut Vec<Diagnostic>) -> MissingProbes {
+pub fn read(config: &[Setting], diags: &mut Vec<Diagnostic>) -> Config {
     let mut missing = MissingProbes::Error;
+    let mut stack_mode = StackMode::Bpftrace;
     for s in config {
         // bpftrace also spells them as its environment variables: `BPFTRACE_MAX_STRLEN`.
         let name = s.name.strip_prefix("BPFTRACE_").map(str::to_ascii_lowercase);
@@ -58,15 +67,23 @@ pub fn read(config: &[Setting], diags: &mut Vec<Diagnostic>) -> MissingProbes {
                     }
                 }
             }
+            "stack_mode" => match StackMode::named(&s.value) {
+                Some(m) => stack_mode = m,
+                None => diags.push(Diagnostic::error(
+                    s.value_span,
+                    format!("`stack_mode` is `bpftrace`, `perf` or `raw`, not `{}`", s.value),
+                )),
+            },
             n if ACCEPTED.contains(&n) => {}
             n => {
                 let mut d = Diagnostic::error(s.span, format!("unknown config setting `{}`", n));
-                if let Some(best) = sonde_syntax::closest(n, ACCEPTED.iter().copied()) {
+                let known = ACCEPTED.iter().copied().chain(["missing_probes", "stack_mode"]);
+                if let Some(best) = sonde_syntax::closest(n, known) {
                     d = d.with_help(format!("did you mean `{}`?", best));
                 }
                 diags.push(d);
             }
         }
     }
-    missing
+    Config { missing, stack_mode }
 }

@@ -195,13 +195,9 @@ impl Checker<'_> {
             "retval" => self.context(ContextName::Retval, span),
             "regs" => self.context(ContextName::Regs, span),
             "stack" | "kstack" | "ustack" if self.refused_in_map_for(span) => self.poisoned(span),
-            "stack" | "kstack" => {
-                self.uses_stacks = true;
-                b(Builtin::KStack, Type::Stack { user: false })
-            }
-            "ustack" => {
-                self.uses_stacks = true;
-                b(Builtin::UStack, Type::Stack { user: true })
+            "stack" | "kstack" | "ustack" => {
+                let user = name == "ustack";
+                self.stack(user, self.stack_mode, crate::lower::STACK_DEPTH as u8, span)
             }
             "caller" | "func" => self.context(ContextName::Caller, span),
             "curtask" => {

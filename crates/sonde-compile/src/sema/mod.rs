@@ -17,6 +17,7 @@ mod script_types;
 mod signal;
 mod sizes;
 mod spec_params;
+mod stacks;
 mod stmt;
 pub mod tir;
 mod tuple;

@@ -407,8 +407,9 @@ pub struct TProgram {
     pub probes: Vec<TProbe>,
     pub maps: Vec<MapInfo>,
     pub events: Vec<EventDef>,
-    /// Some probe takes a stack trace, so the program needs a stack map.
-    pub uses_stacks: bool,
+    /// The depths of the stack traces the probes take (`kstack` 127, `kstack(3)` 3): a stack
+    /// map each.
+    pub stacks: std::collections::BTreeSet<u8>,
     /// What the user should know about a program that compiles (shown before it runs).
     pub warnings: Vec<Diagnostic>,
     /// The named options (`getopt("name")`) the program reads, with their descriptions (empty

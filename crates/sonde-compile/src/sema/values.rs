@@ -61,6 +61,7 @@ impl Checker<'_> {
             "ntop" => Some(self.ntop(args, span)),
             "sizeof" => Some(self.size_of(args, span)),
             "len" => Some(self.len(args, span)),
+            "kstack" | "ustack" | "stack" => Some(self.stack_call(name, args, span)),
             "buf" => Some(self.buf(args, span)),
             "offsetof" => Some(self.offset_of(args, span)),
             "bswap" => {

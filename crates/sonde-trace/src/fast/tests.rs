@@ -40,7 +40,7 @@ fn compiled() -> Compiled {
         programs: vec![prog("sys_enter"), prog("sys_exit"), prog("sched_switch")],
         events: Vec::new(),
         user_maps: Vec::new(),
-        stack_map: None,
+        stack_maps: Vec::new(),
     }
 }
 
