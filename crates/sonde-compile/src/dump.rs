@@ -219,6 +219,9 @@ impl Names<'_> {
                 self.expr(len)
             ),
             TExprKind::StrLen(s) => format!("len({})", self.expr(s)),
+            TExprKind::StackLen { user, frames } => {
+                format!("len({}({}))", if *user { "ustack" } else { "kstack" }, frames)
+            }
             TExprKind::Bswap { arg, bytes } => format!("bswap{}({})", bytes * 8, self.expr(arg)),
             TExprKind::Inet { family, addr } => {
                 format!("ntop({}, {})", self.expr(family), self.expr(addr))

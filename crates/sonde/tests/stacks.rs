@@ -1,6 +1,7 @@
 //! bpftrace's stack calls on the running kernel: `kstack(3)` keeps three frames (stacks that
 //! differ deeper are one key), `kstack(perf, N)` prints the address before the symbol,
-//! `kstack(raw, N)` the address alone, and `config = { stack_mode = ... }` sets the default.
+//! `kstack(raw, N)` the address alone, `config = { stack_mode = ... }` sets the default, and
+//! `len(kstack)` counts the frames printed.
 
 mod common;
 
@@ -20,7 +21,8 @@ fn stack_limits_and_modes() {
     require_tracepoints!();
     let program = "tracepoint:syscalls:sys_enter_getppid /comm == \"wl_stacks\"/ { \
          @three[kstack(3)] = count(); @perf[kstack(perf, 2)] = count(); \
-         @raw[kstack(raw, 1)] = count(); @all[kstack] = count(); }";
+         @raw[kstack(raw, 1)] = count(); @all[kstack] = count(); \
+         @len = len(kstack); @len2 = len(kstack(2)); }";
     let o = sonde(&["-c", &wl(&["comm", "wl_stacks", "getppid", "5"]), program]);
     o.assert_ok();
     let key =
@@ -42,6 +44,9 @@ fn stack_limits_and_modes() {
     // raw: the address alone, the same as perf's.
     let (raw, _) = key("@raw");
     assert_eq!(raw, [perf[0].split_once(' ').unwrap().0], "{}", o.describe());
+    // len(): the frames the same stack prints, and at most the limit.
+    assert_eq!(o.int("@len"), all.len() as i64, "{}", o.describe());
+    assert_eq!(o.int("@len2"), 2, "{}", o.describe());
 }
 
 #[test]

@@ -62,6 +62,7 @@ impl Lower<'_> {
             TExprKind::Field { base, offset } => self.field_scalar(base, *offset, &x.ty),
             TExprKind::Bswap { arg, bytes } => self.bswap(arg, *bytes),
             TExprKind::StrLen(s) => self.str_len(s),
+            TExprKind::StackLen { user, frames } => self.stack_len(*user, *frames),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::MapLen { map } => self.map_len(*map),

@@ -11,6 +11,7 @@ mod len;
 pub use join::{JOIN_ARGS, JOIN_ARG_SIZE};
 pub use len::len_counter;
 mod map_for;
+mod stack_len;
 mod stmt;
 mod strings;
 mod tuple;
@@ -177,14 +178,18 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             (frames, maps.len() - 1)
         })
         .collect();
-    // `len(@m)`'s counters come after it (`len::len_counter`).
+    // `len(@m)`'s counters come after it (`len::len_counter`), then `len(kstack)`'s buffer.
     maps.extend(len::counter_maps(&tp.maps));
+    let stack_len_map = stack_len::buffer_map(tp.stack_len_frames).map(|m| {
+        maps.push(m);
+        maps.len() - 1
+    });
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     let mut slots = 1..;
     for probe in &tp.probes {
         let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
-        match lower_probe(tp, probe, opts, &stack_maps, run_slot) {
+        match lower_probe(tp, probe, opts, (&stack_maps, stack_len_map), run_slot) {
             Ok(p) => programs.push(p),
             Err(d) => diags.push(d),
         }
@@ -221,6 +226,8 @@ pub(crate) struct Lower<'a> {
     pub exit: emit::Label,
     /// The stack map of each depth: (frames, index in `Compiled::maps`).
     pub stack_maps: &'a [(u8, usize)],
+    /// `len(kstack)`'s buffer (stack_len.rs).
+    pub stack_len_map: Option<usize>,
     /// The enclosing loops' `continue` and `break` targets, innermost last.
     pub loops: Vec<(emit::Label, emit::Label)>,
     /// `for ($kv : @map)` bodies lowered as callbacks, placed after the program (map_for.rs),
@@ -241,7 +248,7 @@ fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
     opts: &Options,
-    stack_maps: &[(u8, usize)],
+    (stack_maps, stack_len_map): (&[(u8, usize)], Option<usize>),
     run_slot: Option<usize>,
 ) -> Result<ProgramDef, Diagnostic> {
     let mut e = Emitter::new();
@@ -255,6 +262,7 @@ fn lower_probe(
         vars: Vec::new(),
         exit,
         stack_maps,
+        stack_len_map,
         loops: Vec::new(),
         callbacks: Vec::new(),
         callback_refs: Vec::new(),

@@ -101,6 +101,7 @@ pub fn check(
     let mut probes = Vec::new();
     let mut events: Vec<EventDef> = Vec::new();
     let mut stacks = std::collections::BTreeSet::new();
+    let mut stack_len_frames = 0;
     let mut cpu_ids = 0;
     let mut options = Vec::new();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
@@ -113,6 +114,7 @@ pub fn check(
         let (predicate, body) = cx.probe(probe);
         events = std::mem::take(&mut cx.events);
         stacks.append(&mut cx.stacks);
+        stack_len_frames = stack_len_frames.max(cx.stack_len_frames);
         cpu_ids = cpu_ids.max(cx.cpu_ids.unwrap_or(0));
         super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
         diags.append(&mut cx.diags);
@@ -122,7 +124,7 @@ pub fn check(
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
         let options = options.into_iter().map(|o| (o.name, o.about)).collect();
-        Ok(TProgram { probes, maps, events, stacks, warnings, options, cpu_ids })
+        Ok(TProgram { probes, maps, events, stacks, stack_len_frames, warnings, options, cpu_ids })
     } else {
         Err(diags)
     }
@@ -223,6 +225,8 @@ pub(super) struct Checker<'a> {
     pub stacks: std::collections::BTreeSet<u8>,
     /// How stacks print where the call does not say (config `stack_mode`).
     pub stack_mode: crate::types::StackMode,
+    /// The deepest stack `len()` measures in the probe (0: none).
+    pub stack_len_frames: u8,
     /// The probe's `getopt("name", ...)` calls.
     pub options: Vec<super::getopt::GetOpt>,
     /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
@@ -257,6 +261,7 @@ impl<'a> Checker<'a> {
             diags: Vec::new(),
             stacks: Default::default(),
             stack_mode: crate::types::StackMode::Bpftrace,
+            stack_len_frames: 0,
             options: Vec::new(),
             map_for: 0,
             types: Default::default(),

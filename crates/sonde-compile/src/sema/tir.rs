@@ -101,6 +101,12 @@ pub enum TExprKind {
     },
     /// bpftrace's `len(str)`: the bytes before the first NUL.
     StrLen(Box<TExpr>),
+    /// bpftrace's `len(kstack)`/`len(ustack)`: the frames of the stack taken here, at most
+    /// `frames` (lower/stack_len.rs).
+    StackLen {
+        user: bool,
+        frames: u8,
+    },
     /// bpftrace's `bswap(x)`: the low `bytes` bytes in reverse order (1 byte: unchanged).
     Bswap {
         arg: Box<TExpr>,
@@ -410,6 +416,8 @@ pub struct TProgram {
     /// The depths of the stack traces the probes take (`kstack` 127, `kstack(3)` 3): a stack
     /// map each.
     pub stacks: std::collections::BTreeSet<u8>,
+    /// The deepest stack `len(kstack)`/`len(ustack)` measures; 0 when none does.
+    pub stack_len_frames: u8,
     /// What the user should know about a program that compiles (shown before it runs).
     pub warnings: Vec<Diagnostic>,
     /// The named options (`getopt("name")`) the program reads, with their descriptions (empty

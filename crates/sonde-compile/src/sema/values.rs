@@ -173,7 +173,7 @@ impl Checker<'_> {
         let [arg] = args else {
             self.error(Diagnostic::error(
                 span,
-                "len() takes one string or map, like `len(comm)` or `len(@m)`",
+                "len() takes one string, map or stack, like `len(comm)`, `len(@m)` or `len(ustack)`",
             ));
             return self.poisoned(span);
         };
@@ -182,7 +182,28 @@ impl Checker<'_> {
                 return self.map_len(name, arg.span, span);
             }
         }
+        // `len(kstack)`: measured where it is taken, with no stack map of its own.
+        let stacks = self.stacks.clone();
         let s = self.expr(arg);
+        if let (
+            TExprKind::Builtin(Builtin::KStack | Builtin::UStack),
+            &Type::Stack { user, frames, .. },
+        ) = (&s.kind, &s.ty)
+        {
+            self.stacks = stacks;
+            self.stack_len_frames = self.stack_len_frames.max(frames);
+            return TExpr { kind: TExprKind::StackLen { user, frames }, ty: Type::U64, span };
+        }
+        if let Type::Stack { user, .. } = s.ty {
+            let which = if user { "ustack" } else { "kstack" };
+            let d = Diagnostic::error(
+                arg.span,
+                format!("len() measures a stack where it is taken: write `len({which})` (or `len({which}(N))`)"),
+            )
+            .with_help("a stored stack is an id in the kernel's stack map, which a probe cannot read");
+            self.error(d);
+            return self.poisoned(span);
+        }
         if !s.ty.is_string() {
             let msg = format!("len() takes a string, found `{}`", s.ty);
             self.error(Diagnostic::error(arg.span, msg));
