@@ -1,6 +1,7 @@
 //! The compatibility lane for bpftrace's join(), getopt(), syscall_name(), username, warnf(),
-//! errorf() and system(): tests/compat/{join,getopt,messages}.bt (our own scripts in bpftrace's
-//! syntax) run against the workload with exact output.
+//! errorf(), system(), variables as calls, jiffies and strncmp(): tests/compat/{join,getopt,
+//! messages,calls}.bt (our own scripts in bpftrace's syntax) run against the workload with
+//! exact output.
 
 mod common;
 
@@ -120,4 +121,15 @@ fn len_counts_a_maps_elements() {
     // 7 new keys; one key replaced 7 times; added-and-deleted twice over; cleared, then one.
     assert!(o.stdout.contains("calls=7 last=1 tmp=0 pair=0 pre=1\n"), "{}", o.describe());
     assert_eq!(o.int("@during"), 7, "{}", o.describe());
+}
+
+#[test]
+fn variables_as_calls_jiffies_and_strncmp() {
+    require_tracepoints!();
+    let o = sonde(&["-c", &wl(&["comm", "wl_calls", "getppid", "3"]), &script("calls.bt")]);
+    o.assert_ok();
+    // The first 8 bytes match; the 9th is comm's NUL against 'X'.
+    assert!(o.stdout.contains("@calls[wl_calls, 1, 1]: 3\n"), "{}", o.describe());
+    assert_eq!(o.int("@ninth"), 1, "{}", o.describe());
+    assert_eq!(o.int("@ticking"), 1, "{}", o.describe());
 }

@@ -122,7 +122,8 @@ impl Lower<'_> {
                 self.extend(p, &x.ty);
                 p
             }
-            TExprKind::Strcmp(a, b) => self.strcmp(a, b),
+            TExprKind::Strcmp(a, b) => self.strcmp(a, b, usize::MAX),
+            TExprKind::Strncmp(a, b, n) => self.strcmp(a, b, *n),
             TExprKind::Str(_)
             | TExprKind::CtxBuf { .. }
             | TExprKind::CtxDataLoc { .. }
@@ -149,6 +150,7 @@ impl Lower<'_> {
             Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
             Builtin::NumaId => h::GET_NUMA_NODE_ID,
             Builtin::Rand => h::GET_PRANDOM_U32,
+            Builtin::Jiffies => h::JIFFIES64,
             Builtin::KStack | Builtin::UStack => {
                 return self.stack(b == Builtin::UStack, STACK_DEPTH as u8)
             }

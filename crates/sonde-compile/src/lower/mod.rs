@@ -354,6 +354,7 @@ pub(crate) mod h {
     pub const GET_CURRENT_TASK: u32 = 35;
     pub const GET_CURRENT_CGROUP_ID: u32 = 80;
     pub const GET_PRANDOM_U32: u32 = 7;
+    pub const JIFFIES64: u32 = 118;
     pub const GET_NUMA_NODE_ID: u32 = 42;
     pub const SEND_SIGNAL: u32 = 109;
     pub const RINGBUF_OUTPUT: u32 = 130;

@@ -50,8 +50,9 @@ impl Lower<'_> {
         d
     }
 
-    /// strcmp(a, b): -1, 0 or 1 by the first differing byte (as unsigned chars).
-    pub fn strcmp(&mut self, a: &TExpr, b: &TExpr) -> Reg {
+    /// strcmp(a, b): -1, 0 or 1 by the first differing byte (as unsigned chars), over the first
+    /// `n` bytes at most (`strncmp`).
+    pub fn strcmp(&mut self, a: &TExpr, b: &TExpr, n: usize) -> Reg {
         let (sa, sb) = (a.ty.slot_size(), b.ty.slot_size());
         let ba = self.e.alloc_stack(sa);
         self.value_into(a, ba, sa);
@@ -60,7 +61,7 @@ impl Lower<'_> {
         let differ = self.e.label();
         let equal = self.e.label();
         let end = self.e.label();
-        for i in 0..a.ty.size().min(b.ty.size()) {
+        for i in 0..a.ty.size().min(b.ty.size()).min(n) {
             self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, ba + i as i16));
             self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, bb + i as i16));
             self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, differ);

@@ -12,7 +12,7 @@ use sonde_syntax::diag::Diagnostic;
 pub const VARIABLES: &[&str] = &[
     "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
     "elapsed", "cpid", "args", "data", "ppid", "cgroup", "pcomm", "ncpus", "numaid", "rand",
-    "username",
+    "username", "jiffies",
 ];
 /// Functions usable in expressions, for hints.
 pub const FUNCTIONS: &[&str] = &[
@@ -20,6 +20,8 @@ pub const FUNCTIONS: &[&str] = &[
     "mem",
     "dyn",
     "strcmp",
+    "strncmp",
+    "reg",
     "ksym",
     "usym",
     "uptr",
@@ -799,9 +801,11 @@ impl Checker<'_> {
                 let ty = if name == "ksym" { Type::Sym } else { Type::USym };
                 TExpr { kind: TExprKind::Cast(Box::new(a)), ty, span }
             }
-            "strcmp" => {
-                if args.len() != 2 {
-                    self.error(Diagnostic::error(span, "strcmp() takes two strings"));
+            "strcmp" | "strncmp" => {
+                let n = if name == "strncmp" { 3 } else { 2 };
+                if args.len() != n {
+                    let what = if n == 3 { "two strings and a length" } else { "two strings" };
+                    self.error(Diagnostic::error(span, format!("{}() takes {}", name, what)));
                     return self.poisoned(span);
                 }
                 let a = self.expr(&args[0]);
@@ -810,12 +814,58 @@ impl Checker<'_> {
                     if !x.ty.is_string() {
                         self.error(Diagnostic::error(
                             x.span,
-                            format!("strcmp() compares strings, found `{}`", x.ty),
+                            format!("{}() compares strings, found `{}`", name, x.ty),
                         ));
                         return self.poisoned(span);
                     }
                 }
-                mk(TExprKind::Strcmp(Box::new(a), Box::new(b)), Type::S64)
+                let (a, b) = (Box::new(a), Box::new(b));
+                if n == 2 {
+                    return mk(TExprKind::Strcmp(a, b), Type::S64);
+                }
+                match super::stmt::constant(&args[2]) {
+                    Some(len) if len >= 0 => mk(TExprKind::Strncmp(a, b, len as usize), Type::S64),
+                    _ => {
+                        let msg = "strncmp()'s length must be a constant, 0 or more";
+                        self.error(Diagnostic::error(args[2].span, msg));
+                        self.poisoned(span)
+                    }
+                }
+            }
+            // bpftrace's `reg("ip")`: the named register of a kprobe's or uprobe's registers,
+            // at its fixed offset in `struct pt_regs` (no BTF needed).
+            "reg" => {
+                use crate::arch::x86_64::REGISTERS;
+                let [Expr { kind: ExprKind::Str(reg), span: at }] = args else {
+                    self.error(Diagnostic::error(
+                        span,
+                        "reg() takes a register's name, like `reg(\"ip\")`",
+                    ));
+                    return self.poisoned(span);
+                };
+                let reg = String::from_utf8_lossy(reg);
+                let Some(&(_, offset)) = REGISTERS.iter().find(|(n, _)| *n == reg) else {
+                    let names: Vec<&str> = REGISTERS.iter().map(|(n, _)| *n).collect();
+                    let d = Diagnostic::error(*at, format!("x86-64 has no register `{}`", reg))
+                        .with_help(format!("the registers are {}", names.join(", ")));
+                    self.error(d);
+                    return self.poisoned(span);
+                };
+                // Only where the context is the registers: `regs` says so where it is not.
+                if self
+                    .expr_or_poison(&Expr { kind: ExprKind::Ident("regs".into()), span })
+                    .is_none()
+                {
+                    return self.poisoned(span);
+                }
+                mk(TExprKind::CtxLoad { offset }, Type::U64)
+            }
+            // bpftrace spells its variables as calls too: `ppid()`, `comm()`, `jiffies()`.
+            _ if args.is_empty()
+                && VARIABLES.contains(&name)
+                && !matches!(name, "args" | "data") =>
+            {
+                self.ident(name, span)
             }
             "count" | "sum" | "min" | "max" | "avg" | "stats" | "quantize" | "hist" | "lhist" => {
                 self.error(

@@ -54,6 +54,8 @@ pub enum Builtin {
     NumaId,
     /// A pseudo-random u32: bpftrace's `rand`.
     Rand,
+    /// The kernel's jiffies (bpf_jiffies64, 5.5): bpftrace's `jiffies`.
+    Jiffies,
     /// The program's context pointer (`regs`: the `struct pt_regs *` of kprobes and uprobes).
     Ctx,
 }
@@ -158,6 +160,8 @@ pub enum TExprKind {
     },
     /// `strcmp(a, b)`: -1, 0 or 1.
     Strcmp(Box<TExpr>, Box<TExpr>),
+    /// bpftrace's `strncmp(a, b, n)`: `strcmp` over the first `n` bytes at most.
+    Strncmp(Box<TExpr>, Box<TExpr>, usize),
     /// bpftrace's `len(@m)`: the map's element count (`lower/len.rs`).
     MapLen {
         map: usize,

@@ -12,10 +12,11 @@ impl Checker<'_> {
     pub fn value_ident(&mut self, name: &str, span: Span) -> Option<TExpr> {
         match name {
             "ppid" => return Some(self.curtask_path(&["real_parent", "tgid"], name, span)),
-            "cgroup" | "numaid" | "rand" => {
+            "cgroup" | "numaid" | "rand" | "jiffies" => {
                 let (b, ty) = match name {
                     "cgroup" => (Builtin::Cgroup, Type::U64),
                     "numaid" => (Builtin::NumaId, Type::U32),
+                    "jiffies" => (Builtin::Jiffies, Type::U64),
                     _ => (Builtin::Rand, Type::U32),
                 };
                 return Some(TExpr { kind: TExprKind::Builtin(b), ty, span });
