@@ -60,14 +60,16 @@ pub struct Row {
 }
 
 const ROW_BYTES: i16 = 40;
+/// Where in the slot's head the owner's tid is.
 const OWNER: i16 = 24;
 
 impl Row {
     pub fn decode(b: &[u8]) -> Option<Row> {
-        let u = |i: usize| {
-            b.get(8 * i..8 * i + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap_or_default()))
-        };
-        Some(Row { calls: u(0)?, total_ns: u(1)?, min_ns: u(2)?, max_ns: u(3)?, squares: u(4)? })
+        if b.len() < ROW_BYTES as usize {
+            return None;
+        }
+        let u = |i: usize| read::u64_at(b, 8 * i);
+        Some(Row { calls: u(0), total_ns: u(1), min_ns: u(2), max_ns: u(3), squares: u(4) })
     }
 }
 

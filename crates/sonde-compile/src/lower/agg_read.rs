@@ -38,13 +38,7 @@ impl Lower<'_> {
                 self.e.jmp_imm(Cond::Eq, Reg::R3, 0, next);
                 self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, set));
                 self.e.jmp_imm(Cond::Eq, Reg::R3, 0, take);
-                let keep = match (func == AggFunc::Min, signed) {
-                    (true, true) => Cond::Sge,
-                    (true, false) => Cond::Ge,
-                    (false, true) => Cond::Sle,
-                    (false, false) => Cond::Le,
-                };
-                self.e.jmp_reg(keep, Reg::R1, Reg::R2, next);
+                self.e.jmp_reg(super::stmt::min_max_keeps(func, signed), Reg::R1, Reg::R2, next);
                 self.e.bind(take);
                 self.e.emit(Insn::store(Size::DW, Reg::FP, acc, Reg::R1));
                 self.e.emit(Insn::store_imm(Size::DW, Reg::FP, set, 1));

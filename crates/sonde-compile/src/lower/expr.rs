@@ -24,14 +24,7 @@ impl Lower<'_> {
                 self.e.mov_const(d, *v);
                 d
             }
-            TExprKind::Builtin(b @ (Builtin::KStack | Builtin::UStack)) => {
-                let frames = match x.ty {
-                    Type::Stack { frames, .. } => frames,
-                    _ => STACK_DEPTH as u8,
-                };
-                self.stack(*b == Builtin::UStack, frames)
-            }
-            TExprKind::Builtin(b) => self.builtin(*b),
+            TExprKind::Builtin(b) => self.builtin(*b, &x.ty),
             TExprKind::CtxLoad { offset } => {
                 let d = self.e.alloc_reg();
                 let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
@@ -140,7 +133,8 @@ impl Lower<'_> {
         }
     }
 
-    fn builtin(&mut self, b: Builtin) -> Reg {
+    /// `ty`: the builtin's type, which for a stack says its depth.
+    fn builtin(&mut self, b: Builtin, ty: &Type) -> Reg {
         let helper = match b {
             Builtin::Pid | Builtin::Tid => h::GET_CURRENT_PID_TGID,
             Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
@@ -152,7 +146,11 @@ impl Lower<'_> {
             Builtin::Rand => h::GET_PRANDOM_U32,
             Builtin::Jiffies => h::JIFFIES64,
             Builtin::KStack | Builtin::UStack => {
-                return self.stack(b == Builtin::UStack, STACK_DEPTH as u8)
+                let frames = match ty {
+                    Type::Stack { frames, .. } => *frames,
+                    _ => STACK_DEPTH as u8,
+                };
+                return self.stack(b == Builtin::UStack, frames);
             }
             Builtin::Ctx => {
                 let d = self.e.alloc_reg();
@@ -201,8 +199,7 @@ impl Lower<'_> {
     fn stack(&mut self, user: bool, frames: u8) -> Reg {
         const BPF_F_USER_STACK: i32 = 1 << 8;
         let d = self.e.alloc_reg();
-        let map = self.stack_maps.iter().find(|&&(f, _)| f == frames).map(|&(_, m)| m);
-        let Some(map) = map else {
+        let Some(map) = super::stack_map_of(self.stack_maps, frames) else {
             self.e.overflow.get_or_insert((self.e.span, "internal error: no stack map"));
             return d;
         };

@@ -71,17 +71,18 @@ impl Lower<'_> {
                 "internal error: the loop variable does not match the map's element",
             ));
         }
-        for (src, base, size) in [(Reg::R2, 0, key_size), (Reg::R3, key_size, value_size)] {
-            if percpu && base > 0 {
-                let r = self.agg_read(map, off);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, off + base as i16, r));
-                self.e.free_reg(r);
-                continue;
-            }
+        let value = (!percpu).then_some((Reg::R3, key_size, value_size));
+        for (src, base, size) in std::iter::once((Reg::R2, 0, key_size)).chain(value) {
             for i in (0..size).step_by(8) {
                 self.e.emit(Insn::load(Size::DW, Reg::R0, src, i as i16));
                 self.e.emit(Insn::store(Size::DW, Reg::FP, off + (base + i) as i16, Reg::R0));
             }
+        }
+        if percpu {
+            // The combined value, looked up by the key just copied.
+            let r = self.agg_read(map, off);
+            self.e.emit(Insn::store(Size::DW, Reg::FP, off + key_size as i16, r));
+            self.e.free_reg(r);
         }
 
         let (next, stop, ret, out) =

@@ -107,8 +107,13 @@ pub struct Compiled {
 impl Compiled {
     /// The stack map ids of stacks of `frames` go to.
     pub fn stack_map(&self, frames: u8) -> Option<usize> {
-        self.stack_maps.iter().find(|&&(f, _)| f == frames).map(|&(_, m)| m)
+        stack_map_of(&self.stack_maps, frames)
     }
+}
+
+/// In (frames, map) pairs, the map of stacks of `frames`.
+fn stack_map_of(stack_maps: &[(u8, usize)], frames: u8) -> Option<usize> {
+    stack_maps.iter().find(|&&(f, _)| f == frames).map(|&(_, m)| m)
 }
 
 pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {

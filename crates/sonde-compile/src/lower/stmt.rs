@@ -213,13 +213,7 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 8));
                 self.e.jmp_imm(Cond::Eq, Reg::R1, 0, store);
                 self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
-                let keep = match (func == AggFunc::Min, signed) {
-                    (true, true) => Cond::Sge,
-                    (true, false) => Cond::Ge,
-                    (false, true) => Cond::Sle,
-                    (false, false) => Cond::Le,
-                };
-                self.e.jmp_reg(keep, x, Reg::R1, done);
+                self.e.jmp_reg(min_max_keeps(func, signed), x, Reg::R1, done);
                 self.e.bind(store);
                 self.e.emit(Insn::store(Size::DW, Reg::R0, 0, x));
                 self.e.emit(Insn::store_imm(Size::DW, Reg::R0, 8, 1));
@@ -291,5 +285,16 @@ impl Lower<'_> {
             }
         }
         self.e.bind(done);
+    }
+}
+
+/// The comparison of a new value against a min()/max() value under which the current one stays:
+/// a new min must be smaller, a new max larger.
+pub(super) fn min_max_keeps(func: AggFunc, signed: bool) -> Cond {
+    match (func == AggFunc::Min, signed) {
+        (true, true) => Cond::Sge,
+        (true, false) => Cond::Ge,
+        (false, true) => Cond::Sle,
+        (false, false) => Cond::Le,
     }
 }

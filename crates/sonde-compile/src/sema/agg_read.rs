@@ -37,7 +37,9 @@ impl Checker<'_> {
             return None;
         }
         let percpu_lookup = self.env.has_helper(sonde_bpf::helper::MAP_LOOKUP_PERCPU_ELEM);
-        self.cpu_ids = self.env.cpu_ids();
+        if self.cpu_ids.is_none() {
+            self.cpu_ids = self.env.cpu_ids();
+        }
         if !percpu_lookup || self.cpu_ids.is_none() {
             let why = if percpu_lookup {
                 "this system does not say which CPUs it has (/sys/devices/system/cpu/possible)"

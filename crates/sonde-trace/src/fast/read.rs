@@ -1,7 +1,7 @@
 //! The summary from the hand-built pair's maps: the hash rows by (tid, syscall), each CPU's slot
 //! rows added to the thread that owns that CPU, and the failures by errno.
 
-use super::{Row, ROW_BYTES, SLOT_HEAD, SLOT_ROWS};
+use super::{Row, OWNER, ROW_BYTES, SLOT_HEAD, SLOT_ROWS};
 use crate::summary::{Stats, Summary};
 
 /// A hash map's (key, value) entries, as read from the kernel.
@@ -32,7 +32,7 @@ pub fn summary(calls: &Entries, slots: &[Vec<u8>], errs: &Entries) -> Summary {
         }
     }
     for slot in slots {
-        let owner = u64_at(slot, SLOT_HEAD - 8);
+        let owner = u64_at(slot, OWNER as usize);
         if owner == 0 {
             continue;
         }
@@ -59,6 +59,7 @@ fn decode_key(b: &[u8]) -> Vec<u64> {
     b.chunks_exact(8).map(|s| u64::from_le_bytes(s.try_into().unwrap_or_default())).collect()
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+/// The little-endian u64 at `at`, 0 past the end.
+pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8).map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap_or_default()))
 }
