@@ -31,6 +31,10 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
             i += 1;
         } else if c == '"' || c == '\'' {
             let end = text[i + 1..].find(c).ok_or("a string has no closing quote")?;
+            // The kernel reads a filter up to a newline or a NUL.
+            if text[i + 1..i + 1 + end].contains(|c: char| c.is_control()) {
+                return Err("a string cannot hold a control character (a newline, a NUL...)".into());
+            }
             toks.push(Tok::Str(text[i..i + end + 2].to_string()));
             i += end + 2;
         } else if let Some(op) = OPS.iter().find(|op| text[i..].starts_with(**op)) {
@@ -182,6 +186,16 @@ mod tests {
 
     fn f(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_string_cannot_end_the_filter_early() {
+        let fields = f(&["comm"]);
+        for bad in ["comm==\"a\nb\"", "comm==\"a\0b\"", "comm=='\r'"] {
+            assert!(matches!(check(bad, &fields), Err(ProbeError::BadFilter { .. })), "{bad:?}");
+        }
+        // Shell syntax inside a string is only text: the script quotes it.
+        assert!(check("comm==\"a'; touch PWNED; echo '\"", &fields).is_ok());
     }
 
     #[test]

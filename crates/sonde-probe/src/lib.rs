@@ -108,6 +108,13 @@ fn location(e: &expr::Expr, env: &dyn Env) -> Result<(Location, Option<String>, 
         let site = env
             .user_function(bin, sym)
             .map_err(|why| ProbeError::UserTarget { target: e.target.clone(), why })?;
+        // uprobe_events splits a definition on blanks and ends it at a newline.
+        if site.path.contains(|c: char| c.is_whitespace() || c.is_control()) {
+            let why =
+                "uprobe_events cannot name a file whose path holds a blank or a control character"
+                    .into();
+            return Err(ProbeError::UserTarget { target: e.target.clone(), why });
+        }
         return Ok((Location::File { path: site.path, offset: site.offset }, None, 0));
     }
     let (name, offset) = match e.target.split_once('+') {

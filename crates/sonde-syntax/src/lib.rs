@@ -16,6 +16,14 @@ pub use suggest::{closest, distance_within, edit_distance, nearest, MAX_EDITS};
 
 use diag::{Diagnostic, Severity};
 
+/// Parses one expression: `text[start..]`, all of it (see [`parser::parse_expr`]).
+pub fn parse_expr(text: &str, start: usize) -> Result<ast::Expr, Vec<Diagnostic>> {
+    match parser::parse_expr(text, start) {
+        (Some(e), _) => Ok(e),
+        (None, diags) => Err(diags),
+    }
+}
+
 /// Parses a program. On any error, returns every diagnostic found (the parser recovers at `;`
 /// and `}` to report several at once), in source order of discovery.
 pub fn parse(text: &str) -> Result<ast::Program, Vec<Diagnostic>> {

@@ -13,7 +13,7 @@ mod script_types;
 mod stmt;
 mod user_macros;
 
-use crate::ast::{Probe, ProbeSpec, Program, Span};
+use crate::ast::{Expr, Probe, ProbeSpec, Program, Span};
 use crate::diag::Diagnostic;
 use crate::lexer::{Lexer, Token, TokenKind};
 
@@ -35,6 +35,25 @@ pub fn parse(text: &str) -> (Program, Vec<Diagnostic>) {
     let program = p.program();
     diags.append(&mut p.diags);
     (program, diags)
+}
+
+/// Parses one expression filling `text` from byte `start` to its end (a face's `--filter`): a
+/// `/`, `}` or anything after the expression is an error, so the text can only ever be that one
+/// expression. Spans count from the start of `text`.
+pub fn parse_expr(text: &str, start: usize) -> (Option<Expr>, Vec<Diagnostic>) {
+    let mut p = Parser::new(text);
+    p.lex.set_pos(start);
+    let e = p.expr().ok();
+    let t = p.peek().clone();
+    if e.is_some() && t.kind != TokenKind::Eof {
+        p.expected("the end of the expression", &t);
+    }
+    if p.diags.is_empty() && !p.pending.is_empty() {
+        let span = Span::new(start, text.len());
+        p.emit(Diagnostic::error(span, "a `macro` with statements cannot be called here"));
+    }
+    let e = e.filter(|_| p.diags.is_empty());
+    (e, p.diags)
 }
 
 struct Parser<'a> {

@@ -9,6 +9,7 @@ pub mod errno;
 pub mod events;
 pub mod fast;
 pub mod fds;
+pub mod filter;
 pub mod inflight;
 pub mod line;
 pub mod names;

@@ -5,6 +5,7 @@
 //! summary mode ships nothing per call and aggregates in per-CPU maps.
 
 use crate::events::{Event, FieldKind};
+use crate::filter::{Filter, PLACEHOLDER};
 use crate::select::Selection;
 use crate::syscalls::SyscallTable;
 use std::fmt::Write;
@@ -77,7 +78,7 @@ pub struct Plan<'a> {
     /// `-C`: only calls made on these CPUs (empty: every CPU), on top of the targets.
     pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
-    pub filter: Option<String>,
+    pub filter: Option<Filter>,
     /// The kernel's BTF types the raw `sys_enter`/`sys_exit` tracepoints: summaries attach there
     /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
     /// call that summaries never read.
@@ -94,16 +95,7 @@ impl Plan<'_> {
 
     /// The argument names the filter reads (`args->NAME`).
     pub fn filter_args(&self) -> Vec<&str> {
-        let Some(f) = &self.filter else { return Vec::new() };
-        f.match_indices("args->")
-            .map(|(at, m)| {
-                let rest = &f[at + m.len()..];
-                let end = rest
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(rest.len());
-                &rest[..end]
-            })
-            .collect()
+        self.filter.as_ref().map(Filter::args).unwrap_or_default()
     }
 
     /// Syscalls the filter can apply to: every one, or those having each argument it names.
@@ -111,14 +103,6 @@ impl Plan<'_> {
         let names = self.filter_args();
         let Some(sc) = self.table.get(nr) else { return false };
         names.iter().all(|n| sc.args.iter().any(|a| a.name == *n))
-    }
-
-    /// Byte offsets of the filter's copies in `program()`'s text, to point errors into it.
-    pub fn filter_offsets(&self, text: &str) -> Vec<usize> {
-        match &self.filter {
-            Some(f) => text.match_indices(&format!("({f})")).map(|(at, _)| at + 1).collect(),
-            None => Vec::new(),
-        }
     }
 
     pub fn program(&self) -> String {
@@ -324,8 +308,9 @@ impl Plan<'_> {
             ),
             Mode::Summary => String::new(),
         };
+        // The filter's tree goes where the placeholder is (`filter::parse_program`).
         let pred = match &self.filter {
-            Some(f) => format!("{pred} && ({f})"),
+            Some(_) => format!("{pred} && ({PLACEHOLDER})"),
             None => pred.to_string(),
         };
         let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{record} }}");

@@ -12,14 +12,45 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 
+/// What to start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The words after `--`, exec'd exactly as typed: no word is split, joined or seen by a
+    /// shell, whatever it holds (spaces, quotes, `;`, `$(...)`, globs, empty words).
+    Argv(Vec<String>),
+    /// `-c LINE`, ply's and bpftrace's flag: one line the user wrote, split on blanks, or run by
+    /// `/bin/sh -c` when it holds shell syntax.
+    Line(String),
+}
+
+impl Command {
+    /// The words the child execs.
+    fn words(&self) -> Vec<String> {
+        match self {
+            Command::Argv(words) => words.clone(),
+            Command::Line(line) => argv(line),
+        }
+    }
+}
+
+impl std::fmt::Display for Command {
+    /// As the user would type it again: the line itself, or the words quoted for a shell.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Command::Argv(words) => f.write_str(&crate::shell::join(words)),
+            Command::Line(line) => f.write_str(line),
+        }
+    }
+}
+
 pub struct HeldChild {
     process: HeldProcess,
     pub exited: Option<i32>,
 }
 
 impl HeldChild {
-    pub fn spawn(command: &str) -> io::Result<HeldChild> {
-        let words = argv(command);
+    pub fn spawn(command: &Command) -> io::Result<HeldChild> {
+        let words = command.words();
         if words.is_empty() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "an empty command"));
         }
@@ -35,6 +66,21 @@ impl HeldChild {
             .map(|(k, v)| cstr(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .collect::<io::Result<Vec<_>>>()?;
         Ok(HeldChild { process: HeldProcess::spawn(&path, &args, &env)?, exited: None })
+    }
+
+    /// Starts `command` held, or says in one sentence why it cannot run (before anything is
+    /// attached: a missing or non-executable program is a usage error).
+    pub fn start(command: &Command) -> Result<HeldChild, crate::error::Failure> {
+        use crate::error::Failure;
+        HeldChild::spawn(command).map_err(|e| {
+            let msg = format!("cannot run `{command}`: {e}; nothing was attached");
+            match e.kind() {
+                io::ErrorKind::NotFound
+                | io::ErrorKind::PermissionDenied
+                | io::ErrorKind::InvalidInput => Failure::Usage(msg),
+                _ => Failure::Setup(msg),
+            }
+        })
     }
 
     /// The pid the command will have.
@@ -79,7 +125,7 @@ fn findable(program: &str) -> io::Result<std::path::PathBuf> {
     found.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such command"))
 }
 
-/// The command's argv. A plain command is split on blanks and exec'd directly, as bpftrace does,
+/// A `-c` line's argv. A plain command is split on blanks and exec'd directly, as bpftrace does,
 /// so `cpid` is the command itself; anything using shell syntax goes through `/bin/sh -c`
 /// (then `cpid` is that shell, whose children inherit nothing else from sonde).
 fn argv(command: &str) -> Vec<String> {
@@ -101,7 +147,7 @@ fn argv(command: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::argv;
+    use super::{argv, Command};
 
     #[test]
     fn plain_commands_are_split_and_shell_syntax_goes_to_sh() {
@@ -110,5 +156,13 @@ mod tests {
         assert_eq!(argv("X=1 env"), ["/bin/sh", "-c", "X=1 env"]);
         assert_eq!(argv("exec ls"), ["/bin/sh", "-c", "exec ls"]);
         assert_eq!(argv("dd if=/dev/zero"), ["dd", "if=/dev/zero"]);
+    }
+
+    #[test]
+    fn words_after_the_double_dash_are_never_split_or_given_to_a_shell() {
+        let words: Vec<String> =
+            ["touch", "a b", "x;y", "$(id)", "*", ""].iter().map(|s| s.to_string()).collect();
+        assert_eq!(Command::Argv(words.clone()).words(), words);
+        assert_eq!(Command::Argv(words).to_string(), "touch 'a b' 'x;y' '$(id)' '*' ''");
     }
 }

@@ -2,7 +2,7 @@
 //! a tree with its timings, as folded stacks or as SVG flame graphs (crates/sonde-graph does
 //! the parsing and drawing; sonde-kernel's graph_tracer owns the tracefs settings).
 
-use crate::child::HeldChild;
+use crate::child::{Command, HeldChild};
 use crate::error::Failure;
 use crate::signals;
 use clap::{Args, ValueEnum};
@@ -69,6 +69,15 @@ pub struct GraphArgs {
     pub cmd: Vec<String>,
 }
 
+/// `-c LINE` as typed, or the words after `--` exactly as typed.
+fn command(a: &GraphArgs) -> Option<Command> {
+    match (&a.command, a.cmd.is_empty()) {
+        (Some(line), _) => Some(Command::Line(line.clone())),
+        (None, false) => Some(Command::Argv(a.cmd.clone())),
+        (None, true) => None,
+    }
+}
+
 fn parse_duration(s: &str) -> Result<u64, String> {
     let (num, mult) = [("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000)]
         .iter()
@@ -93,17 +102,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
         return Err(Failure::Setup(sonde_kernel::graph_tracer::GraphError::NoTracer.to_string()));
     }
     check_function(&a.function)?;
-    let command = match (&a.command, a.cmd.is_empty()) {
-        (Some(c), _) => Some(c.clone()),
-        (None, false) => Some(a.cmd.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")),
-        _ => None,
-    };
-    let mut child = match &command {
-        Some(c) => Some(
-            HeldChild::spawn(c).map_err(|e| Failure::Setup(format!("cannot run `{c}`: {e}")))?,
-        ),
-        None => None,
-    };
+    let mut child = command(a).as_ref().map(HeldChild::start).transpose()?;
     let pids: Vec<u32> = child.as_ref().map(|c| c.pid()).into_iter().chain(a.pid).collect();
     let cfg = GraphConfig {
         function: &a.function,
@@ -431,17 +430,21 @@ fn node_json(n: &Node) -> serde_json::Value {
     })
 }
 
-fn quote(w: &str) -> String {
-    if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{comm_matches, full_name};
+    use super::{comm_matches, command, full_name};
+    use crate::child::Command;
+    use crate::cli::{Cli, Face};
+    use clap::Parser;
+
+    #[test]
+    fn the_words_after_the_double_dash_reach_the_command_unchanged() {
+        let words = ["touch", "a b", "q'd", ";", "$(id)", "*", ""];
+        let argv = ["sonde", "graph", "vfs_read", "--"].iter().chain(&words);
+        let Some(Face::Graph(a)) = Cli::try_parse_from(argv).unwrap().face else { panic!() };
+        let want = words.iter().map(|w| w.to_string()).collect();
+        assert_eq!(command(&a), Some(Command::Argv(want)));
+    }
 
     #[test]
     fn a_seven_byte_comm_is_the_start_of_the_name_asked_for() {

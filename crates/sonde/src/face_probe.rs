@@ -3,9 +3,10 @@
 //! `sonde-probe` (pure) against this host's BTF, kallsyms and binaries (`HostEnv`); everything
 //! is checked before the first write, and removed on exit, Ctrl-C, SIGTERM and SIGHUP.
 
-use crate::child::HeldChild;
+use crate::child::{Command, HeldChild};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use crate::shell::quote;
 use crate::signals;
 use clap::Parser;
 use sonde_compile::Env as _;
@@ -175,9 +176,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     signals::arm();
     let _ = probe_event::cleanup_dead_runs();
     let mut child = match &a.command {
-        Some(c) => Some(
-            HeldChild::spawn(c).map_err(|e| Failure::Setup(format!("cannot run `{c}`: {e}")))?,
-        ),
+        Some(c) => Some(HeldChild::start(&Command::Line(c.clone()))?),
         None => None,
     };
     let who = Who { pid: a.pid, child: child.as_mut(), json: a.json };
@@ -330,6 +329,12 @@ fn label(p: &Probe) -> String {
     }
 }
 
+/// A shell command writing `text` and a newline, byte for byte: `printf '%s\\n'`, since `echo`
+/// expands backslashes in some shells (dash, busybox).
+fn write_line(text: &str) -> String {
+    format!("printf '%s\\n' {}", quote(text))
+}
+
 /// The tracefs commands a run performs, for `--show` and `-o`.
 struct Plan<'a> {
     root: String,
@@ -343,37 +348,50 @@ impl Plan<'_> {
         format!("{}/instances/sonde-{}", self.root, std::process::id())
     }
 
+    /// A tracefs file of the instance, quoted for the shell.
+    fn path(&self, file: &str) -> String {
+        quote(&format!("{}/{file}", self.instance()))
+    }
+
+    /// A file of the event's directory in the instance.
+    fn event_path(&self, p: &Probe, file: &str) -> String {
+        let (g, e) = p.event();
+        self.path(&format!("events/{g}/{e}/{file}"))
+    }
+
     fn commands(&self) -> Vec<String> {
         let mut c = Vec::new();
         for l in self.lines.iter().flatten() {
-            c.push(format!("echo '{}' >> {}/{}", l.text, self.root, l.file));
+            let file = quote(&format!("{}/{}", self.root, l.file));
+            c.push(format!("{} >> {file}", write_line(&l.text)));
         }
-        c.push(format!("mkdir {}", self.instance()));
+        c.push(format!("mkdir {}", quote(&self.instance())));
         for p in self.probes {
-            let (g, e) = p.event();
             if let Some(f) = &p.filter {
-                c.push(format!("echo '{f}' > {}/events/{g}/{e}/filter", self.instance()));
+                c.push(format!("{} > {}", write_line(f), self.event_path(p, "filter")));
             }
-            c.push(format!("echo 1 > {}/events/{g}/{e}/enable", self.instance()));
+            c.push(format!("echo 1 > {}", self.event_path(p, "enable")));
         }
         if self.stack {
-            c.push(format!("echo 1 > {}/options/stacktrace", self.instance()));
+            c.push(format!("echo 1 > {}", self.path("options/stacktrace")));
         }
-        c.push(format!("cat {}/trace_pipe", self.instance()));
+        c.push(format!("cat {}", self.path("trace_pipe")));
         c
     }
 
     fn script(&self) -> String {
-        let mut s = String::from("#!/bin/sh\n# Written by `sonde probe -o`.\ncleanup() {\n");
+        // The clean-up goes on past a step that fails (`set -e` would end it there).
+        let mut s =
+            String::from("#!/bin/sh\n# Written by `sonde probe -o`.\ncleanup() {\n  set +e\n");
         for p in self.probes {
-            let (g, e) = p.event();
-            s += &format!("  echo 0 > {}/events/{g}/{e}/enable 2>/dev/null\n", self.instance());
+            s += &format!("  echo 0 > {} 2>/dev/null\n", self.event_path(p, "enable"));
         }
-        s += &format!("  rmdir {} 2>/dev/null\n", self.instance());
+        s += &format!("  rmdir {} 2>/dev/null\n", quote(&self.instance()));
         for (p, l) in self.probes.iter().zip(self.lines) {
             if let (Target::Dynamic(def), Some(l)) = (&p.target, l) {
-                let (g, e, root, file) = (&def.group, &def.event, &self.root, l.file);
-                s += &format!("  echo '-:{g}/{e}' >> {root}/{file}\n");
+                let file = quote(&format!("{}/{}", self.root, l.file));
+                let removal = format!("-:{}/{}", def.group, def.event);
+                s += &format!("  {} >> {file}\n", write_line(&removal));
             }
         }
         s += "}\ntrap cleanup EXIT\ntrap 'exit 0' INT TERM HUP\nset -e\n";
@@ -382,5 +400,62 @@ impl Plan<'_> {
             s.push('\n');
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Line, Plan};
+    use sonde_probe::{Definition, Location, Probe, Target};
+    use std::path::Path;
+
+    /// Every field a user's text reaches, each holding what a shell would act on.
+    const HOSTILE: &str = "a'; touch PWNED; echo '$(touch PWNED)`touch PWNED`\\n\"x\"";
+
+    fn probe(path: &str) -> Probe {
+        let def = Definition {
+            ret: false,
+            maxactive: None,
+            group: "sonde".into(),
+            event: "sonde_1_0".into(),
+            location: Location::File { path: path.into(), offset: 0x10 },
+            args: Vec::new(),
+        };
+        let filter = Some(format!("common_pid==1 && comm==\"{HOSTILE}\""));
+        Probe { source: String::new(), target: Target::Dynamic(def), filter, unwrapped: vec![] }
+    }
+
+    /// The script, run by `sh` against a directory standing in for tracefs, writes each user
+    /// text byte for byte and runs nothing of it.
+    #[test]
+    fn the_script_writes_every_user_text_as_it_is_and_runs_none_of_it() {
+        let dir = std::env::temp_dir().join(format!("sonde-probe-script-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let root = dir.join("tracefs");
+        let probes = [probe(&format!("/tmp/{HOSTILE}/bin"))];
+        let Target::Dynamic(def) = &probes[0].target else { unreachable!() };
+        let lines = [Some(Line { file: "uprobe_events", text: def.to_string() })];
+        let plan =
+            Plan { root: root.display().to_string(), probes: &probes, lines: &lines, stack: true };
+        let event_dir = Path::new(&plan.instance()).join("events/sonde/sonde_1_0");
+        std::fs::create_dir_all(&event_dir).unwrap();
+        std::fs::create_dir_all(Path::new(&plan.instance()).join("options")).unwrap();
+        std::fs::write(Path::new(&plan.instance()).join("trace_pipe"), "").unwrap();
+        let script = dir.join("p.sh");
+        std::fs::write(&script, plan.script()).unwrap();
+        // tracefs makes an instance's directories itself: `mkdir -p` stands in for that.
+        let shim = "mkdir() { command mkdir -p \"$@\"; }; . ./p.sh";
+        let run = std::process::Command::new("sh").args(["-c", shim]).current_dir(&dir).output();
+        let run = run.unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert!(!dir.join("PWNED").exists(), "{}", plan.script());
+        let events = std::fs::read_to_string(root.join("uprobe_events")).unwrap();
+        assert_eq!(events, format!("{}\n-:sonde/sonde_1_0\n", def));
+        let filter = std::fs::read_to_string(event_dir.join("filter")).unwrap();
+        assert_eq!(filter, format!("{}\n", probes[0].filter.as_deref().unwrap()));
+        for c in plan.commands() {
+            assert!(!c.starts_with("echo '"), "user text goes through printf '%s\\n': {c}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -5,7 +5,7 @@
 mod lines;
 mod names;
 
-use crate::child::HeldChild;
+use crate::child::{Command, HeldChild};
 use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -19,9 +19,9 @@ use sonde_kernel::ringbuf::RingBuf;
 use sonde_output::value::Value;
 use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
-use sonde_syntax::ast::Span;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
 use sonde_trace::events;
+use sonde_trace::filter::{self, Filter};
 use sonde_trace::inflight::InFlight;
 use sonde_trace::names::until_nul;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
@@ -157,6 +157,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         }
     }
     let uid = a.user.as_deref().map(user_id).transpose()?;
+    let filter = a.filter.as_deref().map(parse_filter).transpose()?;
     if a.duration.is_some_and(|d| d.is_nan() || d < 0.0) {
         return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
     }
@@ -178,12 +179,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     };
     let mut child = match a.command.is_empty() {
         true => None,
-        false => {
-            let line = a.command.join(" ");
-            let c = HeldChild::spawn(&line)
-                .map_err(|e| Failure::Setup(format!("cannot start `{line}`: {e}")))?;
-            Some(c)
-        }
+        false => Some(HeldChild::start(&Command::Argv(a.command.clone()))?),
     };
     let summary_only = a.summary && !a.with_summary;
     let plan = Plan {
@@ -204,7 +200,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
         string_size: STRING_SIZE,
-        filter: a.filter.clone(),
+        filter,
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
         raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(&env).is_ok(),
     };
@@ -224,7 +220,9 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     let mut opts = Options::new();
     // A filter's own str() shares the BPF stack with the record's path: it gets less room.
     opts.string_size = if a.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
-    let mut compiled = sonde_compile::compile(&source.text, &env, &opts)
+    let mut compiled = filter::parse_program(&source.text, plan.filter.as_ref())
+        .and_then(|ast| sonde_compile::check(&ast, &env, &opts))
+        .and_then(|typed| sonde_compile::lower(&typed, &opts))
         .map_err(|d| compile_failure(d, &source, &plan))?;
     // The summary on the raw tracepoints: one hash lookup per call, built by hand.
     let fast = match a.summary || a.with_summary {
@@ -380,33 +378,28 @@ fn user_id(user: &str) -> Result<u32, Failure> {
 }
 
 /// Mistakes in the user's --filter are shown in its own text; anything else in the program.
+/// `--filter` parsed as one expression, before anything else is done.
+fn parse_filter(text: &str) -> Result<Filter, Failure> {
+    Filter::parse(text).map_err(|d| {
+        let file = SourceFile { name: filter::FILE_NAME.into(), text: text.to_string() };
+        Failure::Compile(d, file)
+    })
+}
+
+/// Errors in the filter point into the filter, once each (it is in every syscall's predicate);
+/// any other error is sonde's own program's.
 fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> Failure {
-    let Some(filter) = &plan.filter else { return Failure::Compile(diags, source.clone()) };
-    let offsets = plan.filter_offsets(&source.text);
-    let len = filter.len() as u32;
-    let rebase = |span: Span| {
-        offsets
-            .iter()
-            .map(|&o| o as u32)
-            .find(|&o| span.lo >= o && span.hi <= o + len)
-            .map(|o| Span { lo: span.lo - o, hi: span.hi - o })
-    };
-    if diags.iter().all(|d| rebase(d.span).is_some()) {
-        let mut seen = Vec::new();
-        let mut mine = Vec::new();
-        for mut d in diags {
-            d.span = rebase(d.span).unwrap_or(d.span);
-            d.labels.retain_mut(|(s, _)| rebase(*s).map(|r| *s = r).is_some());
-            // The filter is in every syscall's predicate: one report per mistake.
-            if !seen.contains(&(d.span.lo, d.message.clone())) {
-                seen.push((d.span.lo, d.message.clone()));
-                mine.push(d);
-            }
+    let Some(f) = &plan.filter else { return Failure::Compile(diags, source.clone()) };
+    let rebased: Option<Vec<Diagnostic>> =
+        diags.iter().map(|d| filter::rebase(d.clone(), &source.text)).collect();
+    let Some(rebased) = rebased else { return Failure::Compile(diags, source.clone()) };
+    let mut mine: Vec<Diagnostic> = Vec::new();
+    for d in rebased {
+        if !mine.iter().any(|m| m.span == d.span && m.message == d.message) {
+            mine.push(d);
         }
-        let file = SourceFile { name: "--filter".into(), text: filter.clone() };
-        return Failure::Compile(mine, file);
     }
-    Failure::Compile(diags, source.clone())
+    Failure::Compile(mine, f.source())
 }
 
 /// The hand-built summary's maps (see `sonde_trace::fast`), and the names of exited threads.

@@ -23,6 +23,7 @@ mod options;
 mod output;
 mod self_test;
 mod session;
+mod shell;
 mod signals;
 mod strftime;
 

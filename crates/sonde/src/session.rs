@@ -1,7 +1,7 @@
 //! One tracing session: compile, load, attach, run BEGIN, deliver events until asked to stop, run
 //! END, print the maps, detach. Everything the kernel holds is owned here and released on drop.
 
-use crate::child::HeldChild;
+use crate::child::{Command, HeldChild};
 use crate::cli::Cli;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -49,15 +49,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         println!("{}", sonde_syntax::dump(&ast));
     }
     let mut child = match &cli.command {
-        Some(c) => Some(HeldChild::spawn(c).map_err(|e| {
-            let msg = format!("-c `{}`: {}; nothing was attached", c, e);
-            match e.kind() {
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                    Failure::Usage(msg)
-                }
-                _ => Failure::Setup(msg),
-            }
-        })?),
+        Some(c) => Some(HeldChild::start(&Command::Line(c.clone()))?),
         None => None,
     };
     let mut opts = Options::new();

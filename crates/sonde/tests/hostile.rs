@@ -124,12 +124,12 @@ const MATRIX: &[(&[&str], i32, &str)] = &[
     (
         &["-c", "/nonexistent/cmd", "BEGIN { exit(); }"],
         2,
-        "sonde: -c `/nonexistent/cmd`: no such command; nothing was attached",
+        "sonde: cannot run `/nonexistent/cmd`: no such command; nothing was attached",
     ),
     (
         &["-c", "/etc/passwd", "BEGIN { exit(); }"],
         2,
-        "sonde: -c `/etc/passwd`: not an executable file; nothing was attached",
+        "sonde: cannot run `/etc/passwd`: not an executable file; nothing was attached",
     ),
     (&["BEGIN { @ = count(1); }"], 2, "error: count() takes no arguments"),
     (
@@ -288,4 +288,56 @@ fn a_c_command_that_fails_is_reported_with_its_status() {
         "{}",
         o.describe()
     );
+}
+
+// ---------------------------------------------------------------- injection
+
+/// Words a shell would act on, one argument each: spaces, quotes, `;`, `$(...)`, backquotes,
+/// globs, a newline and an empty word.
+const HOSTILE_WORDS: &[&str] =
+    &["a b", "q'd", "\"dq\"", ";", "$(echo PWNED)", "`echo PWNED`", "*", "x\ny", "", "-n"];
+
+#[test]
+fn the_command_after_the_double_dash_runs_exactly_as_typed() {
+    if common::trace::skip() {
+        return;
+    }
+    let mut args = vec!["trace", "-e", "exit_group", "-o", "/dev/null", "--", "printf", "[%s]"];
+    args.extend_from_slice(HOSTILE_WORDS);
+    let o = Sonde::new(&args).run();
+    o.assert_ok();
+    let want: String = HOSTILE_WORDS.iter().map(|w| format!("[{w}]")).collect();
+    assert_eq!(o.stdout, want, "{}", short(&o));
+    // `sh -c 'echo hi | wc'`: the shell gets its script as one word.
+    let o = Sonde::new(&[
+        "trace",
+        "-e",
+        "exit_group",
+        "-o",
+        "/dev/null",
+        "--",
+        "sh",
+        "-c",
+        "echo hi | wc -w",
+    ])
+    .run();
+    o.assert_ok();
+    assert_eq!(o.stdout.trim(), "1", "{}", short(&o));
+}
+
+#[test]
+fn a_filter_is_one_expression_and_cannot_reach_the_program_around_it() {
+    if common::trace::skip() {
+        return;
+    }
+    let injection =
+        r#"1) / { } BEGIN { printf("INJECTED\n"); } tracepoint:syscalls:sys_enter_read / (1"#;
+    let o = Sonde::new(&["trace", "-e", "read", "--filter", injection, "--", "true"]).run();
+    o.assert_code(2);
+    assert!(!o.stdout.contains("INJECTED") && !o.stderr.contains("INJECTED\n"), "{}", short(&o));
+    assert!(o.stderr.contains("--filter:1:2"), "the caret is on the first `)`: {}", short(&o));
+    let o = Sonde::new(&["trace", "-e", "read", "--filter", "args->fd == 1)", "--", "true"]).run();
+    o.assert_code(2);
+    assert!(o.stderr.contains("--filter:1:14"), "{}", short(&o));
+    assert!(!o.stderr.contains("<sonde trace>"), "{}", short(&o));
 }

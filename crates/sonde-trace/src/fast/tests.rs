@@ -135,7 +135,8 @@ fn only_raw_summaries_with_an_inline_set_are_rewritten() {
     let mut c = compiled();
     let lines = Plan { mode: Mode::Lines, ..summary(&t, &sel) };
     assert!(rewrite(&mut c, &lines).is_none());
-    let filtered = Plan { filter: Some("uid == 0".into()), ..summary(&t, &sel) };
+    let filter = crate::filter::Filter::parse("uid == 0").ok();
+    let filtered = Plan { filter, ..summary(&t, &sel) };
     assert!(rewrite(&mut c, &filtered).is_none());
     let perf = Plan { raw_tracepoints: false, ..summary(&t, &sel) };
     assert!(rewrite(&mut c, &perf).is_none());
