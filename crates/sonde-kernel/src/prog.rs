@@ -98,6 +98,7 @@ impl<'a> ProgSpec<'a> {
         ProgSpec {
             prog_type,
             insns,
+            // The program's licence, not sonde's: the kernel's GPL-only helpers need a GPL program.
             license: "GPL",
             name,
             expected_attach_type: None,

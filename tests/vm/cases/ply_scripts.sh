@@ -1,4 +1,8 @@
 # vm-timeout: 400
+# SPDX-License-Identifier: GPL-2.0-only
+# Holds three of ply's scripts, so this file keeps ply's licence (GPL-2.0; Copyright Tobias
+# Waldekranz and ply's contributors), not sonde's. VM-lane test data, never compiled into
+# sonde (docs/licensing.md).
 # ply's example scripts (scripts/*.ply of github.com/wkz/ply) as program files with their
 # `#!/sbin/ply` line: `%v`, maps without `@`, kprobe/kretprobe pairs sharing a map. They were
 # written for kernels before 4.17; as in ply_manual.sh, the functions they name are renamed to

@@ -1,5 +1,9 @@
 # vm-timeout: 600
-# ply's own test suite (test/rootfs/lib/ply/test.sh of github.com/wkz/ply, GPL-2.0 like sonde),
+# SPDX-License-Identifier: GPL-2.0-only
+# Holds ply's test suite, so this file keeps ply's licence (GPL-2.0; Copyright Tobias
+# Waldekranz and ply's contributors), not sonde's. VM-lane test data, never compiled into
+# sonde (docs/licensing.md).
+# ply's own test suite (test/rootfs/lib/ply/test.sh of github.com/wkz/ply),
 # run verbatim as test data with `ply` being sonde. Two of its checks grep ply's output format,
 # which sonde does not share (it prints maps as bpftrace does): `quantize` looks for ply's
 # lowercase `8k, 16k) 10` and `interval` for ply's `@:` header before each printed map. And
