@@ -27,7 +27,7 @@
 set -euo pipefail
 
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# A host thread per vCPU, so the two guest CPUs really run at once as on hardware (the README's
+# A host thread per vCPU, so the two guest CPUs really run at once as on hardware (docs/performance.md's
 # figures were taken so). The tests use single-threaded TCG: multi-threaded TCG now and then
 # oopses while the kernel patches its text; if a bench guest does, run it again.
 : "${VM_TCG_THREAD:=multi}"

@@ -35,8 +35,7 @@ expect_status 0
 grep -qF " do_filp_open dfd=%di:s32 name=+0x0(+0x0(%si)):string' >> $T/kprobe_events" "$SONDE_OUT_FILE" ||
 	fail 'the --show line is not the expected definition'
 
-start_probe open 'p do_filp_open dfd=%0 name=%1->name c=$comm f:dfd==-100' \
-	'r do_sys_openat2 ret=$retval'
+start_probe open 'p do_filp_open dfd=%0 name=%1->name c=$comm f:dfd==-100' 'r do_sys_openat2 ret=$retval'
 sonde-workload comm wl_probe openat 2 /etc/sonde-probe-nonexistent
 stop_probe open
 [ "$(grep -c 'do_filp_open: (do_filp_open+0x[0-9a-f]*/0x[0-9a-f]*) dfd=-100 name=/etc/sonde-probe-nonexistent c=wl_probe$' out.open)" = 2 ] ||

@@ -1,5 +1,5 @@
-# The README's kprobe/kretprobe/fentry examples, exactly as written there, load into the verifier
-# (-e). crates/sonde/tests/examples.rs checks that every such README example appears here.
+# The docs' kprobe/kretprobe/fentry examples (README.md, docs/*.md), exactly as written there, load
+# into the verifier (-e). crates/sonde/tests/examples.rs checks that every such example appears here.
 for prog in \
 	'kprobe:wake_up_new_task { printf("%s %d\n", arg0->comm, arg0->pid); }' \
 	'kretprobe:do_sys_openat2 { @[retval] = count(); }' \
