@@ -16,6 +16,10 @@ impl PidWatch {
         PidWatch { pid, pidfd: sys::pidfd_open(pid).ok() }
     }
 
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// The pidfd, readable once the process has exited (none before Linux 5.3).
     pub fn fd(&self) -> Option<BorrowedFd<'_>> {
         self.pidfd.as_ref().map(|fd| fd.as_fd())

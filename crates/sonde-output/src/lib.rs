@@ -14,6 +14,7 @@ pub mod json;
 pub mod json_writer;
 pub mod map;
 pub mod printf;
+pub mod sink;
 pub mod text_writer;
 mod top;
 pub mod value;

@@ -2,15 +2,16 @@
 //! a tree with its timings, as folded stacks or as SVG flame graphs (crates/sonde-graph does
 //! the parsing and drawing; sonde-kernel's graph_tracer owns the tracefs settings).
 
-use crate::child::{Command, HeldChild};
+use crate::child::Command;
 use crate::error::Failure;
+use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use clap::{Args, ValueEnum};
 use sonde_graph::folded::Folded;
 use sonde_graph::{line, render, svg, Builder, Call, Line, Node};
 use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
-use sonde_kernel::process::PidWatch;
 use sonde_kernel::tracefs::Tracefs;
+use sonde_output::sink::Sink;
 use sonde_symbols::traceable::TraceableFunctions;
 use std::collections::HashMap;
 use std::io::Write;
@@ -90,8 +91,7 @@ fn parse_duration(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
-    // First: a Ctrl-C during the slow checks below must still find the handler.
-    signals::install();
+    crate::run::prepare(Needs::Tracefs)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
     check_output(a)?;
@@ -102,97 +102,96 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
         return Err(Failure::Setup(sonde_kernel::graph_tracer::GraphError::NoTracer.to_string()));
     }
     check_function(&a.function)?;
-    let mut child = command(a).as_ref().map(HeldChild::start).transpose()?;
-    let pids: Vec<u32> = child.as_ref().map(|c| c.pid()).into_iter().chain(a.pid).collect();
+    let mut target = Target::new(command(a).as_ref(), &Vec::from_iter(a.pid))?;
+    let pids = target.pids();
     let cfg = GraphConfig {
         function: &a.function,
         pids: &pids,
         follow_forks: !pids.is_empty(),
         max_depth: a.max_depth,
-        exec_events: child.is_some() || a.comm.is_some(),
+        exec_events: target.has_command() || a.comm.is_some(),
     };
-    let tracer = GraphTracer::start(&tracefs, &cfg);
-    let mut tracer = match tracer {
-        Ok(t) => t,
-        Err(e) => {
-            if let Some(c) = child.as_mut() {
-                c.kill();
-            }
-            return Err(Failure::Setup(e.to_string()));
-        }
-    };
+    let tracer = GraphTracer::start(&tracefs, &cfg).map_err(|e| Failure::Setup(e.to_string()))?;
     eprintln!(
         "Tracing {} with function_graph ({}); Ctrl-C to stop",
         a.function,
         if tracer.in_instance() { "in an instance of its own" } else { "in the top-level tracer" }
     );
-    if let Some(c) = child.as_mut() {
-        c.release();
-    }
-    let watch = a.pid.map(PidWatch::new);
-    let mut out = Sink::new(a)?;
-    // The held command is a shell reading its go line (read(2) calls of its own) until it
-    // execs the command: its calls count only from that exec on.
-    out.gate = child.as_ref().map(|c| c.pid()).filter(|_| tracer.sees_exec());
-    let mut builder = Builder::for_function(&a.function);
-    let mut buf = Vec::new();
-    let start = Instant::now();
-    let mut stopping = false;
-    loop {
-        let got = tracer
-            .read_into(&mut buf)
-            .map_err(|e| Failure::Setup(format!("cannot read the trace: {e}")))?;
-        let done = out.lines(&mut buf, &mut builder)?;
-        // Once stopped, the buffer is finite: drain it, or the last calls would be missed.
-        if done || (stopping && got == 0) {
-            break;
-        }
-        if stopping {
-            continue;
-        }
-        let ended = signals::stop_requested().is_some()
-            || child.as_mut().is_some_and(|c| c.poll_exit())
-            || watch.as_ref().is_some_and(|w| w.exited())
-            || a.duration.is_some_and(|d| start.elapsed() >= Duration::from_nanos(d));
-        if ended {
-            tracer.stop();
-            stopping = true;
-        } else if got == 0 {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    tracer.stop();
-    if let Some(c) = child.as_mut() {
-        c.kill();
-    }
+    let (sink, health) = Sink::stdout();
+    let mut calls = GraphEvents {
+        tracer,
+        sink: CallSink::new(a, sink),
+        builder: Builder::for_function(&a.function),
+        buf: Vec::new(),
+        idle: false,
+    };
+    // The held command's calls count from its exec on (see `CallSink::gate`).
+    calls.sink.gate = target.command_pid().filter(|_| calls.tracer.sees_exec());
+    target.release();
+    let deadline = a.duration.map(|d| Instant::now() + Duration::from_nanos(d));
+    let reason = poll::until_stopped(&mut calls, &mut target, &health, deadline)?;
+    // Once stopped, the buffer is finite: drain it, or the last calls would be missed.
+    calls.tracer.stop();
+    while calls.drain()?.is_none() && !calls.idle {}
+    target.finish();
+    let GraphEvents { tracer, mut sink, builder, .. } = calls;
     let overruns = tracer.overruns().max(builder.lost_events);
     drop(tracer);
-    out.finish(&a.function)?;
+    sink.finish(&a.function)?;
     if a.json {
         let summary = serde_json::json!({
             "type": "summary",
             "function": a.function,
-            "calls": out.calls,
+            "calls": sink.calls,
             "lost_entries": overruns,
             "incomplete_calls": builder.broken_calls,
         });
-        let _ = writeln!(out.stdout, "{summary}");
-        let _ = out.stdout.flush();
+        let _ = writeln!(sink.stdout, "{summary}");
+        let _ = sink.stdout.flush();
     }
     if overruns > 0 || builder.broken_calls > 0 {
         eprintln!(
             "sonde: the trace buffer overflowed: {overruns} entries lost, {} calls incomplete and left out (use -p/-c, --max-depth or a less frequent function)",
             builder.broken_calls
         );
-        return Ok(1);
     }
-    Ok(0)
+    let lost = overruns + builder.broken_calls;
+    Ok(crate::run::conclude(reason, &mut target, &health, lost, false))
+}
+
+/// The tracer's lines as the loop sees them: whole calls, written as they complete.
+struct GraphEvents<'a> {
+    tracer: GraphTracer,
+    sink: CallSink<'a>,
+    builder: Builder,
+    buf: Vec<u8>,
+    /// The last read found nothing: the next wait sleeps.
+    idle: bool,
+}
+
+impl Events for GraphEvents<'_> {
+    fn wait(&mut self, timeout_ms: i32) -> Result<(), Failure> {
+        if self.idle {
+            std::thread::sleep(Duration::from_millis(timeout_ms as u64));
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> Result<Option<Reason>, Failure> {
+        let got = self
+            .tracer
+            .read_into(&mut self.buf)
+            .map_err(|e| Failure::Setup(format!("cannot read the trace: {e}")))?;
+        self.idle = got == 0;
+        let done = self.sink.lines(&mut self.buf, &mut self.builder)?;
+        Ok(done.then_some(Reason::Limit))
+    }
 }
 
 /// Where calls go, by mode.
-struct Sink<'a> {
+struct CallSink<'a> {
     a: &'a GraphArgs,
-    stdout: std::io::BufWriter<std::io::Stdout>,
+    stdout: std::io::BufWriter<Sink>,
     folded: Folded,
     calls: u64,
     /// The held command's pid until its exec is seen.
@@ -201,16 +200,16 @@ struct Sink<'a> {
     comms: HashMap<u32, String>,
 }
 
-impl<'a> Sink<'a> {
-    fn new(a: &'a GraphArgs) -> Result<Sink<'a>, Failure> {
-        Ok(Sink {
+impl<'a> CallSink<'a> {
+    fn new(a: &'a GraphArgs, out: Sink) -> CallSink<'a> {
+        CallSink {
             a,
-            stdout: std::io::BufWriter::new(std::io::stdout()),
+            stdout: std::io::BufWriter::new(out),
             folded: Folded::new(),
             calls: 0,
             gate: None,
             comms: HashMap::new(),
-        })
+        }
     }
 
     /// Consume whole lines from `buf`; true once --count calls have been seen.

@@ -3,9 +3,10 @@
 //! `sonde-probe` (pure) against this host's BTF, kallsyms and binaries (`HostEnv`); everything
 //! is checked before the first write, and removed on exit, Ctrl-C, SIGTERM and SIGHUP.
 
-use crate::child::{Command, HeldChild};
+use crate::child::Command;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use crate::run::{self, poll, Events, Needs, Reason};
 use crate::shell::quote;
 use crate::signals;
 use clap::Parser;
@@ -13,6 +14,7 @@ use sonde_compile::Env as _;
 use sonde_kernel::instance::Instance;
 use sonde_kernel::probe_event::{self, DynamicEvent};
 use sonde_kernel::tracefs::Tracefs;
+use sonde_output::sink::Sink;
 use sonde_probe::{Env, Probe, Target, UserSite};
 use std::io::{ErrorKind, Read, Write};
 use std::time::Duration;
@@ -166,21 +168,12 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             .map_err(|e| Failure::Setup(format!("cannot write {out}: {e}")))?;
         return Ok(0);
     }
-    if let Some(pid) = a.pid {
-        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
-            return Err(Failure::Usage(format!("there is no process {pid} (-p)")));
-        }
-    }
-    signals::install();
+    crate::run::prepare(Needs::Tracefs)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
-    let _ = probe_event::cleanup_dead_runs();
-    let mut child = match &a.command {
-        Some(c) => Some(HeldChild::start(&Command::Line(c.clone()))?),
-        None => None,
-    };
-    let who = Who { pid: a.pid, child: child.as_mut(), json: a.json };
-    trace(&tracefs, &probes, &lines, a.stack, who)
+    let command = a.command.clone().map(Command::Line);
+    let mut target = run::Target::new(command.as_ref(), &Vec::from_iter(a.pid))?;
+    trace(&tracefs, &probes, &lines, a.stack, a.json, &mut target)
 }
 
 /// A definition and the tracefs file it is appended to.
@@ -189,30 +182,13 @@ struct Line {
     text: String,
 }
 
-/// Whose events are recorded, and how they print.
-struct Who<'a> {
-    pid: Option<u32>,
-    child: Option<&'a mut HeldChild>,
-    json: bool,
-}
-
-impl Who<'_> {
-    /// The process sonde waits for has exited.
-    fn gone(&mut self) -> bool {
-        match (&mut self.child, self.pid) {
-            (Some(c), _) => c.poll_exit(),
-            (None, Some(p)) => !std::path::Path::new(&format!("/proc/{p}")).exists(),
-            (None, None) => false,
-        }
-    }
-}
-
 fn trace(
     tracefs: &Tracefs,
     probes: &[Probe],
     lines: &[Option<Line>],
     stack: bool,
-    mut who: Who,
+    json: bool,
+    target: &mut run::Target,
 ) -> Result<i32, Failure> {
     // Declared first, dropped last: the instance (which holds them enabled) goes before them.
     let mut events = Vec::new();
@@ -226,10 +202,44 @@ fn trace(
             events.push(e.map_err(Failure::kernel)?);
         }
     }
+    let instance = enable(tracefs, probes, stack, target)?;
+    let (sink, health) = Sink::stdout();
+    let mut pipe = PipeEvents {
+        pipe: instance.open_pipe().map_err(Failure::kernel)?,
+        labels: probes.iter().map(|p| (p.event().1.to_string(), label(p))).collect(),
+        json,
+        buf: vec![0u8; 64 * 1024],
+        pending: String::new(),
+        out: std::io::BufWriter::new(sink),
+        idle: false,
+    };
+    eprintln!(
+        "Tracing {} probe{}... Hit Ctrl-C to end.",
+        probes.len(),
+        if probes.len() == 1 { "" } else { "s" }
+    );
+    target.release();
+    let reason = poll::until_stopped(&mut pipe, target, &health, None)?;
+    // What the kernel already holds is printed before the events go.
+    pipe.drain()?;
+    let _ = pipe.out.flush();
+    drop(pipe);
+    drop(instance);
+    drop(events);
+    Ok(run::conclude(reason, target, &health, 0, false))
+}
+
+/// sonde's instance with the probes enabled in it, recording only the target's events.
+fn enable(
+    tracefs: &Tracefs,
+    probes: &[Probe],
+    stack: bool,
+    target: &run::Target,
+) -> Result<Instance, Failure> {
     let mut instance = Instance::create(tracefs).map_err(Failure::kernel)?;
     // Before anything is enabled, so no other process's event is ever recorded.
-    if let Some(pid) = who.child.as_ref().map(|c| c.pid()).or(who.pid) {
-        instance.set_event_pids(&[pid], who.child.is_some()).map_err(Failure::kernel)?;
+    if let Some(&pid) = target.pids().first() {
+        instance.set_event_pids(&[pid], target.has_command()).map_err(Failure::kernel)?;
     }
     for p in probes {
         let (group, event) = p.event();
@@ -241,52 +251,56 @@ fn trace(
     if stack {
         instance.set_option("stacktrace", true).map_err(Failure::kernel)?;
     }
+    Ok(instance)
+}
 
-    let mut pipe = instance.open_pipe().map_err(Failure::kernel)?;
-    let labels: Vec<(String, String)> =
-        probes.iter().map(|p| (p.event().1.to_string(), label(p))).collect();
-    eprintln!(
-        "Tracing {} probe{}... Hit Ctrl-C to end.",
-        probes.len(),
-        if probes.len() == 1 { "" } else { "s" }
-    );
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut pending = String::new();
-    let stdout = std::io::stdout();
-    if let Some(c) = who.child.as_mut() {
-        c.release();
+/// Events as sonde's instance's trace_pipe gives them: whole lines, written as they come.
+struct PipeEvents {
+    pipe: std::fs::File,
+    labels: Vec<(String, String)>,
+    json: bool,
+    buf: Vec<u8>,
+    /// The start of a line whose end has not been read yet.
+    pending: String,
+    out: std::io::BufWriter<Sink>,
+    /// The last drain found nothing: the next wait sleeps.
+    idle: bool,
+}
+
+impl Events for PipeEvents {
+    fn wait(&mut self, timeout_ms: i32) -> Result<(), Failure> {
+        if self.idle {
+            std::thread::sleep(Duration::from_millis(timeout_ms as u64));
+        }
+        Ok(())
     }
-    // After the watched process exits, one more turn drains what it left in the pipe.
-    let mut last_turn = false;
-    while signals::stop_requested().is_none() {
-        let ended = who.gone();
-        match pipe.read(&mut buf) {
-            Ok(n) if n > 0 => {
-                pending.push_str(&String::from_utf8_lossy(&buf[..n]));
-                let mut out = stdout.lock();
-                while let Some(i) = pending.find('\n') {
-                    let line: String = pending.drain(..=i).collect();
-                    if writeln!(out, "{}", render(line.trim_end(), &labels, who.json)).is_err() {
-                        return Ok(0);
+
+    /// Reads until the pipe has nothing more (it is non-blocking).
+    fn drain(&mut self) -> Result<Option<Reason>, Failure> {
+        self.idle = true;
+        loop {
+            match self.pipe.read(&mut self.buf) {
+                Ok(n) if n > 0 => {
+                    self.idle = false;
+                    self.pending.push_str(&String::from_utf8_lossy(&self.buf[..n]));
+                    while let Some(i) = self.pending.find('\n') {
+                        let line: String = self.pending.drain(..=i).collect();
+                        let _ = writeln!(
+                            self.out,
+                            "{}",
+                            render(line.trim_end(), &self.labels, self.json)
+                        );
                     }
                 }
-                let _ = out.flush();
-                continue;
+                Ok(_) => break,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(Failure::Setup(format!("cannot read trace_pipe: {e}"))),
             }
-            Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(Failure::Setup(format!("cannot read trace_pipe: {e}"))),
         }
-        if last_turn {
-            break;
-        }
-        last_turn = ended;
-        std::thread::sleep(Duration::from_millis(20));
+        let _ = self.out.flush();
+        Ok(None)
     }
-    drop(pipe);
-    drop(instance);
-    drop(events);
-    Ok(0)
 }
 
 /// One trace_pipe line as text, or as a JSON object (`--json`; stack frames are `{"frame": ...}`).

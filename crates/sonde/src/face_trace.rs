@@ -5,17 +5,21 @@
 mod lines;
 mod names;
 
-use crate::child::{Command, HeldChild};
+use crate::child::Command;
 use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use crate::run::bpf::Loaded;
+use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use clap::Parser;
 use lines::{Layout, Lines};
 use names::ProcNames;
-use sonde_compile::Options;
-use sonde_kernel::link::Link;
+use sonde_compile::lower::FIRST_USER_MAP;
+use sonde_compile::provider::AttachPoint;
+use sonde_compile::{Compiled, Options};
 use sonde_kernel::ringbuf::RingBuf;
+use sonde_output::sink::{Health, Sink};
 use sonde_output::value::Value;
 use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
@@ -101,6 +105,9 @@ struct TraceArgs {
     /// Stop after this many lines.
     #[arg(long = "max-events", value_name = "N")]
     max_events: Option<u64>,
+    /// On lost calls, exit 0 instead of 1 (they are reported either way).
+    #[arg(long = "keep-going")]
+    keep_going: bool,
     /// Write the lines to FILE.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<String>,
@@ -109,8 +116,6 @@ struct TraceArgs {
     command: Vec<String>,
 }
 
-/// How often the reader drains the ring buffer (records are written without wake-ups).
-const POLL_MS: i32 = 20;
 /// Frames shown with `--call-graph` alone (the kernel's most, PERF_MAX_STACK_DEPTH).
 const MAX_STACK: usize = 127;
 /// Bytes of each path copied at entry.
@@ -127,11 +132,72 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             return Ok(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let targets = (!a.command.is_empty()) as u8
-        + (!a.pids.is_empty()) as u8
-        + (!a.tids.is_empty()) as u8
-        + a.all as u8;
-    if targets > 1 || (targets == 0 && a.user.is_none() && a.cpus.is_none()) {
+    let checked = check(&a)?;
+    crate::run::prepare(Needs::Bpf)?;
+    // This face reaches tracefs within milliseconds: stop cleanly from the start.
+    signals::arm();
+    let env = HostEnv::new();
+    let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
+    let (selection, events) = select(&a, &table, &env)?;
+    let command = (!a.command.is_empty()).then(|| Command::Argv(a.command.clone()));
+    // -t threads are watched as -p processes are: the run ends when they do.
+    let watched: Vec<u32> = a.pids.iter().chain(&a.tids).copied().collect();
+    let mut target = Target::new(command.as_ref(), &watched)?;
+    let plan = plan(&a, checked, &table, &selection, &target, &events, &env);
+    let (compiled, source, fast) = compile(&a, &plan, &env)?;
+    let loaded = Loaded::load(&compiled, &source)?;
+    let attached = loaded.attach(&compiled, &env, None)?;
+    loaded.run_special(&compiled, &AttachPoint::Begin)?;
+    let ring = loaded.ring()?;
+    let (sink, health) = output_sink(&a)?;
+    let mut calls = TraceEvents {
+        lines: lines(&a, &compiled, &loaded.maps, &table, &target, events, sink),
+        compiled: &compiled,
+        ring,
+        followed: compiled
+            .user_maps
+            .iter()
+            .position(|m| m.name == "tr")
+            .map(|i| &loaded.maps[FIRST_USER_MAP + i]),
+    };
+    for fd in target.wake_fds() {
+        calls.ring.wake_on(fd).map_err(Failure::kernel)?;
+    }
+    target.release();
+    let reason = poll::until_stopped(&mut calls, &mut target, &health, None)?;
+    // Silence every program at once, then read what is left.
+    loaded.silence(loaded.control()?)?;
+    calls.drain()?;
+    let detaching = attached.detach(false);
+    let mut lines = calls.lines;
+    if a.summary || a.with_summary {
+        write_summary(&a, &compiled, &loaded.maps, fast, &table, &mut lines)?;
+    }
+    let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
+    if a.json {
+        let _ =
+            writeln!(lines.out, "{}", serde_json::json!({"type": "lost_events", "events": lost}));
+    }
+    let _ = lines.out.flush();
+    if lost > 0 && !a.json {
+        eprintln!(
+            "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
+        );
+    }
+    detaching.finish();
+    Ok(crate::run::conclude(reason, &mut target, &health, lost, a.keep_going))
+}
+
+/// What the flags decide, checked before anything is started.
+struct Checked {
+    cpus: Vec<u32>,
+    max_stack: Option<usize>,
+    uid: Option<u32>,
+    filter: Option<Filter>,
+}
+
+fn check(a: &TraceArgs) -> Result<Checked, Failure> {
+    if targets(a) > 1 || (targets(a) == 0 && a.user.is_none() && a.cpus.is_none()) {
         return Err(Failure::Usage(
             "say what to trace: a command after `--`, -p PID, -t TID, -u USER, -C CPUS or -a (one of them, -u and -C with any)".into(),
         ));
@@ -146,11 +212,6 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         }
     }
     let max_stack = a.max_stack.or(a.call_graph.as_ref().map(|_| MAX_STACK));
-    for pid in &a.pids {
-        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
-            return Err(Failure::Usage(format!("-p {pid}: no process has that pid")));
-        }
-    }
     for tid in &a.tids {
         if !std::path::Path::new(&format!("/proc/{tid}")).exists() {
             return Err(Failure::Usage(format!("-t {tid}: no thread has that id")));
@@ -161,50 +222,78 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     if a.duration.is_some_and(|d| d.is_nan() || d < 0.0) {
         return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
     }
-    signals::install();
-    // This face reaches tracefs within milliseconds: stop cleanly from the start.
-    signals::arm();
-    let env = HostEnv::new();
-    let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
+    Ok(Checked { cpus, max_stack, uid, filter })
+}
+
+/// How many of the exclusive targets were given: a command, -p, -t, -a.
+fn targets(a: &TraceArgs) -> u8 {
+    (!a.command.is_empty()) as u8
+        + (!a.pids.is_empty()) as u8
+        + (!a.tids.is_empty()) as u8
+        + a.all as u8
+}
+
+/// `-e`: the syscalls traced, and the other events in the same time line.
+fn select(
+    a: &TraceArgs,
+    table: &SyscallTable,
+    env: &HostEnv,
+) -> Result<(Selection, Vec<events::Event>), Failure> {
     let (syscalls, specs) = match &a.expr {
         Some(e) => events::split(e).map_err(|e| Failure::Usage(e.to_string()))?,
         None => (None, Vec::new()),
     };
-    let events = events::resolve(&specs, &env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let events = events::resolve(&specs, env).map_err(|e| Failure::Usage(e.to_string()))?;
     let selection = match (&syscalls, events.is_empty()) {
-        (Some(e), _) => Selection::parse(e, &table).map_err(|e| Failure::Usage(e.to_string()))?,
-        (None, true) => Selection::everything(&table),
+        (Some(e), _) => Selection::parse(e, table).map_err(|e| Failure::Usage(e.to_string()))?,
+        (None, true) => Selection::everything(table),
         // Only other events: no syscall at all.
         (None, false) => Selection { nrs: Default::default(), all: false },
     };
-    let mut child = match a.command.is_empty() {
-        true => None,
-        false => Some(HeldChild::start(&Command::Argv(a.command.clone()))?),
-    };
-    let summary_only = a.summary && !a.with_summary;
-    let plan = Plan {
-        table: &table,
-        selection: &selection,
-        targets: match &child {
-            Some(c) => Targets::Pids(vec![c.pid()]),
+    Ok((selection, events))
+}
+
+fn plan<'a>(
+    a: &TraceArgs,
+    checked: Checked,
+    table: &'a SyscallTable,
+    selection: &'a Selection,
+    target: &Target,
+    events: &[events::Event],
+    env: &HostEnv,
+) -> Plan<'a> {
+    Plan {
+        table,
+        selection,
+        targets: match target.command_pid() {
+            Some(pid) => Targets::Pids(vec![pid]),
             None if !a.tids.is_empty() => Targets::Tids(a.tids.clone()),
             None if !a.pids.is_empty() => Targets::Pids(a.pids.clone()),
             None => Targets::AllBut(std::process::id()),
         },
-        follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets > 0,
-        uid,
-        cpus,
-        stacks: max_stack.is_some_and(|n| n > 0),
-        events: events.clone(),
-        mode: if summary_only { Mode::Summary } else { Mode::Lines },
+        follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets(a) > 0,
+        uid: checked.uid,
+        cpus: checked.cpus,
+        stacks: checked.max_stack.is_some_and(|n| n > 0),
+        events: events.to_vec(),
+        mode: if a.summary && !a.with_summary { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
         duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
         string_size: STRING_SIZE,
-        filter,
+        filter: checked.filter,
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
-        raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(&env).is_ok(),
-    };
-    if !plan.filter_args().is_empty() && !selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
+        raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(env).is_ok(),
+    }
+}
+
+/// The plan's program (and, with -S, the summary's beside it), compiled; the hand-built summary
+/// programs put in where the raw tracepoints allow.
+fn compile(
+    a: &TraceArgs,
+    plan: &Plan,
+    env: &HostEnv,
+) -> Result<(Compiled, SourceFile, Option<sonde_trace::fast::FastMaps>), Failure> {
+    if !plan.filter_args().is_empty() && !plan.selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
         let names = plan.filter_args().join(", args->");
         return Err(Failure::Usage(format!(
             "--filter: no traced syscall has the argument args->{names}"
@@ -219,44 +308,51 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     let source = SourceFile { name: "<sonde trace>".into(), text: texts.join("") };
     let mut opts = Options::new();
     // A filter's own str() shares the BPF stack with the record's path: it gets less room.
-    opts.string_size = if a.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
+    opts.string_size = if plan.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
     let mut compiled = filter::parse_program(&source.text, plan.filter.as_ref())
-        .and_then(|ast| sonde_compile::check(&ast, &env, &opts))
+        .and_then(|ast| sonde_compile::check(&ast, env, &opts))
         .and_then(|typed| sonde_compile::lower(&typed, &opts))
-        .map_err(|d| compile_failure(d, &source, &plan))?;
+        .map_err(|d| compile_failure(d, &source, plan))?;
     // The summary on the raw tracepoints: one hash lookup per call, built by hand.
     let fast = match a.summary || a.with_summary {
         true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
         false => None,
     };
-    let maps = crate::load::create_maps(&compiled)?;
-    let programs = crate::load::load_programs(&compiled, &maps, &source)?;
-    let mut links: Vec<Link> = Vec::new();
-    for (def, prog) in compiled.programs.iter().zip(&programs) {
-        links.extend(crate::attach::attach_program(def, prog, &env, None)?.0);
-    }
-    for (def, prog) in compiled.programs.iter().zip(&programs) {
-        if def.sites.iter().any(|s| s.point == sonde_compile::provider::AttachPoint::Begin) {
-            prog.test_run(&[]).map_err(Failure::kernel)?;
+    Ok((compiled, source, fast))
+}
+
+/// Where the lines go: `-o FILE`, else stdout.
+fn output_sink(a: &TraceArgs) -> Result<(Sink, Health), Failure> {
+    match &a.output {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?;
+            Ok(Sink::new(Box::new(file)))
         }
+        None => Ok(Sink::stdout()),
     }
-    let mut ring =
-        RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
-    let out: Box<dyn Write> = match &a.output {
-        Some(path) => Box::new(
-            std::fs::File::create(path).map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?,
-        ),
-        None => Box::new(std::io::stdout()),
-    };
+}
+
+/// The writer of call lines, in the layout the flags ask for.
+fn lines<'a>(
+    a: &TraceArgs,
+    compiled: &'a Compiled,
+    maps: &'a [sonde_kernel::map::Map],
+    table: &'a SyscallTable,
+    target: &Target,
+    events: Vec<events::Event>,
+    sink: Sink,
+) -> Lines<'a> {
     let layout = match (a.json, a.strace) {
         (true, _) => Layout::Json,
         (false, true) => Layout::Strace,
         (false, false) => Layout::Perf,
     };
+    let max_stack = a.max_stack.or(a.call_graph.as_ref().map(|_| MAX_STACK)).unwrap_or(0);
     let mut lines = Lines {
-        collector: Collector::new(&compiled, &maps),
+        collector: Collector::new(compiled, maps),
         symbols: Symbolizer::new(None),
-        table: &table,
+        table,
         // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
         // where every exit of an entry seen is printed.
         calls: if a.json || a.failure || a.duration.is_some() {
@@ -270,13 +366,13 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
             _ => ProcNames::new(true, true, false),
         },
-        out: std::io::BufWriter::with_capacity(1 << 16, out),
+        out: std::io::BufWriter::with_capacity(1 << 16, Box::new(sink)),
         start_ns: if a.absolute { 0 } else { sonde_kernel::clock::monotonic_ns() },
-        main_tid: child.as_ref().map_or(0, HeldChild::pid),
+        main_tid: target.command_pid().unwrap_or(0),
         layout,
         printed: 0,
         max: a.max_events,
-        max_stack: max_stack.unwrap_or(0),
+        max_stack,
         events,
     };
     if lines.max_stack > 0 {
@@ -284,72 +380,56 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         // process (whose maps name the user frames) may be exiting.
         let _ = lines.symbols.ksym(0);
     }
-    let watches: Vec<_> =
-        a.pids.iter().chain(&a.tids).map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
-    // The command's (or every -p process's) exit wakes the loop through its pidfd rather than at
-    // the next poll timeout.
-    let child_watch = child.as_ref().map(|c| sonde_kernel::process::PidWatch::new(c.pid()));
-    for fd in watches.iter().chain(&child_watch).filter_map(|w| w.fd()) {
-        ring.wake_on(fd).map_err(Failure::kernel)?;
+    lines
+}
+
+/// The calls as the loop sees them: lines from the ring buffer; the run ends with the command
+/// only once every task it started has ended too.
+struct TraceEvents<'a> {
+    lines: Lines<'a>,
+    compiled: &'a Compiled,
+    ring: RingBuf,
+    /// The tasks the command started, still running (added at fork, dropped at exit).
+    followed: Option<&'a sonde_kernel::map::Map>,
+}
+
+impl Events for TraceEvents<'_> {
+    fn wait(&mut self, timeout_ms: i32) -> Result<(), Failure> {
+        self.ring.poll(timeout_ms).map_err(Failure::kernel)
     }
-    if let Some(c) = child.as_mut() {
-        c.release();
+
+    fn drain(&mut self) -> Result<Option<Reason>, Failure> {
+        self.lines.drain(self.compiled, &mut self.ring)?;
+        Ok(self.lines.full().then_some(Reason::Limit))
     }
-    // The children CMD started, still running (the program adds them at fork, drops them at exit).
-    let followed = compiled.user_maps.iter().position(|m| m.name == "tr");
-    let tasks_left = || -> bool {
-        followed.is_some_and(|i| {
-            maps[sonde_compile::lower::FIRST_USER_MAP + i].keys().is_ok_and(|k| !k.is_empty())
-        })
+
+    fn target_done(&mut self) -> bool {
+        !self.followed.is_some_and(|m| m.keys().is_ok_and(|k| !k.is_empty()))
+    }
+}
+
+/// `-s`/`-S`: the summary, from the hand-built programs' maps or the compiled ones'.
+fn write_summary(
+    a: &TraceArgs,
+    compiled: &Compiled,
+    maps: &[sonde_kernel::map::Map],
+    fast: Option<sonde_trace::fast::FastMaps>,
+    table: &SyscallTable,
+    lines: &mut Lines,
+) -> Result<(), Failure> {
+    let mut s = match fast {
+        Some(f) => read_fast_summary(maps, f)?,
+        None => read_summary(compiled, &lines.collector, &mut lines.symbols)?,
     };
-    let mut cmd_done = false;
-    loop {
-        ring.poll(POLL_MS).map_err(Failure::kernel)?;
-        lines.drain(&compiled, &mut ring)?;
-        cmd_done = cmd_done || child.as_mut().is_some_and(HeldChild::poll_exit);
-        let ended = (cmd_done && !tasks_left())
-            || (!watches.is_empty() && watches.iter().all(|w| w.exited()));
-        // No waiting for stragglers: a record is committed inside the call that makes it, before
-        // its task can exit (or leave the followed set), so the drain below reads the last ones.
-        if ended || signals::stop_requested().is_some() || lines.full() {
-            break;
-        }
-    }
-    // Silence every program at once, then read what is left.
-    maps[sonde_compile::lower::CONTROL_MAP]
-        .update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0)
-        .map_err(Failure::kernel)?;
-    lines.drain(&compiled, &mut ring)?;
-    if a.summary || a.with_summary {
-        let mut s = match fast {
-            Some(f) => read_fast_summary(&maps, f)?,
-            None => read_summary(&compiled, &lines.collector, &mut lines.symbols)?,
-        };
-        read_names(&compiled, &lines.collector, &mut lines.symbols, &mut s)?;
-        if a.json {
-            for row in s.json(&table) {
-                let _ = writeln!(lines.out, "{row}");
-            }
-        } else {
-            let _ = write!(lines.out, "{}", s.text(&table, a.errno_summary));
-        }
-    }
-    let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
+    read_names(compiled, &lines.collector, &mut lines.symbols, &mut s)?;
     if a.json {
-        let _ =
-            writeln!(lines.out, "{}", serde_json::json!({"type": "lost_events", "events": lost}));
+        for row in s.json(table) {
+            let _ = writeln!(lines.out, "{row}");
+        }
+    } else {
+        let _ = write!(lines.out, "{}", s.text(table, a.errno_summary));
     }
-    let _ = lines.out.flush();
-    if lost > 0 && !a.json {
-        eprintln!(
-            "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
-        );
-    }
-    if let Some(c) = child.as_mut() {
-        c.kill();
-    }
-    sonde_kernel::link::detach_all(links);
-    Ok(0)
+    Ok(())
 }
 
 /// `-C 0,2-3`: CPUs this machine has.
@@ -377,7 +457,6 @@ fn user_id(user: &str) -> Result<u32, Failure> {
         .ok_or_else(|| Failure::Usage(format!("-u {user}: no user has that name")))
 }
 
-/// Mistakes in the user's --filter are shown in its own text; anything else in the program.
 /// `--filter` parsed as one expression, before anything else is done.
 fn parse_filter(text: &str) -> Result<Filter, Failure> {
     Filter::parse(text).map_err(|d| {

@@ -4,7 +4,6 @@
 //! BPF instructions (sonde-compile) -> loaded programs and maps (sonde-kernel) -> events ->
 //! output (sonde-output). This crate is the glue: flags, the session, signals, `-c`.
 
-mod attach;
 mod cgroup;
 mod child;
 mod cli;
@@ -15,12 +14,11 @@ mod face_graph;
 mod face_probe;
 mod face_trace;
 mod host_env;
-mod limits;
 mod list;
-mod load;
 mod misses;
 mod options;
 mod output;
+mod run;
 mod self_test;
 mod session;
 mod shell;
@@ -42,6 +40,8 @@ fn run() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    // Whatever this run does, what dead runs left goes first (said in one line if anything).
+    run::prepare::clean_dead_runs();
     if let Some(face) = &cli.face {
         let result = match face {
             cli::Face::Probe(a) => face_probe::run(&a.args),

@@ -9,6 +9,7 @@ use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::map::Map;
 use sonde_output::printf::{self, Piece};
+use sonde_output::sink::{Health, Sink as OutputSink};
 use sonde_output::value::Value;
 use sonde_output::writer::SourceAt;
 use sonde_output::{JsonWriter, TextWriter, Writer};
@@ -25,6 +26,8 @@ pub struct Output<'a> {
     collector: Collector<'a>,
     symbols: Symbolizer,
     writer: Box<dyn Writer>,
+    /// Whether stdout still takes what is written.
+    health: Health,
     /// Parsed printf formats, by event id.
     formats: Vec<Option<Vec<Piece>>>,
     /// `-u`: flush after every record, not once per ring-buffer drain.
@@ -35,8 +38,22 @@ pub struct Output<'a> {
 }
 
 /// The writer for `-f` (and `-o FILE.svg`): the one place that looks at the format.
-fn writer(format: Format, flame: Option<&std::path::Path>, program: &str) -> Box<dyn Writer> {
-    let out = BufWriter::with_capacity(1 << 16, std::io::stdout());
+fn writer(
+    format: Format,
+    flame: Option<&std::path::Path>,
+    program: &str,
+) -> (Box<dyn Writer>, Health) {
+    let (sink, health) = OutputSink::stdout();
+    let out = BufWriter::with_capacity(1 << 16, sink);
+    (writer_into(out, format, flame, program), health)
+}
+
+fn writer_into(
+    out: BufWriter<OutputSink>,
+    format: Format,
+    flame: Option<&std::path::Path>,
+    program: &str,
+) -> Box<dyn Writer> {
     if let Some(p) = flame {
         return Box::new(FoldedWriter::svg(out, p.to_path_buf(), program.into()));
     }
@@ -67,12 +84,13 @@ impl<'a> Output<'a> {
             })
             .collect();
         let collector = Collector::new(compiled, maps);
-        let writer = writer(format, flame, program);
+        let (writer, health) = writer(format, flame, program);
         Output {
             compiled,
             collector,
             symbols,
             writer,
+            health,
             formats,
             unbuffered: false,
             program,
@@ -90,6 +108,11 @@ impl<'a> Output<'a> {
     pub fn unbuffered(mut self, yes: bool) -> Self {
         self.unbuffered = yes;
         self
+    }
+
+    /// The first error writing stdout, once there is one.
+    pub fn health(&self) -> Health {
+        self.health.clone()
     }
 
     pub fn attached(&mut self, probes: usize) {

@@ -95,7 +95,7 @@ fn dash_p_records_only_its_process_and_ends_with_it() {
 fn dash_p_of_no_process_is_one_sentence() {
     let o = sonde(&["probe", "-p", "999999999", "e syscalls/sys_enter_getpid"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("there is no process 999999999"), "{}", o.describe());
+    assert!(o.stderr.contains("-p 999999999: no process has that pid"), "{}", o.describe());
 }
 
 /// `(name, value)` of every `args` member of a `--json` run, in order.

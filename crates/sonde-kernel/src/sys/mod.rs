@@ -138,9 +138,21 @@ pub(crate) fn ioctl(fd: &OwnedFd, req: u64, arg: u64) -> Result<(), Errno> {
 /// CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set. capget(2) rather than
 /// /proc/self/status, whose text the kernel builds from the whole task's state.
 pub fn has_bpf_capabilities() -> bool {
-    const CAP_SYS_ADMIN: u32 = 21;
-    const CAP_PERFMON: u32 = 38;
-    const CAP_BPF: u32 = 39;
+    let has = effective_capabilities();
+    (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
+}
+
+/// Whether this process may write tracefs' event and tracer files: CAP_SYS_ADMIN (root has it).
+pub fn has_sys_admin() -> bool {
+    effective_capabilities()(CAP_SYS_ADMIN)
+}
+
+const CAP_SYS_ADMIN: u32 = 21;
+const CAP_PERFMON: u32 = 38;
+const CAP_BPF: u32 = 39;
+
+/// The effective capability set, as a test of one capability (none if capget fails).
+fn effective_capabilities() -> impl Fn(u32) -> bool {
     /// _LINUX_CAPABILITY_VERSION_3: 64-bit sets, as two of `CapData`.
     const VERSION_3: u32 = 0x2008_0522;
     #[repr(C)]
@@ -161,12 +173,11 @@ pub fn has_bpf_capabilities() -> bool {
     let r = unsafe {
         libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr())
     };
-    if r != 0 {
-        return false;
-    }
-    let eff = data[0].effective as u64 | (data[1].effective as u64) << 32;
-    let has = |c: u32| eff & (1 << c) != 0;
-    (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
+    let eff = match r {
+        0 => data[0].effective as u64 | (data[1].effective as u64) << 32,
+        _ => 0,
+    };
+    move |c: u32| eff & (1 << c) != 0
 }
 
 /// The running kernel's release (`uname -r`), empty if uname fails.

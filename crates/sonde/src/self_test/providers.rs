@@ -5,6 +5,7 @@
 use super::report::{Check, Group, Report};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use crate::run::bpf::Loaded;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::Options;
 use sonde_syntax::diag::SourceFile;
@@ -65,17 +66,10 @@ fn attempt(env: &HostEnv, text: &str) -> Result<(), Failure> {
     let opts = Options::new();
     let typed = sonde_compile::check(&ast, env, &opts).map_err(compile_error)?;
     let compiled = sonde_compile::lower(&typed, &opts).map_err(compile_error)?;
-    let maps = crate::load::create_maps(&compiled)?;
-    let programs = crate::load::load_programs(&compiled, &maps, &source)?;
-    let mut links = Vec::new();
-    for (def, prog) in compiled.programs.iter().zip(&programs) {
-        links.extend(crate::attach::attach_program(def, prog, env, None)?.0);
-        let special =
-            def.sites.iter().any(|s| matches!(s.point, AttachPoint::Begin | AttachPoint::End));
-        if special {
-            prog.test_run(&[]).map_err(Failure::kernel)?;
-        }
-    }
-    drop(links);
+    let loaded = Loaded::load(&compiled, &source)?;
+    let attached = loaded.attach(&compiled, env, None)?;
+    loaded.run_special(&compiled, &AttachPoint::Begin)?;
+    loaded.run_special(&compiled, &AttachPoint::End)?;
+    attached.detach(false).finish();
     Ok(())
 }

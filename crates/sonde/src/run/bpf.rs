@@ -1,0 +1,141 @@
+//! Steps 3, 5 and 6 for the faces that run BPF programs: load, attach, run BEGIN and END,
+//! silence every probe at once, detach in the background.
+
+use super::attach::attach_program;
+use crate::error::Failure;
+use crate::host_env::HostEnv;
+use sonde_compile::provider::AttachPoint;
+use sonde_compile::Compiled;
+use sonde_kernel::link::Link;
+use sonde_kernel::map::Map;
+use sonde_kernel::prog::Program;
+use sonde_kernel::ringbuf::RingBuf;
+use sonde_syntax::diag::SourceFile;
+use std::time::Instant;
+
+/// The compiled program's maps and programs, in the kernel.
+pub struct Loaded {
+    pub maps: Vec<Map>,
+    pub programs: Vec<Program>,
+}
+
+impl Loaded {
+    /// Checks the descriptors it needs fit the open-file limit, then creates the maps and
+    /// loads the programs (a refusal names the probe and its source line).
+    pub fn load(compiled: &Compiled, source: &SourceFile) -> Result<Loaded, Failure> {
+        super::limits::check(compiled)?;
+        let maps = super::load::create_maps(compiled)?;
+        let programs = super::load::load_programs(compiled, &maps, source)?;
+        Ok(Loaded { maps, programs })
+    }
+
+    /// The ring buffer the programs' records arrive in.
+    pub fn ring(&self) -> Result<RingBuf, Failure> {
+        RingBuf::new(&self.maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)
+    }
+
+    /// Attaches every program but BEGIN's and END's; `pid` restricts uprobes.
+    pub fn attach(
+        &self,
+        compiled: &Compiled,
+        env: &HostEnv,
+        pid: Option<u32>,
+    ) -> Result<Attached, Failure> {
+        let mut links = Vec::new();
+        let mut probes = 0;
+        for (def, prog) in compiled.programs.iter().zip(&self.programs) {
+            let (l, n) = attach_program(def, prog, env, pid)?;
+            links.extend(l);
+            probes += n;
+        }
+        probes += self.special(compiled, &AttachPoint::Begin).len();
+        probes += self.special(compiled, &AttachPoint::End).len();
+        Ok(Attached { links, probes, at: Instant::now() })
+    }
+
+    /// Runs the BEGIN (or END) programs once, by hand.
+    pub fn run_special(&self, compiled: &Compiled, point: &AttachPoint) -> Result<(), Failure> {
+        for prog in self.special(compiled, point) {
+            prog.test_run(&[]).map_err(Failure::kernel)?;
+        }
+        Ok(())
+    }
+
+    fn special(&self, c: &Compiled, point: &AttachPoint) -> Vec<&Program> {
+        c.programs
+            .iter()
+            .zip(&self.programs)
+            .filter(|(d, _)| d.sites.iter().any(|s| &s.point == point))
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    /// The control map's value (see `CONTROL_MAP`), read just before [`Loaded::silence`].
+    pub fn control(&self) -> Result<Vec<u8>, Failure> {
+        let control = &self.maps[sonde_compile::lower::CONTROL_MAP];
+        let mut value = control.lookup(&0u32.to_le_bytes()).map_err(Failure::kernel)?;
+        let mut value = value.take().unwrap_or_default();
+        value.resize(control.value_size(), 0);
+        Ok(value)
+    }
+
+    /// Silences every program at once (the stop flag every program tests first), so what the
+    /// kernel holds can be drained whole and END has the last word while the probes detach.
+    pub fn silence(&self, mut control: Vec<u8>) -> Result<(), Failure> {
+        control[..8].copy_from_slice(&1u64.to_le_bytes());
+        let map = &self.maps[sonde_compile::lower::CONTROL_MAP];
+        map.update(&0u32.to_le_bytes(), &control, 0).map_err(Failure::kernel)
+    }
+}
+
+/// The programs' links, and how many probes they stand for.
+pub struct Attached {
+    links: Vec<Link>,
+    pub probes: usize,
+    /// When the last probe was attached.
+    pub at: Instant,
+}
+
+impl Attached {
+    /// Removes every probe on a thread of its own; [`Detaching::finish`] waits for it, so
+    /// sonde never exits before the kernel is as it found it. Where each kprobe is its own perf
+    /// event, the kernel waits for RCU grace periods on each one: that is said when it will take
+    /// a while, so a silent pause does not look like a hang.
+    pub fn detach(self, debug: bool) -> Detaching {
+        // BEGIN/END alone: no thread to start (~0.1 ms of a 3 ms run).
+        if self.links.is_empty() {
+            return Detaching(None);
+        }
+        let one_by_one = self.links.iter().filter(|l| !l.is_bpf_link()).count();
+        if one_by_one >= SLOW_DETACH_NOTE {
+            eprintln!(
+                "sonde: detaching {one_by_one} probes (this kernel removes them one by one; it can take a while)"
+            );
+        }
+        let (links, probes) = (self.links, self.probes);
+        let work = move || {
+            let t = Instant::now();
+            sonde_kernel::link::detach_all(links);
+            if debug {
+                eprintln!("sonde: detached {probes} probe(s) in {:?}", t.elapsed());
+            }
+        };
+        // If no thread can be had, the closure is dropped unrun, and with it the links: they
+        // detach right here, one by one.
+        Detaching(std::thread::Builder::new().name("detach".into()).spawn(work).ok())
+    }
+}
+
+/// From this many perf-event probes on, detaching is slow enough to announce.
+const SLOW_DETACH_NOTE: usize = 100;
+
+/// The detach thread, joined before sonde returns.
+pub struct Detaching(Option<std::thread::JoinHandle<()>>);
+
+impl Detaching {
+    pub fn finish(self) {
+        if let Some(h) = self.0 {
+            let _ = h.join();
+        }
+    }
+}
