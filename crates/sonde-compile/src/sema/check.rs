@@ -116,7 +116,7 @@ pub fn check(
         stacks.append(&mut cx.stacks);
         stack_len_frames = stack_len_frames.max(cx.stack_len_frames);
         cpu_ids = cpu_ids.max(cx.cpu_ids.unwrap_or(0));
-        super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
+        super::builtins::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
         diags.append(&mut cx.diags);
         let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
         probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
@@ -228,7 +228,7 @@ pub(super) struct Checker<'a> {
     /// The deepest stack `len()` measures in the probe (0: none).
     pub stack_len_frames: u8,
     /// The probe's `getopt("name", ...)` calls.
-    pub options: Vec<super::getopt::GetOpt>,
+    pub options: Vec<super::builtins::getopt::GetOpt>,
     /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
     /// the statement being checked.
     pub map_for: usize,

@@ -1,67 +1,12 @@
 //! Typing expressions.
 
 use super::check::Checker;
-use super::tir::{Builtin, MapValue, TExpr, TExprKind};
+use super::tir::{MapValue, TExpr, TExprKind};
+use crate::provider;
 use crate::provider::context::{ContextName, Cx};
-use crate::provider::{self, Site};
 use crate::types::Type;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
-
-/// Built-in variables, for hints.
-pub const VARIABLES: &[&str] = &[
-    "comm", "execname", "pid", "kpid", "tid", "uid", "gid", "cpu", "time", "nsecs", "walltime",
-    "elapsed", "cpid", "args", "data", "ppid", "cgroup", "pcomm", "ncpus", "numaid", "rand",
-    "username", "jiffies",
-];
-/// Functions usable in expressions, for hints.
-pub const FUNCTIONS: &[&str] = &[
-    "str",
-    "mem",
-    "dyn",
-    "strcmp",
-    "strncmp",
-    "reg",
-    "ksym",
-    "usym",
-    "uptr",
-    "kptr",
-    "strftime",
-    "printf",
-    "print",
-    "exit",
-    "clear",
-    "zero",
-    "delete",
-    "has_key",
-    "kaddr",
-    "ntop",
-    "cgroup_path",
-    "strerror",
-    "sizeof",
-    "len",
-    "buf",
-    "cat",
-    "signal",
-    "offsetof",
-    "bswap",
-    "count",
-    "sum",
-    "min",
-    "max",
-    "avg",
-    "stats",
-    "quantize",
-    "hist",
-    "lhist",
-    "join",
-    "getopt",
-    "syscall_name",
-    "warnf",
-    "errorf",
-    "system",
-    "override",
-];
 
 impl Checker<'_> {
     /// A placeholder after an error so checking can go on without cascading.
@@ -71,7 +16,7 @@ impl Checker<'_> {
 
     /// `e` typed, or `None` when typing it reported an error: the caller then stays silent
     /// instead of adding a second error about the placeholder's made-up type.
-    fn expr_or_poison(&mut self, e: &Expr) -> Option<TExpr> {
+    pub(in crate::sema) fn expr_or_poison(&mut self, e: &Expr) -> Option<TExpr> {
         let before = self.diags.len();
         let t = self.expr(e);
         (self.diags.len() == before).then_some(t)
@@ -181,101 +126,31 @@ impl Checker<'_> {
         t
     }
 
+    /// A bare name: a builtin variable, a map (ply's `m` for `@m`), an enum constant of the
+    /// script's or the kernel's.
     fn ident(&mut self, name: &str, span: Span) -> TExpr {
-        let b = |b, ty| TExpr { kind: TExprKind::Builtin(b), ty, span };
-        match name {
-            "pid" => b(Builtin::Pid, Type::U32),
-            "kpid" | "tid" => b(Builtin::Tid, Type::U32),
-            "uid" => b(Builtin::Uid, Type::U32),
-            "gid" => b(Builtin::Gid, Type::U32),
-            "cpu" => b(Builtin::Cpu, Type::U32),
-            "time" | "nsecs" => b(Builtin::Nsecs, Type::U64),
-            "walltime" => b(Builtin::Nsecs, Type::Walltime),
-            "elapsed" => b(Builtin::Elapsed, Type::U64),
-            "comm" | "execname" => b(Builtin::Comm, Type::Str(16)),
-            "cpid" => self.child_pid(span),
-            "retval" => self.context(ContextName::Retval, span),
-            "regs" => self.context(ContextName::Regs, span),
-            "stack" | "kstack" | "ustack" if self.refused_in_map_for(span) => self.poisoned(span),
-            "stack" | "kstack" | "ustack" => {
-                let user = name == "ustack";
-                self.stack(user, self.stack_mode, crate::lower::STACK_DEPTH as u8, span)
-            }
-            "caller" | "func" => self.context(ContextName::Caller, span),
-            "curtask" => {
-                let ty = match self
-                    .env
-                    .btf()
-                    .ok()
-                    .and_then(|b| crate::btf_types::named(b, "struct task_struct"))
-                {
-                    Some(t) => Type::Ptr { to: Box::new(t), user: false },
-                    None => Type::U64,
-                };
-                b(Builtin::CurTask, ty)
-            }
-            n if n.len() > 3
-                && n.starts_with("arg")
-                && n[3..].bytes().all(|c| c.is_ascii_digit()) =>
-            {
-                self.context(ContextName::Arg(n[3..].parse().unwrap_or(usize::MAX)), span)
-            }
-            // Probes that name `probe` get a program per site (see `names_any` in check.rs), so it is a constant.
-            "probe" => {
-                let name =
-                    self.sites.first().map(|s| s.point.describe()).unwrap_or_default().into_bytes();
-                TExpr::const_str(name, span)
-            }
-            "args" | "data" => {
-                self.error(
-                    Diagnostic::error(
-                        span,
-                        format!("`{}` is the tracepoint's record: use one of its fields", name),
-                    )
-                    .with_help(format!(
-                        "for example `{}->{}`",
-                        name,
-                        self.first_field().unwrap_or("common_pid".into())
-                    )),
-                );
-                self.poisoned(span)
-            }
-            _ => {
-                if let Some(map) = self.maps.lookup(name) {
-                    return self.map_value(map, Vec::new(), span);
-                }
-                if let Some(v) = self.script_enum(name, span) {
-                    return v;
-                }
-                if let Some(v) = self.value_ident(name, span) {
-                    return v;
-                }
-                let mut d = Diagnostic::error(span, format!("unknown variable `{}`", name));
-                if let Some(best) = sonde_syntax::closest(name, VARIABLES.iter().copied()) {
-                    d = d.with_help(format!("did you mean `{}`?", best));
-                }
-                self.error(d);
-                self.poisoned(span)
-            }
+        if let Some(v) = self.builtin_variable(name, span, false) {
+            return v;
         }
+        if let Some(map) = self.maps.lookup(name) {
+            return self.map_value(map, Vec::new(), span);
+        }
+        if let Some(v) = self.script_enum(name, span) {
+            return v;
+        }
+        if let Some(v) = self.builtin_variable(name, span, true) {
+            return v;
+        }
+        if let Some(v) = self.kernel_enum(name, span) {
+            return v;
+        }
+        self.unknown_variable(name, span)
     }
 
-    fn child_pid(&mut self, span: Span) -> TExpr {
-        match self.opts.child_pid {
-            Some(p) => TExpr { kind: TExprKind::Int(p as u64), ty: Type::U32, span },
-            None => {
-                self.error(Diagnostic::error(
-                    span,
-                    "`cpid`/`$target` needs a command to trace: run with `-c COMMAND`",
-                ));
-                self.poisoned(span)
-            }
-        }
-    }
-
-    fn first_field(&self) -> Option<String> {
-        let args = self.sites.first()?.args.as_ref()?;
-        args.fields.iter().find(|f| !f.name.starts_with("common_")).map(|f| f.name.clone())
+    /// A kernel enum constant by name, from BTF (`TCP_FIN_WAIT1`).
+    fn kernel_enum(&mut self, name: &str, span: Span) -> Option<TExpr> {
+        let (value, _) = self.env.btf().ok()?.enumerator(name)?;
+        Some(TExpr { kind: TExprKind::Int(value as u64), ty: Type::S64, span })
     }
 
     fn var_read(&mut self, name: &str, span: Span) -> TExpr {
@@ -591,7 +466,7 @@ impl Checker<'_> {
     }
 
     /// A name that means something only in some probes: the site's provider says what.
-    fn context(&mut self, name: ContextName, span: Span) -> TExpr {
+    pub(in crate::sema) fn context(&mut self, name: ContextName, span: Span) -> TExpr {
         // No site: its spec failed to expand and was reported already.
         if self.sites.is_empty() && matches!(name, ContextName::Arg(_) | ContextName::Retval) {
             return self.poisoned(span);
@@ -681,215 +556,6 @@ impl Checker<'_> {
             }
             (t, _) => {
                 self.error(Diagnostic::error(base.span, format!("cannot index a `{}`", t)));
-                self.poisoned(span)
-            }
-        }
-    }
-
-    /// ply's `uptr(p)`: `p` points into the process's memory, so every read through it (`str`,
-    /// `mem`, `->`) uses the user-memory helpers; bpftrace's `kptr(p)` says kernel memory. The
-    /// value is unchanged; an integer becomes an untyped pointer.
-    fn address_space(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
-        let [arg] = args else {
-            self.error(Diagnostic::error(span, format!("{}() takes one address", name)));
-            return self.poisoned(span);
-        };
-        let user = name == "uptr";
-        let a = self.expr(arg);
-        let to = match &a.ty {
-            Type::Ptr { to, .. } => to.clone(),
-            Type::Int { .. } => Box::new(Type::Void),
-            t => {
-                let d = Diagnostic::error(
-                    arg.span,
-                    format!("{}() needs a pointer or an address, found `{}`", name, t),
-                );
-                self.error(d);
-                return self.poisoned(span);
-            }
-        };
-        TExpr { ty: Type::Ptr { to, user }, span, ..a }
-    }
-
-    fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
-        if let Some(v) = self.value_call(name, args, span) {
-            return v;
-        }
-        let mk = |kind, ty| TExpr { kind, ty, span };
-        match name {
-            "str" if args.len() == 1 && super::spec_params::is_param_plus_const(&args[0]) => {
-                self.positional_str_offset(&args[0], span)
-            }
-            "str" if args.len() == 1 && self.positional_str(&args[0], span).is_some() => {
-                self.positional_str(&args[0], span).unwrap_or_else(|| self.poisoned(span))
-            }
-            "str" | "dyn" | "mem" => {
-                if args.is_empty() || args.len() > 2 {
-                    self.error(Diagnostic::error(
-                        span,
-                        format!("{}() takes an address and an optional size", name),
-                    ));
-                    return self.poisoned(span);
-                }
-                let size = match args.get(1) {
-                    None => self.opts.string_size,
-                    Some(Expr { kind: ExprKind::Int(n), .. }) if *n > 0 && *n <= 256 => *n as usize,
-                    Some(e) => {
-                        self.error(Diagnostic::error(
-                            e.span,
-                            "the size must be a constant between 1 and 256",
-                        ));
-                        return self.poisoned(span);
-                    }
-                };
-                let a = self.expr(&args[0]);
-                match (&a.ty, &a.kind) {
-                    // Already a string (a char array field, a __data_loc field, comm): keep it, resized.
-                    (Type::Str(_), _) if name != "mem" => {
-                        TExpr { ty: Type::Str(size.min(a.ty.size().max(1))), ..a }
-                    }
-                    (Type::Str(_), TExprKind::CtxDataLoc { .. }) => {
-                        TExpr { ty: Type::Bytes(size), ..a }
-                    }
-                    (Type::Ptr { user, .. }, _) => {
-                        let user = *user;
-                        if name == "mem" {
-                            mk(TExprKind::ReadMem { ptr: Box::new(a), user }, Type::Bytes(size))
-                        } else {
-                            mk(TExprKind::ReadStr { ptr: Box::new(a), user }, Type::Str(size))
-                        }
-                    }
-                    (Type::Int { .. }, _) => {
-                        // An integer address: the process's memory in uprobes; elsewhere (a
-                        // kprobe argument) kernel or user, as the address says.
-                        let user = self.sites.first().is_some_and(Site::reads_user_memory);
-                        let ptr = TExpr { ty: Type::Ptr { to: Box::new(Type::Void), user }, ..a };
-                        if name == "mem" {
-                            mk(TExprKind::ReadMem { ptr: Box::new(ptr), user }, Type::Bytes(size))
-                        } else {
-                            mk(TExprKind::ReadStr { ptr: Box::new(ptr), user }, Type::Str(size))
-                        }
-                    }
-                    (t, _) => {
-                        self.error(Diagnostic::error(
-                            args[0].span,
-                            format!("{}() needs an address, found `{}`", name, t),
-                        ));
-                        self.poisoned(span)
-                    }
-                }
-            }
-            "uptr" | "kptr" => self.address_space(name, args, span),
-            "strftime" => {
-                let [Expr { kind: ExprKind::Str(format), .. }, ns] = args else {
-                    self.error(Diagnostic::error(
-                        span,
-                        "strftime() takes a format string literal and a timestamp, like `strftime(\"%H:%M:%S\", nsecs)`",
-                    ));
-                    return self.poisoned(span);
-                };
-                let a = self.scalar(ns, "the timestamp of strftime()");
-                let ty = Type::Strftime(format.as_slice().into());
-                TExpr { kind: TExprKind::Cast(Box::new(a)), ty, span }
-            }
-            "ksym" | "usym" => {
-                let [arg] = args else {
-                    self.error(Diagnostic::error(span, format!("{}() takes one address", name)));
-                    return self.poisoned(span);
-                };
-                let a = self.scalar(arg, &format!("the argument of {}()", name));
-                let ty = if name == "ksym" { Type::Sym } else { Type::USym };
-                TExpr { kind: TExprKind::Cast(Box::new(a)), ty, span }
-            }
-            "strcmp" | "strncmp" => {
-                let n = if name == "strncmp" { 3 } else { 2 };
-                if args.len() != n {
-                    let what = if n == 3 { "two strings and a length" } else { "two strings" };
-                    self.error(Diagnostic::error(span, format!("{}() takes {}", name, what)));
-                    return self.poisoned(span);
-                }
-                let a = self.expr(&args[0]);
-                let b = self.expr(&args[1]);
-                for x in [&a, &b] {
-                    if !x.ty.is_string() {
-                        self.error(Diagnostic::error(
-                            x.span,
-                            format!("{}() compares strings, found `{}`", name, x.ty),
-                        ));
-                        return self.poisoned(span);
-                    }
-                }
-                let (a, b) = (Box::new(a), Box::new(b));
-                if n == 2 {
-                    return mk(TExprKind::Strcmp(a, b), Type::S64);
-                }
-                match super::stmt::constant(&args[2]) {
-                    Some(len) if len >= 0 => mk(TExprKind::Strncmp(a, b, len as usize), Type::S64),
-                    _ => {
-                        let msg = "strncmp()'s length must be a constant, 0 or more";
-                        self.error(Diagnostic::error(args[2].span, msg));
-                        self.poisoned(span)
-                    }
-                }
-            }
-            // bpftrace's `reg("ip")`: the named register of a kprobe's or uprobe's registers,
-            // at its fixed offset in `struct pt_regs` (no BTF needed).
-            "reg" => {
-                use crate::arch::x86_64::REGISTERS;
-                let [Expr { kind: ExprKind::Str(reg), span: at }] = args else {
-                    self.error(Diagnostic::error(
-                        span,
-                        "reg() takes a register's name, like `reg(\"ip\")`",
-                    ));
-                    return self.poisoned(span);
-                };
-                let reg = String::from_utf8_lossy(reg);
-                let Some(&(_, offset)) = REGISTERS.iter().find(|(n, _)| *n == reg) else {
-                    let names: Vec<&str> = REGISTERS.iter().map(|(n, _)| *n).collect();
-                    let d = Diagnostic::error(*at, format!("x86-64 has no register `{}`", reg))
-                        .with_help(format!("the registers are {}", names.join(", ")));
-                    self.error(d);
-                    return self.poisoned(span);
-                };
-                // Only where the context is the registers: `regs` says so where it is not.
-                if self
-                    .expr_or_poison(&Expr { kind: ExprKind::Ident("regs".into()), span })
-                    .is_none()
-                {
-                    return self.poisoned(span);
-                }
-                mk(TExprKind::CtxLoad { offset }, Type::U64)
-            }
-            // bpftrace spells its variables as calls too: `ppid()`, `comm()`, `jiffies()`.
-            _ if args.is_empty()
-                && VARIABLES.contains(&name)
-                && !matches!(name, "args" | "data") =>
-            {
-                self.ident(name, span)
-            }
-            "count" | "sum" | "min" | "max" | "avg" | "stats" | "quantize" | "hist" | "lhist" => {
-                self.error(
-                    Diagnostic::error(
-                        span,
-                        format!("{}() is an aggregation: assign it to a map", name),
-                    )
-                    .with_help(format!("for example `@name[key] = {}(...)`", name)),
-                );
-                self.poisoned(span)
-            }
-            "printf" | "print" | "exit" | "clear" | "zero" => {
-                self.error(Diagnostic::error(
-                    span,
-                    format!("{}() returns nothing; call it as a statement", name),
-                ));
-                self.poisoned(span)
-            }
-            _ => {
-                let mut d = Diagnostic::error(span, format!("unknown function `{}`", name));
-                if let Some(best) = sonde_syntax::closest(name, FUNCTIONS.iter().copied()) {
-                    d = d.with_help(format!("did you mean `{}`?", best));
-                }
-                self.error(d);
                 self.poisoned(span)
             }
         }

@@ -5,8 +5,9 @@
 //! without a default the option is a boolean, false unless given. Options are known when the
 //! program is compiled, so each `getopt` is a constant.
 
-use super::check::Checker;
-use super::tir::TExpr;
+use super::spec::Call;
+use crate::sema::check::Checker;
+use crate::sema::tir::TExpr;
 use sonde_syntax::ast::{Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
@@ -16,12 +17,12 @@ fn parse_int(text: &str) -> Option<i64> {
     match text {
         "true" => Some(1),
         "false" => Some(0),
-        _ => super::params::parse_int(text),
+        _ => crate::sema::params::parse_int(text),
     }
 }
 
 /// One `getopt` call: the option's name, description (may be empty), default as written.
-pub(super) struct GetOpt {
+pub(in crate::sema) struct GetOpt {
     pub name: String,
     pub about: String,
     pub default: String,
@@ -31,7 +32,11 @@ pub(super) struct GetOpt {
 /// Add a probe's `getopt` calls to the program's options (first call first): as in bpftrace,
 /// every call of one option has the same default, and a description given once counts for
 /// all of them.
-pub(super) fn merge(all: &mut Vec<GetOpt>, calls: Vec<GetOpt>, diags: &mut Vec<Diagnostic>) {
+pub(in crate::sema) fn merge(
+    all: &mut Vec<GetOpt>,
+    calls: Vec<GetOpt>,
+    diags: &mut Vec<Diagnostic>,
+) {
     for c in calls {
         let Some(known) = all.iter_mut().find(|o| o.name == c.name) else {
             all.push(c);
@@ -74,8 +79,9 @@ fn literal(e: &Expr) -> Option<Default> {
 }
 
 impl Checker<'_> {
-    pub(super) fn getopt(&mut self, args: &[Expr], span: Span) -> TExpr {
-        let (name, default, about) = match args {
+    pub(in crate::sema) fn getopt(&mut self, c: &Call) -> TExpr {
+        let span = c.span;
+        let (name, default, about) = match c.args {
             [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] if rest.len() <= 2 => {
                 if let [_, d] = rest {
                     if !matches!(d.kind, ExprKind::Str(_)) {
@@ -102,13 +108,7 @@ impl Checker<'_> {
                 };
                 (String::from_utf8_lossy(name).into_owned(), default, about)
             }
-            _ => {
-                self.error(Diagnostic::error(
-                    span,
-                    "getopt() takes an option name as a string literal, then an optional default and description, like `getopt(\"depth\", 35, \"Maximum depth\")`",
-                ));
-                return self.poisoned(span);
-            }
+            _ => return self.usage(c),
         };
         let shown = match &default {
             Default::Int(v) => v.to_string(),
