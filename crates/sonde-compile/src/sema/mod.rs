@@ -12,10 +12,10 @@ mod map_for;
 mod maps;
 mod params;
 mod script_types;
+mod sites;
 mod spec_params;
 mod stmt;
 pub mod tir;
-mod tuple;
 mod typename;
 
 pub use check::check;

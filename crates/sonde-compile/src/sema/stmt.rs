@@ -1,9 +1,10 @@
 //! Typing statements: assignments, aggregations, output calls, control flow.
 
+use super::builtins::spec::Aggregate;
 use super::check::Checker;
 use super::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
 use crate::types::Type;
-use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Stmt, StmtKind};
+use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Span, Stmt, StmtKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -23,30 +24,7 @@ impl Checker<'_> {
             StmtKind::Expr(e) => return self.call_stmt(e),
             StmtKind::Assign { target, value } => self.assign(target, value)?,
             StmtKind::AssignOp { target, op, value } => {
-                // `x op= v` is `x = x op v`.
-                let combined = Expr {
-                    kind: ExprKind::Binary {
-                        op: *op,
-                        lhs: Box::new(target.clone()),
-                        rhs: Box::new(value.clone()),
-                    },
-                    span,
-                };
-                if let ExprKind::Map { name, .. } = &target.kind {
-                    if let Some(MapValue::Agg { .. }) =
-                        self.maps.lookup(name).and_then(|m| self.maps.value(m))
-                    {
-                        if *op == BinOp::Add && is_one(value) {
-                            // `@x++` on an aggregation counts, as in bpftrace.
-                            let count = Expr {
-                                kind: ExprKind::Call { name: "count".into(), args: vec![] },
-                                span,
-                            };
-                            return self.assign(target, &count).map(|kind| TStmt { kind, span });
-                        }
-                    }
-                }
-                self.assign(target, &combined)?
+                return self.assign_op(target, *op, value, span);
             }
             StmtKind::If { cond, then, els } => {
                 let cond = self.scalar(cond, "an `if` condition");
@@ -91,89 +69,36 @@ impl Checker<'_> {
         Some(TStmt { kind, span })
     }
 
+    /// `x op= v` is `x = x op v`; `@x++` on an aggregation counts, as in bpftrace.
+    fn assign_op(&mut self, target: &Expr, op: BinOp, value: &Expr, span: Span) -> Option<TStmt> {
+        let aggregation = match &target.kind {
+            ExprKind::Map { name, .. } => {
+                let map = self.maps.lookup(name);
+                matches!(map.and_then(|m| self.maps.value(m)), Some(MapValue::Agg { .. }))
+            }
+            _ => false,
+        };
+        let kind = if aggregation && op == BinOp::Add && is_one(value) {
+            ExprKind::Call { name: "count".into(), args: vec![] }
+        } else {
+            let (lhs, rhs) = (Box::new(target.clone()), Box::new(value.clone()));
+            ExprKind::Binary { op, lhs, rhs }
+        };
+        let kind = self.assign(target, &Expr { kind, span })?;
+        Some(TStmt { kind, span })
+    }
+
     fn assign(&mut self, target: &Expr, value: &Expr) -> Option<TStmtKind> {
         match &target.kind {
-            ExprKind::Var(name) => {
-                let v = self.expr(value);
-                if matches!(v.ty, Type::Void | Type::Struct(_)) {
-                    self.error(Diagnostic::error(
-                        value.span,
-                        format!("a variable cannot hold a `{}`", v.ty),
-                    ));
-                    return None;
-                }
-                let var = match self.var_index(name) {
-                    Some(i) if self.vars[i].ty == Type::Void => {
-                        // `let $x;` learns its type here.
-                        self.vars[i].ty = v.ty.clone();
-                        i
-                    }
-                    Some(i) => {
-                        if !self.vars[i].ty.compatible(&v.ty) {
-                            let msg = format!(
-                                "`${}` holds a `{}`, cannot assign a `{}`",
-                                name, self.vars[i].ty, v.ty
-                            );
-                            self.error(Diagnostic::error(value.span, msg));
-                            return None;
-                        }
-                        // A longer string widens the variable (pass 2 starts at the widest).
-                        if let (Type::Str(a), Type::Str(b)) = (&self.vars[i].ty, &v.ty) {
-                            if b > a {
-                                self.vars[i].ty = Type::Str(*b);
-                            }
-                        }
-                        i
-                    }
-                    None => {
-                        let outer = self.scopes.len();
-                        // A variable assigned without `let` belongs to the whole probe.
-                        let saved = std::mem::take(&mut self.scopes);
-                        let i = self.declare(name, v.ty.clone());
-                        self.scopes = saved;
-                        debug_assert_eq!(outer, self.scopes.len());
-                        i
-                    }
-                };
-                Some(TStmtKind::SetVar { var, value: v })
-            }
+            ExprKind::Var(name) => self.assign_var(name, value),
             ExprKind::Map { name, keys } => {
                 let map = self.maps.get_or_create(name, target.span);
                 if let ExprKind::Call { name: f, args } = &value.kind {
                     if let Some(agg) = self.aggregation(f, args, value.span) {
-                        let Some((func, arg)) = agg else {
-                            self.maps.assignment_failed(map);
-                            return None;
-                        };
-                        let signed = arg.as_ref().is_some_and(|a| a.ty.is_signed());
-                        if let Err(d) =
-                            self.maps.use_value(map, MapValue::Agg { func, signed }, value.span)
-                        {
-                            self.error(d);
-                        }
-                        let keys = self.map_keys(map, keys, target.span);
-                        return Some(TStmtKind::Aggregate { map, keys, func, arg });
+                        return self.assign_aggregation(map, keys, agg, target.span, value.span);
                     }
                 }
-                let keys = self.map_keys(map, keys, target.span);
-                let before = self.diags.len();
-                let v = self.expr(value);
-                if self.diags.len() > before {
-                    self.maps.assignment_failed(map);
-                }
-                if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
-                    self.maps.assignment_failed(map);
-                    self.error(Diagnostic::error(
-                        value.span,
-                        format!("a map cannot hold a `{}`", v.ty),
-                    ));
-                    return None;
-                }
-                if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span)
-                {
-                    self.error(d);
-                }
-                Some(TStmtKind::MapStore { map, keys, value: v })
+                self.assign_map(map, keys, value, target.span)
             }
             _ => {
                 self.error(Diagnostic::error(
@@ -183,6 +108,92 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// `$x = v`.
+    fn assign_var(&mut self, name: &str, value: &Expr) -> Option<TStmtKind> {
+        let v = self.expr(value);
+        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+            let msg = format!("a variable cannot hold a `{}`", v.ty);
+            self.error(Diagnostic::error(value.span, msg));
+            return None;
+        }
+        let var = self.variable_for(name, &v, value.span)?;
+        Some(TStmtKind::SetVar { var, value: v })
+    }
+
+    /// The slot of variable `name` that `v` (written at `at`) is assigned to, declared here
+    /// when new.
+    fn variable_for(&mut self, name: &str, v: &TExpr, at: Span) -> Option<usize> {
+        let Some(i) = self.var_index(name) else {
+            let outer = self.scopes.len();
+            // A variable assigned without `let` belongs to the whole probe.
+            let saved = std::mem::take(&mut self.scopes);
+            let i = self.declare(name, v.ty.clone());
+            self.scopes = saved;
+            debug_assert_eq!(outer, self.scopes.len());
+            return Some(i);
+        };
+        match (&self.vars[i].ty, &v.ty) {
+            // `let $x;` learns its type here.
+            (Type::Void, _) => self.vars[i].ty = v.ty.clone(),
+            (held, given) if !held.compatible(given) => {
+                let msg = format!("`${}` holds a `{}`, cannot assign a `{}`", name, held, given);
+                self.error(Diagnostic::error(at, msg));
+                return None;
+            }
+            // A longer string widens the variable (pass 2 starts at the widest).
+            (Type::Str(a), Type::Str(b)) if b > a => self.vars[i].ty = Type::Str(*b),
+            _ => {}
+        }
+        Some(i)
+    }
+
+    /// `@m[k] = count()`: the map holds the aggregation.
+    fn assign_aggregation(
+        &mut self,
+        map: usize,
+        keys: &[Expr],
+        agg: Aggregate,
+        target: Span,
+        value: Span,
+    ) -> Option<TStmtKind> {
+        let Some((func, arg)) = agg else {
+            self.maps.assignment_failed(map);
+            return None;
+        };
+        let signed = arg.as_ref().is_some_and(|a| a.ty.is_signed());
+        if let Err(d) = self.maps.use_value(map, MapValue::Agg { func, signed }, value) {
+            self.error(d);
+        }
+        let keys = self.map_keys(map, keys, target);
+        Some(TStmtKind::Aggregate { map, keys, func, arg })
+    }
+
+    /// `@m[k] = v`.
+    fn assign_map(
+        &mut self,
+        map: usize,
+        keys: &[Expr],
+        value: &Expr,
+        target: Span,
+    ) -> Option<TStmtKind> {
+        let keys = self.map_keys(map, keys, target);
+        let before = self.diags.len();
+        let v = self.expr(value);
+        if self.diags.len() > before {
+            self.maps.assignment_failed(map);
+        }
+        if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
+            self.maps.assignment_failed(map);
+            let msg = format!("a map cannot hold a `{}`", v.ty);
+            self.error(Diagnostic::error(value.span, msg));
+            return None;
+        }
+        if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span) {
+            self.error(d);
+        }
+        Some(TStmtKind::MapStore { map, keys, value: v })
     }
 
     /// Statements that are calls: printf, print, exit, clear...

@@ -80,43 +80,55 @@ fn literal(e: &Expr) -> Option<Default> {
 
 impl Checker<'_> {
     pub(in crate::sema) fn getopt(&mut self, c: &Call) -> TExpr {
-        let span = c.span;
-        let (name, default, about) = match c.args {
-            [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] if rest.len() <= 2 => {
-                if let [_, d] = rest {
-                    if !matches!(d.kind, ExprKind::Str(_)) {
-                        self.error(Diagnostic::error(
-                            d.span,
-                            "getopt()'s third argument is the option's description, a string literal",
-                        ));
-                    }
+        let [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] = c.args else {
+            return self.usage(c);
+        };
+        let name = String::from_utf8_lossy(name).into_owned();
+        let about = self.description(rest.get(1));
+        let default = match rest.first() {
+            None => Default::Int(0),
+            Some(d) => match literal(d) {
+                Some(default) => default,
+                None => {
+                    let msg =
+                        "getopt()'s default is a literal: an integer, `true`/`false` or a string";
+                    self.error(Diagnostic::error(d.span, msg));
+                    return self.poisoned(c.span);
                 }
-                let default = match rest.first() {
-                    None => Some(Default::Int(0)),
-                    Some(d) => literal(d),
-                };
-                let Some(default) = default else {
-                    self.error(Diagnostic::error(
-                        rest[0].span,
-                        "getopt()'s default is a literal: an integer, `true`/`false` or a string",
-                    ));
-                    return self.poisoned(span);
-                };
-                let about = match rest.get(1) {
-                    Some(Expr { kind: ExprKind::Str(d), .. }) => String::from_utf8_lossy(d).into(),
-                    _ => String::new(),
-                };
-                (String::from_utf8_lossy(name).into_owned(), default, about)
-            }
-            _ => return self.usage(c),
+            },
         };
         let shown = match &default {
             Default::Int(v) => v.to_string(),
             Default::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
         };
-        let call = GetOpt { name: name.clone(), about, default: shown, span };
+        let call = GetOpt { name: name.clone(), about, default: shown, span: c.span };
         self.options.push(call);
         let given = self.opts.named.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
+        self.option_value(&name, default, given, c.span)
+    }
+
+    /// The description, a string literal (said when it is something else).
+    fn description(&mut self, about: Option<&Expr>) -> String {
+        match about {
+            Some(Expr { kind: ExprKind::Str(d), .. }) => String::from_utf8_lossy(d).into(),
+            Some(d) => {
+                let msg = "getopt()'s third argument is the option's description, a string literal";
+                self.error(Diagnostic::error(d.span, msg));
+                String::new()
+            }
+            None => String::new(),
+        }
+    }
+
+    /// The option's value: as `given` after the program (`Some(None)`: `--name` alone), or
+    /// the default.
+    fn option_value(
+        &mut self,
+        name: &str,
+        default: Default,
+        given: Option<Option<String>>,
+        span: Span,
+    ) -> TExpr {
         match (default, given) {
             (Default::Int(d), None) => TExpr::const_s64(d, span),
             // `--name` alone is true (1), as bpftrace's boolean options are.
