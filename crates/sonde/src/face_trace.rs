@@ -242,8 +242,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             prog.test_run(&[]).map_err(Failure::kernel)?;
         }
     }
-    let mut ring =
-        RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
+    let mut ring = RingBuf::new(&maps[sonde_compile::abi::EVENTS_MAP]).map_err(Failure::kernel)?;
     let out: Box<dyn Write> = match &a.output {
         Some(path) => Box::new(
             std::fs::File::create(path).map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?,
@@ -301,7 +300,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     let followed = compiled.user_maps.iter().position(|m| m.name == "tr");
     let tasks_left = || -> bool {
         followed.is_some_and(|i| {
-            maps[sonde_compile::lower::FIRST_USER_MAP + i].keys().is_ok_and(|k| !k.is_empty())
+            maps[sonde_compile::abi::FIRST_USER_MAP + i].keys().is_ok_and(|k| !k.is_empty())
         })
     };
     let mut cmd_done = false;
@@ -318,7 +317,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         }
     }
     // Silence every program at once, then read what is left.
-    maps[sonde_compile::lower::CONTROL_MAP]
+    maps[sonde_compile::abi::CONTROL_MAP]
         .update(&0u32.to_le_bytes(), &1u64.to_le_bytes(), 0)
         .map_err(Failure::kernel)?;
     lines.drain(&compiled, &mut ring)?;

@@ -122,8 +122,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         Output::new(cli.format, cli.flame.as_deref(), &source.text, &compiled, &maps, symbols)
             .unbuffered(cli.unbuffer)
             .source_name(&source.name);
-    let mut ring =
-        RingBuf::new(&maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
+    let mut ring = RingBuf::new(&maps[sonde_compile::abi::EVENTS_MAP]).map_err(Failure::kernel)?;
     let mut misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));
     let mut links: Vec<Link> = Vec::new();
     let mut probes = 0;
@@ -197,7 +196,7 @@ fn stop_probes(
     maps: &[sonde_kernel::map::Map],
     attached: Instant,
 ) -> Result<Vec<Option<(u64, u64)>>, Failure> {
-    let control = &maps[sonde_compile::lower::CONTROL_MAP];
+    let control = &maps[sonde_compile::abi::CONTROL_MAP];
     let key = 0u32.to_le_bytes();
     let mut value = control.lookup(&key).map_err(Failure::kernel)?.unwrap_or_default();
     let elapsed = attached.elapsed();

@@ -3,10 +3,10 @@
 
 use super::maps::MapTable;
 use super::script_types::ScriptTypes;
-use super::tir::{EventDef, MapInfo, TProbe, TProgram};
 use crate::env::{Env, Options};
-use crate::provider::Site;
-use crate::types::{StackMode, Type};
+use crate::model::site::Site;
+use crate::model::tir::{EventDef, MapInfo, TProbe, TProgram};
+use crate::model::types::{StackMode, Type};
 use sonde_syntax::ast::Program;
 use sonde_syntax::diag::Diagnostic;
 use std::collections::{BTreeSet, HashMap};
@@ -140,7 +140,7 @@ impl Typed {
 
 pub(super) struct Var {
     pub name: String,
-    pub ty: crate::types::Type,
+    pub ty: crate::model::types::Type,
     /// Still in scope (a `let` variable's block has not ended).
     pub live: bool,
 }
@@ -167,7 +167,7 @@ pub(super) struct Checker<'a> {
     /// The depths of the stacks the probe takes (`kstack` 127, `kstack(3)` 3): a stack map each.
     pub stacks: std::collections::BTreeSet<u8>,
     /// How stacks print where the call does not say (config `stack_mode`).
-    pub stack_mode: crate::types::StackMode,
+    pub stack_mode: crate::model::types::StackMode,
     /// The deepest stack `len()` measures in the probe (0: none).
     pub stack_len_frames: u8,
     /// The probe's `getopt("name", ...)` calls.
@@ -203,7 +203,7 @@ impl<'a> Checker<'a> {
             events: Vec::new(),
             diags: Vec::new(),
             stacks: Default::default(),
-            stack_mode: crate::types::StackMode::Bpftrace,
+            stack_mode: crate::model::types::StackMode::Bpftrace,
             stack_len_frames: 0,
             options: Vec::new(),
             map_for: 0,
@@ -216,7 +216,7 @@ impl<'a> Checker<'a> {
     fn string_sizes(&self) -> HashMap<String, usize> {
         let mut out = HashMap::new();
         for v in &self.vars {
-            if let crate::types::Type::Str(n) = v.ty {
+            if let crate::model::types::Type::Str(n) = v.ty {
                 let e = out.entry(v.name.clone()).or_insert(0);
                 *e = n.max(*e);
             }

@@ -15,8 +15,6 @@ mod script_types;
 mod sites;
 mod spec_params;
 mod stmt;
-pub mod tir;
 mod typename;
 
 pub use check::check;
-pub use expr::arith_type;

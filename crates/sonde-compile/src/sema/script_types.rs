@@ -4,9 +4,9 @@
 //! member reads; an enum's names are integer constants (before the kernel's enum names).
 
 use super::check::Checker;
-use super::tir::TExpr;
 use super::typename;
-use crate::types::{Field, StructDef, Type};
+use crate::model::tir::TExpr;
+use crate::model::types::{Field, StructDef, Type};
 use sonde_syntax::ast::{Span, TypeDecl, TypeName};
 use sonde_syntax::diag::Diagnostic;
 use std::collections::HashMap;

@@ -2,8 +2,8 @@
 
 use super::builtins::spec::Aggregate;
 use super::check::Checker;
-use super::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
-use crate::types::Type;
+use crate::model::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
+use crate::model::types::Type;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Span, Stmt, StmtKind};
 use sonde_syntax::diag::Diagnostic;
 

@@ -2,9 +2,9 @@
 //! `lhist(x, min, max, step)` with its constant bounds.
 
 use super::spec::{Aggregate, Call};
+use crate::model::tir::AggFunc;
 use crate::sema::check::Checker;
 use crate::sema::stmt::constant;
-use crate::sema::tir::AggFunc;
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {

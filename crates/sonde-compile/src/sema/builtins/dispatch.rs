@@ -3,9 +3,9 @@
 
 use super::spec::{Aggregate, Call, Check, Form, Spec};
 use super::table;
+use crate::model::tir::{TExpr, TExprKind, TStmtKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind, TStmtKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, Span};
 use sonde_syntax::diag::Diagnostic;
 

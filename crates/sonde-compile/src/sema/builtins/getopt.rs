@@ -6,8 +6,8 @@
 //! program is compiled, so each `getopt` is a constant.
 
 use super::spec::Call;
+use crate::model::tir::TExpr;
 use crate::sema::check::Checker;
-use crate::sema::tir::TExpr;
 use sonde_syntax::ast::{Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 

@@ -4,9 +4,9 @@
 //! bytes each (`lower/join.rs`), and joined by user space when the record is printed.
 
 use super::spec::Call;
+use crate::model::tir::{EventDef, EventKind, TStmtKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{EventDef, EventKind, TStmtKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
@@ -23,7 +23,7 @@ impl Checker<'_> {
             // level of pointer): any pointer is taken as the array's address.
             Type::Ptr { user, .. } => *user,
             Type::Int { bytes: 8, .. } => {
-                self.sites.first().is_some_and(crate::provider::Site::reads_user_memory)
+                self.sites.first().is_some_and(crate::model::site::Site::reads_user_memory)
             }
             t => {
                 let msg = format!(

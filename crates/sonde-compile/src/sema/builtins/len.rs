@@ -2,9 +2,9 @@
 //! `len(kstack)`, the frames of the stack taken where it is measured.
 
 use super::spec::Call;
+use crate::model::tir::{Builtin, MapValue, TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{Builtin, MapValue, TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

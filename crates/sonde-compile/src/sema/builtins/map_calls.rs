@@ -2,9 +2,9 @@
 //! value.
 
 use super::spec::Call;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind};
 
 impl Checker<'_> {

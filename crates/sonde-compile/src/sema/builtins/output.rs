@@ -2,9 +2,9 @@
 //! `cat("FILE")` and `time(fmt)`.
 
 use super::spec::Call;
+use crate::model::tir::{EventDef, EventKind, TExpr, TExprKind, TStmtKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{EventDef, EventKind, TExpr, TExprKind, TStmtKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

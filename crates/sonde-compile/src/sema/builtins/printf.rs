@@ -2,9 +2,9 @@
 //! another place for the text.
 
 use super::spec::Call;
+use crate::model::tir::{EventDef, EventKind, Sink, TExpr, TStmtKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{EventDef, EventKind, Sink, TExpr, TStmtKind};
-use crate::types::Type;
 use sonde_output::printf::{self, Piece, Spec as Conversion};
 use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;

@@ -2,9 +2,9 @@
 //! as bpftrace wants `--unsafe`, sonde does too.
 
 use super::spec::Call;
+use crate::model::tir::{TExpr, TExprKind, TStmtKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind, TStmtKind};
-use crate::types::Type;
 use sonde_syntax::ast::ExprKind;
 use sonde_syntax::diag::Diagnostic;
 

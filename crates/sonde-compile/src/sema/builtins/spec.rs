@@ -1,12 +1,12 @@
 //! What the registry says about one builtin: where it is written, its arguments, what it gives,
 //! the sentence a wrong call gets, and how the checker types a use of it.
 
+use crate::model::tir::{AggFunc, Builtin, TExpr, TStmtKind};
 use crate::sema::check::Checker;
-use crate::sema::tir::{AggFunc, Builtin, TExpr, TStmtKind};
 
 /// An aggregation and the value it takes (none for `count()`); `None` after an error.
 pub(in crate::sema) type Aggregate = Option<(AggFunc, Option<TExpr>)>;
-use crate::types::Type;
+use crate::model::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 
 /// Where a builtin is written.

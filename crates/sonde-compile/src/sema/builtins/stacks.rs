@@ -4,10 +4,9 @@
 //! stacks that differ only below it count as one key, as bpftrace's do.
 
 use super::spec::Call;
-use crate::lower::STACK_DEPTH;
+use crate::model::tir::{Builtin, TExpr, TExprKind};
+use crate::model::types::{StackMode, Type, STACK_DEPTH};
 use crate::sema::check::Checker;
-use crate::sema::tir::{Builtin, TExpr, TExprKind};
-use crate::types::{StackMode, Type};
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

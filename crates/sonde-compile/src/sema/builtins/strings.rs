@@ -2,10 +2,10 @@
 //! `strncmp`) and bpftrace's `strftime`.
 
 use super::spec::Call;
-use crate::provider::Site;
+use crate::model::site::Site;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 

@@ -2,9 +2,9 @@
 //! wants: `override(rc)` here, `signal()` and `system()` beside their kin.
 
 use super::spec::Call;
-use crate::provider::AttachPoint;
+use crate::model::site::AttachPoint;
+use crate::model::tir::TStmtKind;
 use crate::sema::check::Checker;
-use crate::sema::tir::TStmtKind;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
 

@@ -2,10 +2,9 @@
 //! (`cpid`, `probe`, `ncpus`), read through the current task (`curtask`, bpftrace's `ppid` and
 //! `pcomm`), the probe's context (`argN`, `args`) and stacks.
 
-use crate::lower::STACK_DEPTH;
+use crate::model::tir::{Builtin, TExpr, TExprKind};
+use crate::model::types::{Type, STACK_DEPTH};
 use crate::sema::check::Checker;
-use crate::sema::tir::{Builtin, TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

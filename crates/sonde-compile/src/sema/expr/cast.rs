@@ -1,8 +1,8 @@
 //! Casts: `(u32)x`, `(struct task_struct *)arg0`, bpftrace's `(uint8)x`.
 
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, Span, TypeName};
 use sonde_syntax::diag::Diagnostic;
 

@@ -1,9 +1,9 @@
 //! Names that mean something only in some probes (`argN`, `retval`, `caller`, `regs`,
 //! `args.FIELD`): the site's provider says what (`provider/context.rs`).
 
+use crate::model::tir::TExpr;
 use crate::provider::context::{self, ContextName, Cx};
 use crate::sema::check::Checker;
-use crate::sema::tir::TExpr;
 use sonde_syntax::ast::Span;
 
 impl Checker<'_> {

@@ -1,9 +1,9 @@
 //! Reading a map element (`@m[k]`, ply's `m[k]`): its keys checked against the map's, its value
 //! typed by what the map holds.
 
+use crate::model::tir::{MapValue, TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{MapValue, TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, Span};
 use sonde_syntax::diag::Diagnostic;
 

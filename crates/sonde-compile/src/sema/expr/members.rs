@@ -1,10 +1,10 @@
 //! Members: `p->field` and `s.field` on kernel structs (from BTF, bitfields included) and the
 //! script's own, `args.field` through the probe's provider, `t.0` on tuples.
 
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::provider::context::ContextName;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

@@ -11,11 +11,10 @@ mod pointers;
 mod tuple;
 
 pub(in crate::sema) use members::Place;
-pub use operators::arith_type;
 
 use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

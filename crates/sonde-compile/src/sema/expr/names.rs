@@ -1,9 +1,9 @@
 //! Bare names and `$variables`: builtin variables, ply's maps without `@`, enum constants,
 //! positional parameters, bpftrace's `$target`.
 
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
 

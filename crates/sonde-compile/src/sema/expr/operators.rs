@@ -1,9 +1,9 @@
 //! Operators: unary, binary (C's, and `==`/`!=` on strings) and `?:`, typed by C's usual
 //! arithmetic conversions simplified to 64 bits.
 
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::{arith_type, Type};
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{BinOp, Expr, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
@@ -117,24 +117,5 @@ impl Checker<'_> {
         };
         let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
         TExpr { kind: TExprKind::Ternary { cond, then, els }, ty, span }
-    }
-}
-
-/// C's usual arithmetic conversions, simplified to 64 bits: unsigned if either side is a u64 or pointer.
-pub fn arith_type(a: &Type, b: &Type) -> Type {
-    let unsigned64 = |t: &Type| {
-        matches!(
-            t,
-            Type::Int { bytes: 8, signed: false }
-                | Type::Ptr { .. }
-                | Type::Sym
-                | Type::Walltime
-                | Type::Strftime(_)
-        )
-    };
-    if unsigned64(a) || unsigned64(b) {
-        Type::U64
-    } else {
-        Type::S64
     }
 }

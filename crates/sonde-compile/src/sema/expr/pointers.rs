@@ -1,9 +1,9 @@
 //! Reading through pointers and arrays: `*p`, `p[i]`, `arr[i]`, one char of a string (`$s[0]`,
 //! `p->comm[0]`), with constant indices checked against the bounds.
 
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

@@ -1,7 +1,7 @@
 //! The aggregations: per-CPU values merged when read, assigned to a map element.
 
+use crate::model::tir::AggFunc;
 use crate::sema::builtins::spec::{arg, Check, Form, Kind, Param, Returns, Spec};
-use crate::sema::tir::AggFunc;
 
 const AGGREGATION: Spec = Spec {
     name: "",

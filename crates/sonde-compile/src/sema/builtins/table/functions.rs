@@ -1,7 +1,7 @@
 //! The builtin functions: calls that are values.
 
+use crate::model::types::Type;
 use crate::sema::builtins::spec::{arg, many, opt, Check, Form, Kind, Returns, Spec};
-use crate::types::Type;
 
 const FUNCTION: Spec = Spec {
     name: "",

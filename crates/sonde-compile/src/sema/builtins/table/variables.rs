@@ -1,9 +1,9 @@
 //! The builtin variables.
 
+use crate::model::tir::Builtin;
+use crate::model::types::Type;
 use crate::provider::context::ContextName;
 use crate::sema::builtins::spec::{Check, Form, Returns, Spec};
-use crate::sema::tir::Builtin;
-use crate::types::Type;
 
 /// A variable bpftrace also spells as a call (`pid()`).
 const CALLABLE: Form = Form::Variable { call: true, shadowed: false };
