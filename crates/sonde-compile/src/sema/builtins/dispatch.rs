@@ -56,11 +56,7 @@ impl Checker<'_> {
     ) -> Option<Option<TStmtKind>> {
         let spec = table::statement(name)?;
         let Check::Stmt(check) = spec.check else { return None };
-        let c = Call { spec, name, args, span };
-        if !spec.fits(args) {
-            return Some(self.usage_error(&c));
-        }
-        Some(check(self, &c))
+        Some(self.checked(Call { spec, name, args, span }, check))
     }
 
     /// An aggregation assigned to a map (`count()`); `None` when `name` is none, `Some(None)`
@@ -73,11 +69,15 @@ impl Checker<'_> {
     ) -> Option<Aggregate> {
         let spec = table::aggregation(name)?;
         let Check::Agg(check) = spec.check else { return None };
-        let c = Call { spec, name, args, span };
-        if !spec.fits(args) {
-            return Some(self.usage_error(&c));
+        Some(self.checked(Call { spec, name, args, span }, check))
+    }
+
+    /// The call handed to its checker when its arguments fit, else its usage sentence.
+    fn checked<T>(&mut self, c: Call, check: fn(&mut Checker, &Call) -> Option<T>) -> Option<T> {
+        if !c.spec.fits(c.args) {
+            return self.usage_error(&c);
         }
-        Some(check(self, &c))
+        check(self, &c)
     }
 
     /// A builtin variable, or `None` when `name` is none. With `shadowed`, only those that a

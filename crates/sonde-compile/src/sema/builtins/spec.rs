@@ -108,7 +108,7 @@ pub const fn any(name: &'static str, kind: Kind) -> Param {
 #[derive(Clone, Debug)]
 pub enum Returns {
     /// Always this type; the checker's result is held to it.
-    Type(Type),
+    Type(&'static Type),
     /// A type that depends on the use, said in words.
     Computed(&'static str),
     /// Nothing: a statement.
@@ -132,6 +132,23 @@ pub struct Spec {
     /// A whole program that uses it (the tests compile every one).
     pub example: &'static str,
     pub(in crate::sema) check: Check,
+}
+
+/// An entry that says only where it is written and how it is checked: the tables fill in the
+/// rest (`Spec { name: "pid", ..BASE }`).
+pub(in crate::sema) const fn base(form: Form, check: Check) -> Spec {
+    Spec {
+        name: "",
+        also: &[],
+        form,
+        params: &[],
+        takes: "",
+        usage_help: None,
+        returns: Returns::Nothing,
+        doc: "",
+        example: "",
+        check,
+    }
 }
 
 /// How the checker types a use.

@@ -1,20 +1,9 @@
 //! The aggregations: per-CPU values merged when read, assigned to a map element.
 
 use crate::model::tir::AggFunc;
-use crate::sema::builtins::spec::{arg, Check, Form, Kind, Param, Returns, Spec};
+use crate::sema::builtins::spec::{arg, base, Check, Form, Kind, Param, Returns, Spec};
 
-const AGGREGATION: Spec = Spec {
-    name: "",
-    also: &[],
-    form: Form::Aggregation,
-    params: &[],
-    takes: "",
-    usage_help: None,
-    returns: Returns::Nothing,
-    doc: "",
-    example: "",
-    check: Check::Agg(|cx, c| cx.usage_error(c)),
-};
+const AGGREGATION: Spec = base(Form::Aggregation, Check::Agg(|cx, c| cx.usage_error(c)));
 
 const ONE_VALUE: &[Param] = &[arg("value", Kind::Integer)];
 

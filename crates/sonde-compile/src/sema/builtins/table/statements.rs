@@ -1,19 +1,8 @@
 //! The builtin statements: calls that give nothing.
 
-use crate::sema::builtins::spec::{any, arg, opt, Check, Form, Kind, Param, Returns, Spec};
+use crate::sema::builtins::spec::{any, arg, base, opt, Check, Form, Kind, Param, Spec};
 
-const STATEMENT: Spec = Spec {
-    name: "",
-    also: &[],
-    form: Form::Statement,
-    params: &[],
-    takes: "",
-    usage_help: None,
-    returns: Returns::Nothing,
-    doc: "",
-    example: "",
-    check: Check::Stmt(|cx, c| cx.usage_error(c)),
-};
+const STATEMENT: Spec = base(Form::Statement, Check::Stmt(|cx, c| cx.usage_error(c)));
 
 /// printf's and its kin's: a format, then the values it formats.
 const FORMATTED: &[Param] = &[arg("format", Kind::StrLiteral), any("value", Kind::Value)];

@@ -3,7 +3,7 @@
 use crate::model::tir::Builtin;
 use crate::model::types::Type;
 use crate::provider::context::ContextName;
-use crate::sema::builtins::spec::{Check, Form, Returns, Spec};
+use crate::sema::builtins::spec::{base, Check, Form, Returns, Spec};
 
 /// A variable bpftrace also spells as a call (`pid()`).
 const CALLABLE: Form = Form::Variable { call: true, shadowed: false };
@@ -12,24 +12,13 @@ const NAME: Form = Form::Variable { call: false, shadowed: false };
 /// bpftrace's names that came after ply's: callable, and hidden by a map or enum of the name.
 const LATER: Form = Form::Variable { call: true, shadowed: true };
 
-const VARIABLE: Spec = Spec {
-    name: "",
-    also: &[],
-    form: CALLABLE,
-    params: &[],
-    takes: "",
-    usage_help: None,
-    returns: Returns::Nothing,
-    doc: "",
-    example: "",
-    check: Check::Var(|cx, _, span| cx.poisoned(span)),
-};
+const VARIABLE: Spec = base(CALLABLE, Check::Var(|cx, _, span| cx.poisoned(span)));
 
 pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "comm",
         also: &["execname"],
-        returns: Returns::Type(Type::Str(16)),
+        returns: Returns::Type(&Type::Str(16)),
         doc: "The current task's name, as the kernel keeps it (16 bytes).",
         example: "tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }",
         check: Check::Builtin(Builtin::Comm),
@@ -37,7 +26,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "pid",
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The current process's id (the kernel's thread group id).",
         example: "tracepoint:syscalls:sys_enter_read { @[pid] = count(); }",
         check: Check::Builtin(Builtin::Pid),
@@ -46,7 +35,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "tid",
         also: &["kpid"],
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The current thread's id (the kernel's pid).",
         example: "tracepoint:syscalls:sys_enter_read { @[tid] = count(); }",
         check: Check::Builtin(Builtin::Tid),
@@ -54,7 +43,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "uid",
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The current user id.",
         example: "tracepoint:syscalls:sys_enter_openat { @[uid] = count(); }",
         check: Check::Builtin(Builtin::Uid),
@@ -62,7 +51,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "gid",
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The current group id.",
         example: "tracepoint:syscalls:sys_enter_openat { @[gid] = count(); }",
         check: Check::Builtin(Builtin::Gid),
@@ -70,7 +59,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "cpu",
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The CPU the probe runs on.",
         example: "tracepoint:sched:sched_switch { @[cpu] = count(); }",
         check: Check::Builtin(Builtin::Cpu),
@@ -79,7 +68,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "nsecs",
         also: &["time"],
-        returns: Returns::Type(Type::U64),
+        returns: Returns::Type(&Type::U64),
         doc: "Nanoseconds since boot (the monotonic clock).",
         example: "tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
         check: Check::Builtin(Builtin::Nsecs),
@@ -87,7 +76,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "walltime",
-        returns: Returns::Type(Type::Walltime),
+        returns: Returns::Type(&Type::Walltime),
         doc: "The time now, printed as an RFC 3339 UTC timestamp by `%s` and `print`.",
         example: "BEGIN { printf(\"%s\\n\", walltime); }",
         check: Check::Builtin(Builtin::Nsecs),
@@ -95,7 +84,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "elapsed",
-        returns: Returns::Type(Type::U64),
+        returns: Returns::Type(&Type::U64),
         doc: "Nanoseconds since sonde started.",
         example: "interval:1s { printf(\"%d\\n\", elapsed); }",
         check: Check::Builtin(Builtin::Elapsed),
@@ -103,7 +92,7 @@ pub const VARIABLES: &[Spec] = &[
     },
     Spec {
         name: "cpid",
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The pid of the command run with `-c` (also `$target`), a constant.",
         example: "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @reads = count(); }",
         check: Check::Var(|cx, _, span| cx.child_pid(span)),
@@ -131,7 +120,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "cgroup",
         form: LATER,
-        returns: Returns::Type(Type::U64),
+        returns: Returns::Type(&Type::U64),
         doc: "The current task's cgroup v2 id (`cgroup_path(cgroup)` prints its path).",
         example: "tracepoint:syscalls:sys_enter_read { @[cgroup] = count(); }",
         check: Check::Builtin(Builtin::Cgroup),
@@ -149,7 +138,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "ncpus",
         form: LATER,
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The number of online CPUs when the program is compiled.",
         example: "BEGIN { printf(\"%d CPUs\\n\", ncpus); }",
         check: Check::Var(|cx, _, span| cx.ncpus(span)),
@@ -158,7 +147,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "numaid",
         form: LATER,
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "The NUMA node of the current CPU.",
         example: "tracepoint:sched:sched_switch { @[numaid] = count(); }",
         check: Check::Builtin(Builtin::NumaId),
@@ -167,7 +156,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "rand",
         form: LATER,
-        returns: Returns::Type(Type::U32),
+        returns: Returns::Type(&Type::U32),
         doc: "A pseudo-random number.",
         example: "tracepoint:syscalls:sys_enter_read /rand % 100 == 0/ { @sampled = count(); }",
         check: Check::Builtin(Builtin::Rand),
@@ -176,7 +165,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "username",
         form: LATER,
-        returns: Returns::Type(Type::Username),
+        returns: Returns::Type(&Type::Username),
         doc: "The current user's name in /etc/passwd, found when it is printed (empty when it has none).",
         example: "tracepoint:syscalls:sys_enter_execve { @[username] = count(); }",
         check: Check::Builtin(Builtin::Uid),
@@ -185,7 +174,7 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "jiffies",
         form: LATER,
-        returns: Returns::Type(Type::U64),
+        returns: Returns::Type(&Type::U64),
         doc: "The kernel's jiffies (`bpf_jiffies64`, Linux 5.5).",
         example: "BEGIN { printf(\"%d\\n\", jiffies); }",
         check: Check::Builtin(Builtin::Jiffies),
