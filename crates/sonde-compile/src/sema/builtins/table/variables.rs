@@ -12,7 +12,7 @@ const NAME: Form = Form::Variable { call: false, shadowed: false };
 /// bpftrace's names that came after ply's: callable, and hidden by a map or enum of the name.
 const LATER: Form = Form::Variable { call: true, shadowed: true };
 
-const VARIABLE: Spec = base(CALLABLE, Check::Var(|cx, _, span| cx.poisoned(span)));
+const VARIABLE: Spec = base(CALLABLE, Check::Var(|cx, name, span| cx.unknown_variable(name, span)));
 
 pub const VARIABLES: &[Spec] = &[
     Spec {
