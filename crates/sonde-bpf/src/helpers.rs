@@ -2,6 +2,16 @@
 //! names, so codegen can say `call(helper::MAP_LOOKUP_ELEM)` and the disassembler can print
 //! `call bpf_map_lookup_elem#1` like the verifier log does.
 
+/// `flags` of bpf_map_update_elem, the helper's and the bpf(2) command's (uapi `BPF_ANY`...).
+pub mod map_update {
+    /// Create the element or replace it.
+    pub const BPF_ANY: u64 = 0;
+    /// Create the element only where there is none.
+    pub const BPF_NOEXIST: u64 = 1;
+    /// Replace the element only where there is one.
+    pub const BPF_EXIST: u64 = 2;
+}
+
 /// The helper ids sonde emits calls to. Values are kernel ABI and never change.
 pub mod helper {
     pub const MAP_LOOKUP_ELEM: u32 = 1;

@@ -6,5 +6,5 @@ pub mod helpers;
 pub mod insn;
 
 pub use disasm::{disasm, disasm_indexed, disasm_one};
-pub use helpers::{helper, helper_name};
+pub use helpers::{helper, helper_name, map_update};
 pub use insn::{Alu, Cond, Insn, Reg, Size};

@@ -1,45 +1,9 @@
 //! Kernel types from BTF turned into sonde's types: integers, pointers, strings, arrays, and
 //! structs/unions kept by id (`Type::Btf`) so members are looked up only when a program uses them.
 
-use crate::types::{Field, StructDef, Type};
+use crate::model::site::FuncSig;
+use crate::model::types::Type;
 use sonde_btf::{Btf, Kind, TypeId};
-
-/// A kernel function's parameters and return type, as sonde types.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FuncSig {
-    pub name: String,
-    /// The FUNC's BTF id (fentry/fexit attach to it).
-    pub btf_id: u32,
-    pub params: Vec<(String, Type)>,
-    pub ret: Type,
-}
-
-impl FuncSig {
-    /// The arguments as a record of u64 slots, in order (what a BPF trampoline hands fentry, and
-    /// how `args->NAME` reads a syscall wrapper's arguments), then `retval` when asked for.
-    pub fn argument_record(&self, retval: bool) -> StructDef {
-        let mut fields: Vec<Field> = self
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, (name, ty))| Field {
-                name: if name.is_empty() { format!("arg{}", i) } else { name.clone() },
-                offset: 8 * i,
-                ty: ty.clone(),
-                data_loc: false,
-            })
-            .collect();
-        if retval {
-            fields.push(Field {
-                name: "retval".into(),
-                offset: 8 * self.params.len(),
-                ty: self.ret.clone(),
-                data_loc: false,
-            });
-        }
-        StructDef { name: self.name.clone(), size: 8 * fields.len(), fields }
-    }
-}
 
 pub fn func_sig(btf: &Btf, name: &str) -> Option<FuncSig> {
     let f = btf.find_func(name)?;

@@ -3,7 +3,7 @@
 //! can check what the checker inferred), then each program's annotated disassembly.
 
 use crate::lower::{Compiled, ProgramDef};
-use crate::sema::tir::{MapValue, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
+use crate::model::tir::{MapValue, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
 use sonde_bpf::disasm;
 use std::fmt::Write;
 
@@ -44,7 +44,7 @@ pub fn program(p: &ProgramDef, maps: &[crate::lower::MapDef], source: &str) -> S
     }
     let map_label = |i: usize| match maps.get(i) {
         Some(m)
-            if i >= crate::lower::FIRST_USER_MAP && m.kind != crate::lower::MapKind::StackTrace =>
+            if i >= crate::abi::FIRST_USER_MAP && m.kind != crate::lower::MapKind::StackTrace =>
         {
             format!("@{}", m.name)
         }

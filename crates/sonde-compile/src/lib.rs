@@ -3,19 +3,32 @@
 //!
 //! The pipeline, in order: `sonde_syntax::parse` -> [`check`] -> [`lower`].
 
+//!
+//! Its modules form layers; each uses only those below it (docs/architecture.md, and
+//! tests/layers.rs, which checks it):
+//!
+//! ```text
+//! 4  dump                         the -S printer
+//! 3  sema        lower            check, lower to BPF
+//! 2  provider                     probe specs -> sites; what argN, args... mean in them
+//! 1  env  btf_types  arch  abi    kernel facts; what programs and runtime agree on
+//! 0  model                        types, sites, the typed program
+//! ```
+
+pub mod abi;
 mod arch;
 pub mod btf_types;
 pub mod dump;
 pub mod env;
 pub mod lower;
+pub mod model;
 pub mod provider;
 pub mod sema;
-pub mod types;
 
 pub use env::{Env, EnvError, Options};
 pub use lower::{lower, Compiled, MapDef, MapKind, ProgramDef};
+pub use model::{tir, types};
 pub use sema::check;
-pub use sema::tir;
 
 use sonde_syntax::diag::Diagnostic;
 

@@ -26,7 +26,7 @@
 use crate::program::{Plan, Targets, INLINE_SET_MAX, SQUARE_UNIT_NS};
 use sonde_bpf::helpers::helper as h;
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
-use sonde_compile::lower::{CONTROL_MAP, FIRST_USER_MAP};
+use sonde_compile::abi::{CONTROL_MAP, FIRST_USER_MAP};
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, MapDef, MapKind};
 

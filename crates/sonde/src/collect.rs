@@ -2,7 +2,7 @@
 //! map and the lost-events counter, and hands back plain values. It never prints.
 
 use crate::decode::{self, Merged};
-use sonde_compile::lower::{FIRST_USER_MAP, LOST_MAP};
+use sonde_compile::abi::{FIRST_USER_MAP, LOST_MAP};
 use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
 use sonde_compile::types::{StackMode, Type};
 use sonde_compile::Compiled;

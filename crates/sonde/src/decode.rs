@@ -88,7 +88,7 @@ pub fn username(uid: u64) -> String {
 /// to the first empty one, with `sep` between them.
 pub fn join(rec: &[u8], sep: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    for (i, slot) in rec.chunks(sonde_compile::lower::JOIN_ARG_SIZE).enumerate() {
+    for (i, slot) in rec.chunks(sonde_compile::abi::JOIN_ARG_SIZE).enumerate() {
         let end = slot.iter().position(|&c| c == 0).unwrap_or(slot.len());
         if end == 0 {
             break;

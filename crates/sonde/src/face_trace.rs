@@ -15,7 +15,7 @@ use crate::signals;
 use clap::Parser;
 use lines::{Layout, Lines};
 use names::ProcNames;
-use sonde_compile::lower::FIRST_USER_MAP;
+use sonde_compile::abi::FIRST_USER_MAP;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
 use sonde_kernel::ringbuf::RingBuf;

@@ -6,8 +6,9 @@
 //! `cpu: for cpu in 0..cpu_ids { v = lookup(map, key, cpu); if v: combine }`: a loop bounded by
 //! a constant (5.3+), with its counter and result on the stack across the helper calls.
 
-use super::{h, Lower, FIRST_USER_MAP};
-use crate::sema::tir::{AggFunc, MapValue};
+use super::{h, Lower};
+use crate::abi::FIRST_USER_MAP;
+use crate::model::tir::{AggFunc, MapValue};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
 impl Lower<'_> {

@@ -4,7 +4,7 @@
 
 use super::emit::Label;
 use super::Lower;
-use crate::sema::tir::{TExpr, TExprKind};
+use crate::model::tir::{TExpr, TExprKind};
 use sonde_bpf::{Cond, Insn, Reg};
 use sonde_syntax::ast::BinOp;
 
@@ -51,7 +51,7 @@ impl Lower<'_> {
             TExprKind::Binary { op, lhs, rhs }
                 if !lhs.ty.is_string() && comparison(*op).is_some() =>
             {
-                let signed = crate::sema::arith_type(&lhs.ty, &rhs.ty).is_signed();
+                let signed = crate::model::types::arith_type(&lhs.ty, &rhs.ty).is_signed();
                 let cond = comparison(*op).map(|c| c(signed)).unwrap_or(Cond::Ne);
                 let cond = if when { cond } else { negate(cond) };
                 let l = self.scalar(lhs);

@@ -1,9 +1,10 @@
 //! Expressions: scalars into registers, strings and other buffers into stack slots.
 
 use super::emit::CTX;
-use super::{h, Lower, FIRST_USER_MAP, STACK_DEPTH};
-use crate::sema::tir::{Builtin, TExpr, TExprKind};
-use crate::types::Type;
+use super::{h, Lower};
+use crate::abi::FIRST_USER_MAP;
+use crate::model::tir::{Builtin, TExpr, TExprKind};
+use crate::model::types::{Type, STACK_DEPTH};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 use sonde_syntax::ast::BinOp;
 

@@ -3,13 +3,11 @@
 //! 512-byte stack holds), and `override(rc)`.
 
 use super::stmt::BPF_RB_NO_WAKEUP;
-use super::{h, Lower, EVENTS_MAP};
-use crate::sema::tir::TExpr;
+use super::{h, Lower};
+use crate::abi::{EVENTS_MAP, JOIN_ARGS, JOIN_ARG_SIZE};
+use crate::model::tir::TExpr;
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
-/// bpftrace's limits: 16 strings of at most 1024 bytes (its `join_argnum`/`join_argsize`).
-pub const JOIN_ARGS: usize = 16;
-pub const JOIN_ARG_SIZE: usize = 1024;
 /// bpf_ringbuf_reserve / bpf_ringbuf_submit (5.8) and bpf_override_return (4.16).
 const RINGBUF_RESERVE: u32 = 131;
 const RINGBUF_SUBMIT: u32 = 132;

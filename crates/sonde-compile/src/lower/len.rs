@@ -6,9 +6,10 @@
 //! clears the map. Stores into such a map look the key up first, so replacing an element
 //! never counts. Counters follow the user maps and the stack map, in user-map order.
 
-use super::stmt::{BPF_ANY, BPF_NOEXIST};
-use super::{h, Lower, MapDef, MapKind, FIRST_USER_MAP};
-use crate::sema::tir::MapInfo;
+use super::{h, Lower, MapDef, MapKind};
+use crate::abi::FIRST_USER_MAP;
+use crate::model::tir::MapInfo;
+use sonde_bpf::map_update::{BPF_ANY, BPF_NOEXIST};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
 /// The counter maps of the counted user maps, in order (they follow the stack map).

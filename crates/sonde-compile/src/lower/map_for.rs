@@ -11,8 +11,9 @@
 //! callback's r9 holds `ctx` (the probe's context is not available there: sema refuses its uses).
 
 use super::emit::{Emitter, CTX};
-use super::{h, Lower, FIRST_USER_MAP};
-use crate::sema::tir::{TStmt, TStmtKind};
+use super::{h, Lower};
+use crate::abi::FIRST_USER_MAP;
+use crate::model::tir::{TStmt, TStmtKind};
 use sonde_bpf::{Cond, Insn, Reg, Size};
 
 /// A finished callback and its references to other callbacks: (instruction, callback index).

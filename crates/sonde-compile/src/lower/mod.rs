@@ -8,7 +8,6 @@ mod emit;
 mod expr;
 mod join;
 mod len;
-pub use join::{JOIN_ARGS, JOIN_ARG_SIZE};
 pub use len::len_counter;
 mod map_for;
 mod stack_len;
@@ -17,26 +16,16 @@ mod strings;
 mod tuple;
 mod values;
 
+use crate::abi::CONTROL_MAP;
 use crate::env::Options;
-use crate::provider::{ProgKind, Site};
-use crate::sema::tir::{EventDef, EventKind, MapInfo, TProbe, TProgram};
+use crate::model::site::{ProgKind, Site};
+use crate::model::tir::{EventDef, EventKind, MapInfo, TProbe, TProgram};
+use crate::model::types::STACK_DEPTH;
 use emit::{Emitter, CTX};
 use sonde_bpf::{Insn, Reg};
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
 
-/// Index of the ring buffer every event goes through.
-pub const EVENTS_MAP: usize = 0;
-/// Index of the per-CPU counter of events the ring buffer had no room for.
-pub const LOST_MAP: usize = 1;
-/// Index of the one-element array whose first u64 user space sets when tracing stops: every
-/// program but BEGIN and END returns at once while it is set, so the probes are silent from that
-/// moment (END has the last word, maps can be printed) however long the kernel takes to detach
-/// them (tens of milliseconds per kprobe on kernels without kprobe_multi). The u64s after the
-/// flag count the runs of each `interval:` probe (see `ProgramDef::run_slot`).
-pub const CONTROL_MAP: usize = 2;
-/// User maps start here: user map `i` is map `FIRST_USER_MAP + i`.
-pub const FIRST_USER_MAP: usize = 3;
 /// Entries in each hash map.
 pub const MAP_ENTRIES: u32 = 4096;
 /// Size of the event ring buffer (a power of two, a multiple of the page size) when probes
@@ -59,9 +48,6 @@ pub enum MapKind {
     Array,
     StackTrace,
 }
-
-/// Frames kept per stack (the kernel's PERF_MAX_STACK_DEPTH).
-pub const STACK_DEPTH: u32 = 127;
 
 #[derive(Clone, Debug)]
 pub struct MapDef {
@@ -242,7 +228,7 @@ pub(crate) struct Lower<'a> {
 }
 
 fn is_interval(probe: &TProbe) -> bool {
-    matches!(probe.sites[0].point, crate::provider::AttachPoint::Interval { .. })
+    matches!(probe.sites[0].point, crate::model::site::AttachPoint::Interval { .. })
 }
 
 fn intervals(tp: &TProgram) -> usize {

@@ -1,16 +1,14 @@
 //! Statements: control flow, map updates, aggregations and output records.
 
-use super::{h, Lower, EVENTS_MAP, FIRST_USER_MAP, LOST_MAP};
-use crate::sema::tir::{AggFunc, TExpr, TStmt, TStmtKind};
+use super::{h, Lower};
+use crate::abi::{EVENTS_MAP, FIRST_USER_MAP, LOST_MAP};
+use crate::model::tir::{AggFunc, TExpr, TStmt, TStmtKind};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
 /// bpf_ringbuf_output flags: batch wake-ups (the reader polls on a timer), except for records
 /// that end the session.
 pub(super) const BPF_RB_NO_WAKEUP: i32 = 1;
 const BPF_RB_FORCE_WAKEUP: i32 = 2;
-/// bpf_map_update_elem flags.
-pub(super) const BPF_ANY: i32 = 0;
-pub(super) const BPF_NOEXIST: i32 = 1;
 
 impl Lower<'_> {
     pub fn block(&mut self, stmts: &[TStmt]) {
@@ -105,11 +103,11 @@ impl Lower<'_> {
         self.e.bind(end);
     }
 
-    pub(super) fn map_update(&mut self, map: usize, key: i16, val: i16, flags: i32) {
+    pub(super) fn map_update(&mut self, map: usize, key: i16, val: i16, flags: u64) {
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         self.e.stack_addr(Reg::R2, key);
         self.e.stack_addr(Reg::R3, val);
-        self.e.emit(Insn::mov64_imm(Reg::R4, flags));
+        self.e.emit(Insn::mov64_imm(Reg::R4, flags as i32));
         self.e.call(h::MAP_UPDATE_ELEM);
     }
 
@@ -238,7 +236,7 @@ impl Lower<'_> {
             }
             _ => store_x(self, val),
         }
-        self.map_update(map, key, val, BPF_NOEXIST);
+        self.map_update(map, key, val, sonde_bpf::map_update::BPF_NOEXIST);
         self.count_insert(map);
         self.e.bind(done);
         if let Some(r) = x {

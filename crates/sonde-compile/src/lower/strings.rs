@@ -1,7 +1,7 @@
 //! String comparison, unrolled byte by byte (BPF has no loops we could rely on for every kernel).
 
 use super::Lower;
-use crate::sema::tir::{TExpr, TExprKind};
+use crate::model::tir::{TExpr, TExprKind};
 use sonde_bpf::{Cond, Insn, Reg, Size};
 
 impl Lower<'_> {

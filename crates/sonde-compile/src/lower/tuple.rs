@@ -1,8 +1,8 @@
 //! Tuples: built element by element into a stack buffer; `t.N` reads one slot of it.
 
 use super::Lower;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use sonde_bpf::{Insn, Reg, Size};
 
 impl Lower<'_> {

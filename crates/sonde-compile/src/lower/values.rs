@@ -1,7 +1,8 @@
 //! bpftrace's map-element values: `has_key(@m, k)` and `delete(@m, k)`.
 
-use super::{h, Lower, FIRST_USER_MAP};
-use crate::sema::tir::TExpr;
+use super::{h, Lower};
+use crate::abi::FIRST_USER_MAP;
+use crate::model::tir::TExpr;
 use sonde_bpf::{Cond, Insn, Reg, Size};
 
 impl Lower<'_> {

@@ -3,10 +3,10 @@
 //! provider of the site answers (`kprobe::context`, `uprobe::context`, ...), and a name its
 //! probes lack gets the one sentence below that says where it does exist.
 
-use super::{AttachPoint, ProgKind, Site};
 use crate::env::{Env, Options};
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::{Field, Type};
+use crate::model::site::{AttachPoint, ProgKind, Site};
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::{Field, Type};
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
 
@@ -129,7 +129,7 @@ pub fn regs(cx: &Cx) -> TExpr {
         Some(t) => Type::Ptr { to: Box::new(t), user: false },
         None => Type::U64,
     };
-    cx.expr(TExprKind::Builtin(crate::sema::tir::Builtin::Ctx), ty)
+    cx.expr(TExprKind::Builtin(crate::model::tir::Builtin::Ctx), ty)
 }
 
 /// `caller`/`func` in a kprobe, kretprobe, fentry or fexit: the probed function's address.
@@ -139,7 +139,7 @@ pub fn regs(cx: &Cx) -> TExpr {
 /// its own.
 pub fn caller(site: &Site, cx: &Cx) -> Result<TExpr, Diagnostic> {
     use crate::arch::x86_64::{IP_REG, KPROBE_IP_PAST};
-    use crate::sema::tir::Builtin;
+    use crate::model::tir::Builtin;
     if cx.env.has_helper(sonde_bpf::helper::GET_FUNC_IP) {
         return Ok(cx.expr(TExprKind::Builtin(Builtin::FuncIp), Type::Sym));
     }

@@ -2,11 +2,12 @@
 //! with the arguments by name (`args->filename`) and, in fexit, `retval`, all typed from BTF.
 
 use super::context::{caller, read_field, record_field, slot_arg, Answer, ContextName, Cx};
-use super::{kernel_functions, AttachPoint, ProgKind, Site};
+use super::kernel_functions;
 use crate::btf_types::func_sig;
 use crate::env::Env;
-use crate::sema::tir::TExprKind;
-use crate::types::Type;
+use crate::model::site::{AttachPoint, ProgKind, Site};
+use crate::model::tir::TExprKind;
+use crate::model::types::Type;
 use sonde_glob::is_glob;
 use std::rc::Rc;
 

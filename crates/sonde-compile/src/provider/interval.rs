@@ -1,6 +1,6 @@
 //! `interval:1`, `interval:500ms`, `interval:s:1`: a timer on one CPU.
 
-use super::{AttachPoint, ProgKind, Site};
+use crate::model::site::{AttachPoint, ProgKind, Site};
 
 pub fn expand(definition: &str) -> Result<Vec<Site>, String> {
     let period_ns = parse_period(definition)?;

@@ -10,13 +10,15 @@
 
 use super::context::{arg_at_return, arg_register, record_field, regs, scalar_or_u64};
 use super::context::{caller, Answer, ContextName, Cx};
+use super::kernel_functions;
 use super::tracepoint_types::parse_typed;
-use super::{kernel_functions, AttachPoint, ProgKind, Site};
 use crate::arch::x86_64::{ARG_REGS, RET_REG, SYSCALL_ARG_REGS};
-use crate::btf_types::{func_sig, FuncSig};
+use crate::btf_types::func_sig;
 use crate::env::Env;
-use crate::sema::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use crate::model::site::FuncSig;
+use crate::model::site::{AttachPoint, ProgKind, Site};
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use sonde_glob::is_glob;
 use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;

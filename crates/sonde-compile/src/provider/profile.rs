@@ -2,7 +2,7 @@
 //! sampling on every CPU; ply's `profile:C:99hz` samples CPU C only. And `software:EVENT[:COUNT]`
 //! (page-faults, context-switches, ...) on every CPU.
 
-use super::{AttachPoint, ProgKind, Site};
+use crate::model::site::{AttachPoint, ProgKind, Site};
 
 /// ply's bounds for its `Nhz` spellings (`provider/profile.c`).
 const PLY_MAX_HZ: u64 = 1000;

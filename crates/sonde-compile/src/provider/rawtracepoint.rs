@@ -6,10 +6,11 @@
 //! `rawtracepoint:sched_switch { @[args->next->comm] = count(); }`.
 
 use super::context::{read_field, record_field, slot_arg, Answer, ContextName, Cx};
-use super::{AttachPoint, ProgKind, Site};
-use crate::btf_types::{convert, func_sig, FuncSig};
+use crate::btf_types::{convert, func_sig};
 use crate::env::Env;
-use crate::types::Type;
+use crate::model::site::FuncSig;
+use crate::model::site::{AttachPoint, ProgKind, Site};
+use crate::model::types::Type;
 use sonde_btf::{Btf, Kind, NamedKind};
 use sonde_glob::{glob_match, is_glob};
 use std::rc::Rc;

@@ -1,6 +1,6 @@
 //! BEGIN and END: run once, before every other probe and after the last.
 
-use super::{AttachPoint, ProgKind, Site};
+use crate::model::site::{AttachPoint, ProgKind, Site};
 
 pub fn expand(provider: &str, definition: &str) -> Result<Vec<Site>, String> {
     if !definition.is_empty() {

@@ -2,8 +2,8 @@
 
 use super::context::{read_field, record_field, Answer, ContextName, Cx};
 use super::tracepoint_types::parse_typed;
-use super::{AttachPoint, ProgKind, Site};
 use crate::env::{Env, EnvError};
+use crate::model::site::{AttachPoint, ProgKind, Site};
 use sonde_glob::{glob_match, is_glob};
 use std::rc::Rc;
 

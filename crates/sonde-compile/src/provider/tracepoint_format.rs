@@ -1,6 +1,6 @@
 //! Parse a tracepoint's `format` file into the struct its programs see as `args` (or `data`).
 
-use crate::types::{Field, StructDef, Type};
+use crate::model::types::{Field, StructDef, Type};
 
 /// Parse the format text of tracepoint `category:name`. Pointers in `syscalls` tracepoints point into
 /// user memory, everything else into the kernel.

@@ -6,7 +6,7 @@
 
 use super::tracepoint_format::parse_format;
 use crate::env::Env;
-use crate::types::{StructDef, Type};
+use crate::model::types::{StructDef, Type};
 
 /// `parse_format`, then every `struct NAME *` / `union NAME *` / `TYPEDEF *` field (one `*`,
 /// `const` or `__user` allowed) typed from the kernel's BTF where it has that type. Without BTF

@@ -3,11 +3,11 @@
 //! (`bash:readline`, `libc:fopen`). Arguments are `arg0..arg5`; pointers are user memory.
 
 use super::context::{arg_at_return, arg_register, regs, Answer, ContextName, Cx};
-use super::{AttachPoint, ProgKind, Site};
 use crate::arch::x86_64::RET_REG;
 use crate::env::Env;
-use crate::sema::tir::TExprKind;
-use crate::types::Type;
+use crate::model::site::{AttachPoint, ProgKind, Site};
+use crate::model::tir::TExprKind;
+use crate::model::types::Type;
 
 pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
     let Some((binary, symbol)) = definition.rsplit_once(':') else {

@@ -5,8 +5,8 @@
 //! stats and histograms can only be printed.
 
 use super::check::Checker;
-use super::tir::AggFunc;
-use crate::types::Type;
+use crate::model::tir::AggFunc;
+use crate::model::types::Type;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
 

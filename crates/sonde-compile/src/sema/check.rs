@@ -2,12 +2,15 @@
 //! two passes.
 
 use super::maps::MapTable;
-use super::tir::{EventDef, TProbe, TProgram};
+use super::script_types::ScriptTypes;
 use crate::env::{Env, Options};
-use crate::provider::{self, Site};
-use sonde_syntax::ast::{Block, Expr, ExprKind, Program, Stmt};
+use crate::model::site::Site;
+use crate::model::tir::{EventDef, MapInfo, TProbe, TProgram};
+use crate::model::types::{StackMode, Type};
+use sonde_syntax::ast::Program;
 use sonde_syntax::diag::Diagnostic;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 /// Type-check `program` against the kernel described by `env`.
 pub fn check(
@@ -17,68 +20,16 @@ pub fn check(
 ) -> Result<TProgram, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
-    let mut groups: Vec<(usize, Vec<Site>)> = Vec::new();
     let config = super::config::read(&program.config, &mut diags);
-    for (index, probe) in program.probes.iter().enumerate() {
-        let mut sites = Vec::new();
-        for spec in &probe.specs {
-            let mut notes = Vec::new();
-            let definition = match super::spec_params::substitute(&spec.definition, &opts.params) {
-                Ok(d) => d,
-                Err(msg) => {
-                    diags.push(Diagnostic::error(spec.span, msg));
-                    continue;
-                }
-            };
-            let expanded = provider::expand(&spec.provider, &definition, env, &mut notes);
-            warnings.extend(notes.into_iter().map(|n| Diagnostic::warning(spec.span, n)));
-            match expanded {
-                Ok(s) => sites.extend(s),
-                Err(msg)
-                    if config.missing == super::config::MissingProbes::Skip
-                        && provider::PROVIDERS.contains(&spec.provider.as_str()) =>
-                {
-                    let why = format!("skipped (config missing_probes): {}", msg);
-                    warnings.push(Diagnostic::warning(spec.span, why));
-                }
-                Err(msg) => {
-                    let mut d = Diagnostic::error(spec.span, msg);
-                    if !provider::PROVIDERS.contains(&spec.provider.as_str())
-                        && spec.definition.is_empty()
-                    {
-                        d = d.with_help("a probe is `provider:definition`, e.g. `tracepoint:syscalls:sys_enter_openat`");
-                    } else if let Some(best) =
-                        sonde_syntax::closest(&spec.provider, provider::PROVIDERS.iter().copied())
-                    {
-                        if best != spec.provider {
-                            d = d.with_help(format!("did you mean `{}`?", best));
-                        }
-                    }
-                    diags.push(d);
-                }
-            }
-        }
-        let per_site = |s: &Site| {
-            // Before bpf_get_func_ip a return or trampoline probe's `caller` is its function's
-            // address, a constant of its own program (see `Checker::func_ip`).
-            // A uprobe's `func` is its function's name, a constant per site.
-            let uprobe = matches!(s.point, provider::AttachPoint::Uprobe { .. });
-            (uprobe || !matches!(s.point, provider::AttachPoint::Kprobe { retprobe: false, .. }))
-                && names_any(&probe.body, probe.predicate.as_ref(), &["caller", "func"])
-                && (uprobe || !env.has_helper(sonde_bpf::helper::GET_FUNC_IP))
-        };
-        let ctx = names_any(&probe.body, probe.predicate.as_ref(), &["args", "data", "probe"]);
-        groups.extend(share_programs(index, sites, |s| ctx || per_site(s)));
+    let mut groups = Vec::new();
+    for probe in program.probes.iter().enumerate() {
+        let said = (&mut diags, &mut warnings);
+        groups.extend(super::sites::programs(probe, env, opts, &config, said));
     }
     if !diags.is_empty() {
         return Err(diags);
     }
-
-    // The kernel's BTF only when the script defines types (their fields may name kernel
-    // types): reading it costs a program that needs none ~1 ms and 1.5 MiB.
-    let btf = if program.types.is_empty() { None } else { env.btf().ok() };
-    let types =
-        std::rc::Rc::new(super::script_types::ScriptTypes::build(&program.types, btf, &mut diags));
+    let shared = Shared::new(program, env, opts, config.stack_mode, &mut diags);
     let mut maps = MapTable::default();
     for d in &program.map_decls {
         if let Err(e) = maps.declare(d) {
@@ -91,113 +42,105 @@ pub fn check(
     // Pass 1: learn map types from every use, ignoring errors (a map may be read before the probe that writes it).
     let mut hints = Vec::new();
     for (index, sites) in &groups {
-        let mut cx = Checker::new(env, opts, &mut maps, true, sites);
-        cx.stack_mode = config.stack_mode;
-        cx.types = types.clone();
+        let mut cx = shared.checker(&mut maps, true, sites);
         cx.probe(&program.probes[*index]);
         hints.push(cx.string_sizes());
     }
     // Pass 2: check for real.
-    let mut probes = Vec::new();
-    let mut events: Vec<EventDef> = Vec::new();
-    let mut stacks = std::collections::BTreeSet::new();
-    let mut stack_len_frames = 0;
-    let mut cpu_ids = 0;
-    let mut options = Vec::new();
+    let mut typed = Typed::default();
     for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
-        let mut cx = Checker::new(env, opts, &mut maps, false, &sites);
-        cx.stack_mode = config.stack_mode;
-        cx.types = types.clone();
+        let mut cx = shared.checker(&mut maps, false, &sites);
         cx.str_hints = str_hints;
-        cx.events = std::mem::take(&mut events);
+        cx.events = std::mem::take(&mut typed.events);
         let (predicate, body) = cx.probe(probe);
-        events = std::mem::take(&mut cx.events);
-        stacks.append(&mut cx.stacks);
-        stack_len_frames = stack_len_frames.max(cx.stack_len_frames);
-        cpu_ids = cpu_ids.max(cx.cpu_ids.unwrap_or(0));
-        super::getopt::merge(&mut options, std::mem::take(&mut cx.options), &mut diags);
-        diags.append(&mut cx.diags);
-        let vars = cx.vars.into_iter().map(|v| (v.name, v.ty)).collect();
-        probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
+        let vars = typed.gather(cx, &mut diags);
+        typed.probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
-        let options = options.into_iter().map(|o| (o.name, o.about)).collect();
-        Ok(TProgram { probes, maps, events, stacks, stack_len_frames, warnings, options, cpu_ids })
+        Ok(typed.program(maps, warnings))
     } else {
         Err(diags)
     }
 }
 
-/// Sites whose programs don't read the context can share one program; those for which
-/// `own_program` says so get one each.
-fn share_programs(
-    index: usize,
-    sites: Vec<Site>,
-    own_program: impl Fn(&Site) -> bool,
-) -> Vec<(usize, Vec<Site>)> {
-    use crate::provider::AttachPoint;
-    let mut by_kind: Vec<(usize, Vec<Site>)> = Vec::new();
-    let mut slot: HashMap<(std::mem::Discriminant<AttachPoint>, bool, bool), usize> =
-        HashMap::new();
-    for s in sites {
-        // A TRACING program is loaded for one BTF id: one program per function or tracepoint.
-        if own_program(&s)
-            || matches!(s.point, AttachPoint::Fentry { .. } | AttachPoint::RawTracepoint { .. })
-        {
-            by_kind.push((index, vec![s]));
-            continue;
-        }
-        // Entries and returns attach differently (one kprobe_multi link is one or the other).
-        let ret = matches!(
-            s.point,
-            AttachPoint::Kprobe { retprobe: true, .. } | AttachPoint::Uprobe { retprobe: true, .. }
-        );
-        // A syscall wrapper's arguments are read differently from another function's.
-        let key = (std::mem::discriminant(&s.point), ret, s.syscall_wrapper);
-        match slot.get(&key) {
-            Some(&i) => by_kind[i].1.push(s),
-            None => {
-                slot.insert(key, by_kind.len());
-                by_kind.push((index, vec![s]));
-            }
-        }
-    }
-    by_kind
+/// What every probe's checker is given.
+struct Shared<'a> {
+    env: &'a dyn Env,
+    opts: &'a Options,
+    stack_mode: StackMode,
+    types: Rc<ScriptTypes>,
 }
 
-/// Does the probe name one of `names`? `args`/`data` (whose layout differs between
-/// tracepoints) and `probe` (a constant that differs between sites) need a program per site.
-fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
-    fn expr(e: &Expr, names: &[&str]) -> bool {
-        let sub = |e: &Expr| expr(e, names);
-        match &e.kind {
-            ExprKind::Ident(n) => names.contains(&n.as_str()),
-            ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::TypeArg(_) => false,
-            ExprKind::Map { keys, .. } => keys.iter().any(sub),
-            ExprKind::Call { args, .. } | ExprKind::Tuple(args) => args.iter().any(sub),
-            ExprKind::Unary { expr: e, .. }
-            | ExprKind::Cast { expr: e, .. }
-            | ExprKind::Member { expr: e, .. } => sub(e),
-            ExprKind::Binary { lhs, rhs, .. } => sub(lhs) || sub(rhs),
-            ExprKind::Ternary { cond, then, els } => sub(cond) || sub(then) || sub(els),
-            ExprKind::Index { expr: e, index } => sub(e) || sub(index),
+impl<'a> Shared<'a> {
+    fn new(
+        program: &Program,
+        env: &'a dyn Env,
+        opts: &'a Options,
+        stack_mode: StackMode,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Shared<'a> {
+        // The kernel's BTF only when the script defines types (their fields may name kernel
+        // types): reading it costs a program that needs none ~1 ms and 1.5 MiB.
+        let btf = if program.types.is_empty() { None } else { env.btf().ok() };
+        let types = Rc::new(ScriptTypes::build(&program.types, btf, diags));
+        Shared { env, opts, stack_mode, types }
+    }
+
+    fn checker<'c>(
+        &'c self,
+        maps: &'c mut MapTable,
+        discovering: bool,
+        sites: &'c [Site],
+    ) -> Checker<'c> {
+        let mut cx = Checker::new(self.env, self.opts, maps, discovering, sites);
+        cx.stack_mode = self.stack_mode;
+        cx.types = self.types.clone();
+        cx
+    }
+}
+
+/// The probes checked so far, and what their checkers found for the whole program.
+#[derive(Default)]
+struct Typed {
+    probes: Vec<TProbe>,
+    events: Vec<EventDef>,
+    stacks: BTreeSet<u8>,
+    stack_len_frames: u8,
+    cpu_ids: u32,
+    options: Vec<super::builtins::getopt::GetOpt>,
+}
+
+impl Typed {
+    /// Keep what a probe's checker found; its variables' names and types.
+    fn gather(&mut self, mut cx: Checker, diags: &mut Vec<Diagnostic>) -> Vec<(String, Type)> {
+        self.events = std::mem::take(&mut cx.events);
+        self.stacks.append(&mut cx.stacks);
+        self.stack_len_frames = self.stack_len_frames.max(cx.stack_len_frames);
+        self.cpu_ids = self.cpu_ids.max(cx.cpu_ids.unwrap_or(0));
+        super::builtins::getopt::merge(&mut self.options, std::mem::take(&mut cx.options), diags);
+        diags.append(&mut cx.diags);
+        cx.vars.into_iter().map(|v| (v.name, v.ty)).collect()
+    }
+
+    fn program(self, maps: Vec<MapInfo>, warnings: Vec<Diagnostic>) -> TProgram {
+        TProgram {
+            probes: self.probes,
+            maps,
+            events: self.events,
+            stacks: self.stacks,
+            stack_len_frames: self.stack_len_frames,
+            warnings,
+            options: self.options.into_iter().map(|o| (o.name, o.about)).collect(),
+            cpu_ids: self.cpu_ids,
         }
     }
-    fn stmt(s: &Stmt, names: &[&str]) -> bool {
-        let (es, bs) = s.parts();
-        es.into_iter().any(|e| expr(e, names)) || bs.into_iter().any(|b| block(b, names))
-    }
-    fn block(b: &Block, names: &[&str]) -> bool {
-        b.stmts.iter().any(|s| stmt(s, names))
-    }
-    block(body, names) || pred.is_some_and(|e| expr(e, names))
 }
 
 pub(super) struct Var {
     pub name: String,
-    pub ty: crate::types::Type,
+    pub ty: crate::model::types::Type,
     /// Still in scope (a `let` variable's block has not ended).
     pub live: bool,
 }
@@ -224,11 +167,11 @@ pub(super) struct Checker<'a> {
     /// The depths of the stacks the probe takes (`kstack` 127, `kstack(3)` 3): a stack map each.
     pub stacks: std::collections::BTreeSet<u8>,
     /// How stacks print where the call does not say (config `stack_mode`).
-    pub stack_mode: crate::types::StackMode,
+    pub stack_mode: crate::model::types::StackMode,
     /// The deepest stack `len()` measures in the probe (0: none).
     pub stack_len_frames: u8,
     /// The probe's `getopt("name", ...)` calls.
-    pub options: Vec<super::getopt::GetOpt>,
+    pub options: Vec<super::builtins::getopt::GetOpt>,
     /// How many `for ($kv : @map)` bodies (BPF callbacks, without the probe's context) enclose
     /// the statement being checked.
     pub map_for: usize,
@@ -260,7 +203,7 @@ impl<'a> Checker<'a> {
             events: Vec::new(),
             diags: Vec::new(),
             stacks: Default::default(),
-            stack_mode: crate::types::StackMode::Bpftrace,
+            stack_mode: crate::model::types::StackMode::Bpftrace,
             stack_len_frames: 0,
             options: Vec::new(),
             map_for: 0,
@@ -273,7 +216,7 @@ impl<'a> Checker<'a> {
     fn string_sizes(&self) -> HashMap<String, usize> {
         let mut out = HashMap::new();
         for v in &self.vars {
-            if let crate::types::Type::Str(n) = v.ty {
+            if let crate::model::types::Type::Str(n) = v.ty {
                 let e = out.entry(v.name.clone()).or_insert(0);
                 *e = n.max(*e);
             }

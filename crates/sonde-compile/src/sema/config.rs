@@ -1,6 +1,6 @@
 //! bpftrace's `config = { ... }` settings: which sonde honours, and which it accepts as no-ops.
 
-use crate::types::StackMode;
+use crate::model::types::StackMode;
 use sonde_syntax::ast::Setting;
 use sonde_syntax::diag::Diagnostic;
 

@@ -4,8 +4,8 @@
 //! checked as the `let`s and the `while` it stands for.
 
 use super::check::{Checker, Var};
-use super::tir::{TStmt, TStmtKind};
-use crate::types::Type;
+use crate::model::tir::{TStmt, TStmtKind};
+use crate::model::types::Type;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, ForIter, Span, Stmt, StmtKind, TypeName};
 use sonde_syntax::diag::Diagnostic;
 

@@ -6,8 +6,8 @@
 //! aggregation, `$kv.1` is its CPUs' values combined (agg_read.rs).
 
 use super::check::Checker;
-use super::tir::{MapValue, TStmtKind};
-use crate::types::Type;
+use crate::model::tir::{MapValue, TStmtKind};
+use crate::model::types::Type;
 use sonde_syntax::ast::{Block, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

@@ -1,8 +1,8 @@
 //! Map types, inferred from every use: key types from the first use with keys, the value from
 //! assignments. Later uses must agree; strings of different sizes widen to the largest.
 
-use super::tir::{MapInfo, MapValue};
-use crate::types::Type;
+use crate::model::tir::{MapInfo, MapValue};
+use crate::model::types::Type;
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
 use std::collections::HashMap;

@@ -3,26 +3,18 @@
 //! types, then the real pass that reports errors and builds the typed program.
 
 mod agg_read;
-mod builtins;
+pub mod builtins;
 mod check;
 mod config;
 mod expr;
 mod flow;
-mod getopt;
-mod join;
 mod map_for;
 mod maps;
 mod params;
 mod script_types;
-mod signal;
-mod sizes;
+mod sites;
 mod spec_params;
-mod stacks;
 mod stmt;
-pub mod tir;
-mod tuple;
 mod typename;
-mod values;
 
 pub use check::check;
-pub use expr::arith_type;

@@ -3,7 +3,7 @@
 //! many there are. A missing one is 0 (or "" in `str()`).
 
 use super::check::Checker;
-use super::tir::TExpr;
+use crate::model::tir::TExpr;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 
 /// `Some(n)` for `$n`, `Some(0)` for `$#`; `None` for a variable's name.

@@ -4,9 +4,9 @@
 //! member reads; an enum's names are integer constants (before the kernel's enum names).
 
 use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
 use super::typename;
-use crate::types::{Field, StructDef, Type};
+use crate::model::tir::TExpr;
+use crate::model::types::{Field, StructDef, Type};
 use sonde_syntax::ast::{Span, TypeDecl, TypeName};
 use sonde_syntax::diag::Diagnostic;
 use std::collections::HashMap;
@@ -127,12 +127,10 @@ impl Checker<'_> {
         Some(TExpr::const_s64(v, span))
     }
 
-    /// Member `field` of the script's struct `s` at `ptr + base`.
+    /// Member `field` of the script's struct `s` at `place`.
     pub(super) fn script_member(
         &mut self,
-        ptr: TExpr,
-        base: i64,
-        user: bool,
+        place: super::expr::Place,
         s: &StructDef,
         field: &str,
         span: Span,
@@ -147,7 +145,6 @@ impl Checker<'_> {
             self.error(d);
             return self.poisoned(span);
         };
-        let offset = base + f.offset as i64;
-        TExpr { kind: TExprKind::Read { ptr: Box::new(ptr), offset, user }, ty: f.ty.clone(), span }
+        place.read(f.offset, f.ty.clone(), span)
     }
 }

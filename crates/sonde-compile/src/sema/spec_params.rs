@@ -5,7 +5,7 @@
 
 use super::check::Checker;
 use super::params::param_number;
-use super::tir::TExpr;
+use crate::model::tir::TExpr;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 

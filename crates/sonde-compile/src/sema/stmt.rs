@@ -1,9 +1,9 @@
 //! Typing statements: assignments, aggregations, output calls, control flow.
 
+use super::builtins::spec::Aggregate;
 use super::check::Checker;
-use super::tir::{AggFunc, EventDef, EventKind, MapValue, TExpr, TExprKind, TStmt, TStmtKind};
-use crate::types::Type;
-use sonde_output::printf::{self, Piece};
+use crate::model::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
+use crate::model::types::Type;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Span, Stmt, StmtKind};
 use sonde_syntax::diag::Diagnostic;
 
@@ -24,30 +24,7 @@ impl Checker<'_> {
             StmtKind::Expr(e) => return self.call_stmt(e),
             StmtKind::Assign { target, value } => self.assign(target, value)?,
             StmtKind::AssignOp { target, op, value } => {
-                // `x op= v` is `x = x op v`.
-                let combined = Expr {
-                    kind: ExprKind::Binary {
-                        op: *op,
-                        lhs: Box::new(target.clone()),
-                        rhs: Box::new(value.clone()),
-                    },
-                    span,
-                };
-                if let ExprKind::Map { name, .. } = &target.kind {
-                    if let Some(MapValue::Agg { .. }) =
-                        self.maps.lookup(name).and_then(|m| self.maps.value(m))
-                    {
-                        if *op == BinOp::Add && is_one(value) {
-                            // `@x++` on an aggregation counts, as in bpftrace.
-                            let count = Expr {
-                                kind: ExprKind::Call { name: "count".into(), args: vec![] },
-                                span,
-                            };
-                            return self.assign(target, &count).map(|kind| TStmt { kind, span });
-                        }
-                    }
-                }
-                self.assign(target, &combined)?
+                return self.assign_op(target, *op, value, span);
             }
             StmtKind::If { cond, then, els } => {
                 let cond = self.scalar(cond, "an `if` condition");
@@ -92,89 +69,36 @@ impl Checker<'_> {
         Some(TStmt { kind, span })
     }
 
+    /// `x op= v` is `x = x op v`; `@x++` on an aggregation counts, as in bpftrace.
+    fn assign_op(&mut self, target: &Expr, op: BinOp, value: &Expr, span: Span) -> Option<TStmt> {
+        let aggregation = match &target.kind {
+            ExprKind::Map { name, .. } => {
+                let map = self.maps.lookup(name);
+                matches!(map.and_then(|m| self.maps.value(m)), Some(MapValue::Agg { .. }))
+            }
+            _ => false,
+        };
+        let kind = if aggregation && op == BinOp::Add && is_one(value) {
+            ExprKind::Call { name: "count".into(), args: vec![] }
+        } else {
+            let (lhs, rhs) = (Box::new(target.clone()), Box::new(value.clone()));
+            ExprKind::Binary { op, lhs, rhs }
+        };
+        let kind = self.assign(target, &Expr { kind, span })?;
+        Some(TStmt { kind, span })
+    }
+
     fn assign(&mut self, target: &Expr, value: &Expr) -> Option<TStmtKind> {
         match &target.kind {
-            ExprKind::Var(name) => {
-                let v = self.expr(value);
-                if matches!(v.ty, Type::Void | Type::Struct(_)) {
-                    self.error(Diagnostic::error(
-                        value.span,
-                        format!("a variable cannot hold a `{}`", v.ty),
-                    ));
-                    return None;
-                }
-                let var = match self.var_index(name) {
-                    Some(i) if self.vars[i].ty == Type::Void => {
-                        // `let $x;` learns its type here.
-                        self.vars[i].ty = v.ty.clone();
-                        i
-                    }
-                    Some(i) => {
-                        if !self.vars[i].ty.compatible(&v.ty) {
-                            let msg = format!(
-                                "`${}` holds a `{}`, cannot assign a `{}`",
-                                name, self.vars[i].ty, v.ty
-                            );
-                            self.error(Diagnostic::error(value.span, msg));
-                            return None;
-                        }
-                        // A longer string widens the variable (pass 2 starts at the widest).
-                        if let (Type::Str(a), Type::Str(b)) = (&self.vars[i].ty, &v.ty) {
-                            if b > a {
-                                self.vars[i].ty = Type::Str(*b);
-                            }
-                        }
-                        i
-                    }
-                    None => {
-                        let outer = self.scopes.len();
-                        // A variable assigned without `let` belongs to the whole probe.
-                        let saved = std::mem::take(&mut self.scopes);
-                        let i = self.declare(name, v.ty.clone());
-                        self.scopes = saved;
-                        debug_assert_eq!(outer, self.scopes.len());
-                        i
-                    }
-                };
-                Some(TStmtKind::SetVar { var, value: v })
-            }
+            ExprKind::Var(name) => self.assign_var(name, value),
             ExprKind::Map { name, keys } => {
                 let map = self.maps.get_or_create(name, target.span);
                 if let ExprKind::Call { name: f, args } = &value.kind {
                     if let Some(agg) = self.aggregation(f, args, value.span) {
-                        let Some((func, arg)) = agg else {
-                            self.maps.assignment_failed(map);
-                            return None;
-                        };
-                        let signed = arg.as_ref().is_some_and(|a| a.ty.is_signed());
-                        if let Err(d) =
-                            self.maps.use_value(map, MapValue::Agg { func, signed }, value.span)
-                        {
-                            self.error(d);
-                        }
-                        let keys = self.map_keys(map, keys, target.span);
-                        return Some(TStmtKind::Aggregate { map, keys, func, arg });
+                        return self.assign_aggregation(map, keys, agg, target.span, value.span);
                     }
                 }
-                let keys = self.map_keys(map, keys, target.span);
-                let before = self.diags.len();
-                let v = self.expr(value);
-                if self.diags.len() > before {
-                    self.maps.assignment_failed(map);
-                }
-                if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
-                    self.maps.assignment_failed(map);
-                    self.error(Diagnostic::error(
-                        value.span,
-                        format!("a map cannot hold a `{}`", v.ty),
-                    ));
-                    return None;
-                }
-                if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span)
-                {
-                    self.error(d);
-                }
-                Some(TStmtKind::MapStore { map, keys, value: v })
+                self.assign_map(map, keys, value, target.span)
             }
             _ => {
                 self.error(Diagnostic::error(
@@ -186,64 +110,90 @@ impl Checker<'_> {
         }
     }
 
-    /// `Some` if `name` is an aggregation function; inner `None` after an error.
-    fn aggregation(
-        &mut self,
-        name: &str,
-        args: &[Expr],
-        span: Span,
-    ) -> Option<Option<(AggFunc, Option<TExpr>)>> {
-        let func = match name {
-            "count" => AggFunc::Count,
-            "sum" => AggFunc::Sum,
-            "min" => AggFunc::Min,
-            "max" => AggFunc::Max,
-            "avg" => AggFunc::Avg,
-            "stats" => AggFunc::Stats,
-            "quantize" | "hist" => AggFunc::Quantize,
-            "lhist" => {
-                if args.len() != 4 {
-                    self.error(Diagnostic::error(span, "lhist() takes a value, a minimum, a maximum and a step: lhist(x, 0, 100, 10)"));
-                    return Some(None);
-                }
-                let mut consts = [0i64; 3];
-                for (i, a) in args[1..].iter().enumerate() {
-                    consts[i] = match constant(a) {
-                        Some(v) => v,
-                        None => {
-                            self.error(Diagnostic::error(
-                                a.span,
-                                "lhist()'s bounds and step must be constant integers",
-                            ));
-                            return Some(None);
-                        }
-                    };
-                }
-                let [min, max, step] = consts;
-                if step <= 0 || max <= min || (max - min) / step > 1000 {
-                    self.error(Diagnostic::error(
-                        span,
-                        "lhist() needs min < max and 0 < step, with at most 1000 buckets",
-                    ));
-                    return Some(None);
-                }
-                let arg = self.scalar(&args[0], "lhist()'s value");
-                return Some(Some((AggFunc::Lhist { min, max, step }, Some(arg))));
-            }
-            _ => return None,
-        };
-        let want = if func == AggFunc::Count { 0 } else { 1 };
-        if args.len() != want {
-            let msg = if want == 0 {
-                "count() takes no arguments".to_string()
-            } else {
-                format!("{}() takes one value", name)
-            };
-            self.error(Diagnostic::error(span, msg));
-            return Some(None);
+    /// `$x = v`.
+    fn assign_var(&mut self, name: &str, value: &Expr) -> Option<TStmtKind> {
+        let v = self.expr(value);
+        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+            let msg = format!("a variable cannot hold a `{}`", v.ty);
+            self.error(Diagnostic::error(value.span, msg));
+            return None;
         }
-        let arg = args.first().map(|a| self.scalar(a, &format!("{}()'s value", name)));
-        Some(Some((func, arg)))
+        let var = self.variable_for(name, &v, value.span)?;
+        Some(TStmtKind::SetVar { var, value: v })
+    }
+
+    /// The slot of variable `name` that `v` (written at `at`) is assigned to, declared here
+    /// when new.
+    fn variable_for(&mut self, name: &str, v: &TExpr, at: Span) -> Option<usize> {
+        let Some(i) = self.var_index(name) else {
+            let outer = self.scopes.len();
+            // A variable assigned without `let` belongs to the whole probe.
+            let saved = std::mem::take(&mut self.scopes);
+            let i = self.declare(name, v.ty.clone());
+            self.scopes = saved;
+            debug_assert_eq!(outer, self.scopes.len());
+            return Some(i);
+        };
+        match (&self.vars[i].ty, &v.ty) {
+            // `let $x;` learns its type here.
+            (Type::Void, _) => self.vars[i].ty = v.ty.clone(),
+            (held, given) if !held.compatible(given) => {
+                let msg = format!("`${}` holds a `{}`, cannot assign a `{}`", name, held, given);
+                self.error(Diagnostic::error(at, msg));
+                return None;
+            }
+            // A longer string widens the variable (pass 2 starts at the widest).
+            (Type::Str(a), Type::Str(b)) if b > a => self.vars[i].ty = Type::Str(*b),
+            _ => {}
+        }
+        Some(i)
+    }
+
+    /// `@m[k] = count()`: the map holds the aggregation.
+    fn assign_aggregation(
+        &mut self,
+        map: usize,
+        keys: &[Expr],
+        agg: Aggregate,
+        target: Span,
+        value: Span,
+    ) -> Option<TStmtKind> {
+        let Some((func, arg)) = agg else {
+            self.maps.assignment_failed(map);
+            return None;
+        };
+        let signed = arg.as_ref().is_some_and(|a| a.ty.is_signed());
+        if let Err(d) = self.maps.use_value(map, MapValue::Agg { func, signed }, value) {
+            self.error(d);
+        }
+        let keys = self.map_keys(map, keys, target);
+        Some(TStmtKind::Aggregate { map, keys, func, arg })
+    }
+
+    /// `@m[k] = v`.
+    fn assign_map(
+        &mut self,
+        map: usize,
+        keys: &[Expr],
+        value: &Expr,
+        target: Span,
+    ) -> Option<TStmtKind> {
+        let keys = self.map_keys(map, keys, target);
+        let before = self.diags.len();
+        let v = self.expr(value);
+        if self.diags.len() > before {
+            self.maps.assignment_failed(map);
+        }
+        if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
+            self.maps.assignment_failed(map);
+            let msg = format!("a map cannot hold a `{}`", v.ty);
+            self.error(Diagnostic::error(value.span, msg));
+            return None;
+        }
+        if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span) {
+            self.error(d);
+        }
+        Some(TStmtKind::MapStore { map, keys, value: v })
     }
 
     /// Statements that are calls: printf, print, exit, clear...
@@ -256,209 +206,19 @@ impl Checker<'_> {
             ));
             return None;
         };
-        let kind = match name.as_str() {
-            "printf" => self.printf(args, span)?,
-            "signal" => self.signal(args, span)?,
-            "join" => self.join(args, span)?,
-            "warnf" | "errorf" | "system" => self.formatted(name, args, span)?,
-            "override" => self.override_return(args, span)?,
-            "cat" => {
-                let [Expr { kind: ExprKind::Str(path), .. }] = args.as_slice() else {
-                    self.error(Diagnostic::error(span, "cat() takes a file name as a string literal, like `cat(\"/proc/loadavg\")` (bpftrace's format arguments are not supported)"));
-                    return None;
-                };
-                let kind = EventKind::Cat { path: path.clone() };
-                let event = self.add_event(EventDef { kind, args: vec![] });
-                TStmtKind::Emit { event, args: vec![] }
-            }
-            "time" => self.printf(&time_as_printf(args, span), span)?,
-            "print" => {
-                // `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries.
-                let whole_map = match args.as_slice() {
-                    [one] => Some((one, 0)),
-                    [one, Expr { kind: ExprKind::Int(n), .. }] if is_map_name(one) => {
-                        Some((one, *n as usize))
-                    }
-                    [one, _, _] if is_map_name(one) => {
-                        self.error(Diagnostic::error(span, "print(@map, top, div) is bpftrace's; sonde prints the top entries as they are: write `print(@map, top)`"));
-                        return None;
-                    }
-                    _ => None,
-                };
-                if let Some((one, top)) = whole_map {
-                    if let Some(map) = self.map_operand(one) {
-                        let event = self.add_event(EventDef {
-                            kind: EventKind::PrintMap { map, top },
-                            args: vec![],
-                        });
-                        return Some(TStmt { kind: TStmtKind::Emit { event, args: vec![] }, span });
-                    }
-                }
-                let values: Vec<TExpr> = args.iter().map(|a| self.expr(a)).collect();
-                let types = values.iter().map(|v| v.ty.clone()).collect();
-                let event = self.add_event(EventDef { kind: EventKind::Print, args: types });
-                TStmtKind::Emit { event, args: values }
-            }
-            "exit" => {
-                let code = match args.len() {
-                    0 => TExpr { kind: TExprKind::Int(0), ty: Type::S64, span },
-                    1 => self.scalar(&args[0], "the exit code"),
-                    _ => {
-                        self.error(Diagnostic::error(
-                            span,
-                            "exit() takes at most one argument, the exit code",
-                        ));
-                        return None;
-                    }
-                };
-                let event =
-                    self.add_event(EventDef { kind: EventKind::Exit, args: vec![Type::S64] });
-                TStmtKind::Exit { event, code }
-            }
-            "clear" | "zero" => {
-                let map = match args.as_slice() {
-                    [one] => self.map_operand(one),
-                    _ => None,
-                };
-                let Some(map) = map else {
-                    self.error(Diagnostic::error(
-                        span,
-                        format!("{}() takes one map, e.g. `{}(@name)`", name, name),
-                    ));
-                    return None;
-                };
-                let event =
-                    self.add_event(EventDef { kind: EventKind::ClearMap { map }, args: vec![] });
-                TStmtKind::Emit { event, args: vec![] }
-            }
-            "delete" => {
-                let [target] = args.as_slice() else {
-                    self.error(Diagnostic::error(
-                        span,
-                        "delete() takes one map element: `delete(@m[key])`",
-                    ));
-                    return None;
-                };
-                return self.stmt(&Stmt { kind: StmtKind::Delete(target.clone()), span });
-            }
-            _ => {
-                // Evaluate for its errors (unknown function, misuse); if it has none, say it does
-                // nothing (one complaint per mistake is enough).
-                let before = self.diags.len();
-                self.expr(e);
-                if self.diags.len() == before {
-                    self.error(Diagnostic::error(
-                        span,
-                        format!("the value of `{}()` is unused", name),
-                    ));
-                }
-                return None;
-            }
-        };
-        Some(TStmt { kind, span })
-    }
-
-    /// A map named as a whole (`@m`, `m`) in print/clear.
-    fn map_operand(&mut self, e: &Expr) -> Option<usize> {
-        match &e.kind {
-            ExprKind::Map { name, keys } if keys.is_empty() => {
-                self.maps.lookup(name).or_else(|| {
-                    if self.discovering {
-                        Some(self.maps.get_or_create(name, e.span))
-                    } else {
-                        self.error(Diagnostic::error(
-                            e.span,
-                            format!("map `{}` is never assigned", name),
-                        ));
-                        None
-                    }
-                })
-            }
-            ExprKind::Ident(name) => self.maps.lookup(name),
-            _ => None,
+        if let Some(kind) = self.statement_call(name, args, span) {
+            return kind.map(|kind| TStmt { kind, span });
         }
-    }
-
-    pub(super) fn printf(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
-        let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = args.first() else {
-            self.error(Diagnostic::error(
-                span,
-                "printf() needs a format string literal as its first argument",
-            ));
-            return None;
-        };
-        let pieces = match printf::parse(format) {
-            Ok(p) => p,
-            Err(e) => {
-                self.error(Diagnostic::error(*fspan, format!("bad printf format: {}", e)));
-                return None;
-            }
-        };
-        let specs: Vec<_> = pieces
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Conv(s) => Some(s),
-                _ => None,
-            })
-            .collect();
-        let values: Vec<TExpr> = args[1..].iter().map(|a| self.expr(a)).collect();
-        if specs.len() != values.len() {
-            self.error(Diagnostic::error(
-                span,
-                format!(
-                    "the format has {} conversion(s) but {} value(s) follow it",
-                    specs.len(),
-                    values.len()
-                ),
-            ));
-            return None;
+        // Evaluate for its errors (unknown function, misuse); if it has none, say it does
+        // nothing (one complaint per mistake is enough).
+        let before = self.diags.len();
+        self.expr(e);
+        if self.diags.len() == before {
+            let msg = format!("the value of `{}()` is unused", name);
+            self.error(Diagnostic::error(span, msg));
         }
-        let mut types = Vec::new();
-        for (spec, v) in specs.iter().zip(&values) {
-            // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
-            let textual = matches!(
-                v.ty,
-                Type::Walltime
-                    | Type::Strftime(_)
-                    | Type::CgroupPath
-                    | Type::Strerror
-                    | Type::SyscallName
-                    | Type::Username
-                    | Type::Sym
-                    | Type::USym
-                    | Type::Stack { .. }
-            );
-            let ok = if spec.wants_any() {
-                true
-            } else if spec.wants_string() {
-                textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_))
-            } else {
-                v.ty.is_scalar()
-            };
-            let as_number = textual && !spec.wants_string() && !spec.wants_any();
-            types.push(if as_number { Type::U64 } else { v.ty.clone() });
-            if !ok {
-                let want = if spec.wants_string() { "a string" } else { "an integer" };
-                self.error(
-                    Diagnostic::error(
-                        v.span,
-                        format!("`%{}` needs {}, found `{}`", spec.conv, want, v.ty),
-                    )
-                    .with_label(*fspan, "format here"),
-                );
-            }
-        }
-        let event = self.add_event(EventDef {
-            kind: EventKind::Printf { format: format.clone() },
-            args: types,
-        });
-        Some(TStmtKind::Emit { event, args: values })
+        None
     }
-}
-
-/// `@m` (a map named without keys), as `print(@m, N)` takes it.
-fn is_map_name(e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Map { keys, .. } if keys.is_empty())
 }
 
 fn is_one(e: &Expr) -> bool {
@@ -466,23 +226,10 @@ fn is_one(e: &Expr) -> bool {
 }
 
 /// A constant integer, allowing a leading minus.
-pub(super) fn constant(e: &Expr) -> Option<i64> {
+pub(in crate::sema) fn constant(e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(v) => Some(*v as i64),
         ExprKind::Unary { op: sonde_syntax::ast::UnOp::Neg, expr } => constant(expr).map(|v| -v),
         _ => None,
     }
-}
-
-/// bpftrace's `time(fmt)` (default `"%H:%M:%S\n"`) is `printf("%s", strftime(fmt, nsecs))`.
-fn time_as_printf(args: &[Expr], span: Span) -> Vec<Expr> {
-    let e = |kind| Expr { kind, span };
-    let format = match args.first() {
-        Some(f) => f.clone(),
-        None => e(ExprKind::Str(b"%H:%M:%S\n".to_vec())),
-    };
-    let mut rest: Vec<Expr> = vec![format, e(ExprKind::Ident("nsecs".into()))];
-    rest.extend(args.iter().skip(1).cloned());
-    let call = e(ExprKind::Call { name: "strftime".into(), args: rest });
-    vec![e(ExprKind::Str(b"%s".to_vec())), call]
 }

@@ -1,7 +1,7 @@
 //! Types written in casts: `u32`, `unsigned long`, `char *`, and kernel types from BTF
 //! (`struct task_struct *`, `pid_t`).
 
-use crate::types::Type;
+use crate::model::types::Type;
 use sonde_syntax::ast::TypeName;
 
 pub fn resolve(t: &TypeName, btf: Option<&sonde_btf::Btf>) -> Result<Type, String> {

@@ -31,7 +31,7 @@ impl Loaded {
 
     /// The ring buffer the programs' records arrive in.
     pub fn ring(&self) -> Result<RingBuf, Failure> {
-        RingBuf::new(&self.maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)
+        RingBuf::new(&self.maps[sonde_compile::abi::EVENTS_MAP]).map_err(Failure::kernel)
     }
 
     /// Attaches every program but BEGIN's and END's; `pid` restricts uprobes.
@@ -72,7 +72,7 @@ impl Loaded {
 
     /// The control map's value (see `CONTROL_MAP`), read just before [`Loaded::silence`].
     pub fn control(&self) -> Result<Vec<u8>, Failure> {
-        let control = &self.maps[sonde_compile::lower::CONTROL_MAP];
+        let control = &self.maps[sonde_compile::abi::CONTROL_MAP];
         let mut value = control.lookup(&0u32.to_le_bytes()).map_err(Failure::kernel)?;
         let mut value = value.take().unwrap_or_default();
         value.resize(control.value_size(), 0);
@@ -83,7 +83,7 @@ impl Loaded {
     /// kernel holds can be drained whole and END has the last word while the probes detach.
     pub fn silence(&self, mut control: Vec<u8>) -> Result<(), Failure> {
         control[..8].copy_from_slice(&1u64.to_le_bytes());
-        let map = &self.maps[sonde_compile::lower::CONTROL_MAP];
+        let map = &self.maps[sonde_compile::abi::CONTROL_MAP];
         map.update(&0u32.to_le_bytes(), &control, 0).map_err(Failure::kernel)
     }
 }

@@ -3,6 +3,10 @@
 use std::fmt;
 use std::rc::Rc;
 
+/// Frames kept per stack at most (the kernel's PERF_MAX_STACK_DEPTH): a stack's depth unless
+/// the program asks for fewer (`kstack(3)`).
+pub const STACK_DEPTH: u32 = 127;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
     Void,
@@ -245,7 +249,7 @@ impl fmt::Display for Type {
             Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user, mode, frames } => {
                 f.write_str(if *user { "ustack" } else { "kstack" })?;
-                match (mode, *frames as u32 == crate::lower::STACK_DEPTH) {
+                match (mode, *frames as u32 == STACK_DEPTH) {
                     (StackMode::Bpftrace, true) => Ok(()),
                     (StackMode::Bpftrace, false) => write!(f, "({})", frames),
                     (_, true) => write!(f, "({})", mode.name()),
@@ -257,5 +261,24 @@ impl fmt::Display for Type {
                 write!(f, "({})", parts.join(", "))
             }
         }
+    }
+}
+
+/// C's usual arithmetic conversions, simplified to 64 bits: unsigned if either side is a u64 or pointer.
+pub fn arith_type(a: &Type, b: &Type) -> Type {
+    let unsigned64 = |t: &Type| {
+        matches!(
+            t,
+            Type::Int { bytes: 8, signed: false }
+                | Type::Ptr { .. }
+                | Type::Sym
+                | Type::Walltime
+                | Type::Strftime(_)
+        )
+    };
+    if unsigned64(a) || unsigned64(b) {
+        Type::U64
+    } else {
+        Type::S64
     }
 }

@@ -5,8 +5,9 @@
 //! without a default the option is a boolean, false unless given. Options are known when the
 //! program is compiled, so each `getopt` is a constant.
 
-use super::check::Checker;
-use super::tir::TExpr;
+use super::spec::Call;
+use crate::model::tir::TExpr;
+use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
@@ -16,12 +17,12 @@ fn parse_int(text: &str) -> Option<i64> {
     match text {
         "true" => Some(1),
         "false" => Some(0),
-        _ => super::params::parse_int(text),
+        _ => crate::sema::params::parse_int(text),
     }
 }
 
 /// One `getopt` call: the option's name, description (may be empty), default as written.
-pub(super) struct GetOpt {
+pub(in crate::sema) struct GetOpt {
     pub name: String,
     pub about: String,
     pub default: String,
@@ -31,7 +32,11 @@ pub(super) struct GetOpt {
 /// Add a probe's `getopt` calls to the program's options (first call first): as in bpftrace,
 /// every call of one option has the same default, and a description given once counts for
 /// all of them.
-pub(super) fn merge(all: &mut Vec<GetOpt>, calls: Vec<GetOpt>, diags: &mut Vec<Diagnostic>) {
+pub(in crate::sema) fn merge(
+    all: &mut Vec<GetOpt>,
+    calls: Vec<GetOpt>,
+    diags: &mut Vec<Diagnostic>,
+) {
     for c in calls {
         let Some(known) = all.iter_mut().find(|o| o.name == c.name) else {
             all.push(c);
@@ -74,49 +79,56 @@ fn literal(e: &Expr) -> Option<Default> {
 }
 
 impl Checker<'_> {
-    pub(super) fn getopt(&mut self, args: &[Expr], span: Span) -> TExpr {
-        let (name, default, about) = match args {
-            [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] if rest.len() <= 2 => {
-                if let [_, d] = rest {
-                    if !matches!(d.kind, ExprKind::Str(_)) {
-                        self.error(Diagnostic::error(
-                            d.span,
-                            "getopt()'s third argument is the option's description, a string literal",
-                        ));
-                    }
+    pub(in crate::sema) fn getopt(&mut self, c: &Call) -> TExpr {
+        let [Expr { kind: ExprKind::Str(name), .. }, rest @ ..] = c.args else {
+            return self.usage(c);
+        };
+        let name = String::from_utf8_lossy(name).into_owned();
+        let about = self.description(rest.get(1));
+        let default = match rest.first() {
+            None => Default::Int(0),
+            Some(d) => match literal(d) {
+                Some(default) => default,
+                None => {
+                    let msg =
+                        "getopt()'s default is a literal: an integer, `true`/`false` or a string";
+                    self.error(Diagnostic::error(d.span, msg));
+                    return self.poisoned(c.span);
                 }
-                let default = match rest.first() {
-                    None => Some(Default::Int(0)),
-                    Some(d) => literal(d),
-                };
-                let Some(default) = default else {
-                    self.error(Diagnostic::error(
-                        rest[0].span,
-                        "getopt()'s default is a literal: an integer, `true`/`false` or a string",
-                    ));
-                    return self.poisoned(span);
-                };
-                let about = match rest.get(1) {
-                    Some(Expr { kind: ExprKind::Str(d), .. }) => String::from_utf8_lossy(d).into(),
-                    _ => String::new(),
-                };
-                (String::from_utf8_lossy(name).into_owned(), default, about)
-            }
-            _ => {
-                self.error(Diagnostic::error(
-                    span,
-                    "getopt() takes an option name as a string literal, then an optional default and description, like `getopt(\"depth\", 35, \"Maximum depth\")`",
-                ));
-                return self.poisoned(span);
-            }
+            },
         };
         let shown = match &default {
             Default::Int(v) => v.to_string(),
             Default::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
         };
-        let call = GetOpt { name: name.clone(), about, default: shown, span };
+        let call = GetOpt { name: name.clone(), about, default: shown, span: c.span };
         self.options.push(call);
         let given = self.opts.named.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
+        self.option_value(&name, default, given, c.span)
+    }
+
+    /// The description, a string literal (said when it is something else).
+    fn description(&mut self, about: Option<&Expr>) -> String {
+        match about {
+            Some(Expr { kind: ExprKind::Str(d), .. }) => String::from_utf8_lossy(d).into(),
+            Some(d) => {
+                let msg = "getopt()'s third argument is the option's description, a string literal";
+                self.error(Diagnostic::error(d.span, msg));
+                String::new()
+            }
+            None => String::new(),
+        }
+    }
+
+    /// The option's value: as `given` after the program (`Some(None)`: `--name` alone), or
+    /// the default.
+    fn option_value(
+        &mut self,
+        name: &str,
+        default: Default,
+        given: Option<Option<String>>,
+        span: Span,
+    ) -> TExpr {
         match (default, given) {
             (Default::Int(d), None) => TExpr::const_s64(d, span),
             // `--name` alone is true (1), as bpftrace's boolean options are.

@@ -1,9 +1,9 @@
 //! bpftrace's tuples: `(a, b)` as a value, `t.0` to read an element, and a tuple as a map's key
 //! standing for its elements (`@m[$t]` is `@m[$t.0, $t.1]`).
 
-use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
-use crate::types::Type;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, Span};
 use sonde_syntax::diag::Diagnostic;
 

@@ -1,10 +1,11 @@
 //! bpftrace's `signal(SIG)`: the current process gets a signal. It changes the traced system, so
 //! as bpftrace wants `--unsafe`, sonde does too.
 
-use super::check::Checker;
-use super::tir::{TExpr, TExprKind, TStmtKind};
-use crate::types::Type;
-use sonde_syntax::ast::{Expr, ExprKind, Span};
+use super::spec::Call;
+use crate::model::tir::{TExpr, TExprKind, TStmtKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::ExprKind;
 use sonde_syntax::diag::Diagnostic;
 
 /// Linux's signal numbers (x86-64), by name without `SIG`.
@@ -44,14 +45,9 @@ const SIGNALS: &[(&str, u64)] = &[
 
 impl Checker<'_> {
     /// `signal("SIGKILL")`, `signal("KILL")`, `signal(9)` or any integer expression.
-    pub fn signal(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
-        let [arg] = args else {
-            self.error(Diagnostic::error(
-                span,
-                "signal() takes one signal, like `signal(\"SIGKILL\")`",
-            ));
-            return None;
-        };
+    pub(super) fn signal(&mut self, c: &Call) -> Option<TStmtKind> {
+        let span = c.span;
+        let arg = &c.args[0];
         let sig = match &arg.kind {
             ExprKind::Str(name) => {
                 let name = String::from_utf8_lossy(name);

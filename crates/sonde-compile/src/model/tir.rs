@@ -1,8 +1,8 @@
 //! The typed program: what the checker produces and `lower` turns into BPF. Every expression knows
 //! its type; maps, variables and output events are resolved to indices.
 
-use crate::provider::Site;
-use crate::types::Type;
+use super::site::Site;
+use super::types::Type;
 use sonde_syntax::ast::{BinOp, Span};
 use sonde_syntax::diag::Diagnostic;
 

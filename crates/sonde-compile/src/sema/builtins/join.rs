@@ -3,24 +3,19 @@
 //! bpftrace, the strings are read in the kernel, at most `JOIN_ARGS` of at most `JOIN_ARG_SIZE`
 //! bytes each (`lower/join.rs`), and joined by user space when the record is printed.
 
-use super::check::Checker;
-use super::tir::{EventDef, EventKind, TStmtKind};
-use crate::types::Type;
-use sonde_syntax::ast::{Expr, ExprKind, Span};
+use super::spec::Call;
+use crate::model::tir::{EventDef, EventKind, TStmtKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
-    pub(super) fn join(&mut self, args: &[Expr], span: Span) -> Option<TStmtKind> {
-        let (arr, sep) = match args {
+    pub(super) fn join(&mut self, c: &Call) -> Option<TStmtKind> {
+        let (arr, sep) = match c.args {
             [arr] => (arr, b" ".to_vec()),
             [arr, Expr { kind: ExprKind::Str(sep), .. }] => (arr, sep.clone()),
-            _ => {
-                self.error(Diagnostic::error(
-                    span,
-                    "join() takes an array of string pointers and an optional separator literal, like `join(args.argv, \",\")`",
-                ));
-                return None;
-            }
+            _ => return self.usage_error(c),
         };
         let a = self.expr(arr);
         let user = match &a.ty {
@@ -28,7 +23,7 @@ impl Checker<'_> {
             // level of pointer): any pointer is taken as the array's address.
             Type::Ptr { user, .. } => *user,
             Type::Int { bytes: 8, .. } => {
-                self.sites.first().is_some_and(crate::provider::Site::reads_user_memory)
+                self.sites.first().is_some_and(crate::model::site::Site::reads_user_memory)
             }
             t => {
                 let msg = format!(

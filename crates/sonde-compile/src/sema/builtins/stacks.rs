@@ -3,33 +3,40 @@
 //! kept). The limit is the depth of the stack map the id goes to, one map per depth used, so
 //! stacks that differ only below it count as one key, as bpftrace's do.
 
-use super::check::Checker;
-use super::tir::{Builtin, TExpr, TExprKind};
-use crate::lower::STACK_DEPTH;
-use crate::types::{StackMode, Type};
+use super::spec::Call;
+use crate::model::tir::{Builtin, TExpr, TExprKind};
+use crate::model::types::{StackMode, Type, STACK_DEPTH};
+use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
     /// A stack of `frames` at most, printed as `mode` says.
-    pub(super) fn stack(&mut self, user: bool, mode: StackMode, frames: u8, span: Span) -> TExpr {
+    pub(in crate::sema) fn stack(
+        &mut self,
+        user: bool,
+        mode: StackMode,
+        frames: u8,
+        span: Span,
+    ) -> TExpr {
         self.stacks.insert(frames);
         let b = if user { Builtin::UStack } else { Builtin::KStack };
         TExpr { kind: TExprKind::Builtin(b), ty: Type::Stack { user, mode, frames }, span }
     }
 
     /// `kstack([mode, ][limit])`, `ustack(...)`.
-    pub(super) fn stack_call(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+    pub(super) fn stack_call(&mut self, c: &Call) -> TExpr {
+        let (name, span) = (c.name, c.span);
         if self.refused_in_map_for(span) {
             return self.poisoned(span);
         }
         let user = name == "ustack";
-        let (mode, limit) = match args {
+        let (mode, limit) = match c.args {
             [] => (None, None),
             [a] if ident(a).is_some() => (Some(a), None),
             [a] => (None, Some(a)),
             [m, l] => (Some(m), Some(l)),
-            _ => return self.stack_usage(name, span),
+            _ => return self.usage(c),
         };
         let mode = match mode {
             None => self.stack_mode,
@@ -44,12 +51,12 @@ impl Checker<'_> {
                     self.error(d);
                     return self.poisoned(span);
                 }
-                _ => return self.stack_usage(name, m.span),
+                _ => return self.usage_at(c, m.span),
             },
         };
         let frames = match limit {
             None => STACK_DEPTH as u8,
-            Some(l) => match super::stmt::constant(l) {
+            Some(l) => match crate::sema::stmt::constant(l) {
                 Some(n) if (1..=STACK_DEPTH as i64).contains(&n) => n as u8,
                 Some(n) => {
                     let d = Diagnostic::error(
@@ -62,20 +69,10 @@ impl Checker<'_> {
                     self.error(d);
                     return self.poisoned(span);
                 }
-                None => return self.stack_usage(name, l.span),
+                None => return self.usage_at(c, l.span),
             },
         };
         self.stack(user, mode, frames, span)
-    }
-
-    fn stack_usage(&mut self, name: &str, span: Span) -> TExpr {
-        let d = Diagnostic::error(
-            span,
-            format!("{}() takes a mode (`bpftrace`, `perf` or `raw`) and a constant number of frames, both optional", name),
-        )
-        .with_help(format!("for example `{}(perf, 5)`, `{}(5)` or `{}(raw)`", name, name, name));
-        self.error(d);
-        self.poisoned(span)
     }
 }
 

@@ -1,16 +1,18 @@
 //! bpftrace's `sizeof(TYPE or expr)` and `offsetof(TYPE, field[.field...])`: constants from the
 //! kernel's BTF (or sonde's own types).
 
-use super::check::Checker;
-use super::tir::{TExpr, TExprKind};
-use crate::types::Type;
-use sonde_syntax::ast::{Expr, ExprKind, Span};
+use super::spec::Call;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
     /// `sizeof(struct task_struct)`, `sizeof($x)`: the size in bytes.
-    pub fn size_of(&mut self, args: &[Expr], span: Span) -> TExpr {
-        let ty = match args {
+    pub(super) fn size_of(&mut self, c: &Call) -> TExpr {
+        let span = c.span;
+        let ty = match c.args {
             [Expr { kind: ExprKind::TypeArg(t), span: tspan }] => match self.resolve_type(t) {
                 Ok(ty) => ty,
                 Err(msg) => {
@@ -19,25 +21,16 @@ impl Checker<'_> {
                 }
             },
             [e] => self.expr(e).ty,
-            _ => {
-                self.error(Diagnostic::error(
-                    span,
-                    "sizeof() takes a type or a value, like `sizeof(struct task_struct)`",
-                ));
-                return self.poisoned(span);
-            }
+            _ => return self.usage(c),
         };
         TExpr { kind: TExprKind::Int(ty.size() as u64), ty: Type::U64, span }
     }
 
     /// `offsetof(struct sk_buff, len)`, `offsetof(struct task_struct, thread_info.flags)`.
-    pub fn offset_of(&mut self, args: &[Expr], span: Span) -> TExpr {
-        let [Expr { kind: ExprKind::TypeArg(t), span: tspan }, field] = args else {
-            self.error(Diagnostic::error(
-                span,
-                "offsetof() takes a struct and a member, like `offsetof(struct task_struct, comm)`",
-            ));
-            return self.poisoned(span);
+    pub(super) fn offset_of(&mut self, c: &Call) -> TExpr {
+        let span = c.span;
+        let [Expr { kind: ExprKind::TypeArg(t), span: tspan }, field] = c.args else {
+            return self.usage(c);
         };
         let mut path = Vec::new();
         if !member_path(field, &mut path) {

@@ -1,0 +1,99 @@
+//! Addresses: ply's `uptr(p)` and bpftrace's `kptr(p)` (which memory a pointer is in), `ksym`
+//! and `usym` (printed as symbols), bpftrace's `reg("ip")`, `kaddr("sym")` and `buf(p, len)`.
+
+use super::spec::Call;
+use crate::model::site::Site;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    /// ply's `uptr(p)`: `p` points into the process's memory, so every read through it (`str`,
+    /// `mem`, `->`) uses the user-memory helpers; bpftrace's `kptr(p)` says kernel memory. The
+    /// value is unchanged; an integer becomes an untyped pointer.
+    pub(super) fn address_space(&mut self, c: &Call) -> TExpr {
+        let user = c.name == "uptr";
+        let a = self.expr(&c.args[0]);
+        let to = match &a.ty {
+            Type::Ptr { to, .. } => to.clone(),
+            Type::Int { .. } => Box::new(Type::Void),
+            t => {
+                let msg = format!("{}() needs a pointer or an address, found `{}`", c.name, t);
+                self.error(Diagnostic::error(c.args[0].span, msg));
+                return self.poisoned(c.span);
+            }
+        };
+        TExpr { ty: Type::Ptr { to, user }, span: c.span, ..a }
+    }
+
+    /// `ksym(addr)`, `usym(addr)`: the address, printed as a kernel or user symbol.
+    pub(super) fn symbol(&mut self, c: &Call) -> TExpr {
+        let a = self.scalar(&c.args[0], &format!("the argument of {}()", c.name));
+        let ty = if c.name == "ksym" { Type::Sym } else { Type::USym };
+        TExpr { kind: TExprKind::Cast(Box::new(a)), ty, span: c.span }
+    }
+
+    /// bpftrace's `reg("ip")`: the named register of a kprobe's or uprobe's registers, at its
+    /// fixed offset in `struct pt_regs` (no BTF needed).
+    pub(super) fn register(&mut self, c: &Call) -> TExpr {
+        use crate::arch::x86_64::REGISTERS;
+        let [Expr { kind: ExprKind::Str(reg), span: at }] = c.args else {
+            return self.usage(c);
+        };
+        let reg = String::from_utf8_lossy(reg);
+        let Some(&(_, offset)) = REGISTERS.iter().find(|(n, _)| *n == reg) else {
+            let names: Vec<&str> = REGISTERS.iter().map(|(n, _)| *n).collect();
+            let d = Diagnostic::error(*at, format!("x86-64 has no register `{}`", reg))
+                .with_help(format!("the registers are {}", names.join(", ")));
+            self.error(d);
+            return self.poisoned(c.span);
+        };
+        // Only where the context is the registers: `regs` says so where it is not.
+        let regs = Expr { kind: ExprKind::Ident("regs".into()), span: c.span };
+        if self.expr_or_poison(&regs).is_none() {
+            return self.poisoned(c.span);
+        }
+        TExpr { kind: TExprKind::CtxLoad { offset }, ty: Type::U64, span: c.span }
+    }
+
+    /// `kaddr("sym")`: the kernel symbol's address from kallsyms, a constant.
+    pub(super) fn kaddr(&mut self, c: &Call) -> TExpr {
+        let [Expr { kind: ExprKind::Str(sym), .. }] = c.args else {
+            return self.usage(c);
+        };
+        let sym = String::from_utf8_lossy(sym).into_owned();
+        let Some(addr) = self.env.kernel_symbol_address(&sym) else {
+            let msg = format!(
+                "kaddr(): `{}` is not in /proc/kallsyms (data symbols are listed only with CONFIG_KALLSYMS_ALL)",
+                sym
+            );
+            self.error(Diagnostic::error(c.span, msg));
+            return self.poisoned(c.span);
+        };
+        TExpr { kind: TExprKind::Int(addr), ty: Type::U64, span: c.span }
+    }
+
+    /// `buf(ptr, len)`: up to the string size (64 bytes by default) of raw memory, printed by
+    /// `%r` (or `%s`) with non-printable bytes as `\xNN`. Without `len`, the whole size.
+    pub(super) fn buf(&mut self, c: &Call) -> TExpr {
+        let max = self.opts.string_size;
+        let p = self.expr(&c.args[0]);
+        let user = match &p.ty {
+            Type::Ptr { user, .. } => *user,
+            Type::Int { .. } => self.sites.first().is_some_and(Site::reads_user_memory),
+            t => {
+                let msg = format!("buf() needs an address, found `{}`", t);
+                self.error(Diagnostic::error(c.args[0].span, msg));
+                return self.poisoned(c.span);
+            }
+        };
+        let len = match c.args.get(1) {
+            Some(l) => self.scalar(l, "the length of buf()"),
+            None => TExpr { kind: TExprKind::Int(max as u64), ty: Type::U64, span: c.span },
+        };
+        let kind = TExprKind::ReadBuf { ptr: Box::new(p), len: Box::new(len), user };
+        TExpr { kind, ty: Type::Buf(max), span: c.span }
+    }
+}

@@ -1,0 +1,41 @@
+//! bpftrace's calls on one element of a map: `has_key(@m, k...)` and `delete(@m, k...)` as a
+//! value.
+
+use super::spec::Call;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind};
+
+impl Checker<'_> {
+    /// `has_key(@m, k...)`: 1 when the element is present; `delete(@m, k...)`: removes it, 1
+    /// when it was there.
+    pub(super) fn map_element(&mut self, c: &Call) -> TExpr {
+        let Some((map, keys)) = self.map_and_keys(c) else {
+            return self.poisoned(c.span);
+        };
+        let kind = if c.name == "has_key" {
+            TExprKind::MapHas { map, keys }
+        } else {
+            TExprKind::MapDelete { map, keys }
+        };
+        TExpr { kind, ty: Type::S64, span: c.span }
+    }
+
+    /// The map and typed keys of `f(@m, k1, k2)`, as bpftrace spells an element.
+    fn map_and_keys(&mut self, c: &Call) -> Option<(usize, Vec<TExpr>)> {
+        match c.args {
+            [Expr { kind: ExprKind::Map { name: m, keys }, span: mspan }, rest @ ..]
+                if keys.is_empty() && !rest.is_empty() =>
+            {
+                let map = self.maps.get_or_create(m, *mspan);
+                let key_span = rest[0].span.to(rest[rest.len() - 1].span);
+                Some((map, self.map_keys(map, rest, key_span)))
+            }
+            _ => {
+                self.usage(c);
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! `printf(fmt, ...)`, and bpftrace's `warnf`, `errorf` and `system`, printf's checks with
+//! another place for the text.
+
+use super::spec::Call;
+use crate::model::tir::{EventDef, EventKind, Sink, TExpr, TStmtKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_output::printf::{self, Piece, Spec as Conversion};
+use sonde_syntax::ast::{Expr, ExprKind};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    pub(in crate::sema) fn printf(&mut self, c: &Call) -> Option<TStmtKind> {
+        let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = c.args.first() else {
+            return self.usage_error(c);
+        };
+        let pieces = match printf::parse(format) {
+            Ok(p) => p,
+            Err(e) => {
+                self.error(Diagnostic::error(*fspan, format!("bad printf format: {}", e)));
+                return None;
+            }
+        };
+        let specs: Vec<&Conversion> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Conv(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        let values: Vec<TExpr> = c.args[1..].iter().map(|a| self.expr(a)).collect();
+        if specs.len() != values.len() {
+            self.error(Diagnostic::error(
+                c.span,
+                format!(
+                    "the format has {} conversion(s) but {} value(s) follow it",
+                    specs.len(),
+                    values.len()
+                ),
+            ));
+            return None;
+        }
+        let mut types = Vec::new();
+        for (spec, v) in specs.iter().zip(&values) {
+            types.push(self.conversion(spec, v, *fspan));
+        }
+        let event = self.add_event(EventDef {
+            kind: EventKind::Printf { format: format.clone() },
+            args: types,
+        });
+        Some(TStmtKind::Emit { event, args: values })
+    }
+
+    /// The type value `v` is sent as for conversion `spec`, after checking that they agree.
+    fn conversion(&mut self, spec: &Conversion, v: &TExpr, fspan: sonde_syntax::ast::Span) -> Type {
+        // Timestamps and kernel addresses print as text with %s and as numbers otherwise.
+        let textual = matches!(
+            v.ty,
+            Type::Walltime
+                | Type::Strftime(_)
+                | Type::CgroupPath
+                | Type::Strerror
+                | Type::SyscallName
+                | Type::Username
+                | Type::Sym
+                | Type::USym
+                | Type::Stack { .. }
+        );
+        let ok = if spec.wants_any() {
+            true
+        } else if spec.wants_string() {
+            textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_))
+        } else {
+            v.ty.is_scalar()
+        };
+        if !ok {
+            let want = if spec.wants_string() { "a string" } else { "an integer" };
+            self.error(
+                Diagnostic::error(
+                    v.span,
+                    format!("`%{}` needs {}, found `{}`", spec.conv, want, v.ty),
+                )
+                .with_label(fspan, "format here"),
+            );
+        }
+        let as_number = textual && !spec.wants_string() && !spec.wants_any();
+        if as_number {
+            Type::U64
+        } else {
+            v.ty.clone()
+        }
+    }
+
+    /// `warnf(fmt, ...)`, `errorf(fmt, ...)` and `system(fmt, ...)`: printf's checks, another sink.
+    pub(super) fn formatted(&mut self, c: &Call) -> Option<TStmtKind> {
+        let to = match c.name {
+            "warnf" => Sink::Warning(c.span),
+            "errorf" => Sink::Error(c.span),
+            _ => {
+                self.needs_unsafe("system() runs a command", c.span)?;
+                Sink::System
+            }
+        };
+        let kind = self.printf(c)?;
+        if let TStmtKind::Emit { event, .. } = &kind {
+            if let EventKind::Printf { format } = &self.events[*event].kind {
+                self.events[*event].kind = EventKind::Formatted { format: format.clone(), to };
+            }
+        }
+        Some(kind)
+    }
+}

@@ -1,0 +1,279 @@
+//! The builtin functions: calls that are values.
+
+use crate::model::types::Type;
+use crate::sema::builtins::spec::{arg, base, many, opt, Check, Form, Kind, Returns, Spec};
+
+const FUNCTION: Spec = base(Form::Function, Check::Value(|cx, c| cx.usage(c)));
+
+const STACK_TAKES: &str =
+    "a mode (`bpftrace`, `perf` or `raw`) and a constant number of frames, both optional";
+const STACK_PARAMS: &[crate::sema::builtins::spec::Param] =
+    &[opt("mode", Kind::Mode), opt("frames", Kind::Constant)];
+const STACK_RETURNS: Returns = Returns::Computed("a stack, printed one frame a line");
+
+pub const FUNCTIONS: &[Spec] = &[
+    Spec {
+        name: "str",
+        also: &["dyn"],
+        params: &[arg("addr", Kind::Address), opt("size", Kind::Constant)],
+        takes: "an address and an optional size",
+        returns: Returns::Computed("a string of `size` bytes (the string size, 64, by default)"),
+        doc: "The NUL-ended string at an address; `str($N)` is a positional parameter's text.",
+        example: "tracepoint:syscalls:sys_enter_openat { printf(\"%s\\n\", str(args.filename)); }",
+        check: Check::Value(|cx, c| cx.read_string(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "mem",
+        params: &[arg("addr", Kind::Address), opt("size", Kind::Constant)],
+        takes: "an address and an optional size",
+        returns: Returns::Computed("`size` bytes (64 by default), printed as hex"),
+        doc: "The bytes at an address.",
+        example: "tracepoint:syscalls:sys_enter_write { print(mem(args.buf, 16)); }",
+        check: Check::Value(|cx, c| cx.read_string(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "strcmp",
+        params: &[arg("a", Kind::String), arg("b", Kind::String)],
+        takes: "two strings",
+        returns: Returns::Type(&Type::S64),
+        doc: "Compares two strings as strcmp(3) does: -1, 0 or 1.",
+        example: "tracepoint:syscalls:sys_enter_openat /strcmp(comm, \"bash\") == 0/ { @opens = count(); }",
+        check: Check::Value(|cx, c| cx.compare_strings(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "strncmp",
+        params: &[arg("a", Kind::String), arg("b", Kind::String), arg("n", Kind::Constant)],
+        takes: "two strings and a length",
+        returns: Returns::Type(&Type::S64),
+        doc: "Compares the first `n` bytes of two strings at most (a constant `n`).",
+        example: "tracepoint:syscalls:sys_enter_openat /strncmp(comm, \"sys\", 3) == 0/ { @opens = count(); }",
+        check: Check::Value(|cx, c| cx.compare_strings(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "reg",
+        params: &[arg("name", Kind::StrLiteral)],
+        takes: "a register's name, like `reg(\"ip\")`",
+        returns: Returns::Type(&Type::U64),
+        doc: "A kprobe's or uprobe's register, by its name in x86-64's `struct pt_regs`.",
+        example: "kprobe:vfs_read { @[ksym(reg(\"ip\"))] = count(); }",
+        check: Check::Value(|cx, c| cx.register(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "ksym",
+        params: &[arg("addr", Kind::Integer)],
+        takes: "one address",
+        returns: Returns::Type(&Type::Sym),
+        doc: "A kernel address, printed as its symbol.",
+        example: "kprobe:vfs_read { @[ksym(reg(\"ip\"))] = count(); }",
+        check: Check::Value(|cx, c| cx.symbol(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "usym",
+        params: &[arg("addr", Kind::Integer)],
+        takes: "one address",
+        returns: Returns::Type(&Type::USym),
+        doc: "A user address of the traced process (`-p`, `-c`), printed as its symbol.",
+        example: "uprobe:bash:readline { @[usym(reg(\"ip\"))] = count(); }",
+        check: Check::Value(|cx, c| cx.symbol(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "uptr",
+        params: &[arg("ptr", Kind::Address)],
+        takes: "one address",
+        returns: Returns::Computed("the pointer, into the process's memory"),
+        doc: "ply's: the pointer points into the process's memory, so `str`, `mem` and `->` read it with the user-memory helpers.",
+        example: "kprobe:do_sys_openat2 { printf(\"%s\\n\", str(uptr(arg1))); }",
+        check: Check::Value(|cx, c| cx.address_space(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "kptr",
+        params: &[arg("ptr", Kind::Address)],
+        takes: "one address",
+        returns: Returns::Computed("the pointer, into kernel memory"),
+        doc: "bpftrace's: the pointer points into kernel memory.",
+        example: "kprobe:vfs_read { @[kptr(arg0)] = count(); }",
+        check: Check::Value(|cx, c| cx.address_space(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "strftime",
+        params: &[arg("format", Kind::StrLiteral), arg("ns", Kind::Integer)],
+        takes: "a format string literal and a timestamp, like `strftime(\"%H:%M:%S\", nsecs)`",
+        returns: Returns::Computed("the timestamp, formatted when it is printed"),
+        doc: "A timestamp (`nsecs`), printed as local time in a strftime(3) format (`%f` is microseconds).",
+        example: "BEGIN { printf(\"%s\\n\", strftime(\"%H:%M:%S.%f\", nsecs)); }",
+        check: Check::Value(|cx, c| cx.strftime(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "delete",
+        params: &[arg("map", Kind::Map), many("key", Kind::Value)],
+        takes: "a map and its key, like `delete(@m, pid)`",
+        returns: Returns::Type(&Type::S64),
+        doc: "Removes the map's element: 1 when it was there (also a statement, `delete @m[key]`).",
+        example: "tracepoint:syscalls:sys_exit_read { $had = delete(@start, tid); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
+        check: Check::Value(|cx, c| cx.map_element(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "has_key",
+        params: &[arg("map", Kind::Map), many("key", Kind::Value)],
+        takes: "a map and its key, like `has_key(@m, pid)`",
+        returns: Returns::Type(&Type::S64),
+        doc: "1 when the map holds the element.",
+        example: "tracepoint:syscalls:sys_exit_read /has_key(@start, tid)/ { @ns = hist(nsecs - @start[tid]); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
+        check: Check::Value(|cx, c| cx.map_element(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "kaddr",
+        params: &[arg("symbol", Kind::StrLiteral)],
+        takes: "a symbol name as a string literal, like `kaddr(\"jiffies\")`",
+        returns: Returns::Type(&Type::U64),
+        doc: "A kernel symbol's address in /proc/kallsyms when the program is compiled (data symbols need CONFIG_KALLSYMS_ALL).",
+        example: "BEGIN { printf(\"%x\\n\", kaddr(\"vfs_read\")); }",
+        check: Check::Value(|cx, c| cx.kaddr(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "ntop",
+        params: &[opt("family", Kind::Integer), arg("addr", Kind::Value)],
+        takes: "an address and an optional family first, like `ntop(AF_INET, addr)`",
+        returns: Returns::Type(&Type::Inet),
+        doc: "An IP address (an integer is IPv4, 16 bytes IPv6), printed as inet_ntop(3) writes it.",
+        example: "BEGIN { printf(\"%s\\n\", ntop(0x0100007f)); }",
+        check: Check::Value(|cx, c| cx.ntop(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "cgroup_path",
+        params: &[arg("id", Kind::Integer)],
+        takes: "one integer, like `cgroup_path(cgroup)`",
+        returns: Returns::Type(&Type::CgroupPath),
+        doc: "A cgroup id, printed as the path of its cgroup2 directory.",
+        example: "tracepoint:syscalls:sys_enter_read { @[cgroup_path(cgroup)] = count(); }",
+        check: Check::Value(|cx, c| cx.printed_as(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "strerror",
+        params: &[arg("errno", Kind::Integer)],
+        takes: "one integer, like `strerror(-args.ret)`",
+        returns: Returns::Type(&Type::Strerror),
+        doc: "An error number, printed as strerror(3)'s text.",
+        example: "tracepoint:syscalls:sys_exit_openat /args.ret < 0/ { @[strerror(-args.ret)] = count(); }",
+        check: Check::Value(|cx, c| cx.printed_as(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "sizeof",
+        params: &[arg("what", Kind::TypeOrValue)],
+        takes: "a type or a value, like `sizeof(struct task_struct)`",
+        returns: Returns::Type(&Type::U64),
+        doc: "The size in bytes of a type or of a value's type, a constant.",
+        example: "BEGIN { printf(\"%d\\n\", sizeof(comm)); }",
+        check: Check::Value(|cx, c| cx.size_of(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "len",
+        params: &[arg("of", Kind::Value)],
+        takes: "one string, map or stack, like `len(comm)`, `len(@m)` or `len(ustack)`",
+        returns: Returns::Computed("an integer"),
+        doc: "A string's bytes before its NUL; a map's elements (`len(@m)`); the frames of the stack taken here (`len(kstack)`).",
+        example: "tracepoint:syscalls:sys_enter_openat { @[len(str(args.filename))] = count(); }",
+        check: Check::Value(|cx, c| cx.len(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "buf",
+        params: &[arg("addr", Kind::Address), opt("length", Kind::Integer)],
+        takes: "an address and a length, like `buf(args.buf, args.count)`",
+        returns: Returns::Computed("up to the string size (64) of bytes"),
+        doc: "Raw memory, printed by `%r` (or `%s`) with the bytes that are not printable ASCII as `\\xNN`.",
+        example: "tracepoint:syscalls:sys_enter_write { printf(\"%r\\n\", buf(args.buf, args.count)); }",
+        check: Check::Value(|cx, c| cx.buf(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "offsetof",
+        params: &[arg("type", Kind::Type), arg("member", Kind::Member)],
+        takes: "a struct and a member, like `offsetof(struct task_struct, comm)`",
+        returns: Returns::Type(&Type::U64),
+        doc: "The offset of a member (`a.b` for a nested one) in a struct, a constant.",
+        example: "struct Pair { int a; long b; } BEGIN { printf(\"%d\\n\", offsetof(struct Pair, b)); }",
+        check: Check::Value(|cx, c| cx.offset_of(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "bswap",
+        params: &[arg("x", Kind::Integer)],
+        takes: "one integer",
+        returns: Returns::Computed("an unsigned integer of x's size"),
+        doc: "The integer with its bytes in reverse order, by the size of its type.",
+        example: "BEGIN { printf(\"%x\\n\", bswap((uint32)0x12345678)); }",
+        check: Check::Value(|cx, c| cx.bswap(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "getopt",
+        params: &[arg("name", Kind::StrLiteral), opt("default", Kind::Literal), opt("about", Kind::Text)],
+        takes: "an option name as a string literal, then an optional default and description, like `getopt(\"depth\", 35, \"Maximum depth\")`",
+        returns: Returns::Computed("the default's type: an integer or a string"),
+        doc: "A named option given after the program (`-- --name=value`), a constant; without a default a boolean.",
+        example: "BEGIN { printf(\"%d\\n\", getopt(\"depth\", 35, \"Maximum depth\")); }",
+        check: Check::Value(|cx, c| cx.getopt(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "syscall_name",
+        params: &[arg("nr", Kind::Integer)],
+        takes: "a syscall number, like `syscall_name(args.id)`",
+        returns: Returns::Type(&Type::SyscallName),
+        doc: "A syscall number, printed as the syscall's name.",
+        example: "tracepoint:raw_syscalls:sys_enter { @[syscall_name(args.id)] = count(); }",
+        check: Check::Value(|cx, c| cx.printed_as(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "kstack",
+        params: STACK_PARAMS,
+        takes: STACK_TAKES,
+        usage_help: Some("for example `kstack(perf, 5)`, `kstack(5)` or `kstack(raw)`"),
+        returns: STACK_RETURNS,
+        doc: "The kernel stack, printed as `mode` says (`bpftrace`, `perf`, `raw`) and `frames` deep at most (1 to 127, a stack map of its own).",
+        example: "profile:hz:99 { @[kstack(perf, 3)] = count(); }",
+        check: Check::Value(|cx, c| cx.stack_call(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "ustack",
+        params: STACK_PARAMS,
+        takes: STACK_TAKES,
+        usage_help: Some("for example `ustack(perf, 5)`, `ustack(5)` or `ustack(raw)`"),
+        returns: STACK_RETURNS,
+        doc: "The user stack, as `kstack()` takes the kernel's.",
+        example: "profile:hz:99 { @[ustack(raw)] = count(); }",
+        check: Check::Value(|cx, c| cx.stack_call(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "stack",
+        params: STACK_PARAMS,
+        takes: STACK_TAKES,
+        usage_help: Some("for example `stack(perf, 5)`, `stack(5)` or `stack(raw)`"),
+        returns: STACK_RETURNS,
+        doc: "ply's name for `kstack()`.",
+        example: "profile:hz:99 { @[stack(5)] = count(); }",
+        check: Check::Value(|cx, c| cx.stack_call(c)),
+        ..FUNCTION
+    },
+];

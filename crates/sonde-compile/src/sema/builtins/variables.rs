@@ -1,0 +1,100 @@
+//! The variables the checker types itself: those that are constants of the compiled program
+//! (`cpid`, `probe`, `ncpus`), read through the current task (`curtask`, bpftrace's `ppid` and
+//! `pcomm`), the probe's context (`argN`, `args`) and stacks.
+
+use crate::model::tir::{Builtin, TExpr, TExprKind};
+use crate::model::types::{Type, STACK_DEPTH};
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind, Span};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    /// `cpid` (and bpftrace's `$target`): the `-c` command's pid, a constant.
+    pub(in crate::sema) fn child_pid(&mut self, span: Span) -> TExpr {
+        match self.opts.child_pid {
+            Some(p) => TExpr { kind: TExprKind::Int(p as u64), ty: Type::U32, span },
+            None => {
+                self.error(Diagnostic::error(
+                    span,
+                    "`cpid`/`$target` needs a command to trace: run with `-c COMMAND`",
+                ));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// `argN`: the probe's argument N, as its provider says.
+    pub(super) fn arg_n(&mut self, name: &str, span: Span) -> TExpr {
+        let n = name[3..].parse().unwrap_or(usize::MAX);
+        self.context(crate::provider::context::ContextName::Arg(n), span)
+    }
+
+    /// `kstack`, `ustack` and ply's `stack` as names: the whole depth, the configured mode.
+    pub(super) fn stack_variable(&mut self, name: &str, span: Span) -> TExpr {
+        if self.refused_in_map_for(span) {
+            return self.poisoned(span);
+        }
+        self.stack(name == "ustack", self.stack_mode, STACK_DEPTH as u8, span)
+    }
+
+    /// `curtask`: typed from BTF where there is some, else a plain integer.
+    pub(super) fn curtask(&mut self, span: Span) -> TExpr {
+        let task =
+            self.env.btf().ok().and_then(|b| crate::btf_types::named(b, "struct task_struct"));
+        let ty = match task {
+            Some(t) => Type::Ptr { to: Box::new(t), user: false },
+            None => Type::U64,
+        };
+        TExpr { kind: TExprKind::Builtin(Builtin::CurTask), ty, span }
+    }
+
+    /// `probe`: the probe's name. Probes that name `probe` get a program per site (see
+    /// `names_any` in check.rs), so it is a constant.
+    pub(super) fn probe_name(&mut self, span: Span) -> TExpr {
+        let name = self.sites.first().map(|s| s.point.describe()).unwrap_or_default();
+        TExpr::const_str(name.into_bytes(), span)
+    }
+
+    /// `args` or `data` alone: a record is read by field.
+    pub(super) fn whole_record(&mut self, name: &str, span: Span) -> TExpr {
+        let field = self.first_field().unwrap_or("common_pid".into());
+        self.error(
+            Diagnostic::error(
+                span,
+                format!("`{}` is the tracepoint's record: use one of its fields", name),
+            )
+            .with_help(format!("for example `{}->{}`", name, field)),
+        );
+        self.poisoned(span)
+    }
+
+    fn first_field(&self) -> Option<String> {
+        let args = self.sites.first()?.args.as_ref()?;
+        args.fields.iter().find(|f| !f.name.starts_with("common_")).map(|f| f.name.clone())
+    }
+
+    /// `ncpus`: the online CPUs when the program is compiled.
+    pub(super) fn ncpus(&mut self, span: Span) -> TExpr {
+        let Some(n) = self.env.online_cpus() else {
+            self.error(Diagnostic::error(span, "`ncpus` needs the number of online CPUs, which this system does not say (/sys/devices/system/cpu/online)"));
+            return self.poisoned(span);
+        };
+        TExpr { kind: TExprKind::Int(u64::from(n)), ty: Type::U32, span }
+    }
+
+    /// A variable read through the current task: bpftrace's `ppid` is
+    /// `curtask->real_parent->tgid`, its `pcomm` `curtask->group_leader->comm`.
+    pub(super) fn curtask_path(&mut self, path: &[&str], name: &str, span: Span) -> TExpr {
+        let spelled = format!("curtask->{}", path.join("->"));
+        if let Err(e) = self.env.btf() {
+            self.error(Diagnostic::error(span, format!("`{}` reads {}, but {}", name, spelled, e)));
+            return self.poisoned(span);
+        }
+        let mut e = Expr { kind: ExprKind::Ident("curtask".into()), span };
+        for field in path {
+            let kind = ExprKind::Member { expr: Box::new(e), field: (*field).into(), arrow: true };
+            e = Expr { kind, span };
+        }
+        self.expr(&e)
+    }
+}

@@ -1,0 +1,121 @@
+//! Operators: unary, binary (C's, and `==`/`!=` on strings) and `?:`, typed by C's usual
+//! arithmetic conversions simplified to 64 bits.
+
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::{arith_type, Type};
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{BinOp, Expr, Span, UnOp};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    pub(super) fn unary(&mut self, op: UnOp, e: &Expr, span: Span) -> TExpr {
+        let mk = |kind, ty| TExpr { kind, ty, span };
+        match op {
+            UnOp::Neg => {
+                let t = self.scalar(e, "the operand of `-`");
+                mk(TExprKind::Neg(Box::new(t)), Type::S64)
+            }
+            UnOp::Not => {
+                let t = self.scalar(e, "the operand of `!`");
+                mk(TExprKind::Not(Box::new(t)), Type::S64)
+            }
+            UnOp::BitNot => {
+                let t = self.scalar(e, "the operand of `~`");
+                let ty = arith_type(&t.ty, &t.ty);
+                mk(TExprKind::BitNot(Box::new(t)), ty)
+            }
+            UnOp::Deref => {
+                let t = self.scalar(e, "the operand of `*`");
+                self.deref(t, 0, span)
+            }
+            UnOp::AddrOf => {
+                self.error(Diagnostic::error(
+                    span,
+                    "taking the address of a value (`&`) is not supported",
+                ));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    pub(super) fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, span: Span) -> TExpr {
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        let ty = if l.ty.is_string() || r.ty.is_string() {
+            self.string_operands(op, &l, &r, span)
+        } else {
+            self.integer_operands(op, &l, &r)
+        };
+        let Some(ty) = ty else { return self.poisoned(span) };
+        TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span }
+    }
+
+    /// Strings compare with `==` and `!=` only.
+    fn string_operands(&mut self, op: BinOp, l: &TExpr, r: &TExpr, span: Span) -> Option<Type> {
+        let equality = matches!(op, BinOp::Eq | BinOp::Ne);
+        if l.ty.is_string() && r.ty.is_string() && equality {
+            return Some(Type::S64);
+        }
+        let msg = if equality {
+            format!("cannot compare `{}` with `{}`", l.ty, r.ty)
+        } else {
+            format!("`{}` does not apply to strings", op.symbol())
+        };
+        let mut d = Diagnostic::error(span, msg)
+            .with_label(l.span, format!("`{}`", l.ty))
+            .with_label(r.span, format!("`{}`", r.ty));
+        if matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge) {
+            d = d.with_help("use strcmp(a, b) to order strings");
+        }
+        self.error(d);
+        None
+    }
+
+    /// The result type of an operator on integers, or `None` after an error.
+    fn integer_operands(&mut self, op: BinOp, l: &TExpr, r: &TExpr) -> Option<Type> {
+        for side in [l, r] {
+            if !side.ty.is_scalar() {
+                self.error(Diagnostic::error(
+                    side.span,
+                    format!("`{}` needs integers, found `{}`", op.symbol(), side.ty),
+                ));
+                return None;
+            }
+        }
+        if matches!(op, BinOp::Div | BinOp::Mod) && matches!(r.kind, TExprKind::Int(0)) {
+            let what = if op == BinOp::Div { "division" } else { "remainder" };
+            self.error(
+                Diagnostic::error(r.span, format!("{} by zero: the divisor is the constant 0", what))
+                    .with_help("at run time a zero divisor gives `x / 0 == 0` and `x % 0 == x`, the kernel's rule for BPF"),
+            );
+            return None;
+        }
+        Some(if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+            Type::S64
+        } else {
+            arith_type(&l.ty, &r.ty)
+        })
+    }
+
+    /// `cond ? then : els`: integers of any kind, or strings (the longer's size).
+    pub(super) fn ternary(&mut self, cond: &Expr, then: &Expr, els: &Expr, span: Span) -> TExpr {
+        let cond = self.scalar(cond, "a condition");
+        let then = self.expr(then);
+        let els = self.expr(els);
+        let ty = match (&then.ty, &els.ty) {
+            (a, b) if a.is_scalar() && b.is_scalar() => arith_type(a, b),
+            (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
+            (a, b) => {
+                let msg = format!("the branches of `?:` have different types: `{}` and `{}`", a, b);
+                self.error(
+                    Diagnostic::error(span, msg)
+                        .with_label(then.span, format!("`{}`", a))
+                        .with_label(els.span, format!("`{}`", b)),
+                );
+                return self.poisoned(span);
+            }
+        };
+        let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
+        TExpr { kind: TExprKind::Ternary { cond, then, els }, ty, span }
+    }
+}

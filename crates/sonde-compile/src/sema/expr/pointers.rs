@@ -1,0 +1,129 @@
+//! Reading through pointers and arrays: `*p`, `p[i]`, `arr[i]`, one char of a string (`$s[0]`,
+//! `p->comm[0]`), with constant indices checked against the bounds.
+
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind, Span};
+use sonde_syntax::diag::Diagnostic;
+
+/// A char, as an element of a string.
+const CHAR: Type = Type::Int { bytes: 1, signed: true };
+
+impl Checker<'_> {
+    /// `*(ptr + offset)` typed by the pointee.
+    pub(super) fn deref(&mut self, ptr: TExpr, offset: i64, span: Span) -> TExpr {
+        let (to, user) = match &ptr.ty {
+            Type::Ptr { to, user } => ((**to).clone(), *user),
+            other => {
+                self.error(Diagnostic::error(
+                    ptr.span,
+                    format!("cannot dereference a `{}`: it is not a pointer", other),
+                ));
+                return self.poisoned(span);
+            }
+        };
+        if to == Type::Void {
+            self.error(
+                Diagnostic::error(ptr.span, "cannot dereference a `void *`")
+                    .with_help("cast it to a pointer type first, e.g. `*(u64 *)ptr`"),
+            );
+            return self.poisoned(span);
+        }
+        TExpr { kind: TExprKind::Read { ptr: Box::new(ptr), offset, user }, ty: to, span }
+    }
+
+    /// `base[index]`, with a constant index.
+    pub(super) fn index(&mut self, base: &Expr, index: &Expr, span: Span) -> TExpr {
+        let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
+        let ExprKind::Int(i) = index.kind else {
+            self.error(Diagnostic::error(index.span, "an index must be a constant integer"));
+            return self.poisoned(span);
+        };
+        let i = i as i64;
+        let at = Indexed { i, span: index.span, base: base.span };
+        match b.ty.clone() {
+            Type::Array { elem, len } => self.array_element(b, *elem, len, at, span),
+            Type::Str(len) => self.string_char(b, len, at, span),
+            Type::Ptr { to, .. } => self.deref(b, i * to.size().max(1) as i64, span),
+            t => {
+                self.error(Diagnostic::error(base.span, format!("cannot index a `{}`", t)));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// An element of an array in the record (`args.saddr[0]`) or of a kernel struct's array
+    /// member read through a pointer (`p->numbers[0].nr`; a flexible array, 0 elements in BTF,
+    /// takes any index).
+    fn array_element(
+        &mut self,
+        b: TExpr,
+        elem: Type,
+        len: usize,
+        at: Indexed,
+        span: Span,
+    ) -> TExpr {
+        let what = format!("the array of {} elements", len);
+        match b.kind {
+            TExprKind::CtxBuf { offset, .. } => {
+                if !self.within(&at, len, false, &what) {
+                    return self.poisoned(span);
+                }
+                let offset = offset + at.i as usize * elem.size();
+                TExpr { kind: TExprKind::CtxLoad { offset }, ty: elem, span }
+            }
+            TExprKind::Read { ptr, offset, user } => {
+                if !self.within(&at, len, true, &what) {
+                    return self.poisoned(span);
+                }
+                let offset = offset + at.i * elem.size() as i64;
+                TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: elem, span }
+            }
+            _ => {
+                let t = Type::Array { elem: Box::new(elem), len };
+                self.error(Diagnostic::error(at.base, format!("cannot index a `{}`", t)));
+                self.poisoned(span)
+            }
+        }
+    }
+
+    /// One char of a char array member (`p->comm[0]`) or of a string value (a variable,
+    /// `comm`, `str()`: bpftrace's `$s[0]`).
+    fn string_char(&mut self, b: TExpr, len: usize, at: Indexed, span: Span) -> TExpr {
+        if let TExprKind::Read { ptr, offset, user } = b.kind {
+            let what = format!("the array of {} chars", len);
+            if !self.within(&at, len, true, &what) {
+                return self.poisoned(span);
+            }
+            return TExpr {
+                kind: TExprKind::Read { ptr, offset: offset + at.i, user },
+                ty: CHAR,
+                span,
+            };
+        }
+        if !self.within(&at, len, false, &format!("the string of {} bytes", len)) {
+            return self.poisoned(span);
+        }
+        let kind = TExprKind::Field { base: Box::new(b), offset: at.i as usize };
+        TExpr { kind, ty: CHAR, span }
+    }
+
+    /// Is the index inside `what` of `len` elements (any, for a flexible array of 0)? If not,
+    /// says so.
+    fn within(&mut self, at: &Indexed, len: usize, flexible: bool, what: &str) -> bool {
+        let inside = at.i >= 0 && ((flexible && len == 0) || (at.i as usize) < len);
+        if !inside {
+            let msg = format!("index {} is outside {}", at.i, what);
+            self.error(Diagnostic::error(at.span, msg));
+        }
+        inside
+    }
+}
+
+/// A constant index, where it is written and where what it indexes is.
+struct Indexed {
+    i: i64,
+    span: Span,
+    base: Span,
+}
