@@ -326,6 +326,13 @@ impl Program {
         let known = std::mem::offset_of!(ProgInfo, recursion_misses) + 8 <= len;
         Ok(known.then_some(info.recursion_misses))
     }
+
+    /// The kernel's (runs, total run time in ns) of this program. The kernel counts them only
+    /// while its BPF statistics are on (`kernel.bpf_stats_enabled`, 5.1+); else they stay put.
+    pub fn run_stats(&self) -> Result<(u64, u64)> {
+        let (info, _) = info_by_fd(&self.fd)?;
+        Ok((info.run_cnt, info.run_time_ns))
+    }
 }
 
 /// Ids of every program loaded in the kernel, by anyone (BPF_PROG_GET_NEXT_ID).

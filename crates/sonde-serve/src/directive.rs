@@ -79,9 +79,11 @@ fn apply(d: &mut Directive, item: &str) -> Result<(), String> {
             }
             d.labels = Some(labels);
         }
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "`// metric:` does not know `{item}` (it takes `labels=A,B`, `name=NAME` and `skip`)"
-        )),
+        ))
+        }
     }
     Ok(())
 }

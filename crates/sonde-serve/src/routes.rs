@@ -8,8 +8,9 @@ use crate::http::{Request, Response};
 
 const GET_HEAD: &str = "GET, HEAD";
 
-/// The answer to `req`; `metrics` makes the exposition in the format given, only when asked.
-pub fn route(req: &Request, metrics: impl FnOnce(Format) -> String) -> Response {
+/// The answer to `req`; `metrics` makes the exposition in the format given, only when asked
+/// (None when it cannot be had: a 503).
+pub fn route(req: &Request, metrics: impl FnOnce(Format) -> Option<String>) -> Response {
     let known = matches!(req.path.as_str(), "/metrics" | "/healthz");
     if !known {
         return Response::text(404, "not found: sonde serves /metrics and /healthz\n");
@@ -23,11 +24,14 @@ pub fn route(req: &Request, metrics: impl FnOnce(Format) -> String) -> Response 
         return Response::text(200, "ok\n");
     }
     let format = negotiate(req.accept.as_deref());
-    Response {
-        status: 200,
-        content_type: format.content_type(),
-        body: metrics(format).into_bytes(),
-        allow: None,
+    match metrics(format) {
+        Some(body) => Response {
+            status: 200,
+            content_type: format.content_type(),
+            body: body.into_bytes(),
+            allow: None,
+        },
+        None => Response::text(503, "the metrics cannot be read now\n"),
     }
 }
 
@@ -39,8 +43,8 @@ mod tests {
         Request { method: method.into(), path: path.into(), accept: accept.map(String::from) }
     }
 
-    fn body(f: Format) -> String {
-        format!("{f:?}\n")
+    fn body(f: Format) -> Option<String> {
+        Some(format!("{f:?}\n"))
     }
 
     #[test]
@@ -61,5 +65,10 @@ mod tests {
         let r = route(&req("POST", "/metrics", None), |_| panic!("not asked"));
         assert_eq!((r.status, r.allow), (405, Some(GET_HEAD)));
         assert_eq!(route(&req("DELETE", "/healthz", None), body).status, 405);
+    }
+
+    #[test]
+    fn metrics_that_cannot_be_had_are_a_503() {
+        assert_eq!(route(&req("GET", "/metrics", None), |_| None).status, 503);
     }
 }

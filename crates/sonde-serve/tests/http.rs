@@ -22,7 +22,8 @@ fn start() -> (SocketAddr, sonde_serve::http::Stopper, JoinHandle<()>) {
     let server = Server::bind("127.0.0.1:0".parse().unwrap(), LIMITS).expect("bind");
     let addr = server.local_addr().unwrap();
     let stopper = server.stopper().unwrap();
-    let t = std::thread::spawn(move || server.run(|req| route(req, |f| render(&families(), f))));
+    let t =
+        std::thread::spawn(move || server.run(|req| route(req, |f| Some(render(&families(), f)))));
     (addr, stopper, t)
 }
 

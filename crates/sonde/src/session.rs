@@ -314,7 +314,7 @@ struct LiveMisses<'a> {
 }
 
 /// The programs that run once, by hand, for BEGIN or END.
-fn special_programs<'a>(
+pub(crate) fn special_programs<'a>(
     c: &Compiled,
     programs: &'a [Program],
     point: &AttachPoint,
