@@ -6,6 +6,7 @@
 mod files;
 mod program;
 mod scrape;
+mod series;
 
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -40,6 +41,11 @@ pub struct ServeArgs {
     /// Where to listen: the loopback by default; `0.0.0.0:19435` for every interface.
     #[arg(short = 'l', long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
+    /// Each exported map holds at most N elements, the least recently updated evicted first
+    /// (a histogram's element is one key's bucket); `let @m = lruhash(N)` sizes one map itself.
+    #[arg(long, value_name = "N", default_value_t = series::DEFAULT_MAX_SERIES,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_series: u32,
     /// Program files, or directories whose `*.bt` and `*.sonde` files are all served.
     #[arg(required = true, value_name = "PROGRAM-FILE|DIR")]
     pub programs: Vec<PathBuf>,
@@ -64,7 +70,7 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     let addr = server.local_addr().map_err(|e| Failure::Setup(e.to_string()))?;
     let stopper = server.stopper().map_err(|e| Failure::Setup(e.to_string()))?;
     signals::arm();
-    let (served, links) = load_all(prepared, &env)?;
+    let (served, links) = load_all(prepared, &env, args.max_series)?;
     let mut events = served.iter().map(Events::new).collect::<Result<Vec<_>, _>>()?;
     run_special(&served, &mut events, &AttachPoint::Begin)?;
     let metrics: usize = served.iter().map(|p| p.prepared.metrics.len()).sum();
@@ -88,7 +94,11 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     outcome
 }
 
-fn load_all(prepared: Vec<Prepared>, env: &HostEnv) -> Result<(Vec<Loaded>, Vec<Link>), Failure> {
+fn load_all(
+    prepared: Vec<Prepared>,
+    env: &HostEnv,
+    max_series: u32,
+) -> Result<(Vec<Loaded>, Vec<Link>), Failure> {
     let mut served = Vec::new();
     let mut links = Vec::new();
     for p in prepared {
@@ -98,7 +108,7 @@ fn load_all(prepared: Vec<Prepared>, env: &HostEnv) -> Result<(Vec<Loaded>, Vec<
                 p.file
             );
         }
-        let (loaded, l) = program::load(p, env)?;
+        let (loaded, l) = program::load(p, env, max_series)?;
         served.push(loaded);
         links.extend(l);
     }

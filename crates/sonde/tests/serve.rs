@@ -41,8 +41,14 @@ fn workload(comm: &str) {
 
 /// `sonde serve` on an ephemeral loopback port, once it says where.
 fn serve(file: &Path) -> (Running, SocketAddr) {
-    let file = file.to_str().unwrap();
-    let mut sonde = Sonde::new(&["serve", "--listen", "127.0.0.1:0", file]).spawn();
+    serve_with(file, &[])
+}
+
+fn serve_with(file: &Path, flags: &[&str]) -> (Running, SocketAddr) {
+    let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+    args.extend(flags);
+    args.push(file.to_str().unwrap());
+    let mut sonde = Sonde::new(&args).spawn();
     sonde.wait_stderr("/metrics", ATTACH_TIMEOUT);
     let err = sonde.stderr_so_far();
     let addr = err
@@ -120,6 +126,37 @@ fn metrics_hold_the_workloads_exact_counts() {
     assert_eq!(get(addr, "/nope", None).0, 404);
     sonde.signal(libc::SIGTERM);
     sonde.wait().assert_ok();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn max_series_bounds_a_map_keyed_by_pid() {
+    require_tracepoints!();
+    let dir = common::temp_path("serve-lru");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("exits.bt");
+    let prog = "tracepoint:syscalls:sys_enter_exit_group /comm == \"wl_lru\"/ { @exits[pid] = count(); }\n";
+    std::fs::write(&file, prog).unwrap();
+    // 20 children named wl_lru, each exiting once: 20 pids.
+    let forks: Vec<&str> = std::iter::repeat(["fork", "wl_lru"]).take(20).flatten().collect();
+    let series = |flags: &[&str]| {
+        let (sonde, addr) = serve_with(&file, flags);
+        common::run_workload(&forks);
+        let (_, text) = get(addr, "/metrics", None);
+        sonde.signal(libc::SIGTERM);
+        sonde.wait().assert_ok();
+        let n = text.lines().filter(|l| l.starts_with("sonde_exits_total{")).count();
+        (n, text)
+    };
+    let (all, text) = series(&[]);
+    assert_eq!(all, 20, "{text}");
+    let (bounded, text) = series(&["--max-series", "8"]);
+    assert!((1..=8).contains(&bounded), "{bounded} series\n{text}");
+    let max = "sonde_serve_map_max_entries{program=";
+    assert!(
+        text.lines().any(|l| l.starts_with(max) && l.ends_with(",map=\"@exits\"} 8")),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -106,7 +106,14 @@ fn aggregation(info: &MapInfo) -> Aggregation {
 
 /// Creates the maps, loads the programs and attaches them; the links are returned apart, as
 /// only shutdown touches them.
-pub fn load(prepared: Prepared, env: &HostEnv) -> Result<(Loaded, Vec<Link>), Failure> {
+/// Exported maps are bounded to `max_series` elements first (series.rs).
+pub fn load(
+    mut prepared: Prepared,
+    env: &HostEnv,
+    max_series: u32,
+) -> Result<(Loaded, Vec<Link>), Failure> {
+    let exported: Vec<usize> = prepared.metrics.iter().map(|(i, _)| *i).collect();
+    super::series::bound(&mut prepared.compiled, exported, max_series);
     let c = &prepared.compiled;
     crate::limits::check(c)?;
     let maps = crate::load::create_maps(c)?;
