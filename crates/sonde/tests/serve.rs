@@ -138,7 +138,7 @@ fn max_series_bounds_a_map_keyed_by_pid() {
     let prog = "tracepoint:syscalls:sys_enter_exit_group /comm == \"wl_lru\"/ { @exits[pid] = count(); }\n";
     std::fs::write(&file, prog).unwrap();
     // 20 children named wl_lru, each exiting once: 20 pids.
-    let forks: Vec<&str> = std::iter::repeat(["fork", "wl_lru"]).take(20).flatten().collect();
+    let forks: Vec<&str> = std::iter::repeat_n(["fork", "wl_lru"], 20).flatten().collect();
     let series = |flags: &[&str]| {
         let (sonde, addr) = serve_with(&file, flags);
         common::run_workload(&forks);
