@@ -3,24 +3,23 @@
 //! Prometheus metrics (crates/sonde-serve decides their names, types and format). What a
 //! program prints still goes to stdout. Runs until SIGINT or SIGTERM; docs/serve.md.
 
+mod events;
 mod files;
 mod program;
+mod reload;
 mod scrape;
 mod series;
 
 use crate::error::Failure;
 use crate::host_env::HostEnv;
-use crate::output::{Action, Output};
 use crate::signals;
 use clap::Args;
-use program::{Loaded, Prepared};
+use events::Events;
+use program::Loaded;
 use sonde_compile::provider::AttachPoint;
-use sonde_kernel::link::Link;
-use sonde_kernel::ringbuf::RingBuf;
 use sonde_serve::http::{Limits, Server};
 use sonde_serve::routes::route;
-use sonde_serve::Format;
-use sonde_symbols::Symbolizer;
+use sonde_serve::{BucketMemory, Format};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -53,6 +52,7 @@ pub struct ServeArgs {
 
 pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     signals::install();
+    signals::hangup_reloads();
     let files = files::expand(&args.programs)?;
     if !sonde_kernel::sys::has_bpf_capabilities() {
         return Err(Failure::Setup(crate::session::NEEDS_ROOT.into()));
@@ -70,9 +70,10 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     let addr = server.local_addr().map_err(|e| Failure::Setup(e.to_string()))?;
     let stopper = server.stopper().map_err(|e| Failure::Setup(e.to_string()))?;
     signals::arm();
-    let (served, links) = load_all(prepared, &env, args.max_series)?;
-    let mut events = served.iter().map(Events::new).collect::<Result<Vec<_>, _>>()?;
-    run_special(&served, &mut events, &AttachPoint::Begin)?;
+    let mut served = Vec::new();
+    for p in prepared {
+        served.push(program::load(p, &env, args.max_series)?);
+    }
     let metrics: usize = served.iter().map(|p| p.prepared.metrics.len()).sum();
     eprintln!(
         "sonde: serving {} map(s) of {} program(s) at http://{}/metrics",
@@ -85,34 +86,42 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
         .name("http".into())
         .spawn(move || server.run(|req| route(req, |format| ask(&asks, format))))
         .map_err(|e| Failure::Setup(format!("cannot start the HTTP thread: {e}")))?;
-    let outcome = serve(&served, &mut events, &scrapes);
+    let mut kept = Kept::default();
+    let outcome = loop {
+        match serve(&served, &scrapes, &mut kept) {
+            Ok(Next::Reload) => {
+                served = reload::reload(served, args, &mut kept.reloads);
+                eprintln!("sonde: reloaded: serving {} program(s)", served.len());
+            }
+            Ok(Next::Stop) => break Ok(0),
+            Err(e) => break Err(e),
+        }
+    };
     stopper.stop();
     let _ = http.join();
     // END runs, and what it prints is read, before the probes are taken away.
-    run_special(&served, &mut events, &AttachPoint::End)?;
+    let mut links = Vec::new();
+    for mut p in served {
+        if let Err(e) = events::run_special(&p, &AttachPoint::End) {
+            eprintln!("sonde: {}: END: {}", p.prepared.file, e.sentence());
+        }
+        links.append(&mut p.links);
+    }
     sonde_kernel::link::detach_all(links);
     outcome
 }
 
-fn load_all(
-    prepared: Vec<Prepared>,
-    env: &HostEnv,
-    max_series: u32,
-) -> Result<(Vec<Loaded>, Vec<Link>), Failure> {
-    let mut served = Vec::new();
-    let mut links = Vec::new();
-    for p in prepared {
-        if p.prints {
-            eprintln!(
-                "sonde: {}: what it prints goes to standard output; its maps are the metrics",
-                p.file
-            );
-        }
-        let (loaded, l) = program::load(p, env, max_series)?;
-        served.push(loaded);
-        links.extend(l);
-    }
-    Ok((served, links))
+/// What lasts across reloads: each histogram's buckets, the reloads' outcomes.
+#[derive(Default)]
+pub struct Kept {
+    pub buckets: BucketMemory,
+    pub reloads: reload::Reloads,
+}
+
+/// Why [`serve`] returned.
+enum Next {
+    Stop,
+    Reload,
 }
 
 /// A scrape asked of the main thread, which owns everything in the kernel: the format, and
@@ -126,18 +135,19 @@ fn ask(asks: &mpsc::Sender<Ask>, format: Format) -> Option<String> {
     answer.recv_timeout(SCRAPE_TIMEOUT).ok()
 }
 
-/// Answers scrapes and reads printed output until a stop signal; fails if the HTTP thread
-/// ended on its own.
+/// Answers scrapes and reads printed output until a stop signal or a reload; fails if the
+/// HTTP thread ended on its own.
 fn serve(
     served: &[Loaded],
-    events: &mut [Events],
     scrapes: &mpsc::Receiver<Ask>,
-) -> Result<i32, Failure> {
+    kept: &mut Kept,
+) -> Result<Next, Failure> {
+    let mut events = Events::for_all(served)?;
     let mut scraper = scrape::Scraper::new(served);
     loop {
         match scrapes.recv_timeout(POLL) {
             Ok((format, reply)) => {
-                let _ = reply.send(scraper.scrape(format));
+                let _ = reply.send(scraper.scrape(format, kept));
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -148,58 +158,10 @@ fn serve(
             e.drain()?;
         }
         if signals::stop_requested().is_some() {
-            return Ok(0);
+            return Ok(Next::Stop);
         }
-    }
-}
-
-/// Runs each program's BEGIN or END probes and reads what they print.
-fn run_special(
-    served: &[Loaded],
-    events: &mut [Events],
-    point: &AttachPoint,
-) -> Result<(), Failure> {
-    for (p, e) in served.iter().zip(events.iter_mut()) {
-        for prog in crate::session::special_programs(&p.prepared.compiled, &p.programs, point) {
-            prog.test_run(&[]).map_err(Failure::kernel)?;
+        if signals::reload_requested() {
+            return Ok(Next::Reload);
         }
-        e.drain()?;
-    }
-    Ok(())
-}
-
-/// One program's ring buffer and the writer its records go to (printf, print, clear...).
-struct Events<'a> {
-    file: &'a str,
-    ring: RingBuf,
-    output: Output<'a>,
-    exit_said: bool,
-}
-
-impl<'a> Events<'a> {
-    fn new(p: &'a Loaded) -> Result<Events<'a>, Failure> {
-        let c = &p.prepared.compiled;
-        let ring =
-            RingBuf::new(&p.maps[sonde_compile::lower::EVENTS_MAP]).map_err(Failure::kernel)?;
-        let text = &p.prepared.source.text;
-        let output =
-            Output::new(crate::cli::Format::Text, None, text, c, &p.maps, Symbolizer::new(None))
-                .source_name(&p.prepared.file);
-        Ok(Events { file: &p.prepared.file, ring, output, exit_said: false })
-    }
-
-    fn drain(&mut self) -> Result<(), Failure> {
-        let (output, exit_said, file) = (&mut self.output, &mut self.exit_said, self.file);
-        self.ring
-            .drain(|rec| {
-                if let Action::Exit(_) = output.record(rec) {
-                    if !std::mem::replace(exit_said, true) {
-                        eprintln!("sonde: {file}: exit() is ignored: `sonde serve` runs until it is stopped");
-                    }
-                }
-            })
-            .map_err(Failure::kernel)?;
-        self.output.flush();
-        Ok(())
     }
 }

@@ -237,6 +237,20 @@ impl Prometheus {
     }
 }
 
+impl Prometheus {
+    /// Waits (at most `within`) until `promql` has no result: its series are stale.
+    fn wait_until_gone(&self, promql: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if self.query(promql).is_some_and(|r| r.is_empty()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        panic!("`{promql}` still has a value after {within:?}\n{}", self.log());
+    }
+}
+
 impl Drop for Prometheus {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -271,14 +285,16 @@ fn prometheus_installed() -> bool {
 }
 
 #[test]
-fn prometheus_stores_the_exact_count_and_the_right_bucket() {
+fn a_real_prometheus_stores_the_exact_count_the_right_bucket_and_staleness() {
     require_tracepoints!();
     if !prometheus_installed() {
         println!("skipped: prometheus not installed (apt-get install prometheus)");
         return;
     }
     let dir = common::temp_path("serve-prometheus");
-    let (sonde, addr) = serve(&program(&dir, "wl_prom"));
+    let programs = program(&dir, "wl_prom").parent().unwrap().to_path_buf();
+    counter(&programs, "extra", "getppid", "wl_prom");
+    let (mut sonde, addr) = serve(&programs);
     let prom = Prometheus::start(addr, &dir.join("prometheus"));
     // Scraped, and read without error (Prometheus asks for OpenMetrics).
     prom.wait_for("up{job=\"sonde\"}", Duration::from_secs(60), |v| v == 1.0);
@@ -301,8 +317,86 @@ fn prometheus_stores_the_exact_count_and_the_right_bucket() {
     assert_eq!(prom.wait_for(bucket, Duration::from_secs(30), |v| v == READS as f64), 40.0);
     let count = "sonde_read_bytes_count{comm=\"wl_prom\"}";
     assert_eq!(prom.wait_for(count, Duration::from_secs(30), |v| v == READS as f64), 40.0);
+    // A program removed by a reload: its series go stale, the others stay.
+    prom.wait_for("sonde_extra_total", Duration::from_secs(30), |v| v == 0.0);
+    std::fs::remove_file(programs.join("extra.bt")).unwrap();
+    reload(&mut sonde, 1);
+    prom.wait_until_gone("sonde_extra_total", Duration::from_secs(30));
+    assert_eq!(prom.wait_for(calls, Duration::from_secs(30), |v| v == want), want);
     drop(prom);
     sonde.signal(libc::SIGINT);
+    sonde.wait().assert_ok();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+// ---------------------------------------------------------------- SIGHUP
+
+/// A keyless counter of `syscall` calls by the workload named `comm`, as `NAME.bt` in `dir`.
+fn counter(dir: &Path, name: &str, syscall: &str, comm: &str) {
+    let text = format!(
+        "tracepoint:syscalls:sys_enter_{syscall} /comm == \"{comm}\"/ {{ @{name} = count(); }}\n"
+    );
+    std::fs::write(dir.join(format!("{name}.bt")), text).unwrap();
+}
+
+/// Sends SIGHUP and waits for the `reloaded` line it makes (the `n`th).
+fn reload(sonde: &mut Running, n: usize) {
+    sonde.signal(libc::SIGHUP);
+    let deadline = Instant::now() + ATTACH_TIMEOUT;
+    while sonde.stderr_so_far().matches("sonde: reloaded").count() < n {
+        assert!(Instant::now() < deadline, "no reload:\n{}", sonde.stderr_so_far());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sighup_reloads_the_directory_keeping_unchanged_programs() {
+    require_tracepoints!();
+    let dir = common::temp_path("serve-hup");
+    std::fs::create_dir_all(&dir).unwrap();
+    counter(&dir, "pids", "getpid", "wl_hup");
+    counter(&dir, "ppids", "getppid", "wl_hup");
+    let (mut sonde, addr) = serve(&dir);
+    let wl = |args: &[&str]| {
+        let mut all = vec!["comm", "wl_hup"];
+        all.extend(args);
+        common::run_workload(&all);
+    };
+    wl(&["getpid", "100", "getppid", "50"]);
+    let metrics = || get(addr, "/metrics", None).1;
+    let text = metrics();
+    assert_eq!(sample(&text, "sonde_pids_total"), Some("100"), "{text}");
+    assert_eq!(sample(&text, "sonde_ppids_total"), Some("50"), "{text}");
+    // One program removed, one added, one that does not compile.
+    std::fs::remove_file(dir.join("ppids.bt")).unwrap();
+    counter(&dir, "tids", "gettid", "wl_hup");
+    std::fs::write(dir.join("broken.bt"), "tracepoint:syscalls:sys_enter_getpid { @x = ; }\n")
+        .unwrap();
+    reload(&mut sonde, 1);
+    wl(&["getpid", "100", "gettid", "30"]);
+    let text = metrics();
+    assert_eq!(sample(&text, "sonde_pids_total"), Some("200"), "kept its count\n{text}");
+    assert_eq!(sample(&text, "sonde_ppids_total"), None, "removed\n{text}");
+    assert_eq!(sample(&text, "sonde_tids_total"), Some("30"), "added\n{text}");
+    let broken = format!(
+        "sonde_serve_reload_failures_total{{program=\"{}\"}}",
+        dir.join("broken.bt").display()
+    );
+    assert_eq!(sample(&text, &broken), Some("1"), "{text}");
+    assert_eq!(sample(&text, "sonde_serve_last_reload_successful"), Some("0"), "{text}");
+    assert!(sonde.stderr_so_far().contains("broken.bt"), "{}", sonde.stderr_so_far());
+    // A changed program starts again; the broken one gone, the reload succeeds.
+    std::fs::remove_file(dir.join("broken.bt")).unwrap();
+    let changed = std::fs::read_to_string(dir.join("pids.bt")).unwrap();
+    std::fs::write(dir.join("pids.bt"), format!("// getpid() calls.\n{changed}")).unwrap();
+    reload(&mut sonde, 2);
+    wl(&["getpid", "7"]);
+    let text = metrics();
+    assert_eq!(sample(&text, "sonde_pids_total"), Some("7"), "{text}");
+    assert_eq!(sample(&text, "sonde_tids_total"), Some("30"), "{text}");
+    assert_eq!(sample(&text, "sonde_serve_last_reload_successful"), Some("1"), "{text}");
+    assert_eq!(sample(&text, "sonde_serve_reloads_total"), Some("2"), "{text}");
+    sonde.signal(libc::SIGTERM);
     sonde.wait().assert_ok();
     let _ = std::fs::remove_dir_all(dir);
 }

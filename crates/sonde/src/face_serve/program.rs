@@ -4,6 +4,7 @@
 
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use sonde_compile::provider::AttachPoint;
 use sonde_compile::tir::{AggFunc, EventKind, MapInfo, MapValue};
 use sonde_compile::{Compiled, Options};
 use sonde_kernel::link::Link;
@@ -32,6 +33,8 @@ pub struct Loaded {
     pub prepared: Prepared,
     pub maps: Vec<Map>,
     pub programs: Vec<Program>,
+    /// What keeps its probes attached: dropping it detaches them.
+    pub links: Vec<Link>,
     /// When its probes were attached (the interval probes' runs are set against it).
     pub attached: Instant,
 }
@@ -104,14 +107,15 @@ fn aggregation(info: &MapInfo) -> Aggregation {
     }
 }
 
-/// Creates the maps, loads the programs and attaches them; the links are returned apart, as
-/// only shutdown touches them.
-/// Exported maps are bounded to `max_series` elements first (series.rs).
-pub fn load(
-    mut prepared: Prepared,
-    env: &HostEnv,
-    max_series: u32,
-) -> Result<(Loaded, Vec<Link>), Failure> {
+/// Creates the maps, loads the programs and attaches them, then runs BEGIN; exported maps
+/// are bounded to `max_series` elements first (series.rs).
+pub fn load(mut prepared: Prepared, env: &HostEnv, max_series: u32) -> Result<Loaded, Failure> {
+    if prepared.prints {
+        eprintln!(
+            "sonde: {}: what it prints goes to standard output; its maps are the metrics",
+            prepared.file
+        );
+    }
     let exported: Vec<usize> = prepared.metrics.iter().map(|(i, _)| *i).collect();
     super::series::bound(&mut prepared.compiled, exported, max_series);
     let c = &prepared.compiled;
@@ -122,6 +126,15 @@ pub fn load(
     for (def, prog) in c.programs.iter().zip(&programs) {
         links.extend(crate::attach::attach_program(def, prog, env, None)?.0);
     }
-    let loaded = Loaded { prepared, maps, programs, attached: Instant::now() };
-    Ok((loaded, links))
+    let loaded = Loaded { prepared, maps, programs, links, attached: Instant::now() };
+    super::events::run_special(&loaded, &AttachPoint::Begin)?;
+    Ok(loaded)
+}
+
+/// Runs `p`'s END probes, then detaches it (a program removed or replaced by a reload).
+pub fn unload(p: Loaded) {
+    if let Err(e) = super::events::run_special(&p, &AttachPoint::End) {
+        eprintln!("sonde: {}: END: {}", p.prepared.file, e.sentence());
+    }
+    sonde_kernel::link::detach_all(p.links);
 }

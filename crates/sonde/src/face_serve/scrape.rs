@@ -3,31 +3,32 @@
 //! skipped, the kernel's run counts when its BPF statistics are on, scrape time, build info.
 
 use super::program::Loaded;
+use super::reload::Reloads;
+use super::Kept;
 use crate::collect::Collector;
 use crate::misses::{MissCounter, ProbeRuns};
 use sonde_compile::provider::AttachPoint;
 use sonde_output::MapEntries;
 use sonde_serve::model::labels;
-use sonde_serve::{render, BucketMemory, Family, Format, Kind, Number};
+use sonde_serve::{render, Family, Format, Kind, Number};
 use sonde_symbols::Symbolizer;
 use std::time::Instant;
 
-/// What lasts from one scrape to the next.
+/// What lasts from one scrape to the next while the programs stay the same.
 pub struct Scraper<'a> {
     served: &'a [Loaded],
     /// One per program: kernel and user symbols in keys (`ksym`, `usym`, `kstack`).
     symbols: Vec<Symbolizer>,
-    buckets: BucketMemory,
 }
 
 impl<'a> Scraper<'a> {
     pub fn new(served: &'a [Loaded]) -> Scraper<'a> {
         let symbols = served.iter().map(|_| Symbolizer::new(None)).collect();
-        Scraper { served, symbols, buckets: BucketMemory::default() }
+        Scraper { served, symbols }
     }
 
     /// The exposition of everything served, in `format`.
-    pub fn scrape(&mut self, format: Format) -> String {
+    pub fn scrape(&mut self, format: Format, kept: &mut Kept) -> String {
         let t0 = Instant::now();
         let mut own = Own::new();
         let mut families = Vec::new();
@@ -38,7 +39,7 @@ impl<'a> Scraper<'a> {
                 match collector.map(*i, sym) {
                     Ok(entries) => {
                         own.entries.push(labels(&at), Number::U(kernel_elements(&entries)));
-                        families.extend(metric.families(&entries, &mut self.buckets));
+                        families.extend(metric.families(&entries, &mut kept.buckets));
                     }
                     Err(e) => {
                         eprintln!(
@@ -53,9 +54,33 @@ impl<'a> Scraper<'a> {
             }
             own.program(p, &collector);
         }
+        families.extend(reload_families(&kept.reloads));
         families.extend(own.finish(t0));
         render(&families, format)
     }
+}
+
+/// Each program loaded, and what the reloads came to.
+fn reload_families(r: &Reloads) -> Vec<Family> {
+    let mut failures = Family::new(
+        "sonde_serve_reload_failures",
+        "Reloads (SIGHUP) that could not load the program; its previous version, if any, kept running.",
+        Kind::Counter,
+    );
+    for (file, n) in &r.failures {
+        failures.push(labels(&[("program", file)]), Number::U(*n));
+    }
+    let mut reloads = Family::new("sonde_serve_reloads", "Reloads (SIGHUP) so far.", Kind::Counter);
+    reloads.push(Vec::new(), Number::U(r.total));
+    let mut out = vec![reloads, failures];
+    if let Some(ok) = r.last_ok {
+        let help = "Whether the last reload loaded every program (1) or not (0).";
+        let mut last = Family::new("sonde_serve_last_reload_successful", help, Kind::Gauge);
+        last.push(Vec::new(), Number::U(ok as u64));
+        out.push(last);
+    }
+    out.retain(|f| !f.samples.is_empty());
+    out
 }
 
 /// Elements the kernel holds for `entries`: one per key, one per key and bucket for histograms.
@@ -69,6 +94,7 @@ fn kernel_elements(entries: &MapEntries) -> u64 {
 
 /// sonde's own families, filled program by program.
 struct Own {
+    programs: Family,
     entries: Family,
     max_entries: Family,
     read_errors: Family,
@@ -83,6 +109,7 @@ impl Own {
         let f =
             |name: &str, help: &str, kind| Family::new(format!("sonde_serve_{name}"), help, kind);
         Own {
+            programs: f("program_info", "A program being served.", Kind::Gauge),
             entries: f("map_entries", "Elements in the map now (a histogram's: one per key and bucket).", Kind::Gauge),
             max_entries: f("map_max_entries", "Elements the map can hold; inserts beyond are refused.", Kind::Gauge),
             read_errors: f("map_read_errors", "Maps that could not be read in this scrape (see the log).", Kind::Gauge),
@@ -103,6 +130,7 @@ impl Own {
 
     fn program(&mut self, p: &Loaded, collector: &Collector) {
         let file = p.prepared.file.as_str();
+        self.programs.push(labels(&[("program", file)]), Number::U(1));
         if let Ok(n) = collector.lost_events() {
             self.lost.push(labels(&[("program", file)]), Number::U(n));
         }
@@ -134,7 +162,7 @@ impl Own {
             Kind::Gauge,
         );
         took.push(Vec::new(), Number::F(t0.elapsed().as_secs_f64()));
-        let mut out = vec![self.entries, self.max_entries];
+        let mut out = vec![self.programs, self.entries, self.max_entries];
         out.extend([self.read_errors, self.lost, self.missed, self.runs, self.run_time]);
         out.retain(|f| !f.samples.is_empty());
         out.extend([build, took]);
