@@ -11,6 +11,7 @@
 //!   onto it one-to-one).
 //! - [`expo`]: the text format 0.0.4 and OpenMetrics 1.0.0; [`accept`] picks one per scrape.
 //! - [`http`] and [`routes`]: `GET /metrics` and `GET /healthz` over HTTP/1.1.
+//! - [`notify`]: systemd's readiness notification (`Type=notify`).
 
 pub mod accept;
 pub mod buckets;
@@ -21,6 +22,7 @@ pub mod http;
 pub mod mapping;
 pub mod model;
 pub mod names;
+pub mod notify;
 pub mod routes;
 pub mod source;
 

@@ -86,17 +86,22 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
         .name("http".into())
         .spawn(move || server.run(|req| route(req, |format| ask(&asks, format))))
         .map_err(|e| Failure::Setup(format!("cannot start the HTTP thread: {e}")))?;
+    tell_systemd("READY=1");
     let mut kept = Kept::default();
     let outcome = loop {
         match serve(&served, &scrapes, &mut kept) {
             Ok(Next::Reload) => {
+                let now_us = sonde_kernel::clock::monotonic_ns() / 1000;
+                tell_systemd(&format!("RELOADING=1\nMONOTONIC_USEC={now_us}"));
                 served = reload::reload(served, args, &mut kept.reloads);
                 eprintln!("sonde: reloaded: serving {} program(s)", served.len());
+                tell_systemd("READY=1");
             }
             Ok(Next::Stop) => break Ok(0),
             Err(e) => break Err(e),
         }
     };
+    tell_systemd("STOPPING=1");
     stopper.stop();
     let _ = http.join();
     // END runs, and what it prints is read, before the probes are taken away.
@@ -109,6 +114,13 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     }
     sonde_kernel::link::detach_all(links);
     outcome
+}
+
+/// sd_notify(3) when run as a `Type=notify` systemd service; a failure is said, not fatal.
+fn tell_systemd(state: &str) {
+    if let Err(e) = sonde_serve::notify::notify(state) {
+        eprintln!("sonde: cannot notify systemd ({}): {}", state.lines().next().unwrap_or(""), e);
+    }
 }
 
 /// What lasts across reloads: each histogram's buckets, the reloads' outcomes.

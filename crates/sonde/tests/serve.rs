@@ -400,3 +400,83 @@ fn sighup_reloads_the_directory_keeping_unchanged_programs() {
     sonde.wait().assert_ok();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+// ---------------------------------------------------------------- systemd
+
+#[test]
+fn systemd_hears_ready_reloading_and_stopping() {
+    require_tracepoints!();
+    use std::os::unix::net::UnixDatagram;
+    let dir = common::temp_path("serve-notify");
+    std::fs::create_dir_all(&dir).unwrap();
+    counter(&dir, "pids", "getpid", "wl_notify");
+    let sock_path = dir.join("notify.sock");
+    let sock = UnixDatagram::bind(&sock_path).unwrap();
+    sock.set_read_timeout(Some(ATTACH_TIMEOUT)).unwrap();
+    let child = Command::new(common::sonde_bin())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .arg(&dir)
+        .env("NOTIFY_SOCKET", &sock_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed if the test fails half-way.
+    let mut child = KillOnDrop(child);
+    let pid = child.0.id() as i32;
+    let next = || {
+        let mut buf = [0u8; 256];
+        let n = sock.recv(&mut buf).expect("a notification within the timeout");
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    assert_eq!(next(), "READY=1");
+    unsafe { libc::kill(pid, libc::SIGHUP) };
+    let reloading = next();
+    assert!(reloading.starts_with("RELOADING=1\nMONOTONIC_USEC="), "{reloading:?}");
+    assert_eq!(next(), "READY=1");
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(next(), "STOPPING=1");
+    let deadline = Instant::now() + ATTACH_TIMEOUT;
+    let status = loop {
+        if let Some(st) = child.0.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "sonde serve did not exit after SIGTERM");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "{status}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_contrib_unit_file_verifies() {
+    let unit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contrib/sonde-serve.service");
+    let text = std::fs::read_to_string(&unit).unwrap();
+    assert!(text.contains("Type=notify") && text.contains("ExecReload=/bin/kill -HUP $MAINPID"));
+    // Checked with the binary under test in place of the installed one.
+    let dir = common::temp_path("serve-unit");
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("sonde-serve.service");
+    std::fs::write(&copy, text.replace("/usr/local/bin/sonde", &common::sonde_bin())).unwrap();
+    let out = match Command::new("systemd-analyze").arg("verify").arg(&copy).output() {
+        Ok(o) => o,
+        Err(_) => {
+            println!("skipped: systemd-analyze not installed");
+            return;
+        }
+    };
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && said.trim().is_empty(), "systemd-analyze verify:\n{said}");
+    let _ = std::fs::remove_dir_all(dir);
+}
