@@ -12,6 +12,7 @@
 //! - [`expo`]: the text format 0.0.4 and OpenMetrics 1.0.0; [`accept`] picks one per scrape.
 //! - [`http`] and [`routes`]: `GET /metrics` and `GET /healthz` over HTTP/1.1.
 //! - [`notify`]: systemd's readiness notification (`Type=notify`).
+//! - [`promtool`]: Prometheus's own check of an exposition, for tests.
 
 pub mod accept;
 pub mod buckets;
@@ -23,6 +24,7 @@ pub mod mapping;
 pub mod model;
 pub mod names;
 pub mod notify;
+pub mod promtool;
 pub mod routes;
 pub mod source;
 

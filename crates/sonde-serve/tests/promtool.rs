@@ -3,26 +3,9 @@
 
 use sonde_output::value::Value;
 use sonde_output::{HistKind, MapEntries};
+use sonde_serve::promtool;
 use sonde_serve::source::map_sources;
 use sonde_serve::{render, Aggregation, BucketMemory, Family, Format, MapMetric};
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-/// promtool's verdict on `text`: None when it is not installed, else (passed, what it said).
-fn promtool(text: &str) -> Option<(bool, String)> {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    Some((out.status.success(), said))
-}
 
 const PROGRAM: &str = "\
 // Files opened, by command and flags.
@@ -100,22 +83,23 @@ fn promtool_accepts_every_kind_of_map() {
     ] {
         assert!(text.contains(needle), "{needle}\n{text}");
     }
-    let Some((ok, said)) = promtool(&text) else {
-        println!("skipped: promtool not installed (apt-get install prometheus)");
-        return;
-    };
-    assert!(ok, "promtool check metrics refused:\n{said}\n--- exposition:\n{text}");
+    match promtool::check(&text) {
+        None => println!("skipped: promtool not installed (apt-get install prometheus)"),
+        Some(Err(said)) => {
+            panic!("promtool check metrics refused:\n{said}\n--- exposition:\n{text}")
+        }
+        Some(Ok(())) => {}
+    }
 }
 
 #[test]
 fn promtool_finds_what_is_wrong() {
     // The check is not vacuous: promtool does refuse a broken exposition.
     let broken = "# TYPE x counter\nx{a=\"b} 1\n";
-    let Some((ok, _)) = promtool(broken) else {
-        println!("skipped: promtool not installed (apt-get install prometheus)");
-        return;
-    };
-    assert!(!ok);
+    match promtool::check(broken) {
+        None => println!("skipped: promtool not installed (apt-get install prometheus)"),
+        Some(verdict) => assert!(verdict.is_err()),
+    }
 }
 
 #[test]

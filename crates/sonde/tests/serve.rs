@@ -80,22 +80,6 @@ fn try_get(addr: SocketAddr, target: &str, accept: Option<&str>) -> std::io::Res
     Ok((status, body.to_string()))
 }
 
-/// promtool's complaints about `text`, if it is installed (None: it passed or is absent).
-fn promtool_complaints(text: &str) -> Option<String> {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (!out.status.success()).then(|| {
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
-    })
-}
-
 fn sample<'a>(text: &'a str, series: &str) -> Option<&'a str> {
     text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
 }
@@ -117,8 +101,10 @@ fn metrics_hold_the_workloads_exact_counts() {
     assert_eq!(bucket("+Inf"), Some("40"), "{text}");
     assert_eq!(sample(&text, &format!("sonde_read_bytes_count{l}}}")), Some("40"), "{text}");
     assert!(text.contains("sonde_serve_build_info{version="), "{text}");
-    if let Some(complaints) = promtool_complaints(&text) {
-        panic!("promtool check metrics refused the exposition:\n{complaints}\n{text}");
+    match sonde_serve::promtool::check(&text) {
+        None => println!("promtool not installed: the exposition is not checked by it"),
+        Some(Err(said)) => panic!("promtool check metrics refused the exposition:\n{said}\n{text}"),
+        Some(Ok(())) => {}
     }
     let (_, om) = get(addr, "/metrics", Some("application/openmetrics-text; version=1.0.0"));
     assert!(om.contains("le=\"4095.0\"} 40\n") && om.ends_with("# EOF\n"), "{om}");
@@ -479,4 +465,13 @@ fn the_contrib_unit_file_verifies() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && said.trim().is_empty(), "systemd-analyze verify:\n{said}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn serve_answers_help_with_its_flags() {
+    let o = common::sonde(&["serve", "--help"]);
+    o.assert_ok();
+    for flag in ["--listen", "--max-series", "127.0.0.1:19435", "PROGRAM-FILE|DIR"] {
+        assert!(o.stdout.contains(flag), "{flag}\n{}", o.describe());
+    }
 }
