@@ -45,6 +45,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = series::DEFAULT_MAX_SERIES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_series: u32,
+    /// Have the kernel count each probe's runs and run time while sonde serves (it then times
+    /// every run of every BPF program), for sonde_serve_probe_runs_total.
+    #[arg(long)]
+    pub bpf_stats: bool,
     /// Program files, or directories whose `*.bt` and `*.sonde` files are all served.
     #[arg(required = true, value_name = "PROGRAM-FILE|DIR")]
     pub programs: Vec<PathBuf>,
@@ -88,6 +92,15 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
         .map_err(|e| Failure::Setup(format!("cannot start the HTTP thread: {e}")))?;
     tell_systemd("READY=1");
     let mut kept = Kept::default();
+    let _stats = match args.bpf_stats {
+        true => Some(sonde_kernel::prog::enable_run_stats().map_err(|e| {
+            Failure::Setup(format!(
+                "--bpf-stats: {e}; the kernel's run statistics need 5.8 and CAP_SYS_ADMIN"
+            ))
+        })?),
+        false => None,
+    };
+    kept.run_stats = args.bpf_stats;
     let outcome = loop {
         match serve(&served, &scrapes, &mut kept) {
             Ok(Next::Reload) => {
@@ -128,6 +141,8 @@ fn tell_systemd(state: &str) {
 pub struct Kept {
     pub buckets: BucketMemory,
     pub reloads: reload::Reloads,
+    /// `--bpf-stats`: the kernel counts runs for as long as sonde serves.
+    pub run_stats: bool,
 }
 
 /// Why [`serve`] returned.

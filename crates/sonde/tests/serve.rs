@@ -475,3 +475,31 @@ fn serve_answers_help_with_its_flags() {
         assert!(o.stdout.contains(flag), "{flag}\n{}", o.describe());
     }
 }
+
+#[test]
+fn bpf_stats_count_each_probes_runs() {
+    require_tracepoints!();
+    let dir = common::temp_path("serve-stats");
+    std::fs::create_dir_all(&dir).unwrap();
+    counter(&dir, "pids", "getpid", "wl_stats");
+    let (sonde, addr) = serve_with(&dir, &["--bpf-stats"]);
+    common::run_workload(&["comm", "wl_stats", "getpid", "500"]);
+    let (_, text) = get(addr, "/metrics", None);
+    let at = format!(
+        "{{program=\"{}\",probe=\"tracepoint:syscalls:sys_enter_getpid\"}}",
+        dir.join("pids.bt").display()
+    );
+    // The probe runs on every getpid() of the system; the filter is inside it.
+    let runs: u64 = sample(&text, &format!("sonde_serve_probe_runs_total{at}"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no run count\n{text}"));
+    assert!(runs >= 500, "{runs} runs\n{text}");
+    let seconds: f64 = sample(&text, &format!("sonde_serve_probe_run_seconds_total{at}"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no run time\n{text}"));
+    assert!(seconds > 0.0, "{text}");
+    assert_eq!(sample(&text, "sonde_pids_total"), Some("500"), "{text}");
+    sonde.signal(libc::SIGTERM);
+    sonde.wait().assert_ok();
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -52,7 +52,7 @@ impl<'a> Scraper<'a> {
                 let max = p.maps[sonde_compile::lower::FIRST_USER_MAP + i].max_entries();
                 own.max_entries.push(labels(&at), Number::U(max as u64));
             }
-            own.program(p, &collector);
+            own.program(p, &collector, kept.run_stats || bpf_stats_enabled());
         }
         families.extend(reload_families(&kept.reloads));
         families.extend(own.finish(t0));
@@ -119,22 +119,21 @@ impl Own {
                 "Runs the kernel skipped because the probe fired while another BPF program ran on its CPU.",
                 Kind::Counter,
             ),
-            runs: f("probe_runs", "Runs of the probe's program, counted while kernel.bpf_stats_enabled is 1.", Kind::Counter),
+            runs: f("probe_runs", "Runs of the probe's program, counted while the kernel's BPF statistics are on.", Kind::Counter),
             run_time: f(
                 "probe_run_seconds",
-                "Time spent in the probe's program, counted while kernel.bpf_stats_enabled is 1.",
+                "Time spent in the probe's program, counted while the kernel's BPF statistics are on.",
                 Kind::Counter,
             ),
         }
     }
 
-    fn program(&mut self, p: &Loaded, collector: &Collector) {
+    fn program(&mut self, p: &Loaded, collector: &Collector, stats_on: bool) {
         let file = p.prepared.file.as_str();
         self.programs.push(labels(&[("program", file)]), Number::U(1));
         if let Ok(n) = collector.lost_events() {
             self.lost.push(labels(&[("program", file)]), Number::U(n));
         }
-        let stats_on = bpf_stats_enabled();
         let timers = timer_runs(p);
         for (i, (def, program)) in p.prepared.compiled.programs.iter().zip(&p.programs).enumerate()
         {
