@@ -6,7 +6,8 @@
 //!   from the key expressions, HELP from the comment above, `// metric:` lines.
 //! - [`names`]: metric and label names (the `sonde_` prefix, the character set).
 //! - [`mapping`]: one map's aggregation and entries -> metric families; [`buckets`] for
-//!   hist()/lhist(); [`catalog`] refuses two maps that would share a name.
+//!   hist()/lhist(); [`fold`] for keys that print alike; [`catalog`] refuses two maps that
+//!   would share a name.
 //! - [`model`]: families and samples, format-free (OTLP's sums, gauges and histograms map
 //!   onto it one-to-one).
 //! - [`expo`]: the text format 0.0.4 and OpenMetrics 1.0.0; [`accept`] picks one per scrape.
@@ -19,6 +20,7 @@ pub mod buckets;
 pub mod catalog;
 pub mod directive;
 pub mod expo;
+pub mod fold;
 pub mod http;
 pub mod mapping;
 pub mod model;

@@ -10,6 +10,7 @@
 //! | `hist()`, `lhist()` | histogram `NAME_bucket{le}`, `NAME_count` ([`crate::buckets`]) |
 
 use crate::buckets::{self, Scale};
+use crate::fold;
 use crate::model::{Family, Kind, Number};
 use crate::names::{metric_name, valid_label};
 use crate::source::MapSource;
@@ -138,11 +139,13 @@ impl MapMetric {
             MapEntries::Stats(stats) => {
                 let help = format!("The average of {}: {}", self.name, self.help);
                 let mut avg = Family::new(format!("{}_avg", self.name), help, Kind::Gauge);
-                for (keys, count, average, total) in stats {
-                    let l = self.label_pairs(keys);
-                    main.push_part("_count", l.clone(), None, Number::U(*count));
-                    main.push_part("_sum", l.clone(), None, number(total));
-                    avg.push(l, number(average));
+                let labelled = stats.iter().map(|(keys, count, average, total)| {
+                    (self.label_pairs(keys), (*count, average.clone(), total.clone()))
+                });
+                for (l, (count, average, total)) in fold::by_labels(labelled, fold::stats) {
+                    main.push_part("_count", l.clone(), None, Number::U(count));
+                    main.push_part("_sum", l.clone(), None, number(&total));
+                    avg.push(l, number(&average));
                 }
                 return vec![main, avg];
             }
@@ -160,23 +163,27 @@ impl MapMetric {
         if values.is_empty() && self.labels.is_empty() && family.kind == Kind::Counter {
             family.push(Vec::new(), Number::U(0));
         }
-        for (keys, v) in values {
+        let labelled = values.iter().map(|(keys, v)| {
             let mut l = self.label_pairs(keys);
-            if matches!(v, Value::Int { .. }) {
-                family.push(l, number(v));
-            } else {
+            if !matches!(v, Value::Int { .. }) {
                 l.push(("value".into(), label_value(v)));
-                family.push(l, Number::U(1));
             }
+            (l, v.clone())
+        });
+        let agg = self.aggregation;
+        for (l, v) in fold::by_labels(labelled, |a, b| fold::value(agg, a, b)) {
+            let n = if matches!(v, Value::Int { .. }) { number(&v) } else { Number::U(1) };
+            family.push(l, n);
         }
     }
 
     fn histogram(&self, f: &mut Family, entries: &[HistEntry], scale: Scale, m: &mut BucketMemory) {
         let used = entries.iter().filter_map(|(_, c)| buckets::highest_used(c)).max();
         let top = m.raise(&self.name, used.unwrap_or(scale.lowest()));
-        for (keys, counts) in entries {
-            let l = self.label_pairs(keys);
-            let cumulative = buckets::cumulative(scale, counts, top);
+        let labelled =
+            entries.iter().map(|(keys, counts)| (self.label_pairs(keys), counts.clone()));
+        for (l, counts) in fold::by_labels(labelled, |a, b| a.extend(b)) {
+            let cumulative = buckets::cumulative(scale, &counts, top);
             let total = cumulative.last().map_or(0, |b| b.1);
             for (bound, n) in cumulative {
                 f.push_part("_bucket", l.clone(), Some(bound), Number::U(n));

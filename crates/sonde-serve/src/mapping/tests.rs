@@ -176,3 +176,34 @@ fn a_stack_key_is_folded_root_first() {
     assert_eq!(label_value(&Value::str("a\nb")), "a\\x0ab");
     assert_eq!(label_value(&Value::int(-3)), "-3");
 }
+
+#[test]
+fn keys_that_print_alike_are_one_series() {
+    // ksym() of two addresses in one function: two kernel keys, one label value.
+    let sym = |addr| Value::Sym { addr, name: Some("vfs_read".into()) };
+    let m = metric("@calls", Aggregation::Count, &[Some("ksym")]);
+    let e =
+        MapEntries::Values(vec![(vec![sym(1)], Value::uint(2)), (vec![sym(2)], Value::uint(3))]);
+    assert!(text(&m, &e)
+        .ends_with("# TYPE sonde_calls_total counter\nsonde_calls_total{ksym=\"vfs_read\"} 5\n"));
+    let h = metric("@lat", Aggregation::Hist { signed: false }, &[Some("ksym")]);
+    let e = MapEntries::Hist(
+        vec![(vec![sym(1)], vec![(2, 1)]), (vec![sym(2)], vec![(2, 2), (3, 1)])],
+        HistKind::Quantize,
+    );
+    let t = text(&h, &e);
+    assert_eq!(t.matches("sonde_lat_count{").count(), 1, "{t}");
+    assert!(t.contains("sonde_lat_bucket{ksym=\"vfs_read\",le=\"1\"} 3\n"), "{t}");
+    assert!(t.contains("sonde_lat_count{ksym=\"vfs_read\"} 4\n"), "{t}");
+    let s = metric("@st", Aggregation::Stats, &[Some("ksym")]);
+    let e = MapEntries::Stats(vec![
+        (vec![sym(1)], 1, Value::uint(4), Value::uint(4)),
+        (vec![sym(2)], 3, Value::uint(8), Value::uint(24)),
+    ]);
+    let t = text(&s, &e);
+    assert!(
+        t.contains("sonde_st_count{ksym=\"vfs_read\"} 4\n")
+            && t.contains("sonde_st_avg{ksym=\"vfs_read\"} 7\n"),
+        "{t}"
+    );
+}
