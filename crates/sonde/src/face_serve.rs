@@ -16,7 +16,6 @@ use crate::signals;
 use clap::Args;
 use events::Events;
 use program::Loaded;
-use sonde_compile::provider::AttachPoint;
 use sonde_serve::http::{Limits, Server};
 use sonde_serve::routes::route;
 use sonde_serve::{BucketMemory, Format};
@@ -57,16 +56,7 @@ pub struct ServeArgs {
 pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     signals::install();
     signals::hangup_reloads();
-    let files = files::expand(&args.programs)?;
-    if !sonde_kernel::sys::has_bpf_capabilities() {
-        return Err(Failure::Setup(crate::session::NEEDS_ROOT.into()));
-    }
-    let env = HostEnv::new();
-    let prepared =
-        files.iter().map(|f| program::prepare(f, &env)).collect::<Result<Vec<_>, _>>()?;
-    let all = prepared.iter().flat_map(|p| p.metrics.iter().map(|(_, m)| (p.file.as_str(), m)));
-    sonde_serve::catalog::check_unique(all)
-        .map_err(|e| Failure::Usage(format!("{e}; nothing was loaded")))?;
+    let prepared = prepare_all(args)?;
     // Bound before anything is loaded: a port in use costs nothing in the kernel.
     let server = Server::bind(args.listen, Limits::default()).map_err(|e| {
         Failure::Setup(format!("cannot listen on {}: {}; nothing was loaded", args.listen, e))
@@ -74,6 +64,16 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     let addr = server.local_addr().map_err(|e| Failure::Setup(e.to_string()))?;
     let stopper = server.stopper().map_err(|e| Failure::Setup(e.to_string()))?;
     signals::arm();
+    // On before anything is attached, so every run is counted.
+    let _stats = match args.bpf_stats {
+        true => Some(sonde_kernel::prog::enable_run_stats().map_err(|e| {
+            Failure::Setup(format!(
+                "--bpf-stats: {e}; the kernel's run statistics need 5.8 and CAP_SYS_ADMIN"
+            ))
+        })?),
+        false => None,
+    };
+    let env = HostEnv::new();
     let mut served = Vec::new();
     for p in prepared {
         served.push(program::load(p, &env, args.max_series)?);
@@ -91,18 +91,38 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
         .spawn(move || server.run(|req| route(req, |format| ask(&asks, format))))
         .map_err(|e| Failure::Setup(format!("cannot start the HTTP thread: {e}")))?;
     tell_systemd("READY=1");
-    let mut kept = Kept::default();
-    let _stats = match args.bpf_stats {
-        true => Some(sonde_kernel::prog::enable_run_stats().map_err(|e| {
-            Failure::Setup(format!(
-                "--bpf-stats: {e}; the kernel's run statistics need 5.8 and CAP_SYS_ADMIN"
-            ))
-        })?),
-        false => None,
-    };
-    kept.run_stats = args.bpf_stats;
-    let outcome = loop {
-        match serve(&served, &scrapes, &mut kept) {
+    let (served, outcome) = serve_until_stopped(served, args, &scrapes);
+    tell_systemd("STOPPING=1");
+    stopper.stop();
+    let _ = http.join();
+    shut_down(served);
+    outcome
+}
+
+/// Every program compiled and its maps named, none clashing; nothing loaded yet.
+fn prepare_all(args: &ServeArgs) -> Result<Vec<program::Prepared>, Failure> {
+    let files = files::expand(&args.programs)?;
+    if !sonde_kernel::sys::has_bpf_capabilities() {
+        return Err(Failure::Setup(crate::session::NEEDS_ROOT.into()));
+    }
+    let env = HostEnv::new();
+    let prepared =
+        files.iter().map(|f| program::prepare(f, &env)).collect::<Result<Vec<_>, _>>()?;
+    let all = prepared.iter().flat_map(|p| p.metrics.iter().map(|(_, m)| (p.file.as_str(), m)));
+    sonde_serve::catalog::check_unique(all)
+        .map_err(|e| Failure::Usage(format!("{e}; nothing was loaded")))?;
+    Ok(prepared)
+}
+
+/// Serves, reloading on SIGHUP, until a stop signal or a failure; the programs then running.
+fn serve_until_stopped(
+    mut served: Vec<Loaded>,
+    args: &ServeArgs,
+    scrapes: &mpsc::Receiver<Ask>,
+) -> (Vec<Loaded>, Result<i32, Failure>) {
+    let mut kept = Kept { run_stats: args.bpf_stats, ..Kept::default() };
+    loop {
+        match serve(&served, scrapes, &mut kept) {
             Ok(Next::Reload) => {
                 let now_us = sonde_kernel::clock::monotonic_ns() / 1000;
                 tell_systemd(&format!("RELOADING=1\nMONOTONIC_USEC={now_us}"));
@@ -110,23 +130,20 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
                 eprintln!("sonde: reloaded: serving {} program(s)", served.len());
                 tell_systemd("READY=1");
             }
-            Ok(Next::Stop) => break Ok(0),
-            Err(e) => break Err(e),
+            Ok(Next::Stop) => return (served, Ok(0)),
+            Err(e) => return (served, Err(e)),
         }
-    };
-    tell_systemd("STOPPING=1");
-    stopper.stop();
-    let _ = http.join();
-    // END runs, and what it prints is read, before the probes are taken away.
+    }
+}
+
+/// END runs, and what it prints is read, before the probes are taken away (all at once).
+fn shut_down(served: Vec<Loaded>) {
     let mut links = Vec::new();
     for mut p in served {
-        if let Err(e) = events::run_special(&p, &AttachPoint::End) {
-            eprintln!("sonde: {}: END: {}", p.prepared.file, e.sentence());
-        }
+        program::end(&p);
         links.append(&mut p.links);
     }
     sonde_kernel::link::detach_all(links);
-    outcome
 }
 
 /// sd_notify(3) when run as a `Type=notify` systemd service; a failure is said, not fatal.

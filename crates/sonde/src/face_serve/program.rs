@@ -133,8 +133,13 @@ pub fn load(mut prepared: Prepared, env: &HostEnv, max_series: u32) -> Result<Lo
 
 /// Runs `p`'s END probes, then detaches it (a program removed or replaced by a reload).
 pub fn unload(p: Loaded) {
-    if let Err(e) = super::events::run_special(&p, &AttachPoint::End) {
+    end(&p);
+    sonde_kernel::link::detach_all(p.links);
+}
+
+/// Runs `p`'s END probes and reads what they print; a failure is said, and the stop goes on.
+pub fn end(p: &Loaded) {
+    if let Err(e) = super::events::run_special(p, &AttachPoint::End) {
         eprintln!("sonde: {}: END: {}", p.prepared.file, e.sentence());
     }
-    sonde_kernel::link::detach_all(p.links);
 }
