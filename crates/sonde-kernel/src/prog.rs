@@ -2,7 +2,9 @@
 //! kernel holds (for tests that prove teardown).
 
 use crate::error::{KernelError, Result};
-use crate::sys::{self, cmd, IdAttr, InfoAttr, ProgInfo, ProgLoadAttr, TestRunAttr};
+use crate::sys::{
+    self, cmd, EnableStatsAttr, IdAttr, InfoAttr, ProgInfo, ProgLoadAttr, TestRunAttr,
+};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
@@ -327,6 +329,25 @@ impl Program {
         let known = std::mem::offset_of!(ProgInfo, recursion_misses) + 8 <= len;
         Ok(known.then_some(info.recursion_misses))
     }
+
+    /// The kernel's (runs, total run time in ns) of this program. The kernel counts them only
+    /// while its BPF statistics are on (`kernel.bpf_stats_enabled`, 5.1+); else they stay put.
+    pub fn run_stats(&self) -> Result<(u64, u64)> {
+        let (info, _) = info_by_fd(&self.fd)?;
+        Ok((info.run_cnt, info.run_time_ns))
+    }
+}
+
+/// While this lives, the kernel counts every program's runs and run time ([`Program::run_stats`]),
+/// as `sysctl kernel.bpf_stats_enabled=1` would, and stops when the last holder lets go.
+pub struct RunStatsGuard(#[allow(dead_code)] OwnedFd);
+
+/// Turns the kernel's run statistics on (BPF_ENABLE_STATS: 5.8+, CAP_SYS_ADMIN).
+pub fn enable_run_stats() -> Result<RunStatsGuard> {
+    let mut attr = EnableStatsAttr { stat_type: 0 };
+    let fd = sys::bpf_fd(cmd::ENABLE_STATS, &mut attr)
+        .map_err(KernelError::sys("bpf(BPF_ENABLE_STATS)"))?;
+    Ok(RunStatsGuard(fd))
 }
 
 /// Ids of every program loaded in the kernel, by anyone (BPF_PROG_GET_NEXT_ID).

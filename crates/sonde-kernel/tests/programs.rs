@@ -113,3 +113,27 @@ fn a_helper_probe_says_no_only_for_an_unknown_helper() {
         "{release}"
     );
 }
+
+#[test]
+fn run_statistics_count_each_run_while_enabled() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let map = common::counter_map();
+    let prog = common::store_value(&map, 1);
+    let guard = match sonde_kernel::prog::enable_run_stats() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("skipped: BPF_ENABLE_STATS: {e}");
+            return;
+        }
+    };
+    let (before, _) = prog.run_stats().unwrap();
+    for _ in 0..5 {
+        prog.test_run(&[]).unwrap();
+    }
+    let (after, ns) = prog.run_stats().unwrap();
+    assert_eq!(after - before, 5);
+    assert!(ns > 0);
+    drop(guard);
+}

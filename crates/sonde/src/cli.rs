@@ -110,6 +110,8 @@ pub enum Face {
     Trace(FaceArgs),
     /// A kernel function's calls as trees with timings, or flame graphs (function_graph).
     Graph(crate::face_graph::GraphArgs),
+    /// Programs' maps as Prometheus metrics, read at each scrape of /metrics (docs/serve.md).
+    Serve(crate::face_serve::ServeArgs),
 }
 
 #[derive(Args, Debug)]

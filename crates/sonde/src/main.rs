@@ -12,6 +12,7 @@ mod decode;
 mod error;
 mod face_graph;
 mod face_probe;
+mod face_serve;
 mod face_trace;
 mod host_env;
 mod list;
@@ -47,6 +48,7 @@ fn run() -> i32 {
             cli::Face::Probe(a) => face_probe::run(&a.args),
             cli::Face::Trace(a) => face_trace::run(&a.args),
             cli::Face::Graph(a) => face_graph::run(a),
+            cli::Face::Serve(a) => face_serve::run(a),
         };
         return result.unwrap_or_else(|f| {
             f.report();

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static STOP: AtomicI32 = AtomicI32::new(0);
 static ARMED: AtomicBool = AtomicBool::new(false);
+static RELOAD: AtomicBool = AtomicBool::new(false);
 
 /// Exit status of a run interrupted before it touched the kernel (nothing was traced).
 const INTERRUPTED: i32 = 1;
@@ -47,6 +48,26 @@ pub fn install() {
 /// before the first map, program or probe event is created.
 pub fn arm() {
     ARMED.store(true, Ordering::SeqCst);
+}
+
+extern "C" fn on_hangup(_: libc::c_int) {
+    RELOAD.store(true, Ordering::SeqCst);
+}
+
+/// `sonde serve`: SIGHUP asks for a reload of the programs instead of a stop (after `install`).
+pub fn hangup_reloads() {
+    // SAFETY: installing a handler that only stores to an atomic.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_hangup as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGHUP, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Whether a SIGHUP came since the last call (see `hangup_reloads`).
+pub fn reload_requested() -> bool {
+    RELOAD.swap(false, Ordering::SeqCst)
 }
 
 /// The signal that asked us to stop, if any.

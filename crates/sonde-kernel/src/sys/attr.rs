@@ -19,6 +19,7 @@ pub mod cmd {
     pub const BTF_GET_NEXT_ID: u32 = 23;
     pub const LINK_CREATE: u32 = 28;
     pub const BTF_LOAD: u32 = 18;
+    pub const ENABLE_STATS: u32 = 32;
 }
 
 /// Marker for the attr structs: plain old data, no implicit padding, all-zero is valid.
@@ -26,6 +27,14 @@ pub mod cmd {
 /// # Safety
 /// Implementors must be `#[repr(C)]` with every byte covered by a field.
 pub unsafe trait BpfAttr: Default {}
+
+/// ENABLE_STATS: which statistics (BPF_STATS_RUN_TIME = 0, the only kind).
+#[repr(C)]
+#[derive(Default)]
+pub struct EnableStatsAttr {
+    pub stat_type: u32,
+}
+unsafe impl BpfAttr for EnableStatsAttr {}
 
 #[repr(C)]
 #[derive(Default)]
