@@ -17,7 +17,7 @@ use sonde_compile::Options;
 use sonde_kernel::link::Link;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_output::value::Value;
-use sonde_output::MapEntries;
+use sonde_output::{MapEntries, Record, Type};
 use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
 use sonde_trace::events;
@@ -232,8 +232,11 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     let maps = crate::load::create_maps(&compiled)?;
     let programs = crate::load::load_programs(&compiled, &maps, &source)?;
     let mut links: Vec<Link> = Vec::new();
+    let mut probes = 0;
     for (def, prog) in compiled.programs.iter().zip(&programs) {
-        links.extend(crate::attach::attach_program(def, prog, &env, None)?.0);
+        let (l, n) = crate::attach::attach_program(def, prog, &env, None)?;
+        links.extend(l);
+        probes += n;
     }
     for (def, prog) in compiled.programs.iter().zip(&programs) {
         if def.sites.iter().any(|s| s.point == sonde_compile::provider::AttachPoint::Begin) {
@@ -279,6 +282,9 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         max_stack: max_stack.unwrap_or(0),
         events,
     };
+    if a.json {
+        let _ = writeln!(lines.out, "{}", Record::attached_probes(probes));
+    }
     if lines.max_stack > 0 {
         // kallsyms is read on the first kernel frame: before the command runs, not while its
         // process (whose maps name the user frames) may be exiting.
@@ -328,7 +334,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         read_names(&compiled, &lines.collector, &mut lines.symbols, &mut s)?;
         if a.json {
             for row in s.json(&table) {
-                let _ = writeln!(lines.out, "{row}");
+                let _ = writeln!(lines.out, "{}", Record::new(Type::TraceSummary, row));
             }
         } else {
             let _ = write!(lines.out, "{}", s.text(&table, a.errno_summary));
@@ -336,8 +342,11 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     }
     let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
     if a.json {
-        let _ =
-            writeln!(lines.out, "{}", serde_json::json!({"type": "lost_events", "events": lost}));
+        // The command's own end (not the kill below), then the losses, always last.
+        if let Some(status) = child.as_ref().and_then(|c| c.exited.map(|s| (c.pid(), s))) {
+            let _ = writeln!(lines.out, "{}", Record::exit(status.0, status.1));
+        }
+        let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
     }
     let _ = lines.out.flush();
     if lost > 0 && !a.json {
