@@ -7,10 +7,11 @@ use crate::error::Failure;
 use crate::signals;
 use clap::{Args, ValueEnum};
 use sonde_graph::folded::Folded;
-use sonde_graph::{line, render, svg, Builder, Call, Line, Node};
+use sonde_graph::{line, record, render, svg, Builder, Call, Line};
 use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::process::PidWatch;
 use sonde_kernel::tracefs::Tracefs;
+use sonde_output::Record;
 use sonde_symbols::traceable::TraceableFunctions;
 use std::collections::HashMap;
 use std::io::Write;
@@ -169,14 +170,9 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     drop(tracer);
     out.finish(&a.function)?;
     if a.json {
-        let summary = serde_json::json!({
-            "type": "summary",
-            "function": a.function,
-            "calls": out.calls,
-            "lost_entries": overruns,
-            "incomplete_calls": builder.broken_calls,
-        });
+        let summary = record::summary(&a.function, out.calls, builder.broken_calls);
         let _ = writeln!(out.stdout, "{summary}");
+        let _ = writeln!(out.stdout, "{}", Record::lost_events(overruns));
         let _ = out.stdout.flush();
     }
     if overruns > 0 || builder.broken_calls > 0 {
@@ -271,16 +267,7 @@ impl<'a> Sink<'a> {
     fn call(&mut self, call: &Call) -> Result<(), Failure> {
         self.folded.add(&call.root);
         if self.a.json {
-            let j = serde_json::json!({
-                "type": "call",
-                "index": self.calls,
-                "comm": call.task.comm,
-                "pid": call.task.pid,
-                "cpus": call.cpus,
-                "switches": call.switches,
-                "tree": node_json(&call.root),
-            });
-            let _ = writeln!(self.stdout, "{j}");
+            let _ = writeln!(self.stdout, "{}", record::call(self.calls, call));
         }
         match self.a.mode {
             Mode::Tree if self.a.json => {}
@@ -418,16 +405,6 @@ fn full_name(comm: &str, name: &str) -> bool {
 fn comm_matches(comm: &str, name: &str) -> bool {
     let name: String = name.chars().take(15).collect();
     comm == name || (comm.len() == 7 && name.starts_with(comm))
-}
-
-fn node_json(n: &Node) -> serde_json::Value {
-    serde_json::json!({
-        "name": n.name,
-        "total_ns": n.total_ns,
-        "own_ns": n.own_ns(),
-        "irq": n.irq,
-        "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
-    })
 }
 
 #[cfg(test)]

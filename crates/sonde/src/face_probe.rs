@@ -266,7 +266,8 @@ fn trace(
                 let mut out = stdout.lock();
                 while let Some(i) = pending.find('\n') {
                     let line: String = pending.drain(..=i).collect();
-                    if writeln!(out, "{}", render(line.trim_end(), &labels, who.json)).is_err() {
+                    let Some(text) = render(line.trim_end(), &labels, who.json) else { continue };
+                    if writeln!(out, "{text}").is_err() {
                         return Ok(0);
                     }
                 }
@@ -289,33 +290,12 @@ fn trace(
     Ok(0)
 }
 
-/// One trace_pipe line as text, or as a JSON object (`--json`; stack frames are `{"frame": ...}`).
-fn render(line: &str, labels: &[(String, String)], json: bool) -> String {
-    if !json {
-        return sonde_probe::format::format_line(line, labels);
+/// One trace_pipe line as text, or as its JSON record (`--json`; none for a stack's heading).
+fn render(line: &str, labels: &[(String, String)], json: bool) -> Option<String> {
+    match json {
+        false => Some(sonde_probe::format::format_line(line, labels)),
+        true => sonde_probe::record::record(line, labels).map(|r| r.to_string()),
     }
-    use serde_json::{json, Map, Value};
-    let Some(e) = sonde_probe::format::parse_event(line, labels) else {
-        let frame = line.trim().trim_start_matches("=> ");
-        return sonde_output::json::to_string(&json!({ "frame": frame }));
-    };
-    let mut args = Map::new();
-    for (name, value) in e.args {
-        let v = match value.parse::<i64>() {
-            Ok(n) => Value::from(n),
-            Err(_) => Value::from(value),
-        };
-        args.insert(name, v);
-    }
-    let time: Value = e.time.parse::<f64>().map_or(Value::from(e.time), Value::from);
-    let mut o = json!({
-        "time": time, "comm": e.comm, "pid": e.pid, "cpu": e.cpu,
-        "probe": e.probe, "site": e.site, "args": args,
-    });
-    if let Some(t) = e.text {
-        o["text"] = Value::from(t);
-    }
-    sonde_output::json::to_string(&o)
 }
 
 /// What an event's lines are labelled with: the probed function or tracepoint.
