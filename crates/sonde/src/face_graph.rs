@@ -54,7 +54,8 @@ pub struct GraphArgs {
     /// Only calls made by tasks named NAME (their comm, as in /proc/PID/comm).
     #[arg(long, value_name = "NAME")]
     pub comm: Option<String>,
-    /// Each call as one JSON object a line, and a closing summary (calls, lost entries).
+    /// Each call as one JSON record a line (`graph_call`), then `graph_summary` and `lost_events`,
+    /// as docs/json.md describes.
     #[arg(long)]
     pub json: bool,
     /// Stop after N calls.

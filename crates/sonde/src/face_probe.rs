@@ -41,7 +41,8 @@ struct ProbeArgs {
     /// Start COMMAND once the probes are enabled, record only it and its children, stop when it exits.
     #[arg(short = 'c', long = "command", value_name = "COMMAND", conflicts_with = "pid")]
     command: Option<String>,
-    /// One JSON object per event: time, comm, pid, cpu, probe, site, args.
+    /// One JSON record per event (`probe_event`: time, comm, pid, cpu, probe, site, args) and per
+    /// stack frame (`probe_frame`), as docs/json.md describes.
     #[arg(long = "json")]
     json: bool,
     /// Read expressions from FILE, one a line.

@@ -66,7 +66,8 @@ struct TraceArgs {
     /// perf layout and JSON always show them.
     #[arg(short = 'y', long = "decode-fds")]
     decode_fds: bool,
-    /// One JSON object per call (and per summary row, and for lost events).
+    /// One JSON record a line (docs/json.md): `attached_probes`, each call (`trace_call`) or
+    /// event, the summary rows, the command's `exit`, and `lost_events` last.
     #[arg(long)]
     json: bool,
     /// Absolute timestamps (seconds since boot) instead of milliseconds since start.
