@@ -20,17 +20,17 @@ fn labels() -> Vec<(String, String)> {
 }
 
 const WANT: &[&str] = &[
-    r#"{"type": "probe_event", "data": {"time": 11.449, "comm": "cat", "pid": 299, "cpu": 0, "probe": "do_filp_open", "site": "do_filp_open+0x0/0x160", "args": {"dfd": -100, "name": "/etc/hostname"}}}"#,
-    r#"{"type": "probe_event", "data": {"time": 11.44912, "comm": "cat", "pid": 299, "cpu": 0, "probe": "do_sys_openat2%return", "site": "do_sys_openat2+0x9a/0x110 <- do_filp_open", "args": {"ret": -2}}}"#,
-    r#"{"type": "probe_event", "data": {"time": 20.100001, "comm": "ping", "pid": 412, "cpu": 1, "probe": "ip_rcv", "site": "ip_rcv+0x0/0x1a0", "args": {"proto": 1, "ip_src": "127.0.0.1", "B16_port": "0x50", "b16_seq": 1}}}"#,
-    r#"{"type": "probe_event", "data": {"time": 30.0001, "comm": "sonde-workload", "pid": 77, "cpu": 1, "probe": "/bin/sonde-workload:sonde_workload_target", "site": "0x55d0c5a0e139", "args": {"x": 2, "c": "wl up"}}}"#,
-    r#"{"type": "probe_event", "data": {"time": 30.00018, "comm": "sonde-workload", "pid": 77, "cpu": 1, "probe": "/bin/sonde-workload:sonde_workload_target%return", "site": "0x55d0c5a0e1a0 <- 0x55d0c5a0e139", "args": {"r": 4}}}"#,
-    r#"{"type": "probe_event", "data": {"time": 1931.808231, "comm": "sonde-workload", "pid": 11584, "cpu": 1, "probe": "", "site": null, "args": {}, "text": "sys_getpid()"}}"#,
+    r#"{"type": "probe_event", "data": {"args": {"dfd": -100, "name": "/etc/hostname"}, "comm": "cat", "cpu": 0, "pid": 299, "probe": "do_filp_open", "site": "do_filp_open+0x0/0x160", "time": 11.449}}"#,
+    r#"{"type": "probe_event", "data": {"args": {"ret": -2}, "comm": "cat", "cpu": 0, "pid": 299, "probe": "do_sys_openat2%return", "site": "do_sys_openat2+0x9a/0x110 <- do_filp_open", "time": 11.44912}}"#,
+    r#"{"type": "probe_event", "data": {"args": {"B16_port": "0x50", "b16_seq": 1, "ip_src": "127.0.0.1", "proto": 1}, "comm": "ping", "cpu": 1, "pid": 412, "probe": "ip_rcv", "site": "ip_rcv+0x0/0x1a0", "time": 20.100001}}"#,
+    r#"{"type": "probe_event", "data": {"args": {"c": "wl up", "x": 2}, "comm": "sonde-workload", "cpu": 1, "pid": 77, "probe": "/bin/sonde-workload:sonde_workload_target", "site": "0x55d0c5a0e139", "time": 30.0001}}"#,
+    r#"{"type": "probe_event", "data": {"args": {"r": 4}, "comm": "sonde-workload", "cpu": 1, "pid": 77, "probe": "/bin/sonde-workload:sonde_workload_target%return", "site": "0x55d0c5a0e1a0 <- 0x55d0c5a0e139", "time": 30.00018}}"#,
+    r#"{"type": "probe_event", "data": {"args": {}, "comm": "sonde-workload", "cpu": 1, "pid": 11584, "probe": "", "site": null, "text": "sys_getpid()", "time": 1931.808231}}"#,
     r#"{"type": "probe_frame", "data": {"frame": "ftrace_syscall_enter"}}"#,
     r#"{"type": "probe_frame", "data": {"frame": "syscall_trace_enter"}}"#,
     r#"{"type": "probe_frame", "data": {"frame": "do_syscall_64"}}"#,
     r#"{"type": "probe_frame", "data": {"frame": "entry_SYSCALL_64_after_hwframe"}}"#,
-    r#"{"type": "probe_event", "data": {"time": 1931.976211, "comm": "sonde-workload", "pid": 11621, "cpu": 1, "probe": "sched/sched_process_exit", "site": null, "args": {"comm": "sonde-workload", "pid": 11621, "prio": 120, "group_dead": "true"}}}"#,
+    r#"{"type": "probe_event", "data": {"args": {"comm": "sonde-workload", "group_dead": "true", "pid": 11621, "prio": 120}, "comm": "sonde-workload", "cpu": 1, "pid": 11621, "probe": "sched/sched_process_exit", "site": null, "time": 1931.976211}}"#,
 ];
 
 #[test]

@@ -165,7 +165,7 @@ fn json_args(
 fn json_arguments_are_raw_and_decoded_values() {
     use serde_json::json;
     let t = SyscallTable::load(&fixtures()).unwrap();
-    // Members in the arguments' order; AT_FDCWD with the directory where it is known.
+    // Every argument the format file names; AT_FDCWD with the directory where it is known.
     let args = json_args(&openat(3), t.get(257), &Known);
     let names: Vec<&String> = args.as_object().unwrap().keys().collect();
     assert_eq!(names, ["dfd", "filename", "flags", "mode"]);
