@@ -344,8 +344,8 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
     if a.json {
         // The command's own end (not the kill below), then the losses, always last.
-        if let Some(status) = child.as_ref().and_then(|c| c.exited.map(|s| (c.pid(), s))) {
-            let _ = writeln!(lines.out, "{}", Record::exit(status.0, status.1));
+        if let Some((pid, status)) = child.as_ref().and_then(|c| c.exited.map(|s| (c.pid(), s))) {
+            let _ = writeln!(lines.out, "{}", Record::exit(pid, status));
         }
         let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
     }
