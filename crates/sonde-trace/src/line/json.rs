@@ -48,7 +48,7 @@ impl Call {
         let (value, extra) = match (f.copied, f.kind) {
             (Some(bytes), _) => {
                 let (text, cut) = copied_text(bytes, f.len);
-                (text.into(), cut.then(|| ("truncated", Value::Bool(true))))
+                (text.into(), cut.then_some(("truncated", Value::Bool(true))))
             }
             (None, Kind::Dirfd) if f.value as i32 == libc::AT_FDCWD => {
                 ("AT_FDCWD".into(), names.cwd(pid).map(|c| ("path", c.into())))
