@@ -1,14 +1,16 @@
 //! bpftrace-compatible JSON lines (`-f json`): one object per line, spaced exactly as bpftrace
 //! writes them (`{"type": "map", "data": {"@": {"bash": 3}}}`: a space after every `:` and
 //! after the `,` between members; tuples/arrays of values are `[a,b]` with no space, and
-//! histogram bucket lists `[{...}, {...}]` with one, both as in bpftrace). That is why this
-//! module writes the text itself instead of using serde_json's printer.
+//! lists of objects such as histogram buckets `[{...}, {...}]` with one, both as in bpftrace).
+//! That is why this module writes the text itself instead of using serde_json's printer. The
+//! envelope and the records every face shares are in [`crate::record`].
 //!
 //! Functions return the line without its trailing newline. A map with no entries gives
 //! `{"@name": {}}` (bpftrace would print nothing; a line is easier to consume).
 
 use crate::hist::Bucket;
 use crate::map::{display_name, hist_total, sorted, sorted_stats, HistEntry, HistKind, StatsEntry};
+use crate::record::{envelope, Record, Type};
 use crate::value::Value;
 
 /// A JSON string literal, escaping as bpftrace does (`\"`, `\\`, `\n`, `\r`, `\t`, other
@@ -31,7 +33,8 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-/// Any JSON value in bpftrace's spacing: `{"k": v, "k2": v2}` and `[a,b]`.
+/// Any JSON value in bpftrace's spacing: `{"k": v, "k2": v2}`, `[a,b]`, and `[{...}, {...}]`
+/// for a list of objects.
 pub fn to_string(v: &serde_json::Value) -> String {
     use serde_json::Value as J;
     match v {
@@ -39,7 +42,10 @@ pub fn to_string(v: &serde_json::Value) -> String {
         J::Bool(b) => b.to_string(),
         J::Number(n) => n.to_string(),
         J::String(s) => quote(s),
-        J::Array(items) => format!("[{}]", join(items.iter().map(to_string), ",")),
+        J::Array(items) => {
+            let objects = !items.is_empty() && items.iter().all(J::is_object);
+            format!("[{}]", join(items.iter().map(to_string), if objects { ", " } else { "," }))
+        }
         J::Object(m) => {
             let members = m.iter().map(|(k, v)| format!("{}: {}", quote(k), to_string(v)));
             format!("{{{}}}", join(members, ", "))
@@ -51,14 +57,10 @@ fn join(items: impl Iterator<Item = String>, sep: &str) -> String {
     items.collect::<Vec<_>>().join(sep)
 }
 
-fn line(kind: &str, data: &str) -> String {
-    format!("{{\"type\": {}, \"data\": {data}}}", quote(kind))
-}
-
 /// A text message of type `kind` (bpftrace uses this for printf, time, cat, join, syscall).
 /// printf output is bytes: pass `&String::from_utf8_lossy(&bytes)`.
 pub fn message(kind: &str, text: &str) -> String {
-    line(kind, &quote(text))
+    envelope(kind, &quote(text))
 }
 
 /// bpftrace's `warnf`/`errorf` object: `{"type": "warnf", "msg": ..., "filename": ...,
@@ -76,25 +78,25 @@ pub fn located(level: &str, text: &str, at: &crate::writer::SourceAt) -> String 
 }
 
 pub fn printf(text: &str) -> String {
-    message("printf", text)
+    message(Type::Printf.name(), text)
 }
 
 pub fn attached_probes(n: usize) -> String {
-    line("attached_probes", &format!("{{\"probes\": {n}}}"))
+    Record::attached_probes(n).to_string()
 }
 
 pub fn lost_events(n: u64) -> String {
-    line("lost_events", &format!("{{\"events\": {n}}}"))
+    Record::lost_events(n).to_string()
 }
 
 /// Runs of one probe the kernel skipped (sonde's own record; bpftrace has none).
 pub fn missed_runs(probe: &str, runs: u64) -> String {
-    line("missed_runs", &format!("{{\"probe\": {}, \"runs\": {runs}}}", quote(probe)))
+    Record::missed_runs(probe, runs).to_string()
 }
 
 /// `print(expr)` of a non-map value.
 pub fn value(v: &Value) -> String {
-    line("value", &to_string(&v.to_json()))
+    envelope(Type::Value.name(), &to_string(&v.to_json()))
 }
 
 /// `{"@name": {"k1,k2": v, ...}}`, or `{"@name": v}` when the map has no keys.
@@ -114,7 +116,7 @@ fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, S
 pub fn map(name: &str, entries: &[(Vec<Value>, Value)]) -> String {
     let items =
         sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, to_string(&v.to_json())));
-    line("map", &map_data(name, items))
+    envelope(Type::Map.name(), &map_data(name, items))
 }
 
 fn buckets_json(buckets: &[Bucket]) -> String {
@@ -136,7 +138,7 @@ pub fn hist(name: &str, entries: &[HistEntry], kind: HistKind) -> String {
     let items = sorted(entries, |c| hist_total(c))
         .into_iter()
         .map(|(k, c)| (k, buckets_json(&kind.buckets(c))));
-    line("hist", &map_data(name, items))
+    envelope(Type::Hist.name(), &map_data(name, items))
 }
 
 /// `{"count": 3, "average": 2, "total": 6}` per key.
@@ -151,7 +153,7 @@ pub fn stats(name: &str, entries: &[StatsEntry]) -> String {
             ),
         )
     });
-    line("stats", &map_data(name, items))
+    envelope(Type::Stats.name(), &map_data(name, items))
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //! - [`hist`]: hist()/lhist() bucket conventions and bpftrace's histogram lines.
 //! - [`map`]: whole-map text dumps (plain, histogram, avg/stats).
 //! - [`json`]: the same as bpftrace's `-f json` lines.
+//! - [`record`]: the one JSON envelope every face writes (`{"type": ..., "data": ...}`), the
+//!   list of record types, and the records the faces share (lost events, exit, ...).
 //! - [`writer`]: the [`Writer`] trait every face prints through; [`TextWriter`] and
 //!   [`JsonWriter`] implement it.
 
@@ -14,6 +16,7 @@ pub mod json;
 pub mod json_writer;
 pub mod map;
 pub mod printf;
+pub mod record;
 pub mod sink;
 pub mod text_writer;
 mod top;
@@ -22,6 +25,7 @@ pub mod writer;
 
 pub use json_writer::JsonWriter;
 pub use map::{HistEntry, HistKind, StatsEntry};
+pub use record::{Record, Type};
 pub use text_writer::TextWriter;
 pub use value::Value;
 pub use writer::{MapEntries, Writer};

@@ -16,6 +16,7 @@ pub mod format;
 mod fprobe;
 mod language;
 mod packet;
+pub mod record;
 mod resolve;
 mod types;
 

@@ -159,6 +159,21 @@ impl Event {
         format!("{}({})", self.title(), fields.join(", "))
     }
 
+    /// The `data` of its `trace_event` record (the caller adds `stack`).
+    pub fn data(
+        &self,
+        time_ns: u64,
+        pid: u32,
+        tid: u32,
+        comm: &str,
+        values: &[FieldValue],
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "time_ns": time_ns, "pid": pid, "tid": tid, "comm": comm,
+            "event": self.title(), "fields": self.json(values),
+        })
+    }
+
     /// The fields as JSON: name -> number or string.
     pub fn json(&self, values: &[FieldValue]) -> serde_json::Value {
         let fields: serde_json::Map<String, serde_json::Value> = self

@@ -5,7 +5,6 @@ use crate::beauty::{self, Kind};
 use crate::errno;
 use crate::names::{fd_text, pid_text, Names};
 use crate::syscalls::Syscall;
-use serde_json::json;
 use std::fmt::Write;
 
 /// What the entry record carried.
@@ -36,6 +35,23 @@ pub struct ArgText {
     pub text: String,
 }
 
+/// What is known of one argument before it is spelled as text or JSON.
+struct Facts<'a> {
+    name: &'a str,
+    raw: u64,
+    /// The declared C type's value (`int dfd` -100 is 0xffffff9c in its slot).
+    value: i64,
+    /// A 64-bit unsigned type: `raw` is its value, which `value` may not hold.
+    wide_unsigned: bool,
+    kind: Kind,
+    /// The string copied at entry.
+    copied: Option<&'a [u8]>,
+    /// A buffer's length, when the argument is one.
+    len: Option<u64>,
+    signed: bool,
+    bytes: u8,
+}
+
 impl Call {
     pub fn duration_ns(&self) -> u64 {
         self.exit_ns.saturating_sub(self.entry.time_ns)
@@ -56,36 +72,51 @@ impl Call {
                 })
                 .collect();
         };
-        sc.args
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let raw = self.entry.args[i];
-                let copied = self.entry.strings.iter().find(|(j, _)| *j == i);
-                // A buffer's length is the next argument (write(fd, buf, count)).
-                let len = (a.name.contains("buf")).then(|| self.entry.args.get(i + 1).copied());
-                let kind = match a.pid && !a.is_pointer {
-                    true => Kind::Pid,
-                    false => beauty::kind(&sc.name, &a.name, a.is_pointer),
-                };
-                let value = beauty::as_int(raw, a.signed, a.bytes);
-                let pid = self.entry.pid;
-                let text = match (copied, kind) {
-                    (Some((_, bytes)), _) => quote(bytes, len.flatten()),
-                    (None, Kind::Fd) => fd_text(names, pid, value),
-                    (None, Kind::Pid) => pid_text(names, value),
-                    (None, Kind::Dirfd) if value as i32 != libc::AT_FDCWD => {
-                        fd_text(names, pid, value)
-                    }
-                    (None, Kind::Dirfd) => match names.cwd(pid) {
-                        Some(cwd) => format!("AT_FDCWD<{cwd}>"),
-                        None => "AT_FDCWD".into(),
-                    },
-                    (None, kind) => beauty::format(kind, raw, a.signed, a.bytes),
-                };
-                ArgText { name: a.name.clone(), raw, text }
+        self.facts(sc)
+            .map(|f| ArgText {
+                name: f.name.to_string(),
+                raw: f.raw,
+                text: self.arg_text(&f, names),
             })
             .collect()
+    }
+
+    /// What the records say about each argument the format file names.
+    fn facts<'a>(&'a self, sc: &'a Syscall) -> impl Iterator<Item = Facts<'a>> {
+        sc.args.iter().enumerate().map(|(i, a)| {
+            let raw = self.entry.args[i];
+            let copied = self.entry.strings.iter().find(|(j, _)| *j == i);
+            Facts {
+                name: &a.name,
+                raw,
+                value: beauty::as_int(raw, a.signed, a.bytes),
+                wide_unsigned: !a.signed && a.bytes == 8,
+                kind: match a.pid && !a.is_pointer {
+                    true => Kind::Pid,
+                    false => beauty::kind(&sc.name, &a.name, a.is_pointer),
+                },
+                copied: copied.map(|(_, bytes)| bytes.as_slice()),
+                // A buffer's length is the next argument (write(fd, buf, count)).
+                len: a.name.contains("buf").then(|| self.entry.args.get(i + 1).copied()).flatten(),
+                signed: a.signed,
+                bytes: a.bytes,
+            }
+        })
+    }
+
+    fn arg_text(&self, f: &Facts, names: &dyn Names) -> String {
+        let pid = self.entry.pid;
+        match (f.copied, f.kind) {
+            (Some(bytes), _) => quote(bytes, f.len),
+            (None, Kind::Fd) => fd_text(names, pid, f.value),
+            (None, Kind::Pid) => pid_text(names, f.value),
+            (None, Kind::Dirfd) if f.value as i32 != libc::AT_FDCWD => fd_text(names, pid, f.value),
+            (None, Kind::Dirfd) => match names.cwd(pid) {
+                Some(cwd) => format!("AT_FDCWD<{cwd}>"),
+                None => "AT_FDCWD".into(),
+            },
+            (None, kind) => beauty::format(kind, f.raw, f.signed, f.bytes),
+        }
     }
 
     /// `= 3`, `= 3</etc/hostname>` (a new fd, with `names`), `= 1234 (sleep)` (a pid),
@@ -219,30 +250,6 @@ impl Call {
         }
         args.join(", ")
     }
-
-    /// One JSON object: time, duration, pid, tid, comm, syscall, args (raw and decoded), return
-    /// value and errno.
-    pub fn json(&self, sc: Option<&Syscall>, names: &dyn Names) -> serde_json::Value {
-        let e = &self.entry;
-        let args: serde_json::Map<String, serde_json::Value> = self
-            .args(sc, names)
-            .into_iter()
-            .map(|a| (a.name, json!({"raw": a.raw, "value": a.text})))
-            .collect();
-        let errno = self.errno();
-        json!({
-            "time_ns": e.time_ns,
-            "duration_ns": self.duration_ns(),
-            "pid": e.pid,
-            "tid": e.tid,
-            "comm": e.comm,
-            "syscall": self.name(sc),
-            "nr": e.nr,
-            "args": args,
-            "ret": if errno.is_some() { -1 } else { self.ret },
-            "errno": errno.and_then(errno::name),
-        })
-    }
 }
 
 /// perf trace's `TIME (DURATION ms): comm/tid `, the duration blank while unknown (an entry
@@ -293,12 +300,9 @@ fn mode_unused(name: &str, args: &[u64; 6]) -> bool {
 /// A C string as strace quotes it; a buffer of `len` bytes is shown up to its length, with `...`
 /// when the copy was shorter.
 fn quote(bytes: &[u8], len: Option<u64>) -> String {
-    let end = match len {
-        Some(n) => bytes.len().min(n as usize),
-        None => bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len()),
-    };
+    let (shown, cut) = shown(bytes, len);
     let mut s = String::from("\"");
-    for &b in &bytes[..end] {
+    for &b in shown {
         match b {
             b'"' => s.push_str("\\\""),
             b'\\' => s.push_str("\\\\"),
@@ -312,11 +316,23 @@ fn quote(bytes: &[u8], len: Option<u64>) -> String {
         }
     }
     s.push('"');
-    if len.is_some_and(|n| n as usize > end) {
+    if cut {
         s.push_str("...");
     }
     s
 }
+
+/// What of a copied string is shown: up to its NUL, or a buffer up to its length (NULs kept);
+/// true when the copy is shorter than the length.
+fn shown(bytes: &[u8], len: Option<u64>) -> (&[u8], bool) {
+    let end = match len {
+        Some(n) => bytes.len().min(n as usize),
+        None => bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len()),
+    };
+    (&bytes[..end], len.is_some_and(|n| n as usize > end))
+}
+
+mod json;
 
 #[cfg(test)]
 mod tests;

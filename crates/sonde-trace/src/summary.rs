@@ -93,7 +93,7 @@ impl Summary {
         out
     }
 
-    /// One JSON object per syscall in total, then per thread.
+    /// The `data` of each `trace_summary` record: one per syscall in total, then per thread.
     pub fn json(&self, table: &SyscallTable) -> Vec<serde_json::Value> {
         let row = |tid: Option<u32>, nr: u32, s: &Stats| {
             let errnos: serde_json::Map<String, serde_json::Value> = s
@@ -102,7 +102,6 @@ impl Summary {
                 .map(|(e, n)| (errno::name(*e).map_or(e.to_string(), str::to_string), (*n).into()))
                 .collect();
             serde_json::json!({
-                "type": "summary",
                 "tid": tid,
                 "comm": tid.and_then(|t| self.names.get(&t)),
                 "syscall": name(table, nr),

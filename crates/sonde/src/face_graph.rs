@@ -8,10 +8,11 @@ use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use clap::{Args, ValueEnum};
 use sonde_graph::folded::Folded;
-use sonde_graph::{line, render, svg, Builder, Call, Line, Node};
+use sonde_graph::{line, record, render, svg, Builder, Call, Line};
 use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::tracefs::Tracefs;
 use sonde_output::sink::Sink;
+use sonde_output::Record;
 use sonde_symbols::traceable::TraceableFunctions;
 use std::collections::HashMap;
 use std::io::Write;
@@ -54,7 +55,8 @@ pub struct GraphArgs {
     /// Only calls made by tasks named NAME (their comm, as in /proc/PID/comm).
     #[arg(long, value_name = "NAME")]
     pub comm: Option<String>,
-    /// Each call as one JSON object a line, and a closing summary (calls, lost entries).
+    /// Each call as one JSON record a line (`graph_call`), then `graph_summary` and `lost_events`,
+    /// as docs/json.md describes.
     #[arg(long)]
     pub json: bool,
     /// Stop after N calls.
@@ -139,14 +141,9 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     drop(tracer);
     sink.finish(&a.function)?;
     if a.json {
-        let summary = serde_json::json!({
-            "type": "summary",
-            "function": a.function,
-            "calls": sink.calls,
-            "lost_entries": overruns,
-            "incomplete_calls": builder.broken_calls,
-        });
+        let summary = record::summary(&a.function, sink.calls, builder.broken_calls);
         let _ = writeln!(sink.stdout, "{summary}");
+        let _ = writeln!(sink.stdout, "{}", Record::lost_events(overruns));
         let _ = sink.stdout.flush();
     }
     if overruns > 0 || builder.broken_calls > 0 {
@@ -270,16 +267,7 @@ impl<'a> CallSink<'a> {
     fn call(&mut self, call: &Call) -> Result<(), Failure> {
         self.folded.add(&call.root);
         if self.a.json {
-            let j = serde_json::json!({
-                "type": "call",
-                "index": self.calls,
-                "comm": call.task.comm,
-                "pid": call.task.pid,
-                "cpus": call.cpus,
-                "switches": call.switches,
-                "tree": node_json(&call.root),
-            });
-            let _ = writeln!(self.stdout, "{j}");
+            let _ = writeln!(self.stdout, "{}", record::call(self.calls, call));
         }
         match self.a.mode {
             Mode::Tree if self.a.json => {}
@@ -417,16 +405,6 @@ fn full_name(comm: &str, name: &str) -> bool {
 fn comm_matches(comm: &str, name: &str) -> bool {
     let name: String = name.chars().take(15).collect();
     comm == name || (comm.len() == 7 && name.starts_with(comm))
-}
-
-fn node_json(n: &Node) -> serde_json::Value {
-    serde_json::json!({
-        "name": n.name,
-        "total_ns": n.total_ns,
-        "own_ns": n.own_ns(),
-        "irq": n.irq,
-        "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
-    })
 }
 
 #[cfg(test)]

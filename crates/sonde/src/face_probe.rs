@@ -43,7 +43,8 @@ struct ProbeArgs {
     /// Start COMMAND once the probes are enabled, record only it and its children, stop when it exits.
     #[arg(short = 'c', long = "command", value_name = "COMMAND", conflicts_with = "pid")]
     command: Option<String>,
-    /// One JSON object per event: time, comm, pid, cpu, probe, site, args.
+    /// One JSON record per event (`probe_event`: time, comm, pid, cpu, probe, site, args) and per
+    /// stack frame (`probe_frame`), as docs/json.md describes.
     #[arg(long = "json")]
     json: bool,
     /// Read expressions from FILE, one a line.
@@ -285,11 +286,9 @@ impl Events for PipeEvents {
                     self.pending.push_str(&String::from_utf8_lossy(&self.buf[..n]));
                     while let Some(i) = self.pending.find('\n') {
                         let line: String = self.pending.drain(..=i).collect();
-                        let _ = writeln!(
-                            self.out,
-                            "{}",
-                            render(line.trim_end(), &self.labels, self.json)
-                        );
+                        if let Some(text) = render(line.trim_end(), &self.labels, self.json) {
+                            let _ = writeln!(self.out, "{text}");
+                        }
                     }
                 }
                 Ok(_) => break,
@@ -303,33 +302,12 @@ impl Events for PipeEvents {
     }
 }
 
-/// One trace_pipe line as text, or as a JSON object (`--json`; stack frames are `{"frame": ...}`).
-fn render(line: &str, labels: &[(String, String)], json: bool) -> String {
-    if !json {
-        return sonde_probe::format::format_line(line, labels);
+/// One trace_pipe line as text, or as its JSON record (`--json`; none for a stack's heading).
+fn render(line: &str, labels: &[(String, String)], json: bool) -> Option<String> {
+    match json {
+        false => Some(sonde_probe::format::format_line(line, labels)),
+        true => sonde_probe::record::record(line, labels).map(|r| r.to_string()),
     }
-    use serde_json::{json, Map, Value};
-    let Some(e) = sonde_probe::format::parse_event(line, labels) else {
-        let frame = line.trim().trim_start_matches("=> ");
-        return sonde_output::json::to_string(&json!({ "frame": frame }));
-    };
-    let mut args = Map::new();
-    for (name, value) in e.args {
-        let v = match value.parse::<i64>() {
-            Ok(n) => Value::from(n),
-            Err(_) => Value::from(value),
-        };
-        args.insert(name, v);
-    }
-    let time: Value = e.time.parse::<f64>().map_or(Value::from(e.time), Value::from);
-    let mut o = json!({
-        "time": time, "comm": e.comm, "pid": e.pid, "cpu": e.cpu,
-        "probe": e.probe, "site": e.site, "args": args,
-    });
-    if let Some(t) = e.text {
-        o["text"] = Value::from(t);
-    }
-    sonde_output::json::to_string(&o)
 }
 
 /// What an event's lines are labelled with: the probed function or tracepoint.

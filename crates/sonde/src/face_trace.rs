@@ -21,7 +21,7 @@ use sonde_compile::{Compiled, Options};
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_output::sink::{Health, Sink};
 use sonde_output::value::Value;
-use sonde_output::MapEntries;
+use sonde_output::{MapEntries, Record, Type};
 use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
 use sonde_trace::events;
@@ -70,7 +70,8 @@ struct TraceArgs {
     /// perf layout and JSON always show them.
     #[arg(short = 'y', long = "decode-fds")]
     decode_fds: bool,
-    /// One JSON object per call (and per summary row, and for lost events).
+    /// One JSON record a line (docs/json.md): `attached_probes`, each call (`trace_call`) or
+    /// event, the summary rows, the command's `exit`, and `lost_events` last.
     #[arg(long)]
     json: bool,
     /// Absolute timestamps (seconds since boot) instead of milliseconds since start.
@@ -160,6 +161,9 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             .position(|m| m.name == "tr")
             .map(|i| &loaded.maps[FIRST_USER_MAP + i]),
     };
+    if a.json {
+        let _ = writeln!(calls.lines.out, "{}", Record::attached_probes(attached.probes));
+    }
     for fd in target.wake_fds() {
         calls.ring.wake_on(fd).map_err(Failure::kernel)?;
     }
@@ -175,8 +179,11 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     }
     let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
     if a.json {
-        let _ =
-            writeln!(lines.out, "{}", serde_json::json!({"type": "lost_events", "events": lost}));
+        // The command's own end (not sonde ending it), then the losses, always last.
+        if let (Some(pid), Some(status)) = (target.command_pid(), target.command_status()) {
+            let _ = writeln!(lines.out, "{}", Record::exit(pid, status));
+        }
+        let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
     }
     let _ = lines.out.flush();
     if lost > 0 && !a.json {
@@ -424,7 +431,7 @@ fn write_summary(
     read_names(compiled, &lines.collector, &mut lines.symbols, &mut s)?;
     if a.json {
         for row in s.json(table) {
-            let _ = writeln!(lines.out, "{row}");
+            let _ = writeln!(lines.out, "{}", Record::new(Type::TraceSummary, row));
         }
     } else {
         let _ = write!(lines.out, "{}", s.text(table, a.errno_summary));

@@ -1,4 +1,4 @@
-//! End-to-end: `-f json` output, one JSON object per line (bpftrace's format):
+//! End-to-end: `-f json` output, one JSON record per line (bpftrace's format):
 //! `{"type": "attached_probes" | "printf" | "map" | "hist" | "stats", "data": ...}`.
 
 mod common;

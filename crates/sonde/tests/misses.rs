@@ -62,6 +62,10 @@ fn skipped_runs_are_a_json_record() {
     }
     let o = run(&["-f", "json"], &overlapping());
     o.assert_ok();
+    let schema = sonde_schema::Schema::records().unwrap();
+    for line in o.lines() {
+        schema.check_line(line).unwrap_or_else(|e| panic!("{e}\n{}", o.describe()));
+    }
     let records: Vec<serde_json::Value> =
         o.json().into_iter().filter(|r| r["type"] == "missed_runs").collect();
     assert_eq!(records.len(), 1, "{}", o.describe());

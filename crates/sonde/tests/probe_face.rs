@@ -39,12 +39,18 @@ fn printed_programs_pass_the_verifier() {
     }
 }
 
+/// The `data` of each record of a `--json` run, checked to be a `probe_event`.
+fn event_data(line: &str) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_eq!(v["type"], "probe_event", "{line}");
+    v["data"].clone()
+}
+
 /// The JSON events of a run, checked to be of `pid` and `comm`.
 fn events(stdout: &str, pid: Option<u64>, comm: &str) -> usize {
     let mut n = 0;
     for line in stdout.lines() {
-        let v: serde_json::Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let v = event_data(line);
         assert_eq!(v["probe"], "syscalls/sys_enter_getpid", "{line}");
         assert_eq!(v["comm"], comm, "another process was recorded: {line}");
         if let Some(p) = pid {
@@ -102,8 +108,7 @@ fn dash_p_of_no_process_is_one_sentence() {
 fn args(stdout: &str) -> Vec<(String, i64)> {
     let mut out = Vec::new();
     for line in stdout.lines() {
-        let v: serde_json::Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let v = event_data(line);
         for (k, x) in v["args"].as_object().unwrap() {
             if let Some(n) = x.as_i64() {
                 out.push((k.clone(), n));

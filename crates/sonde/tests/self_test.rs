@@ -30,8 +30,10 @@ fn each_provider_verdict_is_what_a_script_gets() {
     let o = sonde(&["-T", "-f", "json"]);
     let lines = o.lines();
     assert_eq!(lines.len(), 1, "one JSON object\n{}", o.describe());
-    let report: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
-    assert_eq!(report["type"], "self_test");
+    let schema = sonde_schema::Schema::records().unwrap();
+    let record = schema.check_line(lines[0]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(record["type"], "self_test");
+    let report = &record["data"];
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
     assert_eq!(report["kernel"]["release"], release.trim());
     let providers = report["providers"].as_array().unwrap();

@@ -139,7 +139,8 @@ fn summary_of_every_syscall_counts_each_thread_as_strace_c() {
         .lines()
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|o: &serde_json::Value| o["type"] == "summary")
+        .filter(|o: &serde_json::Value| o["type"] == "trace_summary")
+        .map(|o| o["data"].clone())
         .collect();
     let find = |tid: Option<u64>, name: &str| {
         rows.iter().find(|r| r["syscall"] == name && r["tid"].as_u64() == tid).cloned()
@@ -229,13 +230,19 @@ fn json_has_raw_and_decoded_arguments_and_lost_events() {
         out.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     let call = objs
         .iter()
-        .find(|o| o["args"]["filename"]["value"] == "\"/nonexistent_sonde\"")
+        .filter(|o| o["type"] == "trace_call")
+        .map(|o| &o["data"])
+        .find(|d| d["args"]["filename"]["value"] == "/nonexistent_sonde")
         .unwrap_or_else(|| panic!("{}", out.describe()));
     assert_eq!(call["errno"], "ENOENT");
     assert_eq!(call["syscall"], "openat");
     assert_eq!(call["ret"], -1);
     assert_eq!(call["args"]["dfd"]["value"], "AT_FDCWD");
+    // The register as passed: an int's upper half is the caller's business.
+    assert_eq!(call["args"]["dfd"]["raw"].as_u64().map(|r| r as u32), Some(-100i32 as u32));
+    assert!(call["args"]["filename"]["raw"].as_u64().is_some_and(|p| p > 0), "{call}");
     assert!(call["duration_ns"].as_u64().unwrap() > 0);
+    assert_eq!(objs.first().unwrap()["type"], "attached_probes", "{}", out.describe());
     assert_eq!(objs.last().unwrap()["type"], "lost_events");
 }
 

@@ -87,8 +87,8 @@ fn perf_lines_and_json_name_fds_and_pids() {
     assert!(lines.iter().any(|l| l.contains("wl_kid/") && l.contains("exit_group(")));
     let out = trace(&["--json", "-e", "openat,write"], &["write", "1", "7"]);
     let write = json_call(&out, "write");
-    assert_eq!(write["args"]["fd"]["value"], "3</dev/null>");
-    assert_eq!(write["args"]["fd"]["raw"], 3);
+    assert_eq!(write["args"]["fd"], serde_json::json!({"raw": 3, "value": 3, "path": "/dev/null"}));
+    assert_eq!(write["args"]["buf"]["value"], "xxxxxxx");
 }
 
 #[test]
@@ -240,11 +240,14 @@ fn calls_that_never_return_print_at_their_entry() {
     }
 }
 
-/// The first JSON object of a call of `syscall`.
+/// The `data` of the first `trace_call` record of `syscall`.
 fn json_call(out: &common::Output, syscall: &str) -> serde_json::Value {
-    let objects = out.lines().into_iter().map(|l| serde_json::from_str(l).unwrap());
-    let mut objects = objects.filter(|o: &serde_json::Value| o["syscall"] == syscall);
-    objects.next().unwrap_or_else(|| panic!("no {syscall}: {}", out.describe()))
+    let records = out.lines().into_iter().map(|l| serde_json::from_str(l).unwrap());
+    let mut calls = records
+        .filter(|o: &serde_json::Value| o["type"] == "trace_call")
+        .map(|o| o["data"].clone())
+        .filter(|d| d["syscall"] == syscall);
+    calls.next().unwrap_or_else(|| panic!("no {syscall}: {}", out.describe()))
 }
 
 fn online_cpus() -> usize {
@@ -363,17 +366,21 @@ fn other_events_share_the_time_line() {
     assert!(lines[entry + 1].contains(" sched:sched_switch(prev_comm: \"sonde-workload\""));
     let end = lines.iter().position(|l| l.contains("... [continued]: nanosleep()) = 0"));
     assert!(end.is_some_and(|e| e > entry + 1), "{}", out.describe());
-    // Only events: no syscall line; JSON objects of type event.
+    // Only events: no syscall line; JSON records of type trace_event.
     let out = trace(&["--json", "-e", "sched:sched_process_fork"], &wl);
     let objects: Vec<serde_json::Value> =
         out.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     let forks: Vec<&serde_json::Value> = objects
         .iter()
-        .filter(|o| o["type"] == "event" && o["fields"]["parent_comm"] == "sonde-workload")
+        .filter(|o| o["type"] == "trace_event")
+        .map(|o| &o["data"])
+        .filter(|d| d["fields"]["parent_comm"] == "sonde-workload")
         .collect();
     assert_eq!(forks.len(), 2, "{}", out.describe());
     assert_eq!(forks[0]["event"], "sched:sched_process_fork");
-    assert!(objects.iter().all(|o| o.get("syscall").is_none()), "{}", out.describe());
+    let calls =
+        objects.iter().filter(|o| o["type"] == "trace_call" || o["data"].get("syscall").is_some());
+    assert_eq!(calls.count(), 0, "{}", out.describe());
     let out = sonde(&["trace", "-e", "getpid,sched:nope", "--", "true"]);
     out.assert_code(2);
     assert_eq!(

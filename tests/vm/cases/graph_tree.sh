@@ -59,10 +59,12 @@ expect_same '-n'
 
 run_sonde graph --json -n 2 vfs_read -- sonde-workload read 5 100
 expect_status 0
-check 'two JSON calls' test "$(grep -c '^{.*"type":"call"' "$SONDE_OUT_FILE")" = 2
-expect_match '"comm":"sonde-workload"'
-expect_match '"name":"vfs_read"'
-expect_match '^\{.*"calls":2.*"lost_entries":[0-9]+.*"type":"summary"'
+# Records in the one envelope (docs/json.md): two calls, the summary, then lost_events last.
+# (Members in name order: a node's name follows its children.)
+check 'two JSON calls' test "$(grep -cE '^\{"type": "graph_call", "data": \{"comm": "sonde-workload", "cpus": \[[0-9,]+\], "index": [12], ' "$SONDE_OUT_FILE")" = 2
+expect_match '"irq": false, "name": "vfs_read", "own_ns": [0-9]+, "total_ns": [0-9]+\}\}\}$'
+expect_match '^\{"type": "graph_summary", "data": \{"calls": 2, "function": "vfs_read", "incomplete_calls": [0-9]+\}\}$'
+check 'lost_events last' test "$(tail -n 1 "$SONDE_OUT_FILE" | grep -cE '^\{"type": "lost_events", "data": \{"events": [0-9]+\}\}$')" = 1
 
 run_sonde graph -m folded vfs_read -- sonde-workload read 3 100
 expect_status 0

@@ -24,10 +24,10 @@ esac
 # Nothing is left behind: no sonde probe events in tracefs.
 check "no sonde kprobe events are left" sh -c '! grep -q sonde /sys/kernel/tracing/kprobe_events'
 
-# -f json: one object with the same verdicts.
+# -f json: one self_test record (docs/json.md) with the same verdicts.
 run_sonde -T -f json
 expect_status 0
 check "one JSON line" test "$(wc -l <"$SONDE_OUT_FILE")" = 1
-expect_match '^\{.*"type":"self_test"'
-expect_match '"name":"kprobe","needed":false,"ok":true'
-expect_match '"name":"fentry","needed":false,"ok":true'
+expect_match '^\{"type": "self_test", "data": \{"checks": \['
+expect_match '"name": "kprobe", "needed": false, "ok": true\}'
+expect_match '"name": "fentry", "needed": false, "ok": true\}'

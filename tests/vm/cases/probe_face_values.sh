@@ -77,11 +77,12 @@ for t in 8 0; do
 	done
 done
 
-# -c and --json on a kprobe: only the command's events, one object each, and the run ends with it.
+# -c and --json on a kprobe: only the command's events, one probe_event record each (docs/json.md),
+# and the run ends with it.
 run_sonde probe --json -c 'sonde-workload comm wl_pj openat 2 /etc/sonde-probe-json' 'p do_filp_open dfd=%0 name=%1->name'
 expect_status 0
 # (The comm column is the kernel's cached name: 5.10 still shows sonde-workload after `comm`.)
-[ "$(grep -c '"args": {"dfd": -100, "name": "/etc/sonde-probe-json"}, "comm": "[^"]*"' "$SONDE_OUT_FILE")" = 2 ] ||
+[ "$(grep -cE '^\{"type": "probe_event", "data": \{"args": \{"dfd": -100, "name": "/etc/sonde-probe-json"\}, "comm": "[^"]*", "cpu": [0-9]+, "pid": [0-9]+, "probe": "do_filp_open", "site": "do_filp_open\+0x[0-9a-f]+/0x[0-9a-f]+", "time": [0-9.]+\}\}$' "$SONDE_OUT_FILE")" = 2 ] ||
 	fail 'expected 2 JSON events of the command opening /etc/sonde-probe-json'
 # Before its `comm` step the command is still named sonde-workload (or `<...>`): its pid tells.
 [ "$(grep -o '"pid": [0-9]*' "$SONDE_OUT_FILE" | sort -u | wc -l)" = 1 ] || fail 'another process was recorded under -c'

@@ -58,6 +58,14 @@ fn fields_come_from_the_format_and_print_as_perf_does() {
     );
     assert_eq!(ev[0].json(&values)["prev_state"], -1);
     assert_eq!(ev[0].json(&values)["prev_comm"], "app");
+    // The record: in bpftrace's envelope, members in name order, valid.
+    let data = ev[0].data(5, 12, 13, "app", &values);
+    let record = sonde_output::Record::new(sonde_output::Type::TraceEvent, data).to_string();
+    assert_eq!(
+        record,
+        r#"{"type": "trace_event", "data": {"comm": "app", "event": "sched:sched_switch", "fields": {"prev_comm": "app", "prev_pid": 12, "prev_state": -1}, "pid": 12, "tid": 13, "time_ns": 5}}"#
+    );
+    sonde_schema::Schema::records().unwrap().check_line(&record).unwrap_or_else(|e| panic!("{e}"));
     let glob = Spec { pattern: "sched:*".into(), max_stack: Some(3) };
     assert_eq!(resolve(&[glob], &Sched).unwrap().len(), 2);
     let none = Spec { pattern: "sched:nope".into(), max_stack: None };

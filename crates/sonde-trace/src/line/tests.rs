@@ -36,6 +36,11 @@ fn the_three_spellings() {
     assert_eq!(j["ret"], -1);
     assert_eq!(j["args"]["flags"]["raw"], 0o2000000);
     assert_eq!(j["args"]["flags"]["value"], "O_RDONLY|O_CLOEXEC");
+    assert_eq!(
+        j["args"]["filename"],
+        serde_json::json!({"raw": 0x7fff_0000, "value": "/etc/hostname"})
+    );
+    assert_eq!(j["args"]["dfd"], serde_json::json!({"raw": 0xffff_ff9c_u64, "value": "AT_FDCWD"}));
     assert_eq!(j["duration_ns"], 4000);
     let mut child = openat(3);
     child.entry.tid = 101;
@@ -94,7 +99,10 @@ fn fds_show_their_paths_and_pids_their_comms() {
         "1.000 ( 0.004 ms): cat/100 read(fd: 3</etc/hostname>, buf: 0x1000, count: 10) = 10"
     );
     assert_eq!(read.strace_line(t.get(0), 100, &Known), "read(3</etc/hostname>, 0x1000, 10) = 10");
-    assert_eq!(read.json(t.get(0), &Known)["args"]["fd"]["value"], "3</etc/hostname>");
+    assert_eq!(
+        read.json(t.get(0), &Known)["args"]["fd"],
+        serde_json::json!({"raw": 3, "value": 3, "path": "/etc/hostname"})
+    );
     // Unknown fds, and the same fd in another process, print bare.
     let mut other = read.clone();
     other.entry.pid = 101;
@@ -138,4 +146,49 @@ fn calls_that_never_return_end_in_a_question_mark() {
         "1.000 (         ): cat/100 read(fd: 3, buf: 0x1000, count: 10) = ?"
     );
     assert_eq!(exit.no_return_line(t.get(0), 0, &NoNames, Some(100)), "read(3, 0x1000, 10) = ?");
+}
+
+/// The `args` of a call's JSON, and the call checked against the records' schema.
+fn json_args(
+    c: &Call,
+    sc: Option<&crate::syscalls::Syscall>,
+    names: &dyn Names,
+) -> serde_json::Value {
+    let j = c.json(sc, names);
+    let record = sonde_output::Record::new(sonde_output::Type::TraceCall, j.clone());
+    let schema = sonde_schema::Schema::records().unwrap();
+    schema.check_line(&record.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    j["args"].clone()
+}
+
+#[test]
+fn json_arguments_are_raw_and_decoded_values() {
+    use serde_json::json;
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    // Every argument the format file names; AT_FDCWD with the directory where it is known.
+    let args = json_args(&openat(3), t.get(257), &Known);
+    let names: Vec<&String> = args.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["dfd", "filename", "flags", "mode"]);
+    assert_eq!(args["dfd"], json!({"raw": 0xffff_ff9c_u64, "value": "AT_FDCWD", "path": "/tmp"}));
+    assert_eq!(args["mode"], json!({"raw": 0, "value": "0"}));
+    // An fd without a known path is its number; a pointer is its address; a size a number.
+    let read = call(0, [4, 0x1000, u64::MAX, 0, 0, 0], -9);
+    let args = json_args(&read, t.get(0), &Known);
+    assert_eq!(args["fd"], json!({"raw": 4, "value": 4}));
+    assert_eq!(args["buf"], json!({"raw": 0x1000, "value": 0x1000}));
+    assert_eq!(args["count"], json!({"raw": u64::MAX, "value": u64::MAX}));
+    // A buffer copied shorter than its length, NULs and all; a pid with its comm; a signal.
+    let mut write = call(1, [1, 0x2000, 10, 0, 0, 0], 10);
+    write.entry.strings = vec![(1, b"a\0\"b".to_vec())];
+    let args = json_args(&write, t.get(1), &Known);
+    assert_eq!(args["buf"], json!({"raw": 0x2000, "value": "a\u{0}\"b", "truncated": true}));
+    let args = json_args(&call(62, [42, 15, 0, 0, 0, 0], 0), t.get(62), &Known);
+    assert_eq!(args["pid"], json!({"raw": 42, "value": 42, "comm": "sleep"}));
+    assert_eq!(args["sig"], json!({"raw": 15, "value": "SIGTERM"}));
+    // A signed argument is its C type's value: kill(-1, ...) is every process.
+    let args = json_args(&call(62, [u64::MAX, 0, 0, 0, 0, 0], 0), t.get(62), &Known);
+    assert_eq!(args["pid"], json!({"raw": u64::MAX, "value": -1}));
+    // A call the kernel does not describe: its six registers.
+    let args = json_args(&call(999, [1, 2, 3, 4, 5, 6], 0), t.get(999), &NoNames);
+    assert_eq!(args["arg5"], json!({"raw": 6, "value": 6}));
 }

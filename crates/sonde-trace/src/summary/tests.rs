@@ -43,6 +43,11 @@ fn threads_then_totals_sorted_by_time_with_errnos() {
     assert!(first_row.trim_start().starts_with("openat"), "sorted by total time: {text}");
     let j = s.json(&t);
     assert_eq!(j[0]["syscall"], "getpid");
+    let schema = sonde_schema::Schema::records().unwrap();
+    for row in &j {
+        let record = sonde_output::Record::new(sonde_output::Type::TraceSummary, row.clone());
+        schema.check_line(&record.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    }
     assert!(j
         .iter()
         .any(|r| r["syscall"] == "openat" && r["calls"] == 3 && r["errnos"]["ENOENT"] == 1));

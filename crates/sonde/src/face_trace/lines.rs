@@ -7,6 +7,7 @@ use crate::collect::Collector;
 use crate::error::Failure;
 use sonde_kernel::ringbuf::RingBuf;
 use sonde_output::value::Value;
+use sonde_output::{Record, Type};
 use sonde_symbols::Symbolizer;
 use sonde_trace::events::{Event, FieldValue};
 use sonde_trace::inflight::{InFlight, Piece};
@@ -123,8 +124,8 @@ impl Lines<'_> {
         }
     }
 
-    /// Prints the piece, or hands a JSON object back unprinted for its stack to be added.
-    fn print(&mut self, piece: Piece) -> Option<serde_json::Value> {
+    /// Prints the piece, or hands a JSON record back unprinted for its stack to be added.
+    fn print(&mut self, piece: Piece) -> Option<Record> {
         if self.full() {
             return None;
         }
@@ -148,7 +149,7 @@ impl Lines<'_> {
                         let mut j = call.json(sc, names);
                         j["ret"] = serde_json::Value::Null;
                         j["duration_ns"] = serde_json::Value::Null;
-                        j.to_string()
+                        Record::new(Type::TraceCall, j).to_string()
                     }
                     Layout::Strace => call.no_return_line(sc, start, names, Some(self.main_tid)),
                     Layout::Perf => call.no_return_line(sc, start, names, None),
@@ -160,13 +161,15 @@ impl Lines<'_> {
                 self.names.before(call, name);
                 let names = &self.names;
                 if self.layout == Layout::Json && self.max_stack > 0 {
-                    let json = call.json(sc, names);
+                    let record = Record::new(Type::TraceCall, call.json(sc, names));
                     self.names.after(call, name);
                     self.printed += 1;
-                    return Some(json);
+                    return Some(record);
                 }
                 let line = match (self.layout, &piece) {
-                    (Layout::Json, _) => call.json(sc, names).to_string(),
+                    (Layout::Json, _) => {
+                        Record::new(Type::TraceCall, call.json(sc, names)).to_string()
+                    }
                     (Layout::Strace, Piece::Continued(_)) => {
                         call.strace_split_line(sc, self.main_tid, names, true)
                     }
@@ -218,10 +221,9 @@ impl Lines<'_> {
         let depth = ev.max_stack.unwrap_or(self.max_stack);
         let frames = stack::frames(text(6 + n), text(5 + n), depth);
         let json = match self.layout {
-            Layout::Json => Some(serde_json::json!({
-                "type": "event", "event": ev.title(), "time_ns": time_ns, "pid": pid,
-                "tid": tid, "comm": comm, "fields": ev.json(&fields),
-            })),
+            Layout::Json => {
+                Some(Record::new(Type::TraceEvent, ev.data(time_ns, pid, tid, &comm, &fields)))
+            }
             Layout::Strace => {
                 let prefix = match tid == self.main_tid {
                     true => String::new(),
@@ -245,12 +247,12 @@ impl Lines<'_> {
         }
     }
 
-    /// The frames under the call just printed (or in its JSON object, then printed).
-    fn stack(&mut self, json: Option<serde_json::Value>, frames: &[String]) {
+    /// The frames under the call just printed (or in its JSON record, then printed).
+    fn stack(&mut self, json: Option<Record>, frames: &[String]) {
         let lines = match (json, self.layout) {
-            (Some(mut j), _) => {
-                j["stack"] = serde_json::json!(frames);
-                vec![j.to_string()]
+            (Some(mut r), _) => {
+                r.data["stack"] = serde_json::json!(frames);
+                vec![r.to_string()]
             }
             (None, Layout::Strace) => stack::strace_lines(frames),
             (None, _) => stack::perf_lines(frames),

@@ -1,4 +1,4 @@
-//! The self-test's findings and their two renderings: aligned text, and one JSON object.
+//! The self-test's findings and their two renderings: aligned text, and one `self_test` record.
 
 use sonde_kernel::kconfig::KernelConfig;
 use std::fmt::Write;
@@ -102,15 +102,14 @@ impl Report {
             self.checks.iter().filter(|c| c.group == g).map(check).collect()
         };
         let missing: Vec<&str> = self.missing().iter().map(|c| c.name).collect();
-        serde_json::json!({
-            "type": "self_test",
+        let data = serde_json::json!({
             "kernel": { "release": self.release, "config": self.config },
             "ok": self.needed_ok(),
             "missing": missing,
             "checks": group(Group::Kernel),
             "providers": group(Group::Provider),
-        })
-        .to_string()
+        });
+        sonde_output::Record::new(sonde_output::Type::SelfTest, data).to_string()
     }
 }
 
@@ -134,7 +133,10 @@ mod tests {
         assert!(text.contains("-> fix kprobes"), "{text}");
         assert!(!text.contains("fix ring buffer"), "{text}");
         assert!(text.ends_with("sonde can run here; missing: kprobes.\n"), "{text}");
-        let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        let schema = sonde_schema::Schema::records().unwrap();
+        let record = schema.check_line(&r.json()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(record["type"], "self_test");
+        let j = &record["data"];
         assert_eq!(j["ok"], true);
         assert_eq!(j["missing"], serde_json::json!(["kprobes"]));
         assert_eq!(j["checks"][0]["fix"], serde_json::Value::Null);
@@ -148,6 +150,7 @@ mod tests {
         assert!(!r.needed_ok());
         assert!(r.text().contains("  FAILED   ring buffer"));
         assert!(r.text().ends_with("sonde cannot run here: ring buffer failed.\n"), "{}", r.text());
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&r.json()).unwrap()["ok"], false);
+        let record: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(record["data"]["ok"], false);
     }
 }

@@ -1,0 +1,136 @@
+//! sonde's one JSON output: NDJSON records in bpftrace's envelope, `{"type": T, "data": D}`, one
+//! object a line, spaced as bpftrace spaces them ([`json::to_string`]). Every face writes its
+//! records through here; [`Type`] lists every record type, and
+//! `docs/schema/records.schema.json` describes each one's `data` (docs/json.md in words).
+//!
+//! bpftrace's `warnf`/`errorf` objects have no `data` and are written by [`json::located`].
+
+use crate::json;
+use std::fmt;
+
+/// Every record type, by the face that writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    // The language: bpftrace's own records.
+    AttachedProbes,
+    Printf,
+    Value,
+    Map,
+    Hist,
+    Stats,
+    Join,
+    Syscall,
+    LostEvents,
+    // sonde's records any face may write.
+    MissedRuns,
+    Exit,
+    SelfTest,
+    // `sonde trace`.
+    TraceCall,
+    TraceEvent,
+    TraceSummary,
+    // `sonde probe`.
+    ProbeEvent,
+    ProbeFrame,
+    // `sonde graph`.
+    GraphCall,
+    GraphSummary,
+}
+
+impl Type {
+    pub const ALL: [Type; 19] = [
+        Type::AttachedProbes,
+        Type::Printf,
+        Type::Value,
+        Type::Map,
+        Type::Hist,
+        Type::Stats,
+        Type::Join,
+        Type::Syscall,
+        Type::LostEvents,
+        Type::MissedRuns,
+        Type::Exit,
+        Type::SelfTest,
+        Type::TraceCall,
+        Type::TraceEvent,
+        Type::TraceSummary,
+        Type::ProbeEvent,
+        Type::ProbeFrame,
+        Type::GraphCall,
+        Type::GraphSummary,
+    ];
+
+    /// The `type` member's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::AttachedProbes => "attached_probes",
+            Type::Printf => "printf",
+            Type::Value => "value",
+            Type::Map => "map",
+            Type::Hist => "hist",
+            Type::Stats => "stats",
+            Type::Join => "join",
+            Type::Syscall => "syscall",
+            Type::LostEvents => "lost_events",
+            Type::MissedRuns => "missed_runs",
+            Type::Exit => "exit",
+            Type::SelfTest => "self_test",
+            Type::TraceCall => "trace_call",
+            Type::TraceEvent => "trace_event",
+            Type::TraceSummary => "trace_summary",
+            Type::ProbeEvent => "probe_event",
+            Type::ProbeFrame => "probe_frame",
+            Type::GraphCall => "graph_call",
+            Type::GraphSummary => "graph_summary",
+        }
+    }
+}
+
+/// `{"type": KIND, "data": DATA}` around data already written in bpftrace's spacing.
+pub fn envelope(kind: &str, data: &str) -> String {
+    format!("{{\"type\": {}, \"data\": {data}}}", json::quote(kind))
+}
+
+/// One record. Its [`Display`](fmt::Display) is the line, without its newline:
+/// `writeln!(out, "{record}")` writes it on any output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub ty: Type,
+    pub data: serde_json::Value,
+}
+
+impl Record {
+    pub fn new(ty: Type, data: serde_json::Value) -> Record {
+        Record { ty, data }
+    }
+
+    /// Tracing has started on `probes` probes.
+    pub fn attached_probes(probes: usize) -> Record {
+        Record::new(Type::AttachedProbes, serde_json::json!({ "probes": probes }))
+    }
+
+    /// `events` records the kernel dropped because the buffer was full.
+    pub fn lost_events(events: u64) -> Record {
+        Record::new(Type::LostEvents, serde_json::json!({ "events": events }))
+    }
+
+    /// Runs of one probe the kernel skipped (sonde's own record; bpftrace has none).
+    pub fn missed_runs(probe: &str, runs: u64) -> Record {
+        Record::new(Type::MissedRuns, serde_json::json!({ "probe": probe, "runs": runs }))
+    }
+
+    /// The command sonde ran has ended by itself: `status` as a shell reports it (128+N when
+    /// signal N killed it).
+    pub fn exit(pid: u32, status: i32) -> Record {
+        Record::new(Type::Exit, serde_json::json!({ "pid": pid, "status": status }))
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&envelope(self.ty.name(), &json::to_string(&self.data)))
+    }
+}
+
+#[cfg(test)]
+mod tests;
