@@ -5,11 +5,11 @@ mod common;
 
 use common::elf::{libc_path, symbol_file_offset};
 use common::{gettid, read_counter};
+use sonde_kernel::attach::pmu::ProbeVia;
+use sonde_kernel::attach::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
 use sonde_kernel::error::KernelError;
-use sonde_kernel::pmu::ProbeVia;
-use sonde_kernel::probe_event::cleanup_dead_runs_in;
-use sonde_kernel::prog::ProgType;
-use sonde_kernel::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
+use sonde_kernel::object::prog::ProgType;
+use sonde_kernel::tracefs::probe_event::cleanup_dead_runs_in;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

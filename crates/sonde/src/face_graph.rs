@@ -8,8 +8,8 @@ use crate::signals;
 use clap::{Args, ValueEnum};
 use sonde_graph::folded::Folded;
 use sonde_graph::{line, render, svg, Builder, Call, Line, Node};
-use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
-use sonde_kernel::process::PidWatch;
+use sonde_kernel::host::process::PidWatch;
+use sonde_kernel::tracefs::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::tracefs::Tracefs;
 use sonde_symbols::traceable::TraceableFunctions;
 use std::collections::HashMap;
@@ -99,7 +99,9 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     let tracers =
         std::fs::read_to_string(tracefs.root().join("available_tracers")).unwrap_or_default();
     if !tracers.split_whitespace().any(|t| t == "function_graph") {
-        return Err(Failure::Setup(sonde_kernel::graph_tracer::GraphError::NoTracer.to_string()));
+        return Err(Failure::Setup(
+            sonde_kernel::tracefs::graph_tracer::GraphError::NoTracer.to_string(),
+        ));
     }
     check_function(&a.function)?;
     let mut child = command(a).as_ref().map(HeldChild::start).transpose()?;

@@ -14,8 +14,8 @@ use clap::Parser;
 use lines::{Layout, Lines};
 use names::ProcNames;
 use sonde_compile::Options;
-use sonde_kernel::link::Link;
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::attach::link::Link;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_output::value::Value;
 use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
@@ -271,7 +271,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             _ => ProcNames::new(true, true, false),
         },
         out: std::io::BufWriter::with_capacity(1 << 16, out),
-        start_ns: if a.absolute { 0 } else { sonde_kernel::clock::monotonic_ns() },
+        start_ns: if a.absolute { 0 } else { sonde_kernel::host::clock::monotonic_ns() },
         main_tid: child.as_ref().map_or(0, HeldChild::pid),
         layout,
         printed: 0,
@@ -284,11 +284,15 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         // process (whose maps name the user frames) may be exiting.
         let _ = lines.symbols.ksym(0);
     }
-    let watches: Vec<_> =
-        a.pids.iter().chain(&a.tids).map(|&p| sonde_kernel::process::PidWatch::new(p)).collect();
+    let watches: Vec<_> = a
+        .pids
+        .iter()
+        .chain(&a.tids)
+        .map(|&p| sonde_kernel::host::process::PidWatch::new(p))
+        .collect();
     // The command's (or every -p process's) exit wakes the loop through its pidfd rather than at
     // the next poll timeout.
-    let child_watch = child.as_ref().map(|c| sonde_kernel::process::PidWatch::new(c.pid()));
+    let child_watch = child.as_ref().map(|c| sonde_kernel::host::process::PidWatch::new(c.pid()));
     for fd in watches.iter().chain(&child_watch).filter_map(|w| w.fd()) {
         ring.wake_on(fd).map_err(Failure::kernel)?;
     }
@@ -348,15 +352,16 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     if let Some(c) = child.as_mut() {
         c.kill();
     }
-    sonde_kernel::link::detach_all(links);
+    sonde_kernel::attach::link::detach_all(links);
     Ok(0)
 }
 
 /// `-C 0,2-3`: CPUs this machine has.
 fn cpu_list(text: &str) -> Result<Vec<u32>, Failure> {
     let bad = || Failure::Usage(format!("-C {text}: not a CPU list such as 0,2-3"));
-    let cpus = sonde_kernel::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
-    let possible = sonde_kernel::cpus::possible_cpus().map_err(Failure::kernel)?;
+    let cpus =
+        sonde_kernel::host::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
+    let possible = sonde_kernel::host::cpus::possible_cpus().map_err(Failure::kernel)?;
     if let Some(c) = cpus.iter().find(|c| !possible.contains(c)) {
         return Err(Failure::Usage(format!("-C {text}: this machine has no CPU {c}")));
     }
@@ -404,18 +409,19 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
 
 /// The hand-built summary's maps (see `sonde_trace::fast`), and the names of exited threads.
 fn read_fast_summary(
-    maps: &[sonde_kernel::map::Map],
+    maps: &[sonde_kernel::object::map::Map],
     f: sonde_trace::fast::FastMaps,
 ) -> Result<Summary, Failure> {
-    let entries = |map: &sonde_kernel::map::Map| -> Result<sonde_trace::fast::Entries, Failure> {
-        let mut out = Vec::new();
-        for k in map.keys().map_err(Failure::kernel)? {
-            if let Some(v) = map.lookup(&k).map_err(Failure::kernel)? {
-                out.push((k, v));
+    let entries =
+        |map: &sonde_kernel::object::map::Map| -> Result<sonde_trace::fast::Entries, Failure> {
+            let mut out = Vec::new();
+            for k in map.keys().map_err(Failure::kernel)? {
+                if let Some(v) = map.lookup(&k).map_err(Failure::kernel)? {
+                    out.push((k, v));
+                }
             }
-        }
-        Ok(out)
-    };
+            Ok(out)
+        };
     let slots = maps[f.slot]
         .lookup_percpu(&0u32.to_le_bytes())
         .map_err(Failure::kernel)?

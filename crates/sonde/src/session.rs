@@ -10,10 +10,10 @@ use crate::output::{Action, Output};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
-use sonde_kernel::link::Link;
-use sonde_kernel::process::PidWatch;
-use sonde_kernel::prog::Program;
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::attach::link::Link;
+use sonde_kernel::host::process::PidWatch;
+use sonde_kernel::object::prog::Program;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::SourceFile;
 use std::time::Instant;
@@ -57,7 +57,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     opts.allow_unsafe = cli.allow_unsafe;
     (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = child.as_ref().map(HeldChild::pid);
-    opts.start_ns = sonde_kernel::clock::monotonic_ns();
+    opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
     let env = HostEnv::for_pid(cli.pid);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
@@ -91,7 +91,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         .any(|s| matches!(s.point, AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }));
     if probes_functions {
         // Only the tracefs fallback leaves anything behind when a run is SIGKILLed: remove it.
-        if let Ok(n @ 1..) = sonde_kernel::probe_event::cleanup_dead_runs() {
+        if let Ok(n @ 1..) = sonde_kernel::tracefs::probe_event::cleanup_dead_runs() {
             debug(cli, &format!("removed {} probe event(s) left by dead sonde runs", n));
         }
         if cli.debug {
@@ -186,7 +186,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
 /// are read in the same step: each timer's (runs, whole periods since `attached`).
 fn stop_probes(
     compiled: &sonde_compile::Compiled,
-    maps: &[sonde_kernel::map::Map],
+    maps: &[sonde_kernel::object::map::Map],
     attached: Instant,
 ) -> Result<Vec<Option<(u64, u64)>>, Failure> {
     let control = &maps[sonde_compile::lower::CONTROL_MAP];
@@ -220,7 +220,7 @@ fn detach(cli: &Cli, links: Vec<Link>, probes: usize) -> Detaching {
     let debug = cli.debug;
     let work = move || {
         let t = Instant::now();
-        sonde_kernel::link::detach_all(links);
+        sonde_kernel::attach::link::detach_all(links);
         if debug {
             eprintln!("sonde: detached {} probe(s) in {:?}", probes, t.elapsed());
         }

@@ -19,6 +19,7 @@ mod held;
 pub mod memlock;
 mod mmap;
 pub mod nofile;
+pub mod version;
 
 pub use attr::*;
 pub(crate) use held::{fork_held, kill_child, wait_child};
@@ -167,17 +168,6 @@ pub fn has_bpf_capabilities() -> bool {
     let eff = data[0].effective as u64 | (data[1].effective as u64) << 32;
     let has = |c: u32| eff & (1 << c) != 0;
     (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
-}
-
-/// The running kernel's release (`uname -r`), empty if uname fails.
-pub fn kernel_release() -> String {
-    // SAFETY: uname fills the struct we own; its fields are NUL-terminated.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return String::new();
-    }
-    let bytes: Vec<u8> = u.release.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 pub fn page_size() -> usize {

@@ -207,7 +207,7 @@ pub fn cleanup_dead_runs() -> Result<usize> {
 /// [`cleanup_dead_runs`] in a given tracefs.
 pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
     // A dead run's instance holds its events enabled (busy): it goes first.
-    let mut removed = crate::instance::cleanup_dead_instances(tracefs)?;
+    let mut removed = crate::tracefs::instance::cleanup_dead_instances(tracefs)?;
     for kind in [Kind::Kprobe, Kind::Uprobe, Kind::Fprobe] {
         let events = tracefs.root().join(kind.events_file());
         let text = match std::fs::read_to_string(&events) {
