@@ -104,6 +104,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
         ));
     }
     check_function(&a.function)?;
+    crate::leftovers::clean(&tracefs);
     let mut child = command(a).as_ref().map(HeldChild::start).transpose()?;
     let pids: Vec<u32> = child.as_ref().map(|c| c.pid()).into_iter().chain(a.pid).collect();
     let cfg = GraphConfig {

@@ -174,7 +174,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     signals::install();
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
-    let _ = probe_event::cleanup_dead_runs();
+    crate::leftovers::clean(&tracefs);
     let mut child = match &a.command {
         Some(c) => Some(HeldChild::start(&Command::Line(c.clone()))?),
         None => None,

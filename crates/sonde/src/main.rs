@@ -15,6 +15,7 @@ mod face_graph;
 mod face_probe;
 mod face_trace;
 mod host_env;
+mod leftovers;
 mod limits;
 mod list;
 mod load;

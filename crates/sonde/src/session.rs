@@ -91,8 +91,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         .any(|s| matches!(s.point, AttachPoint::Kprobe { .. } | AttachPoint::Uprobe { .. }));
     if probes_functions {
         // Only the tracefs fallback leaves anything behind when a run is SIGKILLed: remove it.
-        if let Ok(n @ 1..) = sonde_kernel::tracefs::probe_event::cleanup_dead_runs() {
-            debug(cli, &format!("removed {} probe event(s) left by dead sonde runs", n));
+        if let Some(tracefs) = sonde_kernel::tracefs::Tracefs::find() {
+            crate::leftovers::clean(&tracefs);
         }
         if cli.debug {
             crate::list::report_skipped(&ast, &env);

@@ -269,6 +269,12 @@ pub(crate) fn readable_now(fd: &OwnedFd) -> bool {
     unsafe { libc::poll(&mut p, 1, 0) == 1 && p.revents & libc::POLLIN != 0 }
 }
 
+/// The effective user id.
+pub(crate) fn euid() -> u32 {
+    // SAFETY: geteuid has no arguments and always succeeds.
+    unsafe { libc::geteuid() }
+}
+
 /// kill(pid, 0): whether process `pid` is gone (ESRCH). Signal 0 only checks that it exists.
 pub(crate) fn process_gone(pid: u32) -> bool {
     // SAFETY: signal 0 sends nothing.

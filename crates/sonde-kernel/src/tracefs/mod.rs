@@ -1,12 +1,15 @@
 //! tracefs: finding (or mounting) it, and what sonde does there. `Tracefs` and `events`
 //! (tracepoint ids, formats and the list of events) are the bottom; above them sonde's own
-//! instances (`instance`), its kprobe/uprobe/fprobe events (`probe_event`) and the
-//! function_graph tracer (`graph_tracer`).
+//! instances (`instance`), its kprobe/uprobe/fprobe events (`probe_event`), the record of
+//! top-level settings a run changed (`run_record`), the function_graph tracer (`graph_tracer`)
+//! and, last, the one clean-up after dead runs (`leftovers`).
 
 pub mod events;
 pub mod graph_tracer;
 pub mod instance;
+pub mod leftovers;
 pub mod probe_event;
+mod run_record;
 
 use crate::error::{KernelError, Result};
 use std::ffi::CString;
