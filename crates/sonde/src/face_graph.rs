@@ -4,14 +4,16 @@
 
 use crate::child::{Command, HeldChild};
 use crate::error::Failure;
+use crate::host_env::HostEnv;
 use crate::signals;
 use clap::{Args, ValueEnum};
+use sonde_compile::provider::kernel_functions;
+use sonde_compile::Env;
 use sonde_graph::folded::Folded;
 use sonde_graph::{line, render, svg, Builder, Call, Line, Node};
 use sonde_kernel::host::process::PidWatch;
 use sonde_kernel::tracefs::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::tracefs::Tracefs;
-use sonde_symbols::traceable::TraceableFunctions;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -103,12 +105,12 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
             sonde_kernel::tracefs::graph_tracer::GraphError::NoTracer.to_string(),
         ));
     }
-    check_function(&a.function)?;
+    let function = check_function(&a.function)?;
     crate::leftovers::clean(&tracefs);
     let mut child = command(a).as_ref().map(HeldChild::start).transpose()?;
     let pids: Vec<u32> = child.as_ref().map(|c| c.pid()).into_iter().chain(a.pid).collect();
     let cfg = GraphConfig {
-        function: &a.function,
+        function: &function,
         pids: &pids,
         follow_forks: !pids.is_empty(),
         max_depth: a.max_depth,
@@ -124,9 +126,13 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
             return Err(Failure::Setup(e.to_string()));
         }
     };
+    let alias = if function == a.function {
+        String::new()
+    } else {
+        format!(", the kernel's name for {}", a.function)
+    };
     eprintln!(
-        "Tracing {} with function_graph ({}); Ctrl-C to stop",
-        a.function,
+        "Tracing {function}{alias} with function_graph ({}); Ctrl-C to stop",
         if tracer.in_instance() { "in an instance of its own" } else { "in the top-level tracer" }
     );
     if let Some(c) = child.as_mut() {
@@ -137,7 +143,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     // The held command is a shell reading its go line (read(2) calls of its own) until it
     // execs the command: its calls count only from that exec on.
     out.gate = child.as_ref().map(|c| c.pid()).filter(|_| tracer.sees_exec());
-    let mut builder = Builder::for_function(&a.function);
+    let mut builder = Builder::for_function(&function);
     let mut buf = Vec::new();
     let start = Instant::now();
     let mut stopping = false;
@@ -389,20 +395,25 @@ fn check_output(a: &GraphArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// FUNCTION can be traced: listed in available_filter_functions; else one sentence saying
-/// whether it is notrace (in kallsyms) or unknown (with the nearest names).
-fn check_function(name: &str) -> Result<(), Failure> {
-    let traceable = TraceableFunctions::load().map_err(|e| Failure::Setup(e.to_string()))?;
-    if traceable.contains(name) {
-        return Ok(());
+/// The name to give the tracer for `name`, decided by address as the other faces decide
+/// (`provider::kernel_functions`): `name` if it is listed traceable, or the listed name of its
+/// address when it is another name of a traceable function (`__x64_sys_getpid` is
+/// `__do_sys_getpid` on kernels that list only the latter).
+fn check_function(name: &str) -> Result<String, Failure> {
+    let env = HostEnv::new();
+    let listed = env.kernel_functions().map_err(|e| Failure::Setup(e.to_string()))?;
+    if listed.iter().any(|f| f == name) {
+        return Ok(name.to_string());
     }
-    let syms = sonde_symbols::kallsyms::KernelSymbols::load_names().ok();
-    if syms.as_ref().is_some_and(|s| s.lookup(name).is_some()) {
+    if let Some(twin) = kernel_functions::twin_of(&env, name) {
+        return Ok(twin);
+    }
+    if env.kernel_symbol_exists(name) == Some(true) {
         return Err(Failure::Usage(format!(
-            "`{name}` cannot be traced: the kernel has it but marks it notrace (not in available_filter_functions)"
+            "`{name}` cannot be traced: the kernel has it but marks it notrace (not in available_filter_functions) or lists it on the kprobe blacklist"
         )));
     }
-    let near = sonde_syntax::nearest(name, traceable.names(), 3);
+    let near = sonde_syntax::nearest(name, listed.iter().map(String::as_str), 3);
     let hint = if near.is_empty() {
         String::new()
     } else {
