@@ -224,7 +224,7 @@ fn own_instance(t: &Tracefs) -> Option<Instance> {
     .then_some(i)
 }
 
-/// The top-level tracer is free if it is `nop` (a dead run's leftovers were restored first).
+/// The top-level tracer is free if it is `nop` (what dead runs left is restored before start).
 fn top_level_free(root: &Path) -> Result<(), GraphError> {
     let cur = read(&root.join("current_tracer")).trim().to_string();
     if cur == "nop" || cur.is_empty() {
@@ -248,7 +248,10 @@ fn live_claims(root: &Path) -> Vec<u32> {
         .list()
         .into_iter()
         .filter(|(pid, _)| !sys::process_gone(*pid))
-        .filter(|(_, path)| run_record::read(path, root).iter().any(|(f, _)| *f == tracer))
+        .filter(|(_, path)| {
+            run_record::read(path, root)
+                .is_some_and(|saved| saved.iter().any(|(f, _)| *f == tracer))
+        })
         .map(|(pid, _)| pid)
         .collect()
 }

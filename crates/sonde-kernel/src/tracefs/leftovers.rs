@@ -113,7 +113,8 @@ fn restore_settings(
         if !gone(pid) {
             continue;
         }
-        let saved = run_record::read(&path, tracefs.root());
+        // A record naming files elsewhere was made with tracefs mounted elsewhere: left.
+        let Some(saved) = run_record::read(&path, tracefs.root()) else { continue };
         run_record::restore(&saved);
         let _ = std::fs::remove_file(&path);
         if !saved.is_empty() {
@@ -260,9 +261,13 @@ mod tests {
             &format!(
                 "{r}/tracing_on\t1\n{r}/current_tracer\tnop\n\
                  {r}/set_graph_function\t#### all functions enabled ####\n\
-                 {r}/max_graph_depth\t0\n{}/elsewhere\tx\n",
-                records.display()
+                 {r}/max_graph_depth\t0\n"
             ),
+        );
+        // A record made with tracefs mounted elsewhere, or naming another file.
+        file(
+            &records.join(format!("graph-{DEAD}")),
+            &format!("{}/elsewhere\tx\n", records.display()),
         );
         file(&records.join(format!("graph-{live}")), &format!("{r}/max_graph_depth\t7\n"));
         std::fs::set_permissions(records, std::fs::Permissions::from_mode(0o700)).unwrap();
@@ -308,6 +313,7 @@ mod tests {
         assert!(!records.join(format!("graph-{DEAD_GRAPH}")).exists());
         assert!(records.join(format!("graph-{live}")).exists());
         assert!(!records.join("elsewhere").exists(), "a record wrote outside tracefs");
+        assert!(records.join(format!("graph-{DEAD}")).exists());
         assert_eq!(
             cleaned.to_string(),
             format!(

@@ -89,14 +89,14 @@ impl RunRecord {
     }
 }
 
-/// The (file, old value) pairs of a record, in the order written, keeping only files under
-/// `root` (tracefs): a record names nothing else.
-pub(crate) fn read(record: &Path, root: &Path) -> Vec<(PathBuf, String)> {
-    let text = std::fs::read_to_string(record).unwrap_or_default();
+/// The (file, old value) pairs of a record, in the order written; None if it names a file
+/// outside `root` (tracefs): such a record is not one this tracefs can restore.
+pub(crate) fn read(record: &Path, root: &Path) -> Option<Vec<(PathBuf, String)>> {
+    let text = std::fs::read_to_string(record).ok()?;
     text.lines()
         .filter_map(|l| l.split_once('\t'))
         .map(|(file, old)| (PathBuf::from(file), old.to_string()))
-        .filter(|(file, _)| under(file, root))
+        .map(|(file, old)| under(&file, root).then_some((file, old)))
         .collect()
 }
 
