@@ -12,6 +12,10 @@
 #   run_sonde_for SECS ARGS... run sonde for SECS seconds, then SIGTERM it as Ctrl-C would
 #                              (END runs, maps print); the same variables
 #   run_cmd ARGS...            like run_sonde for any other command
+#   start_sonde_until TAG 'ERE' ARGS...
+#                              start `sonde ARGS...` in the background (stdout in out.TAG,
+#                              stderr in err.TAG, pid in $BG_PID) and wait up to 60 s until a
+#                              stderr line matches ERE (`^Tracing`); fails the case if none does
 #   expect_status N            last command's exit status is N
 #   expect_line 'exact line'   stdout has this exact line
 #   expect_no_line 'line'      stdout does not have this exact line
@@ -119,6 +123,24 @@ run_cmd() {
 
 run_sonde() {
 	run_cmd sonde "$@"
+}
+
+start_sonde_until() {
+	_tag="$1"
+	_re="$2"
+	shift 2
+	: >"out.$_tag"
+	: >"err.$_tag"
+	sonde "$@" >"out.$_tag" 2>"err.$_tag" &
+	BG_PID=$!
+	_n=0
+	while ! grep -qE "$_re" "err.$_tag" && [ $_n -lt 600 ] && kill -0 "$BG_PID" 2>/dev/null; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	_vm_check
+	grep -qE "$_re" "err.$_tag" || fail "sonde $(_vm_quote "$@") never printed /$_re/ ($(kill -0 "$BG_PID" 2>/dev/null && echo running || echo exited)): $(cat "err.$_tag")"
+	return 0
 }
 
 # run_sonde_for SECS ARGS...: trace for SECS seconds, then stop sonde with SIGTERM as Ctrl-C

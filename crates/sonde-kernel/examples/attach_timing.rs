@@ -8,11 +8,11 @@
 
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
-use sonde_kernel::perf_attach::PerfAttach;
-use sonde_kernel::perf_event::{attach_perf_event, PerfEventSpec};
-use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::attach::perf_attach::PerfAttach;
+use sonde_kernel::attach::perf_event::{attach_perf_event, PerfEventSpec};
+use sonde_kernel::attach::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
+use sonde_kernel::object::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
-use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
 use std::time::Instant;
 
 fn main() {

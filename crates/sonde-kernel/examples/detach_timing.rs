@@ -4,10 +4,10 @@
 
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
-use sonde_kernel::link::{detach_all, Link};
-use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::attach::link::{detach_all, Link};
+use sonde_kernel::attach::tracepoint::attach_tracepoint;
+use sonde_kernel::object::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
-use sonde_kernel::tracepoint::attach_tracepoint;
 use std::time::Instant;
 
 fn main() {

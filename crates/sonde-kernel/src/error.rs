@@ -49,7 +49,7 @@ pub enum KernelError {
     /// A feature newer than the running kernel: `what` needs Linux `version`.
     #[error(
         "{what} needs Linux {version} or later, and this kernel is {}",
-        crate::sys::kernel_release()
+        crate::sys::version::kernel_release()
     )]
     NeedsKernel { what: &'static str, version: &'static str },
 

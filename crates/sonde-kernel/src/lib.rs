@@ -9,44 +9,23 @@
 //! All `unsafe` lives in [`sys`]; the modules above it are safe and check every buffer length
 //! against the kernel object before an address reaches the kernel.
 //!
-//! The modules form layers; each uses only those in lower layers (docs/architecture.md):
-//! 1. `sys`: the syscalls, and every `unsafe`.
-//! 2. `error`, `name`, `clock`, `cpus`, `process`, `tracefs`, `btf`, `kconfig`: plain facts and
-//!    files.
-//! 3. `map`, `prog` (with `func_info`, the BTF of helper callbacks), `ringbuf`: kernel objects; `probe_event`: kprobe/uprobe events in tracefs;
-//!    `instance`: sonde's own tracefs instances.
-//!    `graph_tracer`: the function_graph tracer in an instance of its own.
-//! 4. `link` (what keeps a program attached), then `perf_attach` (a program on a perf event fd).
-//! 5. `tracepoint`, `perf_event`, `pmu`, then `kprobe`, `uprobe`, `kprobe_multi`, `fentry`.
-//! 6. `features`: what this kernel can do, answered by trying.
+//! The folders are concerns, and their modules form layers: each uses only modules of lower
+//! layers (docs/architecture.md, "sonde-kernel's layers"):
+//! 1. [`sys`]: the syscalls and every `unsafe`; the kernel's release and version.
+//! 2. [`error`]; [`host`]: clocks, CPU lists, processes; [`tracefs`]'s `Tracefs`: finding it,
+//!    tracepoint ids and formats.
+//! 3. [`object`]: maps, programs, ring buffers, BTF; the rest of [`tracefs`]: sonde's instances,
+//!    its probe events, the function_graph tracer, and the clean-up after dead runs.
+//! 4. [`attach`]: what keeps a program attached (`link`, `perf_attach`), then every way to attach.
+//! 5. [`features`]: what this kernel can do, answered by trying.
 #![deny(unsafe_code)]
 
-pub mod btf;
-pub mod clock;
-pub mod cpus;
+pub mod attach;
 pub mod error;
 pub mod features;
-pub mod fentry;
-pub mod func_info;
-pub mod graph_tracer;
-pub mod instance;
-pub mod kconfig;
-pub mod kprobe;
-pub mod kprobe_multi;
-pub mod link;
-pub mod map;
-mod name;
-pub mod perf_attach;
-pub mod perf_event;
-pub mod pmu;
-pub mod probe_event;
-pub mod process;
-pub mod prog;
-pub mod ringbuf;
+pub mod host;
+pub mod object;
 pub mod sys;
 pub mod tracefs;
-pub mod tracepoint;
-pub mod uprobe;
-pub mod version;
 
 pub use error::{KernelError, Result};

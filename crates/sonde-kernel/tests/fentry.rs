@@ -5,11 +5,11 @@ mod common;
 
 use common::{gettid, read_counter};
 use sonde_bpf::insn::encode;
-use sonde_kernel::btf::{find_func, kernel_btf_fd};
+use sonde_kernel::attach::fentry::attach_tracing;
 use sonde_kernel::error::KernelError;
 use sonde_kernel::features;
-use sonde_kernel::fentry::attach_tracing;
-use sonde_kernel::prog::{AttachType, ProgSpec, ProgType, Program};
+use sonde_kernel::object::btf::{find_func, kernel_btf_fd};
+use sonde_kernel::object::prog::{AttachType, ProgSpec, ProgType, Program};
 
 #[test]
 fn kernel_functions_are_found_in_vmlinux_btf() {
@@ -25,7 +25,7 @@ fn kernel_functions_are_found_in_vmlinux_btf() {
     assert!(err.to_string().contains("`sonde_no_such_function`"), "{err}");
     // The kernel's own BTF object is found by name among the loaded ones (as modules' are).
     // Before 5.11 it has no id (and modules no BTF), so there is none to find.
-    let has_id = sonde_kernel::version::running().is_some_and(|v| v >= (5, 11));
+    let has_id = sonde_kernel::sys::version::running().is_some_and(|v| v >= (5, 11));
     assert_eq!(kernel_btf_fd("vmlinux").unwrap().is_some(), has_id);
     assert!(kernel_btf_fd("sonde_no_such_module").unwrap().is_none());
 }

@@ -5,12 +5,12 @@
 mod common;
 
 use common::{gettid, read_counter};
+use sonde_kernel::attach::kprobe::{attach_kprobe, attach_kprobe_with, KprobeSpec};
+use sonde_kernel::attach::kprobe_multi::attach_kprobe_multi;
+use sonde_kernel::attach::pmu::ProbeVia;
 use sonde_kernel::error::KernelError;
 use sonde_kernel::features;
-use sonde_kernel::kprobe::{attach_kprobe, attach_kprobe_with, KprobeSpec};
-use sonde_kernel::kprobe_multi::attach_kprobe_multi;
-use sonde_kernel::pmu::ProbeVia;
-use sonde_kernel::prog::{ProgSpec, ProgType};
+use sonde_kernel::object::prog::{ProgSpec, ProgType};
 
 const NO_KPROBES: &str = "this kernel has no kprobes (CONFIG_KPROBES): use tracepoints";
 

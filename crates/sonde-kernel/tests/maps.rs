@@ -3,7 +3,7 @@
 mod common;
 
 use sonde_kernel::error::KernelError;
-use sonde_kernel::map::{Map, MapSpec, MapType, BPF_ANY, BPF_EXIST, BPF_NOEXIST};
+use sonde_kernel::object::map::{Map, MapSpec, MapType, BPF_ANY, BPF_EXIST, BPF_NOEXIST};
 
 fn hash(map_type: MapType, name: &str) -> Map {
     Map::create(&MapSpec { map_type, key_size: 4, value_size: 8, max_entries: 64, name, flags: 0 })
@@ -46,7 +46,7 @@ fn percpu_hash_lookup_returns_one_value_per_possible_cpu() {
     if common::skip_unless_root() {
         return;
     }
-    let ncpus = sonde_kernel::cpus::possible_cpus().unwrap().len();
+    let ncpus = sonde_kernel::host::cpus::possible_cpus().unwrap().len();
     let m = Map::create(&MapSpec {
         map_type: MapType::PerCpuHash,
         key_size: 4,

@@ -3,12 +3,12 @@
 mod common;
 
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
-use sonde_kernel::link::detach_all;
-use sonde_kernel::map::{Map, MapSpec, MapType};
-use sonde_kernel::perf_event::{
+use sonde_kernel::attach::link::detach_all;
+use sonde_kernel::attach::perf_event::{
     attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling, SoftwareEvent,
 };
-use sonde_kernel::prog::ProgType;
+use sonde_kernel::object::map::{Map, MapSpec, MapType};
+use sonde_kernel::object::prog::ProgType;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -39,8 +39,8 @@ fn profile_at_1000_hz_fires_on_every_cpu_about_once_a_millisecond() {
     if common::skip_unless_root() {
         return;
     }
-    let cpus = sonde_kernel::cpus::online_cpus().unwrap();
-    let possible = sonde_kernel::cpus::possible_cpus().unwrap().len() as u32;
+    let cpus = sonde_kernel::host::cpus::online_cpus().unwrap();
+    let possible = sonde_kernel::host::cpus::possible_cpus().unwrap().len() as u32;
     let map = per_cpu_counter_map(possible);
     let prog = common::load(ProgType::PerfEvent, "test_by_cpu", &count_by_cpu(&map));
     let spec = PerfEventSpec::cpu_clock_freq(1000, 0);

@@ -5,7 +5,7 @@ mod common;
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Insn, Reg};
 use sonde_kernel::error::KernelError;
-use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::object::prog::{ProgSpec, ProgType, Program};
 
 #[test]
 fn begin_program_runs_with_test_run_and_writes_its_map() {
@@ -65,8 +65,8 @@ fn loaded_programs_are_listed_with_their_names() {
     let map = common::counter_map();
     let prog = common::store_value(&map, 1);
     let id = prog.id().unwrap();
-    assert!(sonde_kernel::prog::loaded_ids().unwrap().contains(&id));
-    assert_eq!(sonde_kernel::prog::name_by_id(id).unwrap().as_deref(), Some("test_begin"));
+    assert!(sonde_kernel::object::prog::loaded_ids().unwrap().contains(&id));
+    assert_eq!(sonde_kernel::object::prog::name_by_id(id).unwrap().as_deref(), Some("test_begin"));
 }
 
 #[test]
@@ -103,7 +103,7 @@ fn a_helper_probe_says_no_only_for_an_unknown_helper() {
     assert!(has_helper(ProgType::Kprobe, sonde_bpf::helper::GET_CURRENT_PID_TGID));
     // bpf_for_each_map_elem (5.13): the probe's arguments are wrong for it (no map, no callback),
     // which must not read as "absent" on kernels that have it.
-    let release = sonde_kernel::sys::kernel_release();
+    let release = sonde_kernel::sys::version::kernel_release();
     let mut parts = release.split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     let want = (major, minor) >= (5, 13);
@@ -121,7 +121,7 @@ fn run_statistics_count_each_run_while_enabled() {
     }
     let map = common::counter_map();
     let prog = common::store_value(&map, 1);
-    let guard = match sonde_kernel::prog::enable_run_stats() {
+    let guard = match sonde_kernel::object::prog::enable_run_stats() {
         Ok(g) => g,
         Err(e) => {
             println!("skipped: BPF_ENABLE_STATS: {e}");

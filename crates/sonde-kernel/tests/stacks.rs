@@ -4,11 +4,11 @@ mod common;
 
 use common::elf::{libc_path, runtime_address, symbol_file_offset};
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
+use sonde_kernel::attach::tracepoint::attach_tracepoint;
+use sonde_kernel::attach::uprobe::{attach_uprobe, UprobeSpec};
 use sonde_kernel::error::KernelError;
-use sonde_kernel::map::{stack_flags, Map, MapSpec, BPF_ANY, PERF_MAX_STACK_DEPTH};
-use sonde_kernel::prog::ProgType;
-use sonde_kernel::tracepoint::attach_tracepoint;
-use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
+use sonde_kernel::object::map::{stack_flags, Map, MapSpec, BPF_ANY, PERF_MAX_STACK_DEPTH};
+use sonde_kernel::object::prog::ProgType;
 
 const HELPER_GET_STACKID: u32 = 27;
 

@@ -3,14 +3,14 @@
 
 mod common;
 
-use sonde_kernel::map::{Map, MapSpec, MapType};
-use sonde_kernel::perf_attach::PerfAttach;
-use sonde_kernel::perf_event::{attach_on_every_cpu, attach_perf_event, PerfEventSpec};
-use sonde_kernel::pmu::ProbeVia;
-use sonde_kernel::prog::{self, ProgType};
-use sonde_kernel::ringbuf::RingBuf;
-use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
-use sonde_kernel::uprobe::{attach_uprobe_with, UprobeSpec};
+use sonde_kernel::attach::perf_attach::PerfAttach;
+use sonde_kernel::attach::perf_event::{attach_on_every_cpu, attach_perf_event, PerfEventSpec};
+use sonde_kernel::attach::pmu::ProbeVia;
+use sonde_kernel::attach::tracepoint::{attach_raw_tracepoint, attach_tracepoint_with};
+use sonde_kernel::attach::uprobe::{attach_uprobe_with, UprobeSpec};
+use sonde_kernel::object::map::{Map, MapSpec, MapType};
+use sonde_kernel::object::prog::{self, ProgType};
+use sonde_kernel::object::ringbuf::RingBuf;
 use std::time::{Duration, Instant};
 
 fn open_fds() -> usize {

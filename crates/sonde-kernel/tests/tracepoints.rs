@@ -3,12 +3,14 @@
 mod common;
 
 use common::{getpid_id, getpid_syscall, gettid, read_counter};
+use sonde_kernel::attach::perf_attach::PerfAttach;
+use sonde_kernel::attach::tracepoint::{
+    attach_raw_tracepoint, attach_tracepoint, attach_tracepoint_with,
+};
 use sonde_kernel::error::KernelError;
-use sonde_kernel::map::{Map, MapSpec, MapType};
-use sonde_kernel::perf_attach::PerfAttach;
-use sonde_kernel::prog::ProgType;
-use sonde_kernel::ringbuf::RingBuf;
-use sonde_kernel::tracepoint::{attach_raw_tracepoint, attach_tracepoint, attach_tracepoint_with};
+use sonde_kernel::object::map::{Map, MapSpec, MapType};
+use sonde_kernel::object::prog::ProgType;
+use sonde_kernel::object::ringbuf::RingBuf;
 
 #[test]
 fn counts_every_getpid_of_this_thread_exactly() {
@@ -53,7 +55,7 @@ fn tracepoint_fires_on_every_cpu() {
     if common::skip_unless_root() {
         return;
     }
-    let cpus = sonde_kernel::cpus::online_cpus().unwrap();
+    let cpus = sonde_kernel::host::cpus::online_cpus().unwrap();
     let map = common::counter_map();
     let prog = common::thread_counter(ProgType::Tracepoint, &map, gettid());
     let _link = attach_tracepoint(&prog, getpid_id()).unwrap();

@@ -5,11 +5,11 @@ mod common;
 
 use common::elf::{libc_path, symbol_file_offset};
 use common::{gettid, read_counter};
+use sonde_kernel::attach::pmu::ProbeVia;
+use sonde_kernel::attach::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
 use sonde_kernel::error::KernelError;
-use sonde_kernel::pmu::ProbeVia;
-use sonde_kernel::probe_event::cleanup_dead_runs_in;
-use sonde_kernel::prog::ProgType;
-use sonde_kernel::uprobe::{attach_uprobe, attach_uprobe_with, UprobeSpec};
+use sonde_kernel::object::prog::ProgType;
+use sonde_kernel::tracefs::leftovers::clean_dead_runs;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -195,7 +195,7 @@ fn a_sigkilled_runs_events_are_removed_by_the_next_run() {
     // The killed process's perf event is released asynchronously: allow it a moment.
     let deadline = Instant::now() + Duration::from_secs(5);
     while listed(&name) {
-        cleanup_dead_runs_in(tracefs).unwrap();
+        clean_dead_runs(tracefs).unwrap();
         assert!(Instant::now() < deadline, "{name} was not removed");
         std::thread::sleep(Duration::from_millis(20));
     }

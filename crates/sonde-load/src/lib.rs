@@ -7,8 +7,8 @@
 
 use sonde_compile::provider::{AttachPoint, ProgKind};
 use sonde_compile::{Compiled, MapKind, ProgramDef};
-use sonde_kernel::map::{Map, MapSpec, MapType};
-use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::object::map::{Map, MapSpec, MapType};
+use sonde_kernel::object::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::KernelError;
 
 /// Create every map of `c`, in the order its programs' relocations number them.
@@ -71,6 +71,7 @@ pub fn load_program(p: &ProgramDef, maps: &[Map]) -> Result<Program, KernelError
         ProgKind::Fexit => ProgSpec::fexit(&bytes, &p.name, btf_id),
         ProgKind::TpBtf => ProgSpec::tp_btf(&bytes, &p.name, btf_id),
     };
-    let opts = sonde_kernel::prog::LoadOptions { callbacks: &p.callbacks, ..Default::default() };
+    let opts =
+        sonde_kernel::object::prog::LoadOptions { callbacks: &p.callbacks, ..Default::default() };
     Program::load_with(&spec, &opts)
 }

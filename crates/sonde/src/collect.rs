@@ -6,7 +6,7 @@ use sonde_compile::abi::{FIRST_USER_MAP, LOST_MAP};
 use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
 use sonde_compile::types::{StackMode, Type};
 use sonde_compile::Compiled;
-use sonde_kernel::map::Map;
+use sonde_kernel::object::map::Map;
 use sonde_kernel::KernelError;
 use sonde_output::map::{HistEntry, HistKind};
 use sonde_output::value::Value;

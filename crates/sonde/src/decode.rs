@@ -179,8 +179,8 @@ pub fn average(count: u64, sum: u64, signed: bool) -> Value {
 
 /// A `bpf_ktime_get_ns()` timestamp as UTC wall-clock time (RFC 3339, nanoseconds).
 pub fn walltime(monotonic_ns: u64) -> String {
-    let offset =
-        sonde_kernel::clock::realtime_ns() as i128 - sonde_kernel::clock::monotonic_ns() as i128;
+    let offset = sonde_kernel::host::clock::realtime_ns() as i128
+        - sonde_kernel::host::clock::monotonic_ns() as i128;
     let t = (monotonic_ns as i128 + offset).max(0) as u64;
     let (secs, nanos) = (t / 1_000_000_000, t % 1_000_000_000);
     let (days, rem) = (secs / 86_400, secs % 86_400);

@@ -4,16 +4,18 @@
 
 use crate::child::Command;
 use crate::error::Failure;
+use crate::host_env::HostEnv;
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use clap::{Args, ValueEnum};
+use sonde_compile::provider::kernel_functions;
+use sonde_compile::Env;
 use sonde_graph::folded::Folded;
 use sonde_graph::{line, record, render, svg, Builder, Call, Line};
-use sonde_kernel::graph_tracer::{GraphConfig, GraphTracer};
+use sonde_kernel::tracefs::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::tracefs::Tracefs;
 use sonde_output::sink::Sink;
 use sonde_output::Record;
-use sonde_symbols::traceable::TraceableFunctions;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -101,29 +103,35 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     let tracers =
         std::fs::read_to_string(tracefs.root().join("available_tracers")).unwrap_or_default();
     if !tracers.split_whitespace().any(|t| t == "function_graph") {
-        return Err(Failure::Setup(sonde_kernel::graph_tracer::GraphError::NoTracer.to_string()));
+        return Err(Failure::Setup(
+            sonde_kernel::tracefs::graph_tracer::GraphError::NoTracer.to_string(),
+        ));
     }
-    check_function(&a.function)?;
+    let function = check_function(&a.function)?;
     let mut target = Target::new(command(a).as_ref(), &Vec::from_iter(a.pid))?;
     let pids = target.pids();
     let cfg = GraphConfig {
-        function: &a.function,
+        function: &function,
         pids: &pids,
         follow_forks: !pids.is_empty(),
         max_depth: a.max_depth,
         exec_events: target.has_command() || a.comm.is_some(),
     };
     let tracer = GraphTracer::start(&tracefs, &cfg).map_err(|e| Failure::Setup(e.to_string()))?;
+    let alias = if function == a.function {
+        String::new()
+    } else {
+        format!(", the kernel's name for {}", a.function)
+    };
     eprintln!(
-        "Tracing {} with function_graph ({}); Ctrl-C to stop",
-        a.function,
+        "Tracing {function}{alias} with function_graph ({}); Ctrl-C to stop",
         if tracer.in_instance() { "in an instance of its own" } else { "in the top-level tracer" }
     );
     let (sink, health) = Sink::stdout();
     let mut calls = GraphEvents {
         tracer,
         sink: CallSink::new(a, sink),
-        builder: Builder::for_function(&a.function),
+        builder: Builder::for_function(&function),
         buf: Vec::new(),
         idle: false,
     };
@@ -373,20 +381,25 @@ fn check_output(a: &GraphArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// FUNCTION can be traced: listed in available_filter_functions; else one sentence saying
-/// whether it is notrace (in kallsyms) or unknown (with the nearest names).
-fn check_function(name: &str) -> Result<(), Failure> {
-    let traceable = TraceableFunctions::load().map_err(|e| Failure::Setup(e.to_string()))?;
-    if traceable.contains(name) {
-        return Ok(());
+/// The name to give the tracer for `name`, decided by address as the other faces decide
+/// (`provider::kernel_functions`): `name` if it is listed traceable, or the listed name of its
+/// address when it is another name of a traceable function (`__x64_sys_getpid` is
+/// `__do_sys_getpid` on kernels that list only the latter).
+fn check_function(name: &str) -> Result<String, Failure> {
+    let env = HostEnv::new();
+    let listed = env.kernel_functions().map_err(|e| Failure::Setup(e.to_string()))?;
+    if listed.iter().any(|f| f == name) {
+        return Ok(name.to_string());
     }
-    let syms = sonde_symbols::kallsyms::KernelSymbols::load_names().ok();
-    if syms.as_ref().is_some_and(|s| s.lookup(name).is_some()) {
+    if let Some(twin) = kernel_functions::twin_of(&env, name) {
+        return Ok(twin);
+    }
+    if env.kernel_symbol_exists(name) == Some(true) {
         return Err(Failure::Usage(format!(
-            "`{name}` cannot be traced: the kernel has it but marks it notrace (not in available_filter_functions)"
+            "`{name}` cannot be traced: the kernel has it but marks it notrace (not in available_filter_functions) or lists it on the kprobe blacklist"
         )));
     }
-    let near = sonde_syntax::nearest(name, traceable.names(), 3);
+    let near = sonde_syntax::nearest(name, listed.iter().map(String::as_str), 3);
     let hint = if near.is_empty() {
         String::new()
     } else {

@@ -67,7 +67,7 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     signals::arm();
     // On before anything is attached, so every run is counted.
     let _stats = match args.bpf_stats {
-        true => Some(sonde_kernel::prog::enable_run_stats().map_err(|e| {
+        true => Some(sonde_kernel::object::prog::enable_run_stats().map_err(|e| {
             Failure::Setup(format!(
                 "--bpf-stats: {e}; the kernel's run statistics need 5.8 and CAP_SYS_ADMIN"
             ))
@@ -122,7 +122,7 @@ fn serve_until_stopped(
     loop {
         match serve(&served, scrapes, &mut kept) {
             Ok(Next::Reload) => {
-                let now_us = sonde_kernel::clock::monotonic_ns() / 1000;
+                let now_us = sonde_kernel::host::clock::monotonic_ns() / 1000;
                 tell_systemd(&format!("RELOADING=1\nMONOTONIC_USEC={now_us}"));
                 served = reload::reload(served, args, &mut kept.reloads);
                 eprintln!("sonde: reloaded: serving {} program(s)", served.len());

@@ -18,7 +18,7 @@ use names::ProcNames;
 use sonde_compile::abi::FIRST_USER_MAP;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_output::sink::{Health, Sink};
 use sonde_output::value::Value;
 use sonde_output::{MapEntries, Record, Type};
@@ -344,7 +344,7 @@ fn output_sink(a: &TraceArgs) -> Result<(Sink, Health), Failure> {
 fn lines<'a>(
     a: &TraceArgs,
     compiled: &'a Compiled,
-    maps: &'a [sonde_kernel::map::Map],
+    maps: &'a [sonde_kernel::object::map::Map],
     table: &'a SyscallTable,
     target: &Target,
     events: Vec<events::Event>,
@@ -374,7 +374,7 @@ fn lines<'a>(
             _ => ProcNames::new(true, true, false),
         },
         out: std::io::BufWriter::with_capacity(1 << 16, Box::new(sink)),
-        start_ns: if a.absolute { 0 } else { sonde_kernel::clock::monotonic_ns() },
+        start_ns: if a.absolute { 0 } else { sonde_kernel::host::clock::monotonic_ns() },
         main_tid: target.command_pid().unwrap_or(0),
         layout,
         printed: 0,
@@ -397,7 +397,7 @@ struct TraceEvents<'a> {
     compiled: &'a Compiled,
     ring: RingBuf,
     /// The tasks the command started, still running (added at fork, dropped at exit).
-    followed: Option<&'a sonde_kernel::map::Map>,
+    followed: Option<&'a sonde_kernel::object::map::Map>,
 }
 
 impl Events for TraceEvents<'_> {
@@ -419,7 +419,7 @@ impl Events for TraceEvents<'_> {
 fn write_summary(
     a: &TraceArgs,
     compiled: &Compiled,
-    maps: &[sonde_kernel::map::Map],
+    maps: &[sonde_kernel::object::map::Map],
     fast: Option<sonde_trace::fast::FastMaps>,
     table: &SyscallTable,
     lines: &mut Lines,
@@ -442,8 +442,9 @@ fn write_summary(
 /// `-C 0,2-3`: CPUs this machine has.
 fn cpu_list(text: &str) -> Result<Vec<u32>, Failure> {
     let bad = || Failure::Usage(format!("-C {text}: not a CPU list such as 0,2-3"));
-    let cpus = sonde_kernel::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
-    let possible = sonde_kernel::cpus::possible_cpus().map_err(Failure::kernel)?;
+    let cpus =
+        sonde_kernel::host::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
+    let possible = sonde_kernel::host::cpus::possible_cpus().map_err(Failure::kernel)?;
     if let Some(c) = cpus.iter().find(|c| !possible.contains(c)) {
         return Err(Failure::Usage(format!("-C {text}: this machine has no CPU {c}")));
     }
@@ -490,18 +491,19 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
 
 /// The hand-built summary's maps (see `sonde_trace::fast`), and the names of exited threads.
 fn read_fast_summary(
-    maps: &[sonde_kernel::map::Map],
+    maps: &[sonde_kernel::object::map::Map],
     f: sonde_trace::fast::FastMaps,
 ) -> Result<Summary, Failure> {
-    let entries = |map: &sonde_kernel::map::Map| -> Result<sonde_trace::fast::Entries, Failure> {
-        let mut out = Vec::new();
-        for k in map.keys().map_err(Failure::kernel)? {
-            if let Some(v) = map.lookup(&k).map_err(Failure::kernel)? {
-                out.push((k, v));
+    let entries =
+        |map: &sonde_kernel::object::map::Map| -> Result<sonde_trace::fast::Entries, Failure> {
+            let mut out = Vec::new();
+            for k in map.keys().map_err(Failure::kernel)? {
+                if let Some(v) = map.lookup(&k).map_err(Failure::kernel)? {
+                    out.push((k, v));
+                }
             }
-        }
-        Ok(out)
-    };
+            Ok(out)
+        };
     let slots = maps[f.slot]
         .lookup_percpu(&0u32.to_le_bytes())
         .map_err(Failure::kernel)?

@@ -123,15 +123,15 @@ impl Env for HostEnv {
 
     fn has_helper(&self, id: u32) -> bool {
         // Every helper sonde asks about is a tracing one: a kprobe program tells.
-        sonde_kernel::features::has_helper(sonde_kernel::prog::ProgType::Kprobe, id)
+        sonde_kernel::features::has_helper(sonde_kernel::object::prog::ProgType::Kprobe, id)
     }
 
     fn online_cpus(&self) -> Option<u32> {
-        sonde_kernel::cpus::online_cpus().ok().map(|c| c.len() as u32)
+        sonde_kernel::host::cpus::online_cpus().ok().map(|c| c.len() as u32)
     }
 
     fn cpu_ids(&self) -> Option<u32> {
-        sonde_kernel::cpus::possible_cpus().ok()?.iter().max().map(|c| c + 1)
+        sonde_kernel::host::cpus::possible_cpus().ok()?.iter().max().map(|c| c + 1)
     }
 
     fn kernel_symbol_address(&self, name: &str) -> Option<u64> {

@@ -5,7 +5,7 @@
 //! against the time elapsed. Each skipped run is reported once, per probe, never silently.
 
 use crate::output::Output;
-use sonde_kernel::prog::Program;
+use sonde_kernel::object::prog::Program;
 
 /// Where a probe's count comes from: the kernel, or a test's numbers.
 pub trait MissCounter {

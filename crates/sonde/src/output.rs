@@ -7,7 +7,7 @@ use crate::error::Failure;
 use sonde_compile::tir::{EventKind, Sink};
 use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
-use sonde_kernel::map::Map;
+use sonde_kernel::object::map::Map;
 use sonde_output::printf::{self, Piece};
 use sonde_output::sink::{Health, Sink as OutputSink};
 use sonde_output::value::Value;

@@ -12,8 +12,8 @@ use crate::error::Failure;
 use report::Report;
 
 pub fn run(format: Format) -> Result<i32, Failure> {
-    let config = sonde_kernel::kconfig::KernelConfig::running();
-    let mut report = Report::new(sonde_kernel::sys::kernel_release(), config.as_ref());
+    let config = sonde_kernel::features::kconfig::KernelConfig::running();
+    let mut report = Report::new(sonde_kernel::sys::version::kernel_release(), config.as_ref());
     facts::check(&mut report, config.as_ref());
     providers::check(&mut report);
     match format {

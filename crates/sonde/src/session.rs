@@ -13,8 +13,8 @@ use crate::signals;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::tir::TProgram;
 use sonde_compile::{Compiled, Options};
-use sonde_kernel::prog::Program;
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::object::prog::Program;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::SourceFile;
 use std::time::Instant;
@@ -37,7 +37,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     opts.allow_unsafe = cli.allow_unsafe;
     (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = target.command_pid();
-    opts.start_ns = sonde_kernel::clock::monotonic_ns();
+    opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
     let env = HostEnv::for_pid(cli.pid);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;

@@ -9,10 +9,10 @@ const MONTHS: [&str; 12] =
 
 /// `ns` is a `bpf_ktime_get_ns()` (CLOCK_MONOTONIC) timestamp, like `nsecs`.
 pub fn local(format: &[u8], ns: u64) -> Vec<u8> {
-    let offset =
-        sonde_kernel::clock::realtime_ns() as i128 - sonde_kernel::clock::monotonic_ns() as i128;
+    let offset = sonde_kernel::host::clock::realtime_ns() as i128
+        - sonde_kernel::host::clock::monotonic_ns() as i128;
     let unix_ns = (ns as i128 + offset).max(0) as u64;
-    let zone = sonde_kernel::clock::utc_offset_secs((unix_ns / 1_000_000_000) as i64);
+    let zone = sonde_kernel::host::clock::utc_offset_secs((unix_ns / 1_000_000_000) as i64);
     format_at(format, unix_ns, zone)
 }
 

@@ -22,7 +22,7 @@ pub enum Memlock {
 pub fn ensure() -> Memlock {
     static STATE: OnceLock<Memlock> = OnceLock::new();
     *STATE.get_or_init(|| {
-        if !charges_memlock(&super::kernel_release()) {
+        if !charges_memlock(&super::version::kernel_release()) {
             return Memlock::NotCharged;
         }
         let want = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
@@ -51,7 +51,7 @@ pub fn ensure() -> Memlock {
 /// Does a kernel of this release charge BPF memory to RLIMIT_MEMLOCK (before 5.11)? An
 /// unreadable release counts as a new kernel: raising the limit is then left to the error path.
 pub fn charges_memlock(release: &str) -> bool {
-    crate::version::parse(release).is_some_and(|v| v < (5, 11))
+    super::version::parse(release).is_some_and(|v| v < (5, 11))
 }
 
 #[cfg(test)]

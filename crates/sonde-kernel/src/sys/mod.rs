@@ -19,6 +19,7 @@ mod held;
 pub mod memlock;
 mod mmap;
 pub mod nofile;
+pub mod version;
 
 pub use attr::*;
 pub(crate) use held::{fork_held, kill_child, wait_child};
@@ -180,17 +181,6 @@ fn effective_capabilities() -> impl Fn(u32) -> bool {
     move |c: u32| eff & (1 << c) != 0
 }
 
-/// The running kernel's release (`uname -r`), empty if uname fails.
-pub fn kernel_release() -> String {
-    // SAFETY: uname fills the struct we own; its fields are NUL-terminated.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return String::new();
-    }
-    let bytes: Vec<u8> = u.release.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no memory effects.
     let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
@@ -288,6 +278,12 @@ pub(crate) fn readable_now(fd: &OwnedFd) -> bool {
     let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
     // SAFETY: one valid pollfd, no waiting.
     unsafe { libc::poll(&mut p, 1, 0) == 1 && p.revents & libc::POLLIN != 0 }
+}
+
+/// The effective user id.
+pub(crate) fn euid() -> u32 {
+    // SAFETY: geteuid has no arguments and always succeeds.
+    unsafe { libc::geteuid() }
 }
 
 /// kill(pid, 0): whether process `pid` is gone (ESRCH). Signal 0 only checks that it exists.

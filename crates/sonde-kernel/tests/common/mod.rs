@@ -5,8 +5,8 @@ pub mod elf;
 
 use sonde_bpf::insn::encode;
 use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
-use sonde_kernel::map::{Map, MapSpec, MapType};
-use sonde_kernel::prog::{ProgSpec, ProgType, Program};
+use sonde_kernel::object::map::{Map, MapSpec, MapType};
+use sonde_kernel::object::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::tracefs::Tracefs;
 use std::sync::OnceLock;
 
@@ -191,14 +191,14 @@ pub fn store_value(map: &Map, value: i32) -> Program {
 
 /// BPF links on perf events came in 5.15; before, only the ioctl attaches.
 pub fn kernel_has_perf_links() -> bool {
-    sonde_kernel::version::running().is_some_and(|v| v >= (5, 15))
+    sonde_kernel::sys::version::running().is_some_and(|v| v >= (5, 15))
 }
 
 /// A link where the kernel has them, else the ioctl.
-pub fn perf_link_or_ioctl() -> sonde_kernel::perf_attach::PerfAttach {
+pub fn perf_link_or_ioctl() -> sonde_kernel::attach::perf_attach::PerfAttach {
     if kernel_has_perf_links() {
-        sonde_kernel::perf_attach::PerfAttach::Link
+        sonde_kernel::attach::perf_attach::PerfAttach::Link
     } else {
-        sonde_kernel::perf_attach::PerfAttach::Ioctl
+        sonde_kernel::attach::perf_attach::PerfAttach::Ioctl
     }
 }

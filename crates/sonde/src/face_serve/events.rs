@@ -5,7 +5,7 @@ use super::program::Loaded;
 use crate::error::Failure;
 use crate::output::{Action, Output};
 use sonde_compile::provider::AttachPoint;
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_symbols::Symbolizer;
 
 /// One program's ring buffer and the writer its records go to.

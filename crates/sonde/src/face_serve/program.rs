@@ -44,7 +44,7 @@ pub fn prepare(path: &Path, env: &HostEnv) -> Result<Prepared, Failure> {
     let compile_error = |d| Failure::Compile(d, source.clone());
     let ast = sonde_syntax::parse(&source.text).map_err(compile_error)?;
     let mut opts = Options::new();
-    opts.start_ns = sonde_kernel::clock::monotonic_ns();
+    opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
     let typed = sonde_compile::check(&ast, env, &opts).map_err(compile_error)?;
     for w in &typed.warnings {
         eprint!("{}", sonde_syntax::render(w, &source, crate::error::stderr_is_terminal()));

@@ -5,7 +5,7 @@
 use super::names::ProcNames;
 use crate::collect::Collector;
 use crate::error::Failure;
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_output::value::Value;
 use sonde_output::{Record, Type};
 use sonde_symbols::Symbolizer;

@@ -4,15 +4,17 @@ use crate::error::Failure;
 use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::ProgramDef;
-use sonde_kernel::cpus::{format_list, online_cpus};
-use sonde_kernel::fentry::attach_tracing;
-use sonde_kernel::kprobe::{attach_kprobe, KprobeSpec};
-use sonde_kernel::kprobe_multi::attach_kprobe_multi;
-use sonde_kernel::link::Link;
-use sonde_kernel::perf_event::{attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling};
-use sonde_kernel::prog::Program;
-use sonde_kernel::tracepoint::attach_tracepoint;
-use sonde_kernel::uprobe::{attach_uprobe, UprobeSpec};
+use sonde_kernel::attach::fentry::attach_tracing;
+use sonde_kernel::attach::kprobe::{attach_kprobe, KprobeSpec};
+use sonde_kernel::attach::kprobe_multi::attach_kprobe_multi;
+use sonde_kernel::attach::link::Link;
+use sonde_kernel::attach::perf_event::{
+    attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling,
+};
+use sonde_kernel::attach::tracepoint::attach_tracepoint;
+use sonde_kernel::attach::uprobe::{attach_uprobe, UprobeSpec};
+use sonde_kernel::host::cpus::{format_list, online_cpus};
+use sonde_kernel::object::prog::Program;
 
 /// Attach `prog` (compiled as `def`) everywhere it goes; returns the links and how many probes
 /// they stand for.

@@ -6,10 +6,10 @@ use crate::error::Failure;
 use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::Compiled;
-use sonde_kernel::link::Link;
-use sonde_kernel::map::Map;
-use sonde_kernel::prog::Program;
-use sonde_kernel::ringbuf::RingBuf;
+use sonde_kernel::attach::link::Link;
+use sonde_kernel::object::map::Map;
+use sonde_kernel::object::prog::Program;
+use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_syntax::diag::SourceFile;
 use std::time::Instant;
 
@@ -115,7 +115,7 @@ impl Attached {
         let (links, probes) = (self.links, self.probes);
         let work = move || {
             let t = Instant::now();
-            sonde_kernel::link::detach_all(links);
+            sonde_kernel::attach::link::detach_all(links);
             if debug {
                 eprintln!("sonde: detached {probes} probe(s) in {:?}", t.elapsed());
             }

@@ -3,8 +3,8 @@
 
 use crate::error::Failure;
 use sonde_compile::Compiled;
-use sonde_kernel::map::Map;
-use sonde_kernel::prog::Program;
+use sonde_kernel::object::map::Map;
+use sonde_kernel::object::prog::Program;
 use sonde_syntax::diag::SourceFile;
 
 pub fn create_maps(c: &Compiled) -> Result<Vec<Map>, Failure> {

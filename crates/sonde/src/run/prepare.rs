@@ -41,18 +41,18 @@ pub fn check_privileges(needs: Needs) -> Result<(), Failure> {
 }
 
 /// Probe events, tracefs instances and tracer settings that SIGKILLed sonde runs (of any face)
-/// left behind, removed at every start of sonde that may remove them. Only tracefs holds such
-/// things: BPF objects die with their last descriptor.
+/// left behind (sonde-kernel's `tracefs::leftovers`), removed at every start of sonde that may
+/// remove them, and said in one line. Only tracefs holds such things: BPF objects die with their
+/// last descriptor. A failure leaves them for a run that can; this run's own set-up reports what
+/// it cannot do.
 pub fn clean_dead_runs() {
     if !sonde_kernel::sys::has_sys_admin() {
         return;
     }
     let Some(tracefs) = sonde_kernel::tracefs::Tracefs::find() else { return };
-    let events = sonde_kernel::probe_event::cleanup_dead_runs_in(&tracefs).unwrap_or(0);
-    let graphs = sonde_kernel::graph_tracer::cleanup_dead_runs(&tracefs);
-    if events + graphs > 0 {
-        eprintln!(
-            "sonde: removed what dead sonde runs left in tracefs ({events} probe events or instances, {graphs} function_graph tracer settings)"
-        );
+    if let Ok(cleaned) = sonde_kernel::tracefs::leftovers::clean_dead_runs(&tracefs) {
+        if !cleaned.is_empty() {
+            eprintln!("sonde: {cleaned}");
+        }
     }
 }

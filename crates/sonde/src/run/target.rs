@@ -4,7 +4,7 @@
 
 use crate::child::{Command, HeldChild};
 use crate::error::Failure;
-use sonde_kernel::process::PidWatch;
+use sonde_kernel::host::process::PidWatch;
 use std::os::fd::BorrowedFd;
 
 #[derive(Default)]

@@ -3,7 +3,7 @@
 
 use super::report::{Check, Group, Report};
 use sonde_kernel::features;
-use sonde_kernel::kconfig::KernelConfig;
+use sonde_kernel::features::kconfig::KernelConfig;
 
 /// The oldest kernel sonde supports: the ring buffer (5.8) and BPF_PROG_TEST_RUN for raw
 /// tracepoints (5.10).
@@ -25,8 +25,8 @@ pub fn check(r: &mut Report, config: Option<&KernelConfig>) {
         r.add(Check { group: Group::Kernel, name, ok, needed, detail, fix });
     };
 
-    let release = sonde_kernel::sys::kernel_release();
-    let version = sonde_kernel::version::parse(&release);
+    let release = sonde_kernel::sys::version::kernel_release();
+    let version = sonde_kernel::sys::version::parse(&release);
     add(
         "kernel version",
         version.is_some_and(|v| v >= OLDEST),

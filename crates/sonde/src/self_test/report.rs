@@ -1,6 +1,6 @@
 //! The self-test's findings and their two renderings: aligned text, and one `self_test` record.
 
-use sonde_kernel::kconfig::KernelConfig;
+use sonde_kernel::features::kconfig::KernelConfig;
 use std::fmt::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,10 +1,10 @@
 //! Attaching to perf events: the CPU clock (`interval:`, `profile:`), software events
 //! (`software:`) and hardware events.
 
+use crate::attach::link::Link;
+use crate::attach::perf_attach::{attach_perf_fd, PerfAttach};
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::perf_attach::{attach_perf_fd, PerfAttach};
-use crate::prog::Program;
+use crate::object::prog::Program;
 use crate::sys::{self, PerfEventAttr};
 
 /// The kernel's software events (`PERF_COUNT_SW_*`), by the names perf and bpftrace use.
@@ -162,7 +162,7 @@ pub fn attach_perf_event(prog: &Program, ev: PerfEventSpec) -> Result<Link> {
 /// `spec` on every online CPU (its `cpu` is ignored): what `profile:` and `software:` need, since a
 /// perf event for all tasks samples one CPU. On error, the links made so far are dropped.
 pub fn attach_on_every_cpu(prog: &Program, spec: PerfEventSpec) -> Result<Vec<Link>> {
-    crate::cpus::online_cpus()?
+    crate::host::cpus::online_cpus()?
         .into_iter()
         .map(|cpu| attach_perf_event(prog, spec.on_cpu(cpu)))
         .collect()

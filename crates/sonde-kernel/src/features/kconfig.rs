@@ -15,7 +15,7 @@ pub struct KernelConfig {
 impl KernelConfig {
     /// The running kernel's config, if it can be found and read.
     pub fn running() -> Option<KernelConfig> {
-        let boot = PathBuf::from(format!("/boot/config-{}", crate::sys::kernel_release()));
+        let boot = PathBuf::from(format!("/boot/config-{}", crate::sys::version::kernel_release()));
         [PathBuf::from("/proc/config.gz"), boot].into_iter().find_map(|p| KernelConfig::read(&p))
     }
 

@@ -1,7 +1,8 @@
-//! sonde's own tracefs instance (`instances/sonde-<pid>`): events enabled there, their filters,
-//! options and `trace_pipe` stay apart from the global buffer and other tracers. Removed on drop
-//! (events disabled first); a SIGKILLed run's instance is removed by the next run once its pid is
-//! gone ([`cleanup_dead_instances`], called by `probe_event::cleanup_dead_runs`).
+//! sonde's own tracefs instances: `instances/sonde-<pid>` (`sonde probe`'s events) or
+//! `instances/sonde-<pid>-<purpose>` (`sonde-<pid>-graph`, the function_graph tracer). Events
+//! enabled there, their filters, options, tracer and `trace_pipe` stay apart from the global
+//! buffer and other tracers. Removed on drop (events disabled first); a SIGKILLed run's instance
+//! is removed by the next run once its pid is gone (`leftovers`).
 
 use crate::error::{KernelError, Result};
 use crate::tracefs::Tracefs;
@@ -23,7 +24,16 @@ pub struct Instance {
 impl Instance {
     /// Make `instances/sonde-<pid>`.
     pub fn create(tracefs: &Tracefs) -> Result<Instance> {
-        let dir = tracefs.root().join("instances").join(format!("{PREFIX}{}", std::process::id()));
+        Instance::make(tracefs, format!("{PREFIX}{}", std::process::id()))
+    }
+
+    /// Make `instances/sonde-<pid>-<purpose>`, for a second instance of one run (`graph`).
+    pub fn create_for(tracefs: &Tracefs, purpose: &'static str) -> Result<Instance> {
+        Instance::make(tracefs, format!("{PREFIX}{}-{purpose}", std::process::id()))
+    }
+
+    fn make(tracefs: &Tracefs, name: String) -> Result<Instance> {
+        let dir = tracefs.root().join("instances").join(name);
         std::fs::create_dir(&dir).map_err(KernelError::io(dir.display().to_string()))?;
         Ok(Instance { dir, tracefs: tracefs.clone(), enabled: Vec::new() })
     }
@@ -107,26 +117,46 @@ fn remove(dir: &Path, patience: Duration) -> std::io::Result<()> {
     }
 }
 
-/// Remove `instances/sonde-<pid>` of runs whose pid no longer exists; returns how many.
-pub fn cleanup_dead_instances(tracefs: &Tracefs) -> Result<usize> {
-    let dir = tracefs.root().join("instances");
-    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(0) };
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.strip_prefix(PREFIX).and_then(|p| p.parse::<u32>().ok()) else {
-            continue;
-        };
-        if Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        match remove(&e.path(), Duration::ZERO) {
-            Ok(()) => removed += 1,
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
-            Err(err) => {
-                return Err(KernelError::Io { path: e.path().display().to_string(), source: err })
-            }
-        }
+/// The pid of the run an instance name belongs to: `sonde-123` and `sonde-123-graph` give 123;
+/// names sonde does not give, None.
+pub(crate) fn owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let pid = rest.split_once('-').map_or(rest, |(pid, _)| pid);
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    Ok(removed)
+    pid.parse().ok()
+}
+
+/// Remove a dead run's instance: its tracer stopped first, then rmdir (which disables its
+/// events). False if a reader still holds it (EBUSY) or it is gone already.
+pub(crate) fn remove_dead(dir: &Path) -> std::io::Result<bool> {
+    // Files missing (another kernel's instance layout) are no reason to keep the instance.
+    let _ = write(&dir.join("tracing_on"), "0");
+    let _ = write(&dir.join("current_tracer"), "nop");
+    match std::fs::remove_dir(dir) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::NotFound || e.raw_os_error() == Some(libc::EBUSY) => {
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::owner;
+
+    #[test]
+    fn the_owner_is_read_from_names_sonde_gives() {
+        assert_eq!(owner("sonde-123"), Some(123));
+        assert_eq!(owner("sonde-123-graph"), Some(123));
+        assert_eq!(owner("sonde-"), None);
+        assert_eq!(owner("sonde--graph"), None);
+        assert_eq!(owner("sonde-+12"), None);
+        assert_eq!(owner("sonde-12x"), None);
+        assert_eq!(owner("sonde_graph_123"), None);
+        assert_eq!(owner("mine"), None);
+        assert_eq!(owner("sonde-99999999999"), None);
+    }
 }

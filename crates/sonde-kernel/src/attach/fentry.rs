@@ -1,14 +1,14 @@
 //! Attaching fentry/fexit programs through BPF trampolines, and tp_btf programs (BTF-typed raw
 //! tracepoints) the same way.
 
+use crate::attach::link::Link;
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::prog::{AttachType, ProgType, Program};
+use crate::object::prog::{AttachType, ProgType, Program};
 use crate::sys::{self, cmd, RawTracepointAttr};
 
-/// Attach a TRACING program (fentry/fexit, loaded with [`crate::prog::ProgSpec::fentry`] or
-/// [`crate::prog::ProgSpec::fexit`]) to the function it was loaded for, through a BPF trampoline;
-/// or a tp_btf one ([`crate::prog::ProgSpec::tp_btf`]) to its tracepoint.
+/// Attach a TRACING program (fentry/fexit, loaded with [`crate::object::prog::ProgSpec::fentry`] or
+/// [`crate::object::prog::ProgSpec::fexit`]) to the function it was loaded for, through a BPF trampoline;
+/// or a tp_btf one ([`crate::object::prog::ProgSpec::tp_btf`]) to its tracepoint.
 /// Uses BPF_RAW_TRACEPOINT_OPEN with no name, which every kernel with trampolines (5.5+) takes.
 #[doc(alias = "fentry")]
 #[doc(alias = "fexit")]
@@ -29,7 +29,7 @@ pub fn attach_tracing(prog: &Program) -> Result<Link> {
     let raw_tp = prog.expected_attach_type() == Some(AttachType::TraceRawTp);
     let mut attr = RawTracepointAttr { name: 0, prog_fd: prog.fd() as u32, _pad: 0 };
     let fd = sys::bpf_fd(cmd::RAW_TRACEPOINT_OPEN, &mut attr).map_err(|e| match e {
-        libc::EOPNOTSUPP | crate::prog::ENOTSUPP if !raw_tp => {
+        libc::EOPNOTSUPP | crate::object::prog::ENOTSUPP if !raw_tp => {
             KernelError::NoTrampolines { errno: e }
         }
         _ => KernelError::Syscall { op: "bpf(BPF_RAW_TRACEPOINT_OPEN) for fentry/fexit", errno: e },

@@ -7,7 +7,7 @@
 //! page offset we do not need.
 
 use crate::error::{KernelError, Result};
-use crate::map::{Map, MapType};
+use crate::object::map::{Map, MapType};
 use crate::sys::{self, Mmap};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 

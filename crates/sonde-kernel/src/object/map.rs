@@ -126,10 +126,11 @@ impl Map {
             value_size: spec.value_size,
             max_entries: spec.max_entries,
             map_flags: spec.flags,
-            map_name: crate::name::obj_name(spec.name),
+            map_name: crate::object::name::obj_name(spec.name),
             ..Default::default()
         };
-        let ncpus = if spec.map_type.is_percpu() { crate::cpus::possible_cpus()?.len() } else { 1 };
+        let ncpus =
+            if spec.map_type.is_percpu() { crate::host::cpus::possible_cpus()?.len() } else { 1 };
         let fd = sys::bpf_fd(cmd::MAP_CREATE, &mut attr)
             .map_err(KernelError::sys("bpf(BPF_MAP_CREATE)"))?;
         Ok(Map {

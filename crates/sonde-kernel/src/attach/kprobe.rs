@@ -1,13 +1,13 @@
 //! kprobes and kretprobes on one kernel function each, through the kprobe PMU or, without it,
 //! tracefs `kprobe_events`. Many functions at once: `kprobe_multi.rs`.
 
+use crate::attach::link::Link;
+use crate::attach::perf_attach::attach_probe_fd;
+use crate::attach::pmu::{pmu, ProbeVia};
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::perf_attach::attach_probe_fd;
-use crate::pmu::{pmu, ProbeVia};
-use crate::probe_event::{CreateError, Kind, TracefsProbe, GROUP};
-use crate::prog::Program;
+use crate::object::prog::Program;
 use crate::sys::{self, PerfEventAttr};
+use crate::tracefs::probe_event::{CreateError, Kind, TracefsProbe, GROUP};
 use crate::tracefs::Tracefs;
 use std::ffi::CString;
 

@@ -1,5 +1,17 @@
-//! The running kernel's version, for the few features that cannot be probed cheaply and for
-//! sentences that name the version a feature needs.
+//! The running kernel's release (`uname -r`) and its version, for the few features that cannot
+//! be probed cheaply (among them `memlock`'s: whether BPF memory is charged to RLIMIT_MEMLOCK)
+//! and for sentences that name the version a feature needs.
+
+/// The running kernel's release (`uname -r`), empty if uname fails.
+pub fn kernel_release() -> String {
+    // SAFETY: uname fills the struct we own; its fields are NUL-terminated.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return String::new();
+    }
+    let bytes: Vec<u8> = u.release.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
 
 /// (major, minor) of a release string such as `5.10.0-46-cloud-amd64`.
 pub fn parse(release: &str) -> Option<(u32, u32)> {
@@ -11,7 +23,7 @@ pub fn parse(release: &str) -> Option<(u32, u32)> {
 
 /// (major, minor) of the running kernel.
 pub fn running() -> Option<(u32, u32)> {
-    parse(&crate::sys::kernel_release())
+    parse(&kernel_release())
 }
 
 #[cfg(test)]

@@ -1,13 +1,13 @@
 //! uprobes and uretprobes on an instruction of a user-space file, through the uprobe PMU or,
 //! without it, tracefs `uprobe_events`.
 
+use crate::attach::link::Link;
+use crate::attach::perf_attach::attach_probe_fd;
+use crate::attach::pmu::{pmu, ProbeVia};
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::perf_attach::attach_probe_fd;
-use crate::pmu::{pmu, ProbeVia};
-use crate::probe_event::{CreateError, Kind, TracefsProbe, GROUP};
-use crate::prog::Program;
+use crate::object::prog::Program;
 use crate::sys::{self, PerfEventAttr};
+use crate::tracefs::probe_event::{CreateError, Kind, TracefsProbe, GROUP};
 use crate::tracefs::Tracefs;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;

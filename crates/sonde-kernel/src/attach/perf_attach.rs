@@ -15,11 +15,11 @@
 //! tracepoint's C arguments rather than its tracefs record; CPU-clock perf events detach in
 //! microseconds.
 
+use crate::attach::link::Link;
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::probe_event::TracefsProbe;
-use crate::prog::Program;
+use crate::object::prog::Program;
 use crate::sys::{self, cmd, LinkCreateAttr};
+use crate::tracefs::probe_event::TracefsProbe;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -65,7 +65,7 @@ pub fn attach_perf_fd(prog: &Program, event: OwnedFd, how: PerfAttach) -> Result
             {
                 PERF_LINK.store(2, Ordering::Relaxed)
             }
-            Err(libc::EINVAL) if crate::version::running().is_some_and(|v| v < (5, 15)) => {
+            Err(libc::EINVAL) if crate::sys::version::running().is_some_and(|v| v < (5, 15)) => {
                 return Err(KernelError::NeedsKernel {
                     what: "a BPF link on a perf event (PerfAttach::Auto uses the ioctl instead)",
                     version: "5.15",

@@ -1,9 +1,12 @@
 //! What this kernel can do, each answered by trying the smallest thing that needs it. The top
 //! layer of the crate: it may use every module below, and none of them uses it (the answers
 //! attaching needs itself live with the attaching code, and are only made public here).
+//! `kconfig` reads the kernel's build configuration, only to explain a missing feature.
 
-use crate::map::{Map, MapSpec, MapType};
-use crate::prog::{ProgSpec, Program, RETURN_ZERO};
+pub mod kconfig;
+
+use crate::object::map::{Map, MapSpec, MapType};
+use crate::object::prog::{ProgSpec, Program, RETURN_ZERO};
 use std::sync::OnceLock;
 
 /// BPF ring buffers (5.8+): create a one-page ring buffer map.
@@ -75,17 +78,17 @@ fn read_number(path: &str) -> Option<u32> {
 
 /// Kernel BTF, needed for tp_btf/fentry programs and typed struct access.
 pub fn btf_vmlinux_available() -> bool {
-    crate::btf::vmlinux_available()
+    crate::object::btf::vmlinux_available()
 }
 
 /// kprobes by either route (the PMU, or tracefs `kprobe_events` if tracefs is mounted).
 pub fn has_kprobes() -> bool {
-    crate::pmu::kprobes_available()
+    crate::attach::pmu::kprobes_available()
 }
 
 /// kprobe_multi links (5.18+ with CONFIG_FPROBE); see `kprobe_multi.rs`. Cached per process.
 pub fn has_kprobe_multi() -> bool {
-    crate::kprobe_multi::supported()
+    crate::attach::kprobe_multi::supported()
 }
 
 /// fentry/fexit, as far as loading tells: kernel BTF exists and the verifier accepts a TRACING
@@ -96,7 +99,7 @@ pub fn has_trampolines() -> bool {
     *CACHE.get_or_init(|| {
         let Some(id) = ["bpf_fentry_test1", "do_sys_openat2", "vfs_read"]
             .into_iter()
-            .find_map(|f| crate::btf::find_func_in("vmlinux", f).ok())
+            .find_map(|f| crate::object::btf::find_func_in("vmlinux", f).ok())
             .map(|f| f.btf_id)
         else {
             return false;
@@ -109,7 +112,7 @@ pub fn has_trampolines() -> bool {
 /// loading `call id; r0 = 0; exit` (with r1 the context, as the helpers that take one want), as
 /// bpftrace's feature probes do: a helper the kernel lacks is "invalid func unknown#id". A load
 /// refused for another reason (privileges) says yes, so the real program reports the real error.
-pub fn has_helper(prog_type: crate::prog::ProgType, id: u32) -> bool {
+pub fn has_helper(prog_type: crate::object::prog::ProgType, id: u32) -> bool {
     use std::collections::HashMap;
     use std::sync::Mutex;
     static CACHE: OnceLock<Mutex<HashMap<(u32, u32), bool>>> = OnceLock::new();

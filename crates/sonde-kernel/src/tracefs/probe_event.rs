@@ -1,7 +1,7 @@
-//! kprobe and uprobe events sonde writes into tracefs (`sonde/sonde_<pid>_<n>` in
-//! `kprobe_events`/`uprobe_events`): the fallback where the kernel has no kprobe/uprobe PMU. Each
-//! is removed when its [`TracefsProbe`] drops; those of a SIGKILLed run outlive it, so sonde
-//! calls [`cleanup_dead_runs`] at start-up to remove the ones whose `<pid>` no longer runs.
+//! kprobe, uprobe and fprobe events sonde writes into tracefs (`sonde/sonde_<pid>_<n>` in
+//! `kprobe_events`, `uprobe_events` or `dynamic_events`): the fallback where the kernel has no
+//! kprobe/uprobe PMU, and `sonde probe`'s own events ([`DynamicEvent`]). Each is removed when its `TracefsProbe` drops; those of a SIGKILLed run outlive it, and the next
+//! run removes the ones whose `<pid>` no longer runs (`leftovers`).
 
 use crate::error::{KernelError, Result};
 use crate::sys::{self, PerfEventAttr};
@@ -30,7 +30,7 @@ impl Kind {
         }
     }
 
-    fn events_file(self) -> &'static str {
+    pub(crate) fn events_file(self) -> &'static str {
         match self {
             Kind::Kprobe => "kprobe_events",
             Kind::Uprobe => "uprobe_events",
@@ -105,14 +105,14 @@ impl TracefsProbe {
     }
 }
 
-/// A fresh event name for this process, `sonde_<pid>_<n>`: the shape [`cleanup_dead_runs`]
-/// recognises, so a SIGKILLed run's events are removed by the next run.
+/// A fresh event name for this process, `sonde_<pid>_<n>`: the shape `leftovers` recognises, so
+/// a SIGKILLed run's events are removed by the next run.
 pub fn reserve_name() -> String {
     format!("sonde_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 /// A kprobe or uprobe event written whole by the caller (`sonde probe`'s definitions) in group
-/// [`GROUP`] under a name from [`reserve_name`]; removed on drop.
+/// `sonde` under a name from [`reserve_name`]; removed on drop.
 #[derive(Debug)]
 pub struct DynamicEvent {
     probe: TracefsProbe,
@@ -180,7 +180,7 @@ fn append(file: &Path, line: &str) -> std::io::Result<()> {
 }
 
 /// `-:sonde/NAME`, retrying while the kernel says the event is busy. Gone already counts as done.
-fn remove_event(events: &Path, name: &str, patience: Duration) -> std::io::Result<()> {
+pub(crate) fn remove_event(events: &Path, name: &str, patience: Duration) -> std::io::Result<()> {
     let deadline = Instant::now() + patience;
     loop {
         match append(events, &format!("-:{GROUP}/{name}")) {
@@ -193,52 +193,9 @@ fn remove_event(events: &Path, name: &str, patience: Duration) -> std::io::Resul
     }
 }
 
-/// Remove the tracefs probe events left by sonde runs that died without cleaning up (SIGKILL):
-/// every `sonde/sonde_<pid>_<n>` in `kprobe_events` and `uprobe_events` whose pid no longer runs.
-/// Returns how many were removed. Uses tracefs only if it is mounted (if it is not, no sonde run
-/// made events since boot, as sonde mounts it to make them); see [`cleanup_dead_runs_in`].
-pub fn cleanup_dead_runs() -> Result<usize> {
-    match Tracefs::find() {
-        Some(t) => cleanup_dead_runs_in(&t),
-        None => Ok(0),
-    }
-}
-
-/// [`cleanup_dead_runs`] in a given tracefs.
-pub fn cleanup_dead_runs_in(tracefs: &Tracefs) -> Result<usize> {
-    // A dead run's instance holds its events enabled (busy): it goes first.
-    let mut removed = crate::instance::cleanup_dead_instances(tracefs)?;
-    for kind in [Kind::Kprobe, Kind::Uprobe, Kind::Fprobe] {
-        let events = tracefs.root().join(kind.events_file());
-        let text = match std::fs::read_to_string(&events) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(KernelError::Io { path: events.display().to_string(), source: e })
-            }
-        };
-        // dynamic_events lists kprobes and uprobes too: from there only fprobes are taken.
-        let lines = text.lines().filter(|l| kind != Kind::Fprobe || l.starts_with('f'));
-        for (name, pid) in lines.filter_map(sonde_event) {
-            if Path::new(&format!("/proc/{pid}")).exists() {
-                continue;
-            }
-            match remove_event(&events, name, Duration::ZERO) {
-                Ok(()) => removed += 1,
-                // In use: a live process with the same pid in another namespace, or a tracer that
-                // opened it. Leave it.
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
-                Err(e) => {
-                    return Err(KernelError::Io { path: events.display().to_string(), source: e })
-                }
-            }
-        }
-    }
-    Ok(removed)
-}
-
-/// `p:sonde/sonde_123_4 do_sys_open` (or `r16:sonde/...`) to ("sonde_123_4", 123).
-fn sonde_event(line: &str) -> Option<(&str, u32)> {
+/// The run a line of an events file belongs to: `p:sonde/sonde_123_4 do_sys_open` (or
+/// `r16:sonde/...`, `f:sonde/...`) gives ("sonde_123_4", 123); another group or name, None.
+pub(crate) fn owner(line: &str) -> Option<(&str, u32)> {
     let head = line.split_whitespace().next()?;
     let (_, event) = head.split_once(':')?;
     let (group, name) = event.split_once('/')?;
@@ -246,7 +203,10 @@ fn sonde_event(line: &str) -> Option<(&str, u32)> {
         return None;
     }
     let (pid, n) = name.strip_prefix("sonde_")?.split_once('_')?;
-    n.parse::<u32>().ok()?;
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !number(pid) || !number(n) {
+        return None;
+    }
     Some((name, pid.parse().ok()?))
 }
 
@@ -256,14 +216,17 @@ mod tests {
 
     #[test]
     fn only_sonde_events_are_recognised() {
-        assert_eq!(sonde_event("p:sonde/sonde_123_4 do_sys_open"), Some(("sonde_123_4", 123)));
+        assert_eq!(owner("p:sonde/sonde_123_4 do_sys_open"), Some(("sonde_123_4", 123)));
         assert_eq!(
-            sonde_event("r16:sonde/sonde_9_0 /bin/bash:0x0000000000001234"),
+            owner("r16:sonde/sonde_9_0 /bin/bash:0x0000000000001234"),
             Some(("sonde_9_0", 9))
         );
-        assert_eq!(sonde_event("p:kprobes/sonde_123_4 do_sys_open"), None);
-        assert_eq!(sonde_event("p:sonde/other_1_2 x"), None);
-        assert_eq!(sonde_event("p:sonde/sonde_x_2 x"), None);
-        assert_eq!(sonde_event(""), None);
+        assert_eq!(owner("p:kprobes/sonde_123_4 do_sys_open"), None);
+        assert_eq!(owner("p:sonde/other_1_2 x"), None);
+        assert_eq!(owner("p:sonde/sonde_x_2 x"), None);
+        assert_eq!(owner("p:sonde/sonde_+1_2 x"), None);
+        assert_eq!(owner("p:sonde/sonde_1_2_3 x"), None);
+        assert_eq!(owner("f:sonde/sonde_7_1 vfs_read"), Some(("sonde_7_1", 7)));
+        assert_eq!(owner(""), None);
     }
 }

@@ -1,20 +1,21 @@
 //! The function_graph tracer for `sonde graph`. It runs in a tracefs instance of sonde's own
-//! (`instances/sonde_graph_<pid>`) where the kernel allows function_graph and set_graph_function
-//! there (neither Debian 6.1 nor 6.12 does: 6.12 has the tracer but not the filter), else in the top-level tracer. Every file it writes is read first and written
-//! back when it is dropped (exit, Ctrl-C, SIGTERM). A SIGKILLed run cannot restore anything, so
-//! in the top-level tracer the saved values are also kept in `/run/sonde/graph-<pid>`, and the
-//! next run puts them back (and removes dead runs' instances) if that pid is gone.
+//! (`instances/sonde-<pid>-graph`) where the kernel allows function_graph and set_graph_function
+//! there (neither Debian 6.1 nor 6.12 does: 6.12 has the tracer but not the filter), so that a
+//! SIGKILLed run never leaves the global tracer on; else in the top-level tracer. Every file it
+//! writes is read first and written back when it is dropped (exit, Ctrl-C, SIGTERM). A SIGKILLed
+//! run cannot restore anything, so the values of files outside its instance (the top-level
+//! tracer, `max_graph_depth`) are also kept in its run record (`run_record`), and the next run
+//! puts them back (`leftovers`).
 
 use crate::error::KernelError;
 use crate::sys;
+use crate::tracefs::instance::Instance;
+use crate::tracefs::run_record::{self, Records, RunRecord};
 use crate::tracefs::Tracefs;
 use std::fs::File;
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-
-const CLAIMS: &str = "/run/sonde";
-const PREFIX: &str = "sonde_graph_";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GraphError {
@@ -49,57 +50,37 @@ pub struct GraphConfig<'a> {
 pub struct GraphTracer {
     /// The instance's directory, or tracefs' root.
     dir: PathBuf,
-    instance: bool,
     /// Files written and their values before, in order.
     saved: Vec<(PathBuf, String)>,
-    /// `/run/sonde/graph-<pid>` in the top-level tracer.
-    claim: Option<PathBuf>,
+    /// Where the values of files outside the instance are kept for a next run.
+    record: Option<RunRecord>,
     pipe: Option<File>,
     /// `sched_process_exec` lines are in the trace.
     exec_events: bool,
+    /// Dropped last, after everything in it is restored.
+    instance: Option<Instance>,
 }
 
 impl GraphTracer {
-    /// Checks the kernel and sets the tracer up; tracing starts at once.
+    /// Checks the kernel and sets the tracer up; tracing starts at once. What dead runs left
+    /// is not cleaned here: `leftovers::clean_dead_runs` first.
     pub fn start(t: &Tracefs, cfg: &GraphConfig) -> Result<GraphTracer, GraphError> {
         let root = t.root();
         if !read(&root.join("available_tracers")).split_whitespace().any(|x| x == "function_graph")
         {
             return Err(GraphError::NoTracer);
         }
-        cleanup_dead_runs(t);
-        let me = std::process::id();
-        let inst = root.join("instances").join(format!("{PREFIX}{me}"));
-        // 6.12 offers function_graph in instances but no set_graph_function there, which this
-        // needs: then the top level it is.
-        let mut g = if std::fs::create_dir(&inst).is_ok()
-            && read(&inst.join("available_tracers"))
-                .split_whitespace()
-                .any(|x| x == "function_graph")
-            && inst.join("set_graph_function").exists()
-        {
-            GraphTracer {
-                dir: inst,
-                instance: true,
-                saved: Vec::new(),
-                claim: None,
-                pipe: None,
-                exec_events: false,
-            }
-        } else {
-            let _ = std::fs::remove_dir(&inst);
+        let instance = own_instance(t);
+        if instance.is_none() {
             top_level_free(root)?;
-            let _ = std::fs::create_dir_all(CLAIMS);
-            let claim = Path::new(CLAIMS).join(format!("graph-{me}"));
-            let _ = std::fs::write(&claim, "");
-            GraphTracer {
-                dir: root.to_path_buf(),
-                instance: false,
-                saved: Vec::new(),
-                claim: Some(claim),
-                pipe: None,
-                exec_events: false,
-            }
+        }
+        let mut g = GraphTracer {
+            dir: instance.as_ref().map_or(root, |i| i.path()).to_path_buf(),
+            saved: Vec::new(),
+            record: Records::system().create(),
+            pipe: None,
+            exec_events: false,
+            instance,
         };
         g.configure(root, cfg)?;
         Ok(g)
@@ -156,7 +137,7 @@ impl GraphTracer {
 
     /// In an instance of sonde's own (else the top-level tracer).
     pub fn in_instance(&self) -> bool {
-        self.instance
+        self.instance.is_some()
     }
 
     /// Up to 64 KiB of what the tracer has written (possibly nothing: it never blocks). One
@@ -211,13 +192,10 @@ impl GraphTracer {
     fn set_at(&mut self, path: PathBuf, value: &str) -> Result<(), GraphError> {
         if !self.saved.iter().any(|(p, _)| *p == path) {
             let old = read(&path);
-            if let Some(c) = &self.claim {
+            let inside = self.instance.as_ref().is_some_and(|i| path.starts_with(i.path()));
+            if let (Some(r), false) = (&self.record, inside) {
                 // Before the write: a SIGKILL between the two leaves a value to restore.
-                let line = format!("{}\t{}\n", path.display(), old.trim().replace('\n', " "));
-                let _ = std::fs::OpenOptions::new()
-                    .append(true)
-                    .open(c)
-                    .and_then(|mut f| f.write_all(line.as_bytes()));
+                r.note(&path, &old);
             }
             self.saved.push((path.clone(), old));
         }
@@ -228,40 +206,31 @@ impl GraphTracer {
 impl Drop for GraphTracer {
     fn drop(&mut self) {
         self.pipe = None;
-        // The tracer off first: an emptied set_graph_function under function_graph would trace
-        // every function in the kernel.
-        let _ = write(&self.dir.join("tracing_on"), "0");
-        let _ = write(&self.dir.join("current_tracer"), "nop");
-        for (path, old) in self.saved.iter().rev() {
-            let _ = write(path, &restorable(old));
-        }
-        if self.instance {
-            let _ = std::fs::remove_dir(&self.dir);
-        }
-        if let Some(c) = &self.claim {
-            let _ = std::fs::remove_file(c);
+        run_record::restore(&self.saved);
+        if let Some(r) = self.record.take() {
+            r.remove();
         }
     }
 }
 
-/// A value as read, made writable again: list files say "no pid" or "#### all functions
-/// enabled ####" when empty, and write back as an empty list; lists go back one line.
-fn restorable(old: &str) -> String {
-    let t = old.trim();
-    if t.starts_with('#') || t == "no pid" {
-        String::new()
-    } else {
-        t.replace('\n', " ")
-    }
+/// `instances/sonde-<pid>-graph`, if the kernel runs function_graph with set_graph_function
+/// there. 6.12 offers function_graph in instances but no set_graph_function there, which this
+/// needs: then the top level it is.
+fn own_instance(t: &Tracefs) -> Option<Instance> {
+    let i = Instance::create_for(t, "graph").ok()?;
+    let tracers = read(&i.path().join("available_tracers"));
+    (tracers.split_whitespace().any(|x| x == "function_graph")
+        && i.path().join("set_graph_function").exists())
+    .then_some(i)
 }
 
-/// The top-level tracer is free if it is `nop` (a dead run's leftovers were restored first).
+/// The top-level tracer is free if it is `nop` (what dead runs left is restored before start).
 fn top_level_free(root: &Path) -> Result<(), GraphError> {
     let cur = read(&root.join("current_tracer")).trim().to_string();
     if cur == "nop" || cur.is_empty() {
         return Ok(());
     }
-    if let Some(pid) = live_claims().into_iter().find(|&p| p != std::process::id()) {
+    if let Some(pid) = live_claims(root).into_iter().find(|&p| p != std::process::id()) {
         return Err(GraphError::OtherSonde { pid });
     }
     Err(GraphError::Busy {
@@ -272,53 +241,19 @@ fn top_level_free(root: &Path) -> Result<(), GraphError> {
     })
 }
 
-fn claims() -> Vec<(u32, PathBuf)> {
-    let Ok(dir) = std::fs::read_dir(CLAIMS) else { return Vec::new() };
-    dir.flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            Some((name.strip_prefix("graph-")?.parse().ok()?, e.path()))
+/// Live sonde runs holding the top-level tracer: their record saved its `current_tracer`.
+fn live_claims(root: &Path) -> Vec<u32> {
+    let tracer = root.join("current_tracer");
+    Records::system()
+        .list()
+        .into_iter()
+        .filter(|(pid, _)| !sys::process_gone(*pid))
+        .filter(|(_, path)| {
+            run_record::read(path, root)
+                .is_some_and(|saved| saved.iter().any(|(f, _)| *f == tracer))
         })
+        .map(|(pid, _)| pid)
         .collect()
-}
-
-fn live_claims() -> Vec<u32> {
-    claims().into_iter().map(|(p, _)| p).filter(|&p| !sys::process_gone(p)).collect()
-}
-
-/// Undo what SIGKILLed runs left: their instances, and the top-level settings they saved.
-pub fn cleanup_dead_runs(t: &Tracefs) -> usize {
-    let mut n = 0;
-    for (pid, path) in claims() {
-        if !sys::process_gone(pid) {
-            continue;
-        }
-        let text = read(&path);
-        let _ = write(&t.root().join("current_tracer"), "nop");
-        for l in text.lines().rev() {
-            if let Some((file, old)) = l.split_once('\t') {
-                let _ = write(Path::new(file), &restorable(old));
-            }
-        }
-        let _ = std::fs::remove_file(&path);
-        n += 1;
-    }
-    if let Ok(dir) = std::fs::read_dir(t.root().join("instances")) {
-        for e in dir.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Some(pid) = name.strip_prefix(PREFIX).and_then(|p| p.parse::<u32>().ok()) else {
-                continue;
-            };
-            if sys::process_gone(pid) {
-                let _ = std::fs::write(e.path().join("tracing_on"), "0");
-                let _ = std::fs::write(e.path().join("current_tracer"), "nop");
-                if std::fs::remove_dir(e.path()).is_ok() {
-                    n += 1;
-                }
-            }
-        }
-    }
-    n
 }
 
 fn read(p: &Path) -> String {
@@ -338,14 +273,6 @@ fn write(p: &Path, value: &str) -> Result<(), GraphError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn empty_lists_restore_as_empty() {
-        assert_eq!(restorable("#### all functions enabled ####\n"), "");
-        assert_eq!(restorable("no pid\n"), "");
-        assert_eq!(restorable("vfs_read\nvfs_write\n"), "vfs_read vfs_write");
-        assert_eq!(restorable("0\n"), "0");
-    }
 
     /// A fake tracefs whose top-level tracer is `function` (someone else's): the sentence names
     /// it, and nothing in the fake tree was written.

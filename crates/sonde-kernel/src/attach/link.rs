@@ -3,7 +3,7 @@
 //! function (`perf_attach`, `tracepoint`, `perf_event`, `kprobe`, `uprobe`, `kprobe_multi`,
 //! `fentry`) returns one.
 
-use crate::probe_event::TracefsProbe;
+use crate::tracefs::probe_event::TracefsProbe;
 use std::os::fd::OwnedFd;
 
 /// Keeps a program attached. Fields drop in order: the link (if any), then the perf event, then

@@ -1,10 +1,10 @@
 //! Attaching to kernel tracepoints: through a perf event on the tracefs record
 //! ([`attach_tracepoint`]) or as a raw tracepoint on the C arguments ([`attach_raw_tracepoint`]).
 
+use crate::attach::link::Link;
+use crate::attach::perf_attach::{attach_perf_fd, PerfAttach};
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::perf_attach::{attach_perf_fd, PerfAttach};
-use crate::prog::Program;
+use crate::object::prog::Program;
 use crate::sys::{self, cmd, PerfEventAttr, RawTracepointAttr};
 use std::ffi::CString;
 

@@ -4,7 +4,7 @@
 //! tracefs events (`probe_event.rs`).
 
 use crate::error::{KernelError, Result};
-use crate::probe_event::Kind;
+use crate::tracefs::probe_event::Kind;
 use crate::tracefs::Tracefs;
 use std::sync::OnceLock;
 

@@ -48,7 +48,7 @@ pub enum AttachType {
     TraceFexit,
     #[doc(alias = "BPF_PERF_EVENT")]
     PerfEvent,
-    /// A KPROBE program for [`crate::kprobe_multi::attach_kprobe_multi`].
+    /// A KPROBE program for [`crate::attach::kprobe_multi::attach_kprobe_multi`].
     #[doc(alias = "BPF_TRACE_KPROBE_MULTI")]
     TraceKprobeMulti,
 }
@@ -108,15 +108,15 @@ impl<'a> ProgSpec<'a> {
         }
     }
 
-    /// A KPROBE program for [`crate::kprobe_multi::attach_kprobe_multi`] (expected_attach_type
+    /// A KPROBE program for [`crate::attach::kprobe_multi::attach_kprobe_multi`] (expected_attach_type
     /// BPF_TRACE_KPROBE_MULTI). It sees `struct pt_regs` like any kprobe program.
     pub fn kprobe_multi(insns: &'a [u8], name: &'a str) -> ProgSpec<'a> {
         ProgSpec::new(ProgType::Kprobe, insns, name).with_attach_type(AttachType::TraceKprobeMulti)
     }
 
     /// A TRACING program run on entry to the kernel function whose BTF FUNC id is `btf_id` (see
-    /// [`crate::btf::find_func`]); for a module function also pass its BTF object to
-    /// [`Program::load_with`]. Attach it with [`crate::fentry::attach_tracing`].
+    /// [`crate::object::btf::find_func`]); for a module function also pass its BTF object to
+    /// [`Program::load_with`]. Attach it with [`crate::attach::fentry::attach_tracing`].
     pub fn fentry(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
         ProgSpec::new(ProgType::Tracing, insns, name)
             .with_attach_type(AttachType::TraceFentry)
@@ -166,11 +166,11 @@ impl<'a> ProgSpec<'a> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions<'a> {
     /// For fentry/fexit on a module function: the module's BTF object, in which `attach_btf_id`
-    /// is numbered ([`crate::btf::BtfFunc::obj_fd`]). None for vmlinux.
+    /// is numbered ([`crate::object::btf::BtfFunc::obj_fd`]). None for vmlinux.
     pub attach_btf_obj_fd: Option<BorrowedFd<'a>>,
     /// The first instruction of each helper callback (subprograms after the main program, for
     /// `bpf_for_each_map_elem`): the load then carries the BTF func info they need
-    /// ([`crate::func_info`]). Empty for programs without callbacks.
+    /// ([`crate::object::func_info`]). Empty for programs without callbacks.
     pub callbacks: &'a [u32],
 }
 
@@ -218,8 +218,8 @@ impl Program {
         let (func_btf, func_info) = if opts.callbacks.is_empty() {
             (None, Vec::new())
         } else {
-            let (btf, records) = crate::func_info::build(opts.callbacks);
-            (Some(crate::func_info::load(&btf)?), records)
+            let (btf, records) = crate::object::func_info::build(opts.callbacks);
+            (Some(crate::object::func_info::load(&btf)?), records)
         };
         let func_info_bytes: Vec<u8> = func_info.iter().flat_map(|v| v.to_le_bytes()).collect();
         let attempt = |log: &mut [u8]| {
@@ -231,7 +231,7 @@ impl Program {
                 log_level: if log.is_empty() { 0 } else { 1 },
                 log_size: log.len() as u32,
                 log_buf: sys::addr_mut(log),
-                prog_name: crate::name::obj_name(spec.name),
+                prog_name: crate::object::name::obj_name(spec.name),
                 expected_attach_type: spec.expected_attach_type.unwrap_or(0),
                 attach_btf_id: spec.attach_btf_id.unwrap_or(0),
                 attach_prog_fd: opts.attach_btf_obj_fd.map_or(0, |fd| fd.as_raw_fd() as u32),
@@ -249,7 +249,7 @@ impl Program {
             prog_type: spec.prog_type,
             expected_attach_type: spec.expected_attach_type.and_then(AttachType::from_id),
         };
-        if spec.is_fentry_or_fexit() && !crate::btf::vmlinux_available() {
+        if spec.is_fentry_or_fexit() && !crate::object::btf::vmlinux_available() {
             return Err(KernelError::NoBtf);
         }
         let errno = match attempt(&mut []) {

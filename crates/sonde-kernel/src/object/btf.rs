@@ -34,8 +34,8 @@ fn func_id(btf: &Btf, name: &str) -> Option<u32> {
     btf.find_func(name).map(|f| f.id.0)
 }
 
-/// A kernel function found in BTF: what [`crate::prog::ProgSpec::fentry`] and
-/// [`crate::prog::LoadOptions`] need.
+/// A kernel function found in BTF: what [`crate::object::prog::ProgSpec::fentry`] and
+/// [`crate::object::prog::LoadOptions`] need.
 #[derive(Debug)]
 pub struct BtfFunc {
     pub name: String,
@@ -92,7 +92,7 @@ pub fn find_func_in(module: &str, name: &str) -> Result<BtfFunc> {
 /// BTF objects (BPF_BTF_GET_NEXT_ID). None if no kernel BTF has that name.
 pub fn kernel_btf_fd(name: &str) -> Result<Option<OwnedFd>> {
     // Before 5.11 the kernel's BTF has no id, modules have none, and `bpf_btf_info` has no name.
-    if crate::version::running().is_some_and(|v| v < (5, 11)) {
+    if crate::sys::version::running().is_some_and(|v| v < (5, 11)) {
         return Ok(None);
     }
     let mut attr = IdAttr::default();

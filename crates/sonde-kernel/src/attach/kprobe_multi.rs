@@ -1,8 +1,8 @@
 //! kprobe_multi links: one KPROBE program on many kernel functions through one fprobe.
 
+use crate::attach::link::Link;
 use crate::error::{KernelError, Result};
-use crate::link::Link;
-use crate::prog::{AttachType, ProgSpec, Program};
+use crate::object::prog::{AttachType, ProgSpec, Program};
 use crate::sys::{self, cmd, KprobeMultiLinkAttr};
 use std::ffi::CString;
 use std::os::fd::OwnedFd;
@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// `link_create.kprobe_multi.flags`: run at function return instead of entry.
 pub const BPF_F_KPROBE_MULTI_RETURN: u32 = 1;
 
-/// Attach one KPROBE program (loaded with [`crate::prog::ProgSpec::kprobe_multi`]) to every
+/// Attach one KPROBE program (loaded with [`crate::object::prog::ProgSpec::kprobe_multi`]) to every
 /// function in `symbols` at once, at entry or (`retprobe`) at return: one BPF link, one fprobe,
 /// attached in milliseconds however many functions (5.18+, CONFIG_FPROBE; see
 /// [`crate::features::has_kprobe_multi`]). Duplicate names are dropped. Nothing is left behind if
@@ -40,10 +40,12 @@ pub fn attach_kprobe_multi(prog: &Program, symbols: &[&str], retprobe: bool) -> 
         Err(e @ (libc::ESRCH | libc::ENOENT)) => {
             Err(KernelError::MultiNotProbeable { count: syms.len(), errno: e })
         }
-        Err(libc::EOPNOTSUPP | crate::prog::ENOTSUPP) if !crate::pmu::kprobes_available() => {
+        Err(libc::EOPNOTSUPP | crate::object::prog::ENOTSUPP)
+            if !crate::attach::pmu::kprobes_available() =>
+        {
             Err(KernelError::NoKprobes)
         }
-        Err(libc::EOPNOTSUPP | crate::prog::ENOTSUPP) => Err(KernelError::NoKprobeMulti),
+        Err(libc::EOPNOTSUPP | crate::object::prog::ENOTSUPP) => Err(KernelError::NoKprobeMulti),
         // Before 5.18 the attach type is unknown: EINVAL.
         Err(libc::EINVAL) if !supported() => Err(KernelError::NoKprobeMulti),
         Err(e) => {
@@ -82,7 +84,7 @@ fn kprobe_multi_link(
 pub(crate) fn supported() -> bool {
     static CACHE: OnceLock<bool> = OnceLock::new();
     *CACHE.get_or_init(|| {
-        let spec = ProgSpec::kprobe_multi(&crate::prog::RETURN_ZERO, "probe_kpm");
+        let spec = ProgSpec::kprobe_multi(&crate::object::prog::RETURN_ZERO, "probe_kpm");
         let Ok(prog) = Program::load(&spec) else {
             return false;
         };
