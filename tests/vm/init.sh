@@ -28,6 +28,8 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts 2>/dev/null
 ip link set lo up 2>/dev/null
 hostname sonde-vm
+# As on a Debian machine: ply's test.sh and the docs' examples read it (`cat /etc/hostname`).
+[ -e /etc/hostname ] || echo sonde-vm >/etc/hostname
 
 uptime_s() {
 	cut -d' ' -f1 /proc/uptime

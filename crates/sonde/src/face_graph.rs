@@ -219,6 +219,10 @@ impl<'a> CallSink<'a> {
 
     /// Consume whole lines from `buf`; true once --count calls have been seen.
     fn lines(&mut self, buf: &mut Vec<u8>, b: &mut Builder) -> Result<bool, Failure> {
+        // --count reached: the calls still in the buffer are not shown.
+        if self.a.count.is_some_and(|n| self.calls >= n) {
+            return Ok(true);
+        }
         let Some(end) = buf.iter().rposition(|&c| c == b'\n') else { return Ok(false) };
         let text = String::from_utf8_lossy(&buf[..=end]).into_owned();
         buf.drain(..=end);

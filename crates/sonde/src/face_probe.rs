@@ -99,6 +99,10 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             return Ok(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // Printing the commands needs no privilege; running them does, said before anything else.
+    if !(a.show || a.output.is_some() || a.to_language) {
+        crate::run::prepare::check_privileges(Needs::Tracefs)?;
+    }
     let mut exprs = a.exprs.clone();
     if let Some(f) = &a.file {
         let text = std::fs::read_to_string(f)

@@ -174,33 +174,10 @@ fn bad_input_matrix() {
 
 // ---------------------------------------------------------------- the wrong cause named
 
-/// `setpriv` runs sonde as `nobody` with the given extra capabilities (none when empty).
-fn as_nobody(caps: &str, program: &str) -> Option<Output> {
-    if unsafe { libc::geteuid() } != 0
-        || std::process::Command::new("setpriv").arg("--version").output().is_err()
-    {
-        println!("skipped: needs root and setpriv to run sonde as another user");
-        return None;
-    }
-    let mut args = vec!["--reuid=65534", "--regid=65534", "--clear-groups"];
-    let inh = format!("--inh-caps=-all{caps}");
-    let amb = format!("--ambient-caps=-all{caps}");
-    args.extend([inh.as_str(), amb.as_str(), common::SONDE, program]);
-    let t = Instant::now();
-    let out = std::process::Command::new("setpriv").args(&args).output().unwrap();
-    Some(Output {
-        args: args.iter().map(|s| s.to_string()).collect(),
-        status: out.status,
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        elapsed: t.elapsed(),
-    })
-}
-
 #[test]
 fn a_user_without_privileges_hears_that_sonde_needs_root() {
-    let Some(o) = as_nobody("", "tracepoint:syscalls:sys_enter_getpid { @ = count(); }") else {
+    let Some(o) = common::as_nobody("", &["tracepoint:syscalls:sys_enter_getpid { @ = count(); }"])
+    else {
         return;
     };
     o.assert_code(1);
@@ -219,9 +196,10 @@ fn capabilities_without_tracefs_access_name_tracefs() {
         println!("skipped: tracefs is not mounted");
         return;
     };
-    let Some(o) =
-        as_nobody(",+bpf,+perfmon", "tracepoint:syscalls:sys_enter_getpid { @ = count(); }")
-    else {
+    let Some(o) = common::as_nobody(
+        ",+bpf,+perfmon",
+        &["tracepoint:syscalls:sys_enter_getpid { @ = count(); }"],
+    ) else {
         return;
     };
     if std::fs::metadata(tracefs)

@@ -810,3 +810,29 @@ impl Drop for Gated {
         let _ = std::fs::remove_file(&self.go);
     }
 }
+
+/// `setpriv` runs sonde as `nobody` with the given extra capabilities (`",+bpf,+perfmon"`; none
+/// when empty); None (said as skipped) where that cannot be done.
+pub fn as_nobody(caps: &str, sonde_args: &[&str]) -> Option<Output> {
+    if unsafe { libc::geteuid() } != 0
+        || std::process::Command::new("setpriv").arg("--version").output().is_err()
+    {
+        println!("skipped: needs root and setpriv to run sonde as another user");
+        return None;
+    }
+    let mut args = vec!["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let inh = format!("--inh-caps=-all{caps}");
+    let amb = format!("--ambient-caps=-all{caps}");
+    args.extend([inh.as_str(), amb.as_str(), SONDE]);
+    args.extend_from_slice(sonde_args);
+    let t = Instant::now();
+    let out = std::process::Command::new("setpriv").args(&args).output().unwrap();
+    Some(Output {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        status: out.status,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: t.elapsed(),
+    })
+}
