@@ -17,6 +17,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         failure: false,
         duration_ns: None,
         string_size: 256,
+        buffer_size: crate::program::BUFFER_BYTES,
         filter: None,
         uid: None,
         cpus: Vec::new(),
