@@ -289,10 +289,11 @@ impl Plan<'_> {
         self.exit(p, &exit, target, &nr.to_string(), "args->ret");
     }
 
-    /// Paths get the full size; a buffer (write's) only its first `-s` bytes, as strace shows.
+    /// Paths get the full size; a buffer (write's) only its first `-s` bytes, as strace shows
+    /// (and one more for the NUL that `str()` ends its copy with).
     fn string_size(&self, buffer: bool) -> usize {
         if buffer {
-            self.buffer_size.min(self.string_size)
+            (self.buffer_size + 1).min(self.string_size)
         } else {
             self.string_size
         }

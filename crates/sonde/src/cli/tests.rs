@@ -134,8 +134,8 @@ fn strace_flags_not_done_yet_are_refused_by_name() {
         (&["-a", "40"], "--all traces every process"),
         (&["-tttt"], "-t is given at most three times"),
         (&["-r", "-t"], "-r and -t are two kinds of timestamp"),
-        (&["-s", "0"], "-s 0: sonde copies from 1 to 256 bytes"),
-        (&["-s", "300"], "-s 300: sonde copies from 1 to 256 bytes"),
+        (&["-s", "0"], "-s 0: sonde copies from 1 to 255 bytes"),
+        (&["-s", "300"], "-s 300: sonde copies from 1 to 255 bytes"),
         (&["-e", "signal=SIGINT"], "-e signal=: strace's qualifier signal is not implemented"),
         (&["-e", "abbrev=none"], "strace's qualifier abbrev"),
     ];

@@ -47,7 +47,7 @@ pub struct TraceArgs {
     /// perf layout and JSON always show them.
     #[arg(short = 'y', long = "decode-fds", action = ArgAction::Count)]
     pub decode_fds: u8,
-    /// Bytes of each buffer shown (strace's -s): 32 by default, at most 256; paths are copied
+    /// Bytes of each buffer shown (strace's -s): 32 by default, at most 255; paths are copied
     /// whole up to 256 bytes.
     #[arg(short = 's', long = "string-limit", value_name = "N")]
     pub string_limit: Option<usize>,
@@ -152,8 +152,9 @@ pub enum Output {
 const MAX_STACK: usize = 127;
 /// Bytes of a buffer shown by default (strace's -s).
 const STRING_LIMIT: usize = sonde_trace::program::BUFFER_BYTES;
-/// The most bytes `str()` copies in the kernel.
-const STRING_LIMIT_MAX: usize = 256;
+/// The most bytes of a buffer shown: `str()` copies at most 256 in the kernel, one of them its
+/// NUL.
+const STRING_LIMIT_MAX: usize = 255;
 
 /// What `sonde trace` runs with, checked.
 #[derive(Debug)]

@@ -19,10 +19,11 @@ pub fn strace_installed() -> bool {
     ok
 }
 
-/// `sonde trace OPTIONS -- sonde-workload ARGS`.
+/// `sonde trace -o - OPTIONS -- sonde-workload ARGS`: the lines on stdout (beside the workload's
+/// own output) rather than on stderr.
 pub fn trace(opts: &[&str], wl: &[&str]) -> Output {
     let w = workload().to_str().unwrap().to_string();
-    let mut args = vec!["trace"];
+    let mut args = vec!["trace", "-o", "-"];
     args.extend_from_slice(opts);
     args.push("--");
     args.push(&w);
