@@ -4,21 +4,8 @@
 
 mod common;
 
-use common::trace::{skip, trace};
-use common::{sonde, workload, Output};
-
-/// `sonde trace ARGS -- sonde-workload WL`, as typed (the lines where the flags say).
-fn run(args: &[&str], wl: &[&str]) -> Output {
-    let w = workload().to_str().unwrap().to_string();
-    let mut all = vec!["trace"];
-    all.extend_from_slice(args);
-    all.push("--");
-    all.push(&w);
-    all.extend_from_slice(wl);
-    let out = sonde(&all);
-    out.assert_ok();
-    out
-}
+use common::trace::{skip, trace, trace_as_typed};
+use common::{sonde, Output};
 
 /// The workload's getpid lines.
 fn getpids(text: &str) -> Vec<&str> {
@@ -43,7 +30,7 @@ fn the_lines_go_to_stderr_unless_o_says_otherwise() {
         out.describe()
     );
     assert!(!out.stderr.contains(" write("), "{}", out.describe());
-    let out = run(&["-e", "getpid"], &["getpid", "2"]);
+    let out = trace_as_typed(&["-e", "getpid"], &["getpid", "2"]);
     assert_eq!(getpids(&out.stderr).len(), 2, "{}", out.describe());
 }
 

@@ -54,7 +54,11 @@ fn the_man_pages_are_generated_from_the_definitions() {
     let dir = std::env::temp_dir().join(format!("sonde-man-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    clap_mangen::generate_to(super::command(), &dir).unwrap();
+    // Each face's page carries sonde's version, as the top one does.
+    let version = env!("CARGO_PKG_VERSION");
+    let cmd =
+        super::command().mut_subcommands(|face| face.version(version).disable_version_flag(true));
+    clap_mangen::generate_to(cmd, &dir).unwrap();
     let mut pages: Vec<PathBuf> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     pages.sort();

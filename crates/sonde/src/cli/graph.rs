@@ -2,7 +2,7 @@
 //! `--max-depth` for its `-m maxdepth`, since `-m` was sonde's mode first), and the settings
 //! they come to once checked.
 
-use super::shared::{self, JsonShort};
+use super::shared::{self, JsonFormat};
 use crate::child::Command;
 use crate::error::Failure;
 use clap::{Args, ValueEnum};
@@ -18,6 +18,8 @@ pub enum Mode {
 
 /// Trace every call of one kernel function with the function_graph tracer.
 #[derive(Args, Debug)]
+// `-f json` as in the language: funcgraph has no -f.
+#[command(mut_arg("format", |a| a.short('f')))]
 pub struct GraphArgs {
     /// tree: each call as an indented tree; svg: flame graphs; folded: `a;b;c ns` lines; raw:
     /// the tracer's own lines. (funcgraph's `-m maxdepth` is --max-depth here.)
@@ -46,7 +48,7 @@ pub struct GraphArgs {
     #[arg(long, value_name = "NAME")]
     pub comm: Option<String>,
     #[command(flatten)]
-    pub format: JsonShort,
+    pub format: JsonFormat,
     /// Stop after N calls.
     #[arg(short = 'n', long = "max-events", visible_alias = "count", value_name = "N")]
     pub max_events: Option<u64>,

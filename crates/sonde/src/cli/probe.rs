@@ -1,7 +1,7 @@
 //! `sonde probe`'s flags (surftrace's `-S`, `-s`, `-f FILE`, `-o`; perf probe's words where
 //! surftrace has none), and the settings they come to once checked.
 
-use super::shared::{self, JsonLong};
+use super::shared::{self, JsonFormat};
 use crate::child::Command;
 use crate::error::Failure;
 use clap::Args;
@@ -32,7 +32,7 @@ pub struct ProbeArgs {
     #[arg(short = 'c', long = "command", value_name = "COMMAND", conflicts_with = "pid")]
     pub command: Option<String>,
     #[command(flatten)]
-    pub format: JsonLong,
+    pub format: JsonFormat,
     /// Stop after this long (`5s`, `500ms`; a bare number is seconds).
     #[arg(long, value_name = "DURATION", value_parser = shared::run_time)]
     pub duration: Option<u64>,

@@ -12,10 +12,11 @@ pub enum TextOrJson {
     Json,
 }
 
-/// `--json` or `--format json`, for faces whose anchor owns `-f` (strace's follow, surftrace's
-/// file).
+/// `--json` or `--format json`; faces where `-f` is free add it as the short of `--format`
+/// (`-f json`, the language's spelling), those whose anchor owns it (strace's follow, surftrace's
+/// file) do not.
 #[derive(Args, Debug, Default)]
-pub struct JsonLong {
+pub struct JsonFormat {
     /// One JSON record a line (docs/json.md); the same as --format json.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
@@ -24,24 +25,7 @@ pub struct JsonLong {
     pub format: Option<TextOrJson>,
 }
 
-impl JsonLong {
-    pub fn json(&self) -> bool {
-        self.json || self.format == Some(TextOrJson::Json)
-    }
-}
-
-/// `-f json`, `--format json` or `--json`, for faces where `-f` is free (the language's spelling).
-#[derive(Args, Debug, Default)]
-pub struct JsonShort {
-    /// One JSON record a line (docs/json.md); the same as -f json.
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
-    /// text, or json: one JSON record a line (docs/json.md).
-    #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
-    pub format: Option<TextOrJson>,
-}
-
-impl JsonShort {
+impl JsonFormat {
     pub fn json(&self) -> bool {
         self.json || self.format == Some(TextOrJson::Json)
     }

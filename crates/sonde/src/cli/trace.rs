@@ -4,7 +4,7 @@
 
 mod refused;
 
-use super::shared::{self, JsonLong};
+use super::shared::{self, JsonFormat};
 use crate::child::Command;
 use crate::error::Failure;
 use crate::face_trace::stamp::Stamp;
@@ -76,7 +76,7 @@ pub struct TraceArgs {
     #[arg(long)]
     pub strace: bool,
     #[command(flatten)]
-    pub format: JsonLong,
+    pub format: JsonFormat,
     /// With the perf layout, times in milliseconds since boot instead of since the start.
     #[arg(long)]
     pub absolute: bool,

@@ -24,32 +24,21 @@ const fn valued(letter: char, value: &'static str, does: &'static str) -> NotYet
 
 /// strace's flags sonde trace refuses (docs/trace.md lists them from here).
 pub const NOT_YET: &[NotYet] = &[
-    NotYet {
-        instead: Some("--all traces every process"),
-        ..valued('a', "COLUMN", "the column results are aligned to")
-    },
+    valued('a', "COLUMN", "the column results are aligned to").or("--all traces every process"),
     valued('b', "SYSCALL", "detaching when a syscall is made"),
     flag('d', "strace's own debugging output"),
     flag('D', "running the tracer as a detached grandchild"),
     valued('E', "VAR=VAL", "changing the command's environment"),
     flag('i', "the instruction pointer at each call"),
     valued('I', "N", "when signals may interrupt the tracer"),
-    NotYet {
-        instead: Some("--max-stack N shows each call's stacks"),
-        ..flag('k', "the stack of each call")
-    },
+    flag('k', "the stack of each call").or("--max-stack N shows each call's stacks"),
     flag('n', "syscall numbers"),
     valued('O', "OVERHEAD", "the tracer's overhead taken off the summary's times"),
     valued('P', "PATH", "only the calls that use PATH"),
     flag('q', "quieter attach, detach and exit messages"),
-    NotYet {
-        instead: Some("the summary is sorted by total time"),
-        ..valued('S', "SORTBY", "the summary's sort key")
-    },
-    NotYet {
-        instead: Some("--uid USER traces only that user's tasks"),
-        ..valued('u', "USER", "running the command as USER")
-    },
+    valued('S', "SORTBY", "the summary's sort key").or("the summary is sorted by total time"),
+    valued('u', "USER", "running the command as USER")
+        .or("--uid USER traces only that user's tasks"),
     valued('U', "COLUMNS", "the summary's columns"),
     flag('v', "structures and arrays printed whole"),
     flag('V', "strace's version"),
@@ -61,6 +50,11 @@ pub const NOT_YET: &[NotYet] = &[
 ];
 
 impl NotYet {
+    /// With what sonde offers instead.
+    const fn or(self, instead: &'static str) -> NotYet {
+        NotYet { instead: Some(instead), ..self }
+    }
+
     fn id(&self) -> String {
         format!("strace-{}", self.letter)
     }
