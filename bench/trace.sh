@@ -18,10 +18,10 @@ run_mode() {
   case $1 in
     baseline) secs "$DD" ;;
     sonde_accept) secs "$SONDE trace -e accept -- $DD" ;;
-    sonde_s) secs "$SONDE trace -s -- $DD" ;;
+    sonde_s) secs "$SONDE trace -c -o /dev/null -- $DD" ;;
     sonde_all) secs "$SONDE trace -o /dev/null -- $DD" ;;
     # The floor of any exact summary on the raw syscall tracepoints, on the same tracepoint kind
-    # (BTF-typed raw tracepoints) and loader as -s: an empty pair, then the pair reading the clock
+    # (BTF-typed raw tracepoints) and loader as -c: an empty pair, then the pair reading the clock
     # once at each end, which every duration needs.
     floor_pair) secs "$SONDE -c '$DD' 'rawtracepoint:sys_enter { } rawtracepoint:sys_exit { }'" ;;
     floor_clock) secs "$SONDE -c '$DD' 'rawtracepoint:sys_enter { \$t = nsecs; } rawtracepoint:sys_exit { \$u = nsecs; }'" ;;
@@ -50,7 +50,7 @@ for m in $modes; do
 done
 # Every line of the all-lines mode is printed or counted as lost: dd bs=1 count=500k makes
 # 512000 reads and 512000 writes.
-out=$($SONDE trace -e read,write -- $DD 2>"$tmp/err" | grep -c '^' || true)
+out=$($SONDE trace -o - -e read,write -- $DD 2>"$tmp/err" | grep -c '^' || true)
 lost=$(sed -n 's/^sonde: \([0-9]*\) events lost.*/\1/p' "$tmp/err")
 echo
 echo "all-lines check (-e read,write): $out lines printed, ${lost:-0} events lost"

@@ -40,7 +40,7 @@ pub(crate) const INLINE_SET_MAX: usize = 24;
 /// Bytes of an event's string field copied (comms are 16; a record stays on the BPF stack).
 pub const EVENT_STRING_BYTES: usize = 64;
 
-/// Bytes of a written buffer copied (strace's default -s).
+/// Bytes of a written buffer copied by default (strace's default -s).
 pub const BUFFER_BYTES: usize = 32;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,14 +68,17 @@ pub struct Plan<'a> {
     pub mode: Mode,
     pub failure: bool,
     pub duration_ns: Option<u64>,
+    /// Bytes of each path copied at entry.
     pub string_size: usize,
-    /// `-u`: only tasks running as this uid, on top of the targets.
+    /// Bytes of each buffer (write's) copied at entry: `-s N`.
+    pub buffer_size: usize,
+    /// `--uid`: only tasks running as this uid, on top of the targets.
     pub uid: Option<u32>,
     /// `--max-stack`: each exit record carries the kernel and user stacks.
     pub stacks: bool,
     /// Other events printed in the same time line.
     pub events: Vec<Event>,
-    /// `-C`: only calls made on these CPUs (empty: every CPU), on top of the targets.
+    /// `--cpu`: only calls made on these CPUs (empty: every CPU), on top of the targets.
     pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
     pub filter: Option<Filter>,
@@ -286,10 +289,11 @@ impl Plan<'_> {
         self.exit(p, &exit, target, &nr.to_string(), "args->ret");
     }
 
-    /// Paths get the full size; a buffer (write's) only its first bytes, as strace shows 32.
+    /// Paths get the full size; a buffer (write's) only its first `-s` bytes, as strace shows
+    /// (and one more for the NUL that `str()` ends its copy with).
     fn string_size(&self, buffer: bool) -> usize {
         if buffer {
-            BUFFER_BYTES.min(self.string_size)
+            (self.buffer_size + 1).min(self.string_size)
         } else {
             self.string_size
         }

@@ -18,6 +18,13 @@ pub enum Failure {
     },
 }
 
+/// Its sentence (tests unwrap results that carry one).
+impl std::fmt::Debug for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.sentence())
+    }
+}
+
 impl Failure {
     pub fn kernel(e: KernelError) -> Failure {
         Failure::Setup(e.to_string())

@@ -2,12 +2,11 @@
 //! a tree with its timings, as folded stacks or as SVG flame graphs (crates/sonde-graph does
 //! the parsing and drawing; sonde-kernel's graph_tracer owns the tracefs settings).
 
-use crate::child::Command;
+use crate::cli::graph::{Graph, Mode};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
-use clap::{Args, ValueEnum};
 use sonde_compile::provider::kernel_functions;
 use sonde_compile::Env;
 use sonde_graph::folded::Folded;
@@ -21,80 +20,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
-    Tree,
-    Svg,
-    Folded,
-    Raw,
-}
-
-/// Trace every call of one kernel function with the function_graph tracer.
-#[derive(Args, Debug)]
-pub struct GraphArgs {
-    /// tree: each call as an indented tree; svg: flame graphs; folded: `a;b;c ns` lines; raw:
-    /// the tracer's own lines.
-    #[arg(short = 'm', long, value_enum, default_value = "tree")]
-    pub mode: Mode,
-    /// The output file (folded, one summed SVG) or, with --step, the directory for the SVGs.
-    #[arg(short = 'o', long, value_name = "PATH")]
-    pub output: Option<PathBuf>,
-    /// svg: also one flame graph of every Nth call.
-    #[arg(short = 's', long, value_name = "N")]
-    pub step: Option<u64>,
-    /// Only calls made by process PID (and its new children); stop when it exits.
-    #[arg(short = 'p', long, value_name = "PID")]
-    pub pid: Option<u32>,
-    /// Run COMMAND and trace only it and its children (also: `-- COMMAND ARGS...`).
-    #[arg(short = 'c', long = "command", value_name = "COMMAND")]
-    pub command: Option<String>,
-    /// Record at most N levels below FUNCTION (the tracer's max_graph_depth; 0: no limit).
-    #[arg(long, value_name = "N", default_value = "0")]
-    pub max_depth: u32,
-    /// Leave out calls shorter than this (`10us`, `2ms`, `1s`, or nanoseconds).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub min_duration: Option<u64>,
-    /// Only calls made by tasks named NAME (their comm, as in /proc/PID/comm).
-    #[arg(long, value_name = "NAME")]
-    pub comm: Option<String>,
-    /// Each call as one JSON record a line (`graph_call`), then `graph_summary` and `lost_events`,
-    /// as docs/json.md describes.
-    #[arg(long)]
-    pub json: bool,
-    /// Stop after N calls.
-    #[arg(short = 'n', long, value_name = "N")]
-    pub count: Option<u64>,
-    /// Stop after this long (`5s`, `500ms`).
-    #[arg(short = 'd', long, value_name = "DURATION", value_parser = parse_duration)]
-    pub duration: Option<u64>,
-    /// The kernel function whose calls to trace.
-    pub function: String,
-    /// The command to run and trace, after `--`.
-    #[arg(last = true, value_name = "CMD")]
-    pub cmd: Vec<String>,
-}
-
-/// `-c LINE` as typed, or the words after `--` exactly as typed.
-fn command(a: &GraphArgs) -> Option<Command> {
-    match (&a.command, a.cmd.is_empty()) {
-        (Some(line), _) => Some(Command::Line(line.clone())),
-        (None, false) => Some(Command::Argv(a.cmd.clone())),
-        (None, true) => None,
-    }
-}
-
-fn parse_duration(s: &str) -> Result<u64, String> {
-    let (num, mult) = [("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000)]
-        .iter()
-        .find_map(|(u, m)| s.strip_suffix(u).map(|n| (n, *m)))
-        .unwrap_or((s, 1));
-    num.trim()
-        .parse::<u64>()
-        .map(|n| n * mult)
-        .map_err(|_| format!("`{s}` is not a duration (write e.g. 10us, 2ms, 1s)"))
-}
-
-pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
+pub fn run(a: &Graph) -> Result<i32, Failure> {
     crate::run::prepare(Needs::Tracefs)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
@@ -108,7 +34,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
         ));
     }
     let function = check_function(&a.function)?;
-    let mut target = Target::new(command(a).as_ref(), &Vec::from_iter(a.pid))?;
+    let mut target = Target::new(a.command.as_ref(), &Vec::from_iter(a.pid))?;
     let pids = target.pids();
     let cfg = GraphConfig {
         function: &function,
@@ -138,7 +64,7 @@ pub fn run(a: &GraphArgs) -> Result<i32, Failure> {
     // The held command's calls count from its exec on (see `CallSink::gate`).
     calls.sink.gate = target.command_pid().filter(|_| calls.tracer.sees_exec());
     target.release();
-    let deadline = a.duration.map(|d| Instant::now() + Duration::from_nanos(d));
+    let deadline = a.duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
     let reason = poll::until_stopped(&mut calls, &mut target, &health, deadline)?;
     // Once stopped, the buffer is finite: drain it, or the last calls would be missed.
     calls.tracer.stop();
@@ -195,7 +121,7 @@ impl Events for GraphEvents<'_> {
 
 /// Where calls go, by mode.
 struct CallSink<'a> {
-    a: &'a GraphArgs,
+    a: &'a Graph,
     stdout: std::io::BufWriter<Sink>,
     folded: Folded,
     calls: u64,
@@ -206,7 +132,7 @@ struct CallSink<'a> {
 }
 
 impl<'a> CallSink<'a> {
-    fn new(a: &'a GraphArgs, out: Sink) -> CallSink<'a> {
+    fn new(a: &'a Graph, out: Sink) -> CallSink<'a> {
         CallSink {
             a,
             stdout: std::io::BufWriter::new(out),
@@ -217,10 +143,10 @@ impl<'a> CallSink<'a> {
         }
     }
 
-    /// Consume whole lines from `buf`; true once --count calls have been seen.
+    /// Consume whole lines from `buf`; true once --max-events calls have been seen.
     fn lines(&mut self, buf: &mut Vec<u8>, b: &mut Builder) -> Result<bool, Failure> {
-        // --count reached: the calls still in the buffer are not shown.
-        if self.a.count.is_some_and(|n| self.calls >= n) {
+        // --max-events reached: the calls still in the buffer are not shown.
+        if self.a.max_events.is_some_and(|n| self.calls >= n) {
             return Ok(true);
         }
         let Some(end) = buf.iter().rposition(|&c| c == b'\n') else { return Ok(false) };
@@ -240,7 +166,7 @@ impl<'a> CallSink<'a> {
             }
             if let Some(mut call) = b.push(&parsed) {
                 if self.gate == Some(call.task.pid)
-                    || call.root.total_ns.unwrap_or(0) < self.a.min_duration.unwrap_or(0)
+                    || call.root.total_ns.unwrap_or(0) < self.a.min_duration_ns
                 {
                     continue;
                 }
@@ -250,7 +176,7 @@ impl<'a> CallSink<'a> {
                 }
                 self.calls += 1;
                 self.call(&call)?;
-                if self.a.count.is_some_and(|n| self.calls >= n) {
+                if self.a.max_events.is_some_and(|n| self.calls >= n) {
                     let _ = self.stdout.flush();
                     return Ok(true);
                 }
@@ -332,7 +258,7 @@ impl<'a> CallSink<'a> {
 }
 
 /// The summed SVG: `-o FILE`, or `FUNCTION.svg` in the `-o` directory (with --step) or here.
-fn svg_path(a: &GraphArgs, function: &str) -> PathBuf {
+fn svg_path(a: &Graph, function: &str) -> PathBuf {
     match (&a.output, a.step) {
         (Some(d), Some(_)) => d.join(format!("{function}.svg")),
         (Some(f), None) => f.clone(),
@@ -351,19 +277,8 @@ fn out_err(p: &Path, e: std::io::Error) -> Failure {
 }
 
 /// The output can be written: found out before tracefs is touched.
-fn check_output(a: &GraphArgs) -> Result<(), Failure> {
-    if a.json && (a.mode == Mode::Raw || (a.mode == Mode::Folded && a.output.is_none())) {
-        return Err(Failure::Usage(
-            "--json prints calls as JSON lines: it goes with -m tree or svg, or -m folded -o FILE"
-                .into(),
-        ));
-    }
-    if a.mode == Mode::Svg && a.step.is_some() {
-        let Some(d) = &a.output else {
-            return Err(Failure::Usage(
-                "--step writes one SVG per call: name their directory with -o DIR".into(),
-            ));
-        };
+fn check_output(a: &Graph) -> Result<(), Failure> {
+    if let (Mode::Svg, Some(_), Some(d)) = (a.mode, a.step, &a.output) {
         std::fs::create_dir_all(d).map_err(|e| out_err(d, e))?;
         let probe = d.join(".sonde-write-test");
         std::fs::write(&probe, "").map_err(|e| out_err(d, e))?;
@@ -426,19 +341,7 @@ fn comm_matches(comm: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{comm_matches, command, full_name};
-    use crate::child::Command;
-    use crate::cli::{Cli, Face};
-    use clap::Parser;
-
-    #[test]
-    fn the_words_after_the_double_dash_reach_the_command_unchanged() {
-        let words = ["touch", "a b", "q'd", ";", "$(id)", "*", ""];
-        let argv = ["sonde", "graph", "vfs_read", "--"].iter().chain(&words);
-        let Some(Face::Graph(a)) = Cli::try_parse_from(argv).unwrap().face else { panic!() };
-        let want = words.iter().map(|w| w.to_string()).collect();
-        assert_eq!(command(&a), Some(Command::Argv(want)));
-    }
+    use super::{comm_matches, full_name};
 
     #[test]
     fn a_seven_byte_comm_is_the_start_of_the_name_asked_for() {

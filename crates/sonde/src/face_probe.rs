@@ -3,13 +3,12 @@
 //! `sonde-probe` (pure) against this host's BTF, kallsyms and binaries (`HostEnv`); everything
 //! is checked before the first write, and removed on exit, Ctrl-C, SIGTERM and SIGHUP.
 
-use crate::child::Command;
+use crate::cli::probe::Probe as Settings;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::run::{self, poll, Events, Needs, Reason};
 use crate::shell::quote;
 use crate::signals;
-use clap::Parser;
 use sonde_compile::Env as _;
 use sonde_kernel::tracefs::instance::Instance;
 use sonde_kernel::tracefs::probe_event::{self, DynamicEvent};
@@ -17,42 +16,7 @@ use sonde_kernel::tracefs::Tracefs;
 use sonde_output::sink::Sink;
 use sonde_probe::{Env, Probe, Target, UserSite};
 use std::io::{ErrorKind, Read, Write};
-use std::time::Duration;
-
-#[derive(Parser, Debug)]
-#[command(name = "sonde probe", about = "surftrace's expressions as ftrace kprobe/uprobe events")]
-struct ProbeArgs {
-    /// Print the tracefs commands it would run, and exit (surftrace's -S).
-    #[arg(long = "show", short = 'S')]
-    show: bool,
-    /// Write the commands as a shell script (with its clean-up) to FILE, and exit.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
-    /// Add a kernel stack to every event.
-    #[arg(short = 's', long = "stack")]
-    stack: bool,
-    /// Use the kernel's BTF-aware fprobe events (`f:` in dynamic_events, Linux 6.4+) instead of kprobes.
-    #[arg(long = "fprobe")]
-    fprobe: bool,
-    /// Print the probes as a sonde program (the BPF face: `sonde 'PROGRAM'`), and exit.
-    #[arg(long = "to-language")]
-    to_language: bool,
-    /// Only events of process PID (and its threads); stop when it exits.
-    #[arg(short = 'p', long = "pid", value_name = "PID")]
-    pid: Option<u32>,
-    /// Start COMMAND once the probes are enabled, record only it and its children, stop when it exits.
-    #[arg(short = 'c', long = "command", value_name = "COMMAND", conflicts_with = "pid")]
-    command: Option<String>,
-    /// One JSON record per event (`probe_event`: time, comm, pid, cpu, probe, site, args) and per
-    /// stack frame (`probe_frame`), as docs/json.md describes.
-    #[arg(long = "json")]
-    json: bool,
-    /// Read expressions from FILE, one a line.
-    #[arg(short = 'f', long = "file", value_name = "FILE")]
-    file: Option<String>,
-    /// `p SYM [NAME=FETCH ...] [f:FILTER]`, `r SYM ...`, `e GROUP/EVENT f:...`, `P BIN:SYM ...`, `R BIN:SYM ...`
-    exprs: Vec<String>,
-}
+use std::time::{Duration, Instant};
 
 /// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use).
 struct ProbeEnv(HostEnv);
@@ -90,40 +54,15 @@ impl Env for ProbeEnv {
     }
 }
 
-pub fn run(args: &[String]) -> Result<i32, Failure> {
-    let argv = std::iter::once("sonde probe".to_string()).chain(args.iter().cloned());
-    let a = match ProbeArgs::try_parse_from(argv) {
-        Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return Ok(if e.use_stderr() { 2 } else { 0 });
-        }
-    };
+pub fn run(a: &Settings) -> Result<i32, Failure> {
     // Printing the commands needs no privilege; running them does, said before anything else.
     if !(a.show || a.output.is_some() || a.to_language) {
         crate::run::prepare::check_privileges(Needs::Tracefs)?;
     }
-    let mut exprs = a.exprs.clone();
-    if let Some(f) = &a.file {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| Failure::Usage(format!("cannot read {f}: {e}")))?;
-        exprs.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(String::from),
-        );
-    }
-    if exprs.is_empty() {
-        return Err(Failure::Usage(
-            "no expression given: `sonde probe 'p do_filp_open dfd=%0'` (see `sonde probe --help`)"
-                .into(),
-        ));
-    }
     // Everything is resolved before tracefs is touched.
     let env = ProbeEnv(HostEnv::new());
     let mut probes = Vec::new();
-    for e in &exprs {
+    for e in &a.exprs {
         let name = probe_event::reserve_name();
         let p = sonde_probe::build(e, &env, "sonde", &name)
             .map_err(|err| Failure::Usage(err.to_string()))?;
@@ -176,9 +115,8 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     crate::run::prepare(Needs::Tracefs)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
-    let command = a.command.clone().map(Command::Line);
-    let mut target = run::Target::new(command.as_ref(), &Vec::from_iter(a.pid))?;
-    trace(&tracefs, &probes, &lines, a.stack, a.json, &mut target)
+    let mut target = run::Target::new(a.command.as_ref(), &Vec::from_iter(a.pid))?;
+    trace(&tracefs, &probes, &lines, a, &mut target)
 }
 
 /// A definition and the tracefs file it is appended to.
@@ -191,8 +129,7 @@ fn trace(
     tracefs: &Tracefs,
     probes: &[Probe],
     lines: &[Option<Line>],
-    stack: bool,
-    json: bool,
+    a: &Settings,
     target: &mut run::Target,
 ) -> Result<i32, Failure> {
     // Declared first, dropped last: the instance (which holds them enabled) goes before them.
@@ -207,12 +144,12 @@ fn trace(
             events.push(e.map_err(Failure::kernel)?);
         }
     }
-    let instance = enable(tracefs, probes, stack, target)?;
+    let instance = enable(tracefs, probes, a.stack, target)?;
     let (sink, health) = Sink::stdout();
     let mut pipe = PipeEvents {
         pipe: instance.open_pipe().map_err(Failure::kernel)?,
         labels: probes.iter().map(|p| (p.event().1.to_string(), label(p))).collect(),
-        json,
+        json: a.json,
         buf: vec![0u8; 64 * 1024],
         pending: String::new(),
         out: std::io::BufWriter::new(sink),
@@ -224,7 +161,8 @@ fn trace(
         if probes.len() == 1 { "" } else { "s" }
     );
     target.release();
-    let reason = poll::until_stopped(&mut pipe, target, &health, None)?;
+    let deadline = a.duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
+    let reason = poll::until_stopped(&mut pipe, target, &health, deadline)?;
     // What the kernel already holds is printed before the events go.
     pipe.drain()?;
     let _ = pipe.out.flush();

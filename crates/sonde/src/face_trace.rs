@@ -4,16 +4,16 @@
 
 mod lines;
 mod names;
+pub mod stamp;
 
-use crate::child::Command;
+use crate::cli::trace::{Layout, Output, Show, Trace};
 use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::run::bpf::Loaded;
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
-use clap::Parser;
-use lines::{Layout, Lines};
+use lines::Lines;
 use names::ProcNames;
 use sonde_compile::abi::FIRST_USER_MAP;
 use sonde_compile::provider::AttachPoint;
@@ -25,134 +25,41 @@ use sonde_output::{MapEntries, Record, Type};
 use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::{Diagnostic, SourceFile};
 use sonde_trace::events;
-use sonde_trace::filter::{self, Filter};
+use sonde_trace::filter;
 use sonde_trace::inflight::InFlight;
 use sonde_trace::names::until_nul;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
 use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
+use stamp::Clock;
 use std::io::Write;
+use std::time::{Duration, Instant};
 
-/// Trace system calls: strace's lines at perf trace's cost, filtered in the kernel.
-#[derive(Parser, Debug)]
-#[command(name = "sonde trace", disable_version_flag = true)]
-struct TraceArgs {
-    /// Syscalls to trace: names, globs, `!` to negate, strace's classes (%file, %net, %process, %memory, %signal, %desc); and other events in the same time line: tracepoints `CATEGORY:NAME` (globs allowed), each with its own `/max-stack=N/`.
-    #[arg(short = 'e', long = "expr", value_name = "EXPR")]
-    expr: Option<String>,
-    /// Only the summary: per thread and in total, aggregated in the kernel.
-    #[arg(short = 's', long = "summary")]
-    summary: bool,
-    /// The lines and then the summary.
-    #[arg(short = 'S', long = "with-summary")]
-    with_summary: bool,
-    /// With a summary: failed calls by errno under each syscall.
-    #[arg(long = "errno-summary")]
-    errno_summary: bool,
-    /// Only calls for which this predicate in sonde's language holds, checked in the kernel at
-    /// entry: `args->NAME` (the call's arguments), comm, pid, uid...
-    #[arg(long, value_name = "EXPR")]
-    filter: Option<String>,
-    /// Only failed calls.
-    #[arg(long)]
-    failure: bool,
-    /// Only calls that took at least this many milliseconds.
-    #[arg(long, value_name = "MS")]
-    duration: Option<f64>,
-    /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, a call of
-    /// one thread that another's interrupts as `[pid N] NAME(args <unfinished ...>` and later
-    /// `[pid N] <... NAME resumed>) = RESULT` (perf trace's layout, the default:
-    /// `NAME(args) ...` and later `... [continued]: NAME()) = RESULT`).
-    #[arg(long)]
-    strace: bool,
-    /// With --strace, fds with their paths, as strace -y (`read(3</etc/hostname>, ...)`); the
-    /// perf layout and JSON always show them.
-    #[arg(short = 'y', long = "decode-fds")]
-    decode_fds: bool,
-    /// One JSON record a line (docs/json.md): `attached_probes`, each call (`trace_call`) or
-    /// event, the summary rows, the command's `exit`, and `lost_events` last.
-    #[arg(long)]
-    json: bool,
-    /// Absolute timestamps (seconds since boot) instead of milliseconds since start.
-    #[arg(short = 'T')]
-    absolute: bool,
-    /// Trace these processes (comma-separated) and what they start.
-    #[arg(short = 'p', long = "pid", value_name = "PID[,PID]", value_delimiter = ',')]
-    pids: Vec<u32>,
-    /// Trace only these threads (comma-separated).
-    #[arg(short = 't', long = "tid", value_name = "TID[,TID]", value_delimiter = ',')]
-    tids: Vec<u32>,
-    /// Only tasks running as this user (name or uid); alone, every process of that user.
-    #[arg(short = 'u', long = "uid", value_name = "USER")]
-    user: Option<String>,
-    /// Every process of the system but sonde.
-    #[arg(short = 'a', long = "all-cpus")]
-    all: bool,
-    /// Only calls on these CPUs (`0,2-3`), filtered in the kernel; alone, every process there.
-    #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
-    cpus: Option<String>,
-    /// Do not follow the threads and children the traced processes create.
-    #[arg(long = "no-inherit")]
-    no_inherit: bool,
-    /// Under each call, its kernel and user stacks (taken at its exit), the first N frames,
-    /// named through the symbolizer.
-    #[arg(long = "max-stack", value_name = "N")]
-    max_stack: Option<usize>,
-    /// perf trace's spelling: `--call-graph dwarf` (or `fp`) shows the stacks (127 frames unless
-    /// --max-stack says); sonde's stacks are the kernel's frame-pointer walks either way.
-    #[arg(long = "call-graph", value_name = "MODE")]
-    call_graph: Option<String>,
-    /// Stop after this many lines.
-    #[arg(long = "max-events", value_name = "N")]
-    max_events: Option<u64>,
-    /// On lost calls, exit 0 instead of 1 (they are reported either way).
-    #[arg(long = "keep-going")]
-    keep_going: bool,
-    /// Write the lines to FILE.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
-    /// Start CMD, trace it and everything it starts until it exits.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
-    command: Vec<String>,
-}
-
-/// Frames shown with `--call-graph` alone (the kernel's most, PERF_MAX_STACK_DEPTH).
-const MAX_STACK: usize = 127;
 /// Bytes of each path copied at entry.
 const STRING_SIZE: usize = 256;
 /// Bytes of a string `--filter` reads with `str()`.
 const FILTER_STRING_SIZE: usize = 64;
 
-pub fn run(args: &[String]) -> Result<i32, Failure> {
-    let argv = std::iter::once("sonde trace".to_string()).chain(args.iter().cloned());
-    let a = match TraceArgs::try_parse_from(argv) {
-        Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return Ok(if e.use_stderr() { 2 } else { 0 });
-        }
-    };
-    let checked = check(&a)?;
+pub fn run(a: &Trace) -> Result<i32, Failure> {
     crate::run::prepare(Needs::Bpf)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
     let env = HostEnv::new();
     let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
-    let (selection, events) = select(&a, &table, &env)?;
-    let command = (!a.command.is_empty()).then(|| Command::Argv(a.command.clone()));
-    // -t threads are watched as -p processes are: the run ends when they do.
+    let (selection, events) = select(a, &table, &env)?;
+    // --tid threads are watched as -p processes are: the run ends when they do.
     let watched: Vec<u32> = a.pids.iter().chain(&a.tids).copied().collect();
-    let mut target = Target::new(command.as_ref(), &watched)?;
-    let plan = plan(&a, checked, &table, &selection, &target, &events, &env);
-    let (compiled, source, fast) = compile(&a, &plan, &env)?;
+    let mut target = Target::new(a.command.as_ref(), &watched)?;
+    let plan = plan(a, &table, &selection, &target, &events, &env);
+    let (compiled, source, fast) = compile(a, &plan, &env)?;
     let loaded = Loaded::load(&compiled, &source)?;
     let attached = loaded.attach(&compiled, &env, None)?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let ring = loaded.ring()?;
-    let (sink, health) = output_sink(&a)?;
+    let (sink, health) = output_sink(a)?;
     let mut calls = TraceEvents {
-        lines: lines(&a, &compiled, &loaded.maps, &table, &target, events, sink),
+        lines: lines(a, &compiled, &loaded.maps, &table, &target, events, sink),
         compiled: &compiled,
         ring,
         followed: compiled
@@ -161,24 +68,25 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
             .position(|m| m.name == "tr")
             .map(|i| &loaded.maps[FIRST_USER_MAP + i]),
     };
-    if a.json {
+    if a.json() {
         let _ = writeln!(calls.lines.out, "{}", Record::attached_probes(attached.probes));
     }
     for fd in target.wake_fds() {
         calls.ring.wake_on(fd).map_err(Failure::kernel)?;
     }
     target.release();
-    let reason = poll::until_stopped(&mut calls, &mut target, &health, None)?;
+    let deadline = a.duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
+    let reason = poll::until_stopped(&mut calls, &mut target, &health, deadline)?;
     // Silence every program at once, then read what is left.
     loaded.silence(loaded.control()?)?;
     calls.drain()?;
     let detaching = attached.detach(false);
     let mut lines = calls.lines;
-    if a.summary || a.with_summary {
-        write_summary(&a, &compiled, &loaded.maps, fast, &table, &mut lines)?;
+    if a.summary() {
+        write_summary(a, &compiled, &loaded.maps, fast, &table, &mut lines)?;
     }
     let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
-    if a.json {
+    if a.json() {
         // The command's own end (not sonde ending it), then the losses, always last.
         if let (Some(pid), Some(status)) = (target.command_pid(), target.command_status()) {
             let _ = writeln!(lines.out, "{}", Record::exit(pid, status));
@@ -186,7 +94,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
     }
     let _ = lines.out.flush();
-    if lost > 0 && !a.json {
+    if lost > 0 && !a.json() {
         eprintln!(
             "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
         );
@@ -195,63 +103,14 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
     Ok(crate::run::conclude(reason, &mut target, &health, lost, a.keep_going))
 }
 
-/// What the flags decide, checked before anything is started.
-struct Checked {
-    cpus: Vec<u32>,
-    max_stack: Option<usize>,
-    uid: Option<u32>,
-    filter: Option<Filter>,
-}
-
-fn check(a: &TraceArgs) -> Result<Checked, Failure> {
-    if targets(a) > 1 || (targets(a) == 0 && a.user.is_none() && a.cpus.is_none()) {
-        return Err(Failure::Usage(
-            "say what to trace: a command after `--`, -p PID, -t TID, -u USER, -C CPUS or -a (one of them, -u and -C with any)".into(),
-        ));
-    }
-    let cpus = a.cpus.as_deref().map(cpu_list).transpose()?.unwrap_or_default();
-    if let Some(mode) = &a.call_graph {
-        let kind = mode.split(',').next().unwrap_or_default();
-        if !matches!(kind, "dwarf" | "fp" | "lbr") {
-            return Err(Failure::Usage(format!(
-                "--call-graph {mode}: use dwarf, fp or lbr (as perf trace)"
-            )));
-        }
-    }
-    let max_stack = a.max_stack.or(a.call_graph.as_ref().map(|_| MAX_STACK));
-    for tid in &a.tids {
-        if !std::path::Path::new(&format!("/proc/{tid}")).exists() {
-            return Err(Failure::Usage(format!("-t {tid}: no thread has that id")));
-        }
-    }
-    let uid = a.user.as_deref().map(user_id).transpose()?;
-    let filter = a.filter.as_deref().map(parse_filter).transpose()?;
-    if a.duration.is_some_and(|d| d.is_nan() || d < 0.0) {
-        return Err(Failure::Usage("--duration takes a number of milliseconds".into()));
-    }
-    Ok(Checked { cpus, max_stack, uid, filter })
-}
-
-/// How many of the exclusive targets were given: a command, -p, -t, -a.
-fn targets(a: &TraceArgs) -> u8 {
-    (!a.command.is_empty()) as u8
-        + (!a.pids.is_empty()) as u8
-        + (!a.tids.is_empty()) as u8
-        + a.all as u8
-}
-
 /// `-e`: the syscalls traced, and the other events in the same time line.
 fn select(
-    a: &TraceArgs,
+    a: &Trace,
     table: &SyscallTable,
     env: &HostEnv,
 ) -> Result<(Selection, Vec<events::Event>), Failure> {
-    let (syscalls, specs) = match &a.expr {
-        Some(e) => events::split(e).map_err(|e| Failure::Usage(e.to_string()))?,
-        None => (None, Vec::new()),
-    };
-    let events = events::resolve(&specs, env).map_err(|e| Failure::Usage(e.to_string()))?;
-    let selection = match (&syscalls, events.is_empty()) {
+    let events = events::resolve(&a.events, env).map_err(|e| Failure::Usage(e.to_string()))?;
+    let selection = match (&a.syscalls, events.is_empty()) {
         (Some(e), _) => Selection::parse(e, table).map_err(|e| Failure::Usage(e.to_string()))?,
         (None, true) => Selection::everything(table),
         // Only other events: no syscall at all.
@@ -261,8 +120,7 @@ fn select(
 }
 
 fn plan<'a>(
-    a: &TraceArgs,
-    checked: Checked,
+    a: &Trace,
     table: &'a SyscallTable,
     selection: &'a Selection,
     target: &Target,
@@ -278,25 +136,26 @@ fn plan<'a>(
             None if !a.pids.is_empty() => Targets::Pids(a.pids.clone()),
             None => Targets::AllBut(std::process::id()),
         },
-        follow: !a.no_inherit && !a.all && a.tids.is_empty() && targets(a) > 0,
-        uid: checked.uid,
-        cpus: checked.cpus,
-        stacks: checked.max_stack.is_some_and(|n| n > 0),
+        follow: a.follow,
+        uid: a.uid,
+        cpus: a.cpus.clone(),
+        stacks: a.max_stack > 0,
         events: events.to_vec(),
-        mode: if a.summary && !a.with_summary { Mode::Summary } else { Mode::Lines },
+        mode: if a.show == Show::Summary { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
-        duration_ns: a.duration.map(|ms| (ms * 1e6) as u64),
+        duration_ns: a.min_duration_ns,
         string_size: STRING_SIZE,
-        filter: checked.filter,
+        buffer_size: a.string_limit,
+        filter: a.filter.clone(),
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
-        raw_tracepoints: (a.summary || a.with_summary) && sonde_compile::Env::btf(env).is_ok(),
+        raw_tracepoints: a.summary() && sonde_compile::Env::btf(env).is_ok(),
     }
 }
 
-/// The plan's program (and, with -S, the summary's beside it), compiled; the hand-built summary
+/// The plan's program (and, with -C, the summary's beside it), compiled; the hand-built summary
 /// programs put in where the raw tracepoints allow.
 fn compile(
-    a: &TraceArgs,
+    a: &Trace,
     plan: &Plan,
     env: &HostEnv,
 ) -> Result<(Compiled, SourceFile, Option<sonde_trace::fast::FastMaps>), Failure> {
@@ -306,10 +165,10 @@ fn compile(
             "--filter: no traced syscall has the argument args->{names}"
         )));
     }
-    // -S: the lines from one program, the summary from a second, both filtered alike.
+    // -C: the lines from one program, the summary from a second, both filtered alike.
     let mut texts = vec![plan.program()];
     let summary_plan = Plan { mode: Mode::Summary, ..plan.clone() };
-    if a.with_summary {
+    if a.show == Show::Both {
         texts.push(summary_plan.program());
     }
     let source = SourceFile { name: "<sonde trace>".into(), text: texts.join("") };
@@ -321,28 +180,29 @@ fn compile(
         .and_then(|typed| sonde_compile::lower(&typed, &opts))
         .map_err(|d| compile_failure(d, &source, plan))?;
     // The summary on the raw tracepoints: one hash lookup per call, built by hand.
-    let fast = match a.summary || a.with_summary {
+    let fast = match a.summary() {
         true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
         false => None,
     };
     Ok((compiled, source, fast))
 }
 
-/// Where the lines go: `-o FILE`, else stdout.
-fn output_sink(a: &TraceArgs) -> Result<(Sink, Health), Failure> {
+/// Where the lines go: stderr, as strace's and perf trace's, or `-o FILE` (`-o -`: stdout).
+fn output_sink(a: &Trace) -> Result<(Sink, Health), Failure> {
     match &a.output {
-        Some(path) => {
+        Output::File(path) => {
             let file = std::fs::File::create(path)
                 .map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?;
             Ok(Sink::new(Box::new(file)))
         }
-        None => Ok(Sink::stdout()),
+        Output::Stdout => Ok(Sink::stdout()),
+        Output::Stderr => Ok(Sink::new(Box::new(std::io::stderr()))),
     }
 }
 
 /// The writer of call lines, in the layout the flags ask for.
 fn lines<'a>(
-    a: &TraceArgs,
+    a: &Trace,
     compiled: &'a Compiled,
     maps: &'a [sonde_kernel::object::map::Map],
     table: &'a SyscallTable,
@@ -350,19 +210,14 @@ fn lines<'a>(
     events: Vec<events::Event>,
     sink: Sink,
 ) -> Lines<'a> {
-    let layout = match (a.json, a.strace) {
-        (true, _) => Layout::Json,
-        (false, true) => Layout::Strace,
-        (false, false) => Layout::Perf,
-    };
-    let max_stack = a.max_stack.or(a.call_graph.as_ref().map(|_| MAX_STACK)).unwrap_or(0);
+    let layout = a.layout;
     let mut lines = Lines {
         collector: Collector::new(compiled, maps),
         symbols: Symbolizer::new(None),
         table,
         // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
         // where every exit of an entry seen is printed.
-        calls: if a.json || a.failure || a.duration.is_some() {
+        calls: if a.json() || a.failure || a.min_duration_ns.is_some() {
             InFlight::new(false)
         } else if layout == Layout::Strace {
             InFlight::strace()
@@ -374,12 +229,14 @@ fn lines<'a>(
             _ => ProcNames::new(true, true, false),
         },
         out: std::io::BufWriter::with_capacity(1 << 16, Box::new(sink)),
-        start_ns: if a.absolute { 0 } else { sonde_kernel::host::clock::monotonic_ns() },
+        start_ns: if a.since_boot { 0 } else { sonde_kernel::host::clock::monotonic_ns() },
+        clock: Clock::new(a.stamp),
+        call_times: a.syscall_times,
         main_tid: target.command_pid().unwrap_or(0),
         layout,
         printed: 0,
         max: a.max_events,
-        max_stack,
+        max_stack: a.max_stack,
         events,
     };
     if lines.max_stack > 0 {
@@ -415,9 +272,9 @@ impl Events for TraceEvents<'_> {
     }
 }
 
-/// `-s`/`-S`: the summary, from the hand-built programs' maps or the compiled ones'.
+/// `-c`/`-C`: the summary, from the hand-built programs' maps or the compiled ones'.
 fn write_summary(
-    a: &TraceArgs,
+    a: &Trace,
     compiled: &Compiled,
     maps: &[sonde_kernel::object::map::Map],
     fast: Option<sonde_trace::fast::FastMaps>,
@@ -429,7 +286,7 @@ fn write_summary(
         None => read_summary(compiled, &lines.collector, &mut lines.symbols)?,
     };
     read_names(compiled, &lines.collector, &mut lines.symbols, &mut s)?;
-    if a.json {
+    if a.json() {
         for row in s.json(table) {
             let _ = writeln!(lines.out, "{}", Record::new(Type::TraceSummary, row));
         }
@@ -437,40 +294,6 @@ fn write_summary(
         let _ = write!(lines.out, "{}", s.text(table, a.errno_summary));
     }
     Ok(())
-}
-
-/// `-C 0,2-3`: CPUs this machine has.
-fn cpu_list(text: &str) -> Result<Vec<u32>, Failure> {
-    let bad = || Failure::Usage(format!("-C {text}: not a CPU list such as 0,2-3"));
-    let cpus =
-        sonde_kernel::host::cpus::parse_list(text).filter(|c| !c.is_empty()).ok_or_else(bad)?;
-    let possible = sonde_kernel::host::cpus::possible_cpus().map_err(Failure::kernel)?;
-    if let Some(c) = cpus.iter().find(|c| !possible.contains(c)) {
-        return Err(Failure::Usage(format!("-C {text}: this machine has no CPU {c}")));
-    }
-    Ok(cpus)
-}
-
-/// `-u`: a user name from /etc/passwd, or a number.
-fn user_id(user: &str) -> Result<u32, Failure> {
-    if let Ok(n) = user.parse() {
-        return Ok(n);
-    }
-    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-    passwd
-        .lines()
-        .map(|l| l.split(':').collect::<Vec<_>>())
-        .find(|f| f.len() > 2 && f[0] == user)
-        .and_then(|f| f[2].parse().ok())
-        .ok_or_else(|| Failure::Usage(format!("-u {user}: no user has that name")))
-}
-
-/// `--filter` parsed as one expression, before anything else is done.
-fn parse_filter(text: &str) -> Result<Filter, Failure> {
-    Filter::parse(text).map_err(|d| {
-        let file = SourceFile { name: filter::FILE_NAME.into(), text: text.to_string() };
-        Failure::Compile(d, file)
-    })
 }
 
 /// Errors in the filter point into the filter, once each (it is in every syscall's predicate);

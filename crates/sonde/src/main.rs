@@ -35,20 +35,27 @@ fn main() {
 
 fn run() -> i32 {
     let cli = match cli::Cli::try_parse() {
-        Ok(c) => c,
+        Ok(c) => c.settled(),
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    if let Some(cli::Face::Completions { shell }) = &cli.face {
+        let mut cmd = cli::command();
+        clap_complete::generate(*shell, &mut cmd, "sonde", &mut std::io::stdout());
+        return 0;
+    }
     // Whatever this run does, what dead runs left goes first (said in one line if anything).
     run::prepare::clean_dead_runs();
     if let Some(face) = &cli.face {
+        // Each face's flags are checked into its settings before anything is done.
         let result = match face {
-            cli::Face::Probe(a) => face_probe::run(&a.args),
-            cli::Face::Trace(a) => face_trace::run(&a.args),
-            cli::Face::Graph(a) => face_graph::run(a),
+            cli::Face::Probe(a) => a.settings().and_then(|s| face_probe::run(&s)),
+            cli::Face::Trace(a) => a.settings().and_then(|s| face_trace::run(&s)),
+            cli::Face::Graph(a) => a.settings().and_then(|s| face_graph::run(&s)),
             cli::Face::Serve(a) => face_serve::run(a),
+            cli::Face::Completions { .. } => Ok(0),
         };
         return result.unwrap_or_else(|f| {
             f.report();

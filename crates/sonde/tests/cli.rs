@@ -353,3 +353,123 @@ fn each_face_answers_help_with_its_own_flags() {
         }
     }
 }
+
+#[test]
+fn the_top_level_help_lists_the_faces() {
+    let o = sonde(&["--help"]);
+    o.assert_code(0);
+    for face in ["probe", "trace", "graph", "serve", "completions"] {
+        assert!(
+            o.stdout.contains(&format!("\n  {face} ")),
+            "`sonde --help` lists {face}\n{}",
+            o.describe()
+        );
+    }
+}
+
+#[test]
+fn each_face_help_shows_its_anchors_flags() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "trace",
+            &[
+                "-f, --follow-forks",
+                "-c, --summary",
+                "-C, --with-summary",
+                "-s, --string-limit",
+                "-T, --syscall-times",
+                "--format <FORMAT>",
+                "--json",
+                "Refused, not implemented yet: strace's",
+            ],
+        ),
+        (
+            "probe",
+            &[
+                "-S, --show",
+                "-s, --stack",
+                "-f, --file",
+                "--format <FORMAT>",
+                "--json",
+                "[-- <CMD>...]",
+            ],
+        ),
+        (
+            "graph",
+            &[
+                "-d, --duration",
+                "--max-depth",
+                "-f, --format",
+                "--json",
+                "-n, --max-events",
+                "[-- <CMD>...]",
+            ],
+        ),
+        ("serve", &["--listen"]),
+    ];
+    for (face, flags) in cases {
+        let o = sonde(&[face, "--help"]);
+        o.assert_code(0);
+        for flag in *flags {
+            assert!(
+                o.stdout.contains(flag),
+                "`sonde {face} --help` shows {flag}\n{}",
+                o.describe()
+            );
+        }
+    }
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for (shell, mark) in
+        [("bash", "_sonde()"), ("zsh", "#compdef sonde"), ("fish", "complete -c sonde")]
+    {
+        let o = sonde(&["completions", shell]);
+        o.assert_ok();
+        assert!(o.stdout.contains(mark), "{shell}: {}", o.describe());
+        // The faces' own flags are in it: one set of definitions.
+        assert!(o.stdout.contains("string-limit"), "{shell}: {}", o.describe());
+    }
+    let o = sonde(&["completions", "tcsh"]);
+    o.assert_code(2);
+}
+
+#[test]
+fn strace_flags_sonde_trace_does_not_do_are_refused_in_one_sentence() {
+    for (flags, want) in [
+        (&["-ff"][..], "sonde: strace's -ff (one output file per process) is not implemented in sonde trace yet"),
+        (&["-k"], "sonde: strace's -k (the stack of each call) is not implemented in sonde trace yet: --max-stack N shows each call's stacks"),
+        (&["-S", "calls"], "sonde: strace's -S SORTBY (the summary's sort key) is not implemented in sonde trace yet: the summary is sorted by total time"),
+        (&["-yy"], "sonde: strace's -yy (socket endpoints and device numbers beside fd paths) is not implemented in sonde trace yet"),
+        (&["-e", "signal=all"], "sonde: -e signal=: strace's qualifier signal is not implemented in sonde trace yet (trace= and status=failed are)"),
+        (&["-s", "9999"], "sonde: -s 9999: sonde copies from 1 to 255 bytes of a buffer"),
+    ] {
+        let mut args = vec!["trace"];
+        args.extend_from_slice(flags);
+        args.extend(["--", "true"]);
+        let o = sonde(&args);
+        o.assert_code(2);
+        assert_eq!(o.stderr.trim_end(), want, "{flags:?}");
+        assert!(o.stdout.is_empty(), "{flags:?}: nothing ran\n{}", o.describe());
+    }
+}
+
+#[test]
+fn flag_mistakes_are_one_sentence_and_exit_2_in_every_face() {
+    for (args, want) in [
+        (&["trace", "--tid", "999999999"][..], "sonde: --tid 999999999: no thread has that id"),
+        (&["trace", "--uid", "no_such_user_sonde", "--all"], "sonde: --uid no_such_user_sonde: no user has that name"),
+        (&["probe", "-c", "ls", "p vfs_read", "--", "true"], "sonde: give the command once: -c LINE or `-- CMD ARGS...`, not both"),
+        (&["graph", "-p", "1", "vfs_read", "--", "true"], "sonde: -p PID and a command after `--` are two targets: give one"),
+        (&["graph", "-m", "raw", "-f", "json", "vfs_read"], "sonde: --json prints calls as JSON lines: it goes with -m tree or svg, or -m folded -o FILE"),
+    ] {
+        let o = sonde(args);
+        o.assert_code(2);
+        assert_eq!(o.stderr.trim_end(), want, "{args:?}");
+    }
+    // clap's own errors (a value that does not parse) exit 2 too.
+    let o = sonde(&["graph", "-d", "soon", "vfs_read"]);
+    o.assert_code(2);
+    assert!(o.stderr.contains("`soon` is not a duration"), "{}", o.describe());
+}

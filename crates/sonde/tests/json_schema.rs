@@ -113,8 +113,10 @@ fn sonde_traces_records_are_valid() {
     let w = workload().to_str().unwrap().to_string();
     let o = sonde(&[
         "trace",
+        "-o",
+        "-",
         "--json",
-        "-S",
+        "-C",
         "--max-stack",
         "2",
         "-e",

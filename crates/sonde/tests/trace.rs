@@ -64,7 +64,7 @@ fn summary_counts_are_the_workloads_and_strace_cs() {
         return;
     }
     let out = trace(
-        &["-s", "-e", "getpid,openat"],
+        &["-c", "-e", "getpid,openat"],
         &["getpid", "100", "openat", "3", "/nonexistent_sonde"],
     );
     let total = out
@@ -134,7 +134,7 @@ fn summary_of_every_syscall_counts_each_thread_as_strace_c() {
         "gettid",
         "7",
     ];
-    let out = trace(&["-s", "--json"], &wl);
+    let out = trace(&["-c", "--json"], &wl);
     let rows: Vec<serde_json::Value> = out
         .lines()
         .iter()
@@ -213,8 +213,10 @@ fn durations_filter_slow_calls() {
     if skip() {
         return;
     }
-    let out =
-        trace(&["--duration", "50", "-e", "nanosleep,getpid"], &["getpid", "3", "sleep", "100"]);
+    let out = trace(
+        &["--min-duration", "50", "-e", "nanosleep,getpid"],
+        &["getpid", "3", "sleep", "100"],
+    );
     let lines = out.lines();
     assert_eq!(lines.len(), 1, "{}", out.describe());
     assert!(lines[0].contains(" nanosleep(") && lines[0].ends_with("= 0"), "{}", lines[0]);
@@ -261,7 +263,7 @@ fn trace_gated_getpids(flag: &'static str, n: u32) -> Output {
     let n = n.to_string();
     let mut w = Gated::spawn(&[("wl_trace", &["getpid", &n])]);
     let id = w.pid(0).to_string();
-    let sonde = std::thread::spawn(move || sonde(&["trace", flag, &id, "-e", "getpid"]));
+    let sonde = std::thread::spawn(move || sonde(&["trace", "-o", "-", flag, &id, "-e", "getpid"]));
     std::thread::sleep(Duration::from_millis(1500));
     w.go();
     w.wait_all();
@@ -304,7 +306,7 @@ fn a_filter_selects_calls_in_the_kernel_by_their_arguments() {
         assert!(theirs.contains(&out.lines()[0].to_string()), "{theirs:#?}");
     }
     // The summary counts only what passed.
-    let out = trace(&["-s", "-e", "openat", "--filter", "args->flags == 0"], &wl);
+    let out = trace(&["-c", "-e", "openat", "--filter", "args->flags == 0"], &wl);
     let total = out.stdout.split(" total,").nth(1).unwrap_or_else(|| panic!("{}", out.describe()));
     let row = total.lines().find(|l| l.trim_start().starts_with("openat")).unwrap();
     let calls: Vec<u64> =
@@ -341,7 +343,18 @@ fn a_user_is_selected_in_the_kernel() {
         return;
     }
     let sonde = std::thread::spawn(|| {
-        sonde(&["trace", "-u", "nobody", "-e", "getpid", "--max-events", "5", "--strace"])
+        sonde(&[
+            "trace",
+            "-o",
+            "-",
+            "--uid",
+            "nobody",
+            "-e",
+            "getpid",
+            "--max-events",
+            "5",
+            "--strace",
+        ])
     });
     std::thread::sleep(Duration::from_millis(1500));
     // root's calls first: none of them may show.
@@ -364,7 +377,7 @@ fn a_thread_is_traced_by_its_id() {
     if skip() {
         return;
     }
-    let out = trace_gated_getpids("-t", 4);
+    let out = trace_gated_getpids("--tid", 4);
     assert_eq!(getpid_lines(&out), 4, "{}", out.describe());
 }
 
@@ -379,7 +392,7 @@ fn children_are_followed_after_the_command_exits() {
         .unwrap();
     let status = Command::new("chmod").arg("+x").arg(&script).status().unwrap();
     assert!(status.success());
-    let out = sonde(&["trace", "-e", "getpid", "--", script.to_str().unwrap()]);
+    let out = sonde(&["trace", "-o", "-", "-e", "getpid", "--", script.to_str().unwrap()]);
     let _ = std::fs::remove_file(&script);
     out.assert_ok();
     assert_eq!(

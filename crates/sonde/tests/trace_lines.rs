@@ -264,12 +264,12 @@ fn cpus_are_selected_in_the_kernel() {
         return;
     }
     let w = workload().to_str().unwrap().to_string();
-    // The workload pinned to CPU 1: -C 1 sees its 5 calls, -C 0 none of them (the shell that
+    // The workload pinned to CPU 1: --cpu 1 sees its 5 calls, --cpu 0 none of them (the shell that
     // starts taskset makes a getpid of its own, wherever it runs).
     let run = |cpus: &str| {
         let out = sonde(&[
-            "trace", "-C", cpus, "-e", "getpid", "--", "taskset", "-c", "1", &w, "comm", "wl_cpu",
-            "getpid", "5",
+            "trace", "-o", "-", "--cpu", cpus, "-e", "getpid", "--", "taskset", "-c", "1", &w,
+            "comm", "wl_cpu", "getpid", "5",
         ]);
         out.assert_ok();
         out
@@ -288,12 +288,12 @@ fn cpus_are_selected_in_the_kernel() {
         "{}",
         on0.describe()
     );
-    let out = sonde(&["trace", "-C", "0-x", "--", "true"]);
+    let out = sonde(&["trace", "--cpu", "0-x", "--", "true"]);
     out.assert_code(2);
-    assert_eq!(out.stderr.trim(), "sonde: -C 0-x: not a CPU list such as 0,2-3");
-    let out = sonde(&["trace", "-C", "4096", "--", "true"]);
+    assert_eq!(out.stderr.trim(), "sonde: --cpu 0-x: not a CPU list such as 0,2-3");
+    let out = sonde(&["trace", "--cpu", "4096", "--", "true"]);
     out.assert_code(2);
-    assert_eq!(out.stderr.trim(), "sonde: -C 4096: this machine has no CPU 4096");
+    assert_eq!(out.stderr.trim(), "sonde: --cpu 4096: this machine has no CPU 4096");
 }
 
 #[test]

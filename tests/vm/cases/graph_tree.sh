@@ -71,7 +71,7 @@ expect_status 0
 expect_match '^vfs_read;rw_verify_area'
 expect_same folded
 
-run_sonde graph -m svg -s 1 -o svgs vfs_read -- sonde-workload read 3 100
+run_sonde graph -m svg --step 1 -o svgs vfs_read -- sonde-workload read 3 100
 expect_status 0
 n=$(ls svgs | grep -c '^vfs_read-[0-9]*\.svg$')
 [ "$n" -ge 3 ] || fail "$n per-call SVGs"

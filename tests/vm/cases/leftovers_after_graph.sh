@@ -51,7 +51,7 @@ expect_status 0
 expect_restored_by 'sonde -l'
 
 kill_graph trace
-run_sonde trace -e getppid -- sonde-workload getppid 1
+run_sonde trace -o - -e getppid -- sonde-workload getppid 1
 expect_status 0
 expect_restored_by 'sonde trace'
 

@@ -59,7 +59,7 @@ expect_status 0
 expect_cleaned_by 'sonde -l'
 
 kill_probes trace
-run_sonde trace -e getppid -- sonde-workload getppid 1
+run_sonde trace -o - -e getppid -- sonde-workload getppid 1
 expect_status 0
 expect_cleaned_by 'sonde trace'
 

@@ -54,6 +54,7 @@ fn summary<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         failure: false,
         duration_ns: None,
         string_size: 256,
+        buffer_size: crate::program::BUFFER_BYTES,
         filter: None,
         uid: Some(1000),
         cpus: vec![0, 3],

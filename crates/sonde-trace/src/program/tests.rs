@@ -17,6 +17,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         failure: false,
         duration_ns: None,
         string_size: 256,
+        buffer_size: crate::program::BUFFER_BYTES,
         filter: None,
         uid: None,
         cpus: Vec::new(),
@@ -75,7 +76,8 @@ fn everything_uses_raw_syscalls_without_a_set() {
         "{text}"
     );
     assert!(
-        text.contains("if (args->id == 1) { print(11, tid, str(args->args[1], 32)); }"),
+        // strace's 32 bytes, and str()'s NUL.
+        text.contains("if (args->id == 1) { print(11, tid, str(args->args[1], 33)); }"),
         "write's buffer: {text}"
     );
     assert!(!text.contains("sched_process"), "{text}");
@@ -93,7 +95,7 @@ fn failures_and_durations_are_filtered_in_the_kernel() {
     assert!(text.contains("if ($s && $d >= 5000000) { print(2, tid, nsecs,"), "{text}");
     let read = text.lines().find(|l| l.contains("sys_enter_read ")).unwrap();
     assert!(!read.contains("str(args->buf"), "read's buffer is filled by the call: {text}");
-    assert!(text.contains("print(11, tid, str(args->buf, 32))"), "write's is copied: {text}");
+    assert!(text.contains("print(11, tid, str(args->buf, 33))"), "write's is copied: {text}");
     // More syscalls than PER_SYSCALL_MAX: raw_syscalls, the set compared inline or in a map.
     let ten = Selection { nrs: (0..10).collect(), all: false };
     let text = compiles(&plan(&t, &ten, Mode::Lines));

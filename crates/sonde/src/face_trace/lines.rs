@@ -3,6 +3,8 @@
 //! trace's or strace's layout or as JSON.
 
 use super::names::ProcNames;
+use super::stamp::{self, Clock};
+use crate::cli::trace::Layout;
 use crate::collect::Collector;
 use crate::error::Failure;
 use sonde_kernel::object::ringbuf::RingBuf;
@@ -18,13 +20,6 @@ use sonde_trace::stack;
 use sonde_trace::syscalls::SyscallTable;
 use std::io::Write;
 
-#[derive(Clone, Copy, PartialEq)]
-pub enum Layout {
-    Perf,
-    Strace,
-    Json,
-}
-
 pub struct Lines<'a> {
     pub collector: Collector<'a>,
     pub symbols: Symbolizer,
@@ -33,6 +28,10 @@ pub struct Lines<'a> {
     pub names: ProcNames,
     pub out: std::io::BufWriter<Box<dyn Write>>,
     pub start_ns: u64,
+    /// `-t`, `-tt`, `-ttt`, `-r`: the timestamp each text line starts with.
+    pub clock: Clock,
+    /// `-T`: strace-layout lines end with the time spent in the call.
+    pub call_times: bool,
     pub main_tid: u32,
     pub layout: Layout,
     pub printed: u64,
@@ -130,6 +129,16 @@ impl Lines<'_> {
             return None;
         }
         let (start, names) = (self.start_ns, &self.names);
+        // When the line's time column or stamp says (an end of call in strace's layout: its
+        // exit), and how long the call took when its line ends with it.
+        let (time_ns, took) = match &piece {
+            Piece::Interrupted(e) | Piece::NoReturn(e) => (e.time_ns, None),
+            Piece::Whole(c) => (c.entry.time_ns, Some(c.duration_ns())),
+            Piece::Continued(c) if self.layout == Layout::Strace => {
+                (c.exit_ns, Some(c.duration_ns()))
+            }
+            Piece::Continued(c) => (c.entry.time_ns, None),
+        };
         let line = match &piece {
             Piece::Interrupted(entry) => {
                 // Only the entry is known: a call with no exit yet.
@@ -184,8 +193,38 @@ impl Lines<'_> {
                 line
             }
         };
+        let line = self.stamped(line, time_ns, took);
         let _ = writeln!(self.out, "{line}");
         None
+    }
+
+    /// A text line with what -t/-tt/-ttt/-r and -T add: the stamp after strace's `[pid N] ` or
+    /// in place of perf's time column, the call's time at the end of strace's line.
+    fn stamped(&mut self, mut line: String, time_ns: u64, took: Option<u64>) -> String {
+        if self.layout == Layout::Json {
+            return line;
+        }
+        if let (true, Layout::Strace, Some(ns)) = (self.call_times, self.layout, took) {
+            line.push_str(&stamp::call_time(ns));
+        }
+        if !self.clock.is_on() {
+            return line;
+        }
+        let stamp = self.clock.text(time_ns);
+        match self.layout {
+            Layout::Perf => match line.split_once(' ') {
+                Some((_, rest)) => format!("{stamp} {rest}"),
+                None => line,
+            },
+            _ => {
+                let at = match line.starts_with("[pid ") {
+                    true => line.find("] ").map_or(0, |i| i + 2),
+                    false => 0,
+                };
+                line.insert_str(at, &format!("{stamp} "));
+                line
+            }
+        }
     }
 
     /// Another event: `[tag, tid, pid, nsecs, comm, fields..., (ustack, kstack)]`, printed in
@@ -229,12 +268,16 @@ impl Lines<'_> {
                     true => String::new(),
                     false => format!("[pid {tid:>5}] "),
                 };
-                let _ = writeln!(self.out, "{prefix}{}", ev.text(&fields, &self.names));
+                let line = format!("{prefix}{}", ev.text(&fields, &self.names));
+                let line = self.stamped(line, time_ns, None);
+                let _ = writeln!(self.out, "{line}");
                 None
             }
             Layout::Perf => {
                 let head = line::perf_head(time_ns, None, self.start_ns, &comm, tid);
-                let _ = writeln!(self.out, "{head}{}", ev.text(&fields, &self.names));
+                let line = format!("{head}{}", ev.text(&fields, &self.names));
+                let line = self.stamped(line, time_ns, None);
+                let _ = writeln!(self.out, "{line}");
                 None
             }
         };

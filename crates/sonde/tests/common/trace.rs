@@ -19,8 +19,16 @@ pub fn strace_installed() -> bool {
     ok
 }
 
-/// `sonde trace OPTIONS -- sonde-workload ARGS`.
+/// `sonde trace -o - OPTIONS -- sonde-workload ARGS`: the lines on stdout (beside the workload's
+/// own output) rather than on stderr.
 pub fn trace(opts: &[&str], wl: &[&str]) -> Output {
+    let mut all = vec!["-o", "-"];
+    all.extend_from_slice(opts);
+    trace_as_typed(&all, wl)
+}
+
+/// `sonde trace OPTIONS -- sonde-workload ARGS`, the lines where OPTIONS send them.
+pub fn trace_as_typed(opts: &[&str], wl: &[&str]) -> Output {
     let w = workload().to_str().unwrap().to_string();
     let mut args = vec!["trace"];
     args.extend_from_slice(opts);

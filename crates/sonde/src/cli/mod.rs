@@ -1,6 +1,19 @@
-//! The command line, defined once with its documentation.
+//! The command line, defined once with its documentation: the language's flags here, each face's
+//! in its own file. Each face's flags are checked in one step (`settings()`) into what the face
+//! runs with, before any work; man pages, completions and the docs' option lists come from these
+//! definitions (`docs.rs`).
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+pub mod graph;
+pub mod probe;
+mod shared;
+pub mod trace;
+
+#[cfg(test)]
+mod docs;
+#[cfg(test)]
+mod tests;
+
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -83,6 +96,10 @@ pub struct Cli {
     #[arg(short = 'f', long, value_enum, default_value = "text")]
     pub format: Format,
 
+    /// One JSON object per line: the same as -f json.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+
     /// Draw the stack-keyed maps as one SVG flame graph in FILE (instead of printing them).
     #[arg(short = 'o', long = "flame", visible_alias = "output", value_name = "FILE")]
     pub flame: Option<std::path::PathBuf>,
@@ -101,21 +118,32 @@ pub struct Cli {
 /// one of their names is written after `--`.
 #[derive(Subcommand, Debug)]
 pub enum Face {
-    /// The ftrace front end: surftrace expressions as kprobe/uprobe events (`sonde probe --help`).
-    // The face parses its own flags, `--help` included: clap's here would show none of them.
-    #[command(disable_help_flag = true)]
-    Probe(FaceArgs),
-    /// The syscall tracer: strace's lines and summaries at perf trace's cost (`sonde trace --help`).
-    #[command(disable_help_flag = true)]
-    Trace(FaceArgs),
+    /// The ftrace front end: surftrace expressions as kprobe/uprobe events (docs/probe.md).
+    Probe(probe::ProbeArgs),
+    /// The syscall tracer: strace's lines and summaries at perf trace's cost (docs/trace.md).
+    Trace(trace::TraceArgs),
     /// A kernel function's calls as trees with timings, or flame graphs (function_graph).
-    Graph(crate::face_graph::GraphArgs),
+    Graph(graph::GraphArgs),
     /// Programs' maps as Prometheus metrics, read at each scrape of /metrics (docs/serve.md).
     Serve(crate::face_serve::ServeArgs),
+    /// Print a completion script for SHELL: `source <(sonde completions bash)`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
-#[derive(Args, Debug)]
-pub struct FaceArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub args: Vec<String>,
+impl Cli {
+    /// The language's settings: `--json` is `-f json`.
+    pub fn settled(mut self) -> Cli {
+        if self.json {
+            self.format = Format::Json;
+        }
+        self
+    }
+}
+
+/// The whole command line as clap sees it, for man pages and completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
