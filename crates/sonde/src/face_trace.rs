@@ -155,6 +155,7 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         lines: lines(&a, &compiled, &loaded.maps, &table, &target, events, sink),
         compiled: &compiled,
         ring,
+        health: health.clone(),
         followed: compiled
             .user_maps
             .iter()
@@ -186,7 +187,8 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
     }
     let _ = lines.out.flush();
-    if lost > 0 && !a.json {
+    // Once the output failed, its one sentence is all there is to say.
+    if lost > 0 && !a.json && health.failure().is_none() {
         eprintln!(
             "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
         );
@@ -331,11 +333,8 @@ fn compile(
 /// Where the lines go: `-o FILE`, else stdout.
 fn output_sink(a: &TraceArgs) -> Result<(Sink, Health), Failure> {
     match &a.output {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?;
-            Ok(Sink::new(Box::new(file)))
-        }
+        Some(path) => Sink::file(std::path::Path::new(path))
+            .map_err(|e| Failure::Usage(format!("-o {path}: {}", sonde_output::file::plain(&e)))),
         None => Ok(Sink::stdout()),
     }
 }
@@ -396,6 +395,8 @@ struct TraceEvents<'a> {
     lines: Lines<'a>,
     compiled: &'a Compiled,
     ring: RingBuf,
+    /// The output's state: once it failed, records are only consumed, not decoded.
+    health: Health,
     /// The tasks the command started, still running (added at fork, dropped at exit).
     followed: Option<&'a sonde_kernel::object::map::Map>,
 }
@@ -406,6 +407,10 @@ impl Events for TraceEvents<'_> {
     }
 
     fn drain(&mut self) -> Result<Option<Reason>, Failure> {
+        if self.health.failure().is_some() {
+            self.ring.drain(|_| {}).map_err(Failure::kernel)?;
+            return Ok(None);
+        }
         self.lines.drain(self.compiled, &mut self.ring)?;
         Ok(self.lines.full().then_some(Reason::Limit))
     }
