@@ -125,7 +125,8 @@ impl Record {
     /// Updates of map `map` (`@name`) the kernel refused because it held `max_entries`
     /// elements already.
     pub fn map_full(map: &str, dropped: u64, max_entries: u32) -> Record {
-        let data = serde_json::json!({ "map": map, "dropped": dropped, "max_entries": max_entries });
+        let data =
+            serde_json::json!({ "map": map, "dropped": dropped, "max_entries": max_entries });
         Record::new(Type::MapFull, data)
     }
 

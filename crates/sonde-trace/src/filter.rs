@@ -32,17 +32,27 @@ impl Filter {
 
     /// The syscall arguments it reads (`args->NAME` or `args.NAME`), in order, once each.
     pub fn args(&self) -> Vec<&str> {
-        let mut names = Vec::new();
+        self.arg_uses().into_iter().map(|(name, _)| name).collect()
+    }
+
+    /// Each argument it reads and where (in the filter's text) it first does.
+    pub fn arg_uses(&self) -> Vec<(&str, Span)> {
+        let mut uses: Vec<(&str, Span)> = Vec::new();
         each(&self.expr, &mut |e| {
             if let ExprKind::Member { expr, field, .. } = &e.kind {
                 if matches!(&expr.kind, ExprKind::Ident(a) if a == "args")
-                    && !names.contains(&field.as_str())
+                    && !uses.iter().any(|(n, _)| n == field)
                 {
-                    names.push(field.as_str());
+                    uses.push((field.as_str(), e.span));
                 }
             }
         });
-        names
+        uses
+    }
+
+    /// Where the whole filter is, in its own text.
+    pub fn span(&self) -> Span {
+        self.expr.span
     }
 
     /// The source file its diagnostics point into.

@@ -340,7 +340,8 @@ fn svg_path(a: &GraphArgs, function: &str) -> PathBuf {
 
 /// An SVG written whole or not at all; a failure is one sentence and status 1.
 fn write_svg(f: &Folded, title: &str, p: &Path) -> Result<(), Failure> {
-    write_atomically(p, |w| svg::write(f, title, "ns", w)).map_err(|e| Failure::Setup(e.to_string()))
+    write_atomically(p, |w| svg::write(f, title, "ns", w))
+        .map_err(|e| Failure::Setup(e.to_string()))
 }
 
 fn out_err(p: &Path, e: std::io::Error) -> Failure {

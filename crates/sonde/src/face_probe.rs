@@ -160,7 +160,9 @@ pub fn run(args: &[String]) -> Result<i32, Failure> {
         stack: a.stack,
     };
     if a.show {
-        crate::stdout::print(&plan.commands().iter().map(|c| format!("{c}\n")).collect::<String>())?;
+        crate::stdout::print(
+            &plan.commands().iter().map(|c| format!("{c}\n")).collect::<String>(),
+        )?;
         return Ok(0);
     }
     if let Some(out) = &a.output {

@@ -302,11 +302,8 @@ fn compile(
     plan: &Plan,
     env: &HostEnv,
 ) -> Result<(Compiled, SourceFile, Option<sonde_trace::fast::FastMaps>), Failure> {
-    if !plan.filter_args().is_empty() && !plan.selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
-        let names = plan.filter_args().join(", args->");
-        return Err(Failure::Usage(format!(
-            "--filter: no traced syscall has the argument args->{names}"
-        )));
+    if let (Some(d), Some(f)) = (plan.filter_misfit(), &plan.filter) {
+        return Err(Failure::Compile(vec![d], f.source()));
     }
     // -S: the lines from one program, the summary from a second, both filtered alike.
     let mut texts = vec![plan.program()];

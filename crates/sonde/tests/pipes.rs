@@ -87,7 +87,11 @@ fn ended_quietly(r: &HeadRun, line_has: &str, allowed: &[&str]) {
     assert_eq!(r.code, Some(0), "{}", r.describe());
     assert!(r.after_close < PROMPT, "{}", r.describe());
     for l in r.stderr.lines() {
-        assert!(allowed.iter().any(|a| l.starts_with(a)), "unexpected line {l:?}\n{}", r.describe());
+        assert!(
+            allowed.iter().any(|a| l.starts_with(a)),
+            "unexpected line {l:?}\n{}",
+            r.describe()
+        );
     }
 }
 
@@ -269,7 +273,8 @@ fn a_flame_graph_is_written_whole_or_not_at_all() {
     std::fs::write(&svg, "old").unwrap();
     disk.fill();
     let calls = wl(&["getppid", "2000"]);
-    let program = "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[ustack, nsecs] = count(); }";
+    let program =
+        "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[ustack, nsecs] = count(); }";
     let o = common::sonde(&["-o", svg.to_str().unwrap(), "-c", &calls, program]);
     o.assert_code(1);
     let want = format!("sonde: cannot write {}: No space left on device", svg.display());
@@ -287,7 +292,8 @@ fn a_probe_script_is_written_whole_or_not_at_all() {
     let script = disk.0.join("p.sh");
     std::fs::write(&script, "old").unwrap();
     disk.fill();
-    let o = common::sonde(&["probe", "-o", script.to_str().unwrap(), "e syscalls/sys_enter_getppid"]);
+    let o =
+        common::sonde(&["probe", "-o", script.to_str().unwrap(), "e syscalls/sys_enter_getppid"]);
     o.assert_code(1);
     let want = format!("sonde: cannot write {}: No space left on device", script.display());
     assert_eq!(o.stderr.trim_end(), want, "{}", o.describe());
@@ -295,7 +301,8 @@ fn a_probe_script_is_written_whole_or_not_at_all() {
     assert_eq!(disk.names(), ["filler", "p.sh"], "no temporary file is left");
     // With room, the whole script replaces the old one.
     std::fs::remove_file(disk.0.join("filler")).unwrap();
-    let o = common::sonde(&["probe", "-o", script.to_str().unwrap(), "e syscalls/sys_enter_getppid"]);
+    let o =
+        common::sonde(&["probe", "-o", script.to_str().unwrap(), "e syscalls/sys_enter_getppid"]);
     o.assert_ok();
     assert!(std::fs::read_to_string(&script).unwrap().starts_with("#!/bin/sh\n"));
 }

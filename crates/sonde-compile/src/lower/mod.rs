@@ -188,7 +188,8 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     let mut slots = 1..;
     for probe in &tp.probes {
         let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
-        let extra = ExtraMaps { stacks: &stack_maps, stack_len: stack_len_map, dropped: dropped_map };
+        let extra =
+            ExtraMaps { stacks: &stack_maps, stack_len: stack_len_map, dropped: dropped_map };
         match lower_probe(tp, probe, opts, extra, run_slot) {
             Ok(p) => programs.push(p),
             Err(d) => diags.push(d),
