@@ -82,11 +82,13 @@ pub fn start_in(text: &str) -> usize {
     text.len() + 1
 }
 
-/// A diagnostic of the program `text` as one of the filter, if it points into the filter.
+/// A diagnostic of the program `text` as one of the filter, if it points into the filter: at
+/// its span, or else at its first label there (`(pid == 1) && (FILTER)` refused because the
+/// filter is a string is about the filter, labelled with its type).
 pub fn rebase(mut d: Diagnostic, text: &str) -> Option<Diagnostic> {
     let start = start_in(text) as u32;
     let shift = |s: Span| (s.lo >= start).then(|| Span { lo: s.lo - start, hi: s.hi - start });
-    d.span = shift(d.span)?;
+    d.span = shift(d.span).or_else(|| d.labels.iter().find_map(|(s, _)| shift(*s)))?;
     d.labels.retain_mut(|(s, _)| shift(*s).map(|r| *s = r).is_some());
     Some(d)
 }
@@ -130,5 +132,7 @@ fn each<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+#[cfg(test)]
+mod fuzz;
 #[cfg(test)]
 mod tests;
