@@ -200,9 +200,18 @@ impl Driver<'_> {
     /// Every seed, as it is.
     pub fn corpus(&self) {
         for s in &self.seeds {
-            if let Err(why) = answered(s, self.answer) {
+            if let Err(why) = self.check(s) {
                 self.fail(s, &why, 0);
             }
+        }
+    }
+
+    /// [`answered`]; an input too slow is tried once more, so a machine busy with other tests
+    /// does not pass for a slow input (a slow input is slow both times).
+    fn check(&self, input: &[u8]) -> Result<Duration, String> {
+        match answered(input, self.answer) {
+            Err(why) if why.starts_with("took") => answered(input, self.answer),
+            r => r,
         }
     }
 
@@ -220,7 +229,7 @@ impl Driver<'_> {
         let mut runs = 0;
         while t.elapsed() < Duration::from_secs(secs) {
             let input = mutate(&mut rng, &self.seeds, self.tokens);
-            if let Err(why) = answered(&input, self.answer) {
+            if let Err(why) = self.check(&input) {
                 self.fail(&input, &why, seed);
             }
             runs += 1;
