@@ -5,6 +5,8 @@
 //! a stack) goes to stderr as text, through the TextWriter.
 
 use crate::folded::Folded;
+use sonde_output::file::write_atomically;
+use sonde_output::sink::Health;
 use sonde_output::value::Value;
 use sonde_output::writer::{MapEntries, Writer};
 use sonde_output::TextWriter;
@@ -15,6 +17,8 @@ pub struct FoldedWriter<W: Write> {
     text: TextWriter<Stderr, Stderr>,
     /// Some(path, program text): draw an SVG there at flush instead of printing lines.
     svg: Option<(std::path::PathBuf, String)>,
+    /// Where a failed SVG is recorded, so the run ends with its sentence and status 1.
+    health: Health,
     folded: Folded,
     /// The stack-keyed maps drawn, for the SVG's title.
     names: Vec<String>,
@@ -22,15 +26,24 @@ pub struct FoldedWriter<W: Write> {
 
 impl<W: Write> FoldedWriter<W> {
     pub fn new(out: W) -> Self {
-        FoldedWriter { out, text: text(), svg: None, folded: Folded::new(), names: Vec::new() }
+        FoldedWriter {
+            out,
+            text: text(),
+            svg: None,
+            health: Health::default(),
+            folded: Folded::new(),
+            names: Vec::new(),
+        }
     }
 
-    /// `program`: the program's text, shown in the title after the maps' names.
-    pub fn svg(out: W, path: std::path::PathBuf, program: String) -> Self {
+    /// `program`: the program's text, shown in the title after the maps' names. The SVG is
+    /// written whole or not at all; a failure is recorded in `health`.
+    pub fn svg(out: W, path: std::path::PathBuf, program: String, health: Health) -> Self {
         FoldedWriter {
             out,
             text: text(),
             svg: Some((path, program)),
+            health,
             folded: Folded::new(),
             names: Vec::new(),
         }
@@ -113,6 +126,9 @@ impl<W: Write> Writer for FoldedWriter<W> {
     fn missed(&mut self, probe: &str, runs: u64) {
         self.text.missed(probe, runs);
     }
+    fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32) {
+        self.text.map_full(map, dropped, max_entries);
+    }
     fn flush(&mut self) {
         self.text.flush();
         if self.folded.is_empty() {
@@ -122,15 +138,15 @@ impl<W: Write> Writer for FoldedWriter<W> {
             None => {
                 let _ = self.out.write_all(self.folded.text().as_bytes());
             }
-            Some((p, program)) => match std::fs::File::create(p) {
-                Ok(f) => {
-                    let title = title(&self.names, program);
-                    if let Err(e) = crate::svg::write(&self.folded, &title, "samples", f) {
-                        eprintln!("sonde: {e}");
-                    }
+            Some((p, program)) => {
+                let title = title(&self.names, program);
+                let folded = &self.folded;
+                let written =
+                    write_atomically(p, |w| crate::svg::write(folded, &title, "samples", w));
+                if let Err(e) = written {
+                    self.health.record_file(&e);
                 }
-                Err(e) => eprintln!("sonde: cannot write {}: {e}", p.display()),
-            },
+            }
         }
         let _ = self.out.flush();
         self.folded = Folded::new();
@@ -184,6 +200,7 @@ mod tests {
             Vec::new(),
             dir.clone(),
             "profile:hz:99 { @s[kstack] = count(); }".into(),
+            Health::default(),
         );
         w.map("@s", &e);
         w.flush();

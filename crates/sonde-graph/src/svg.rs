@@ -4,18 +4,14 @@
 use crate::folded::Folded;
 use std::io::Write;
 
-#[derive(Debug, thiserror::Error)]
-#[error("cannot draw the flame graph: {0}")]
-pub struct SvgError(String);
-
-/// What the numbers count: `ns` for call graphs, `samples` (or the map's name) for maps.
-pub fn write<W: Write>(folded: &Folded, title: &str, unit: &str, out: W) -> Result<(), SvgError> {
+/// What the numbers count: `ns` for call graphs, `samples` (or the map's name) for maps. Write
+/// a file through `sonde_output::file::write_atomically`, so a failure leaves no cut SVG.
+pub fn write<W: Write>(folded: &Folded, title: &str, unit: &str, out: W) -> std::io::Result<()> {
     let mut opts = inferno::flamegraph::Options::default();
     opts.title = title.to_string();
     opts.count_name = unit.to_string();
     let lines: Vec<String> = folded.lines().collect();
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
-        .map_err(|e| SvgError(e.to_string()))
 }
 
 #[cfg(test)]

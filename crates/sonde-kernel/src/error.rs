@@ -38,6 +38,11 @@ pub enum KernelError {
     #[error("cannot parse {path} (`{text}`): the kernel wrote something this version of sonde does not understand")]
     Parse { path: String, text: String },
 
+    /// The load was given up: a signal interrupted the verifier and the caller's stop check
+    /// ([`crate::object::prog::LoadOptions::stop`]) said to stop.
+    #[error("interrupted while the kernel verified program `{prog}`; it was not loaded")]
+    Interrupted { prog: String },
+
     /// A caller passed a key or value of the wrong size: a bug in the caller, caught before the kernel
     /// could read past the buffer.
     #[error("{what} is {got} bytes but `{object}` expects {expected}: this is a bug in sonde")]

@@ -50,6 +50,16 @@ pub fn uses_kprobe_multi(p: &ProgramDef) -> bool {
 
 /// Load one program of `c` with the maps [`create_maps`] made for it.
 pub fn load_program(p: &ProgramDef, maps: &[Map]) -> Result<Program, KernelError> {
+    load_program_unless(p, maps, None)
+}
+
+/// [`load_program`], given up (`KernelError::Interrupted`) once `stop` says so while the
+/// kernel verifies it.
+pub fn load_program_unless(
+    p: &ProgramDef,
+    maps: &[Map],
+    stop: Option<fn() -> bool>,
+) -> Result<Program, KernelError> {
     let mut insns = p.insns.clone();
     for &(at, map) in &p.relocs {
         insns[at].imm = maps[map].fd();
@@ -71,7 +81,10 @@ pub fn load_program(p: &ProgramDef, maps: &[Map]) -> Result<Program, KernelError
         ProgKind::Fexit => ProgSpec::fexit(&bytes, &p.name, btf_id),
         ProgKind::TpBtf => ProgSpec::tp_btf(&bytes, &p.name, btf_id),
     };
-    let opts =
-        sonde_kernel::object::prog::LoadOptions { callbacks: &p.callbacks, ..Default::default() };
+    let opts = sonde_kernel::object::prog::LoadOptions {
+        callbacks: &p.callbacks,
+        stop,
+        ..Default::default()
+    };
     Program::load_with(&spec, &opts)
 }

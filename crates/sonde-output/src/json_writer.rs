@@ -68,6 +68,12 @@ impl<O: Write> Writer for JsonWriter<O> {
         self.flush();
     }
 
+    fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32) {
+        self.flush();
+        self.line(&crate::Record::map_full(map, dropped, max_entries).to_string());
+        self.flush();
+    }
+
     fn flush(&mut self) {
         let _ = self.out.flush();
     }

@@ -8,9 +8,12 @@
 //! - [`json`]: the same as bpftrace's `-f json` lines.
 //! - [`record`]: the one JSON envelope every face writes (`{"type": ..., "data": ...}`), the
 //!   list of record types, and the records the faces share (lost events, exit, ...).
+//! - [`sink`]: where a face's output goes, keeping the first write error; [`file`]: files
+//!   written whole or not at all.
 //! - [`writer`]: the [`Writer`] trait every face prints through; [`TextWriter`] and
 //!   [`JsonWriter`] implement it.
 
+pub mod file;
 pub mod hist;
 pub mod json;
 pub mod json_writer;

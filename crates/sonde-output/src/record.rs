@@ -23,6 +23,7 @@ pub enum Type {
     LostEvents,
     // sonde's records any face may write.
     MissedRuns,
+    MapFull,
     Exit,
     SelfTest,
     // `sonde trace`.
@@ -38,7 +39,7 @@ pub enum Type {
 }
 
 impl Type {
-    pub const ALL: [Type; 19] = [
+    pub const ALL: [Type; 20] = [
         Type::AttachedProbes,
         Type::Printf,
         Type::Value,
@@ -49,6 +50,7 @@ impl Type {
         Type::Syscall,
         Type::LostEvents,
         Type::MissedRuns,
+        Type::MapFull,
         Type::Exit,
         Type::SelfTest,
         Type::TraceCall,
@@ -73,6 +75,7 @@ impl Type {
             Type::Syscall => "syscall",
             Type::LostEvents => "lost_events",
             Type::MissedRuns => "missed_runs",
+            Type::MapFull => "map_full",
             Type::Exit => "exit",
             Type::SelfTest => "self_test",
             Type::TraceCall => "trace_call",
@@ -117,6 +120,14 @@ impl Record {
     /// Runs of one probe the kernel skipped (sonde's own record; bpftrace has none).
     pub fn missed_runs(probe: &str, runs: u64) -> Record {
         Record::new(Type::MissedRuns, serde_json::json!({ "probe": probe, "runs": runs }))
+    }
+
+    /// Updates of map `map` (`@name`) the kernel refused because it held `max_entries`
+    /// elements already.
+    pub fn map_full(map: &str, dropped: u64, max_entries: u32) -> Record {
+        let data =
+            serde_json::json!({ "map": map, "dropped": dropped, "max_entries": max_entries });
+        Record::new(Type::MapFull, data)
     }
 
     /// The command sonde ran has ended by itself: `status` as a shell reports it (128+N when

@@ -6,6 +6,15 @@ use crate::value::Value;
 use crate::writer::{MapEntries, SourceAt, Writer};
 use std::io::Write;
 
+/// The line said on stderr for updates a full map refused.
+fn map_full_warning(map: &str, dropped: u64, max_entries: u32) -> String {
+    format!(
+        "sonde: warning: {map}: {dropped} update{} dropped: the map was full ({max_entries} entries); \
+         raise its size with `let {map} = hash(N);` before the probes, or keep the newest with `lruhash(N)`\n",
+        if dropped == 1 { "" } else { "s" }
+    )
+}
+
 pub struct TextWriter<O: Write, E: Write> {
     out: O,
     err: E,
@@ -59,6 +68,11 @@ impl<O: Write, E: Write> Writer for TextWriter<O, E> {
             if runs == 1 { "" } else { "s" }
         );
         let _ = self.err.write_all(line.as_bytes());
+    }
+
+    fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32) {
+        self.flush();
+        let _ = self.err.write_all(map_full_warning(map, dropped, max_entries).as_bytes());
     }
 
     fn flush(&mut self) {

@@ -28,6 +28,9 @@ pub trait Writer {
     /// The kernel skipped `runs` runs of `probe` (since the last report) because it fired
     /// while another BPF program ran on the same CPU.
     fn missed(&mut self, probe: &str, runs: u64);
+    /// The kernel refused `dropped` updates of `map` (since the last report) because it held
+    /// its `max_entries` elements already.
+    fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32);
     fn flush(&mut self);
     /// Text of another kind than printf's, by bpftrace's JSON name (`join`, `syscall` for
     /// system()'s output), ended by a newline as bpftrace's text output ends it (its JSON

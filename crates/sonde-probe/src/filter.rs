@@ -159,12 +159,42 @@ impl Parser<'_> {
             Some(Tok::Word(w)) if w.contains('.') => {
                 return Err(self.bad(&format!("`{w}` is not a number")))
             }
+            Some(Tok::Word(w)) if w.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                kernel_number(&w).map_err(|why| self.bad(&why))?;
+                w
+            }
             Some(Tok::Word(w)) | Some(Tok::Str(w)) => w,
             _ => return Err(self.bad(&format!("`{field} {op}` needs a value"))),
         };
         self.out.push((self.render)(&field, op, &value)?);
         Ok(())
     }
+}
+
+/// A number as the kernel reads a filter's (`kstrtoull`/`kstrtoll`, base 0: `0x` hex, a leading
+/// `0` octal, else decimal, a `-` before any): one wider than 64 bits, or with other characters,
+/// is refused here with the other bad input, not by the kernel once tracefs is written.
+fn kernel_number(w: &str) -> Result<(), String> {
+    let (negative, digits) = match w.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, w),
+    };
+    let (radix, body) = if let Some(h) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+        (16, h)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return Err(format!("`{w}` is not a number"));
+    }
+    let wide = || format!("`{w}` is wider than 64 bits");
+    let magnitude = u64::from_str_radix(body, radix).map_err(|_| wide())?;
+    if negative && magnitude > 1 << 63 {
+        return Err(wide());
+    }
+    Ok(())
 }
 
 /// `127.0.0.1` as the u32 the kernel loads from a network-order field on a little-endian CPU.
@@ -214,5 +244,37 @@ mod tests {
         assert!(check("(proto==1", &fields).is_err());
         assert!(check("proto==1 &&", &fields).is_err());
         assert!(check("ip_src==1.2.3", &fields).is_err());
+    }
+
+    #[test]
+    fn numbers_wider_than_64_bits_are_refused_before_tracefs() {
+        let fields = f(&["dfd"]);
+        for ok in [
+            "dfd==18446744073709551615",
+            "dfd==0xffffffffffffffff",
+            "dfd==-9223372036854775808",
+            "dfd==0777",
+            "dfd==-100",
+            "dfd==0",
+        ] {
+            assert!(check(ok, &fields).is_ok(), "{ok}");
+        }
+        for (bad, why) in [
+            ("dfd==18446744073709551616", "`18446744073709551616` is wider than 64 bits"),
+            ("dfd==0x1ffffffffffffffff", "`0x1ffffffffffffffff` is wider than 64 bits"),
+            ("dfd==-9223372036854775809", "`-9223372036854775809` is wider than 64 bits"),
+            (
+                "dfd==99999999999999999999999999",
+                "`99999999999999999999999999` is wider than 64 bits",
+            ),
+            ("dfd==12ab", "`12ab` is not a number"),
+            ("dfd==089", "`089` is not a number"),
+            ("dfd==-", "`-` is not a number"),
+        ] {
+            match check(bad, &fields) {
+                Err(ProbeError::BadFilter { why: got, .. }) => assert_eq!(got, why, "{bad}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
     }
 }

@@ -81,7 +81,7 @@ fn predicate(
             f if tp.is_some() => format!("args->{f}"),
             f => fields.iter().find(|x| x.0 == f).map(|x| x.1.clone()).unwrap_or_default(),
         };
-        let value = value.replace('\'', "\"");
+        let value = language_value(value);
         match op {
             "~" | "=~" => Err(no("the language has no glob match")),
             "&" => Ok(format!("({lhs} & {value})")),
@@ -89,6 +89,25 @@ fn predicate(
         }
     };
     Ok(format!(" /{}/", filter::rewrite(f, &names, &render)?))
+}
+
+/// A filter's value as the language writes it: an ftrace string (`"..."` or `'...'`, which has
+/// no escapes) as a string literal with its `"` and `\` escaped, so no text of it can end the
+/// literal and reach the program around it; a number or a word as it is.
+fn language_value(value: &str) -> String {
+    let quoted = value.len() >= 2 && (value.starts_with('"') || value.starts_with('\''));
+    if !quoted {
+        return value.to_string();
+    }
+    let mut s = String::from("\"");
+    for c in value[1..value.len() - 1].chars() {
+        if matches!(c, '"' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
 }
 
 /// The language's expression for a FETCH.

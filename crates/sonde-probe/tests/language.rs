@@ -22,6 +22,15 @@ fn refused(expr: &str) -> String {
 }
 
 #[test]
+fn a_filter_string_stays_one_string_of_the_program() {
+    // ftrace strings have no escapes: a `"` in a '...' string is text, escaped in the program.
+    assert_eq!(
+        lang(r#"e sched/sched_stat_wait f:comm=='a"/ { } BEGIN { system("touch PWNED"); } k /"\'"#),
+        r#"tracepoint:sched:sched_stat_wait /args->comm == "a\"/ { } BEGIN { system(\"touch PWNED\"); } k /\"\\"/ { print(args->comm, args->pid, args->delay); }"#
+    );
+}
+
+#[test]
 fn kprobes_and_filters() {
     assert_eq!(
         lang("p do_filp_open dfd=%0 name=%1->name f:dfd==-100"),

@@ -32,17 +32,27 @@ impl Filter {
 
     /// The syscall arguments it reads (`args->NAME` or `args.NAME`), in order, once each.
     pub fn args(&self) -> Vec<&str> {
-        let mut names = Vec::new();
+        self.arg_uses().into_iter().map(|(name, _)| name).collect()
+    }
+
+    /// Each argument it reads and where (in the filter's text) it first does.
+    pub fn arg_uses(&self) -> Vec<(&str, Span)> {
+        let mut uses: Vec<(&str, Span)> = Vec::new();
         each(&self.expr, &mut |e| {
             if let ExprKind::Member { expr, field, .. } = &e.kind {
                 if matches!(&expr.kind, ExprKind::Ident(a) if a == "args")
-                    && !names.contains(&field.as_str())
+                    && !uses.iter().any(|(n, _)| n == field)
                 {
-                    names.push(field.as_str());
+                    uses.push((field.as_str(), e.span));
                 }
             }
         });
-        names
+        uses
+    }
+
+    /// Where the whole filter is, in its own text.
+    pub fn span(&self) -> Span {
+        self.expr.span
     }
 
     /// The source file its diagnostics point into.
@@ -72,11 +82,13 @@ pub fn start_in(text: &str) -> usize {
     text.len() + 1
 }
 
-/// A diagnostic of the program `text` as one of the filter, if it points into the filter.
+/// A diagnostic of the program `text` as one of the filter, if it points into the filter: at
+/// its span, or else at its first label there (`(pid == 1) && (FILTER)` refused because the
+/// filter is a string is about the filter, labelled with its type).
 pub fn rebase(mut d: Diagnostic, text: &str) -> Option<Diagnostic> {
     let start = start_in(text) as u32;
     let shift = |s: Span| (s.lo >= start).then(|| Span { lo: s.lo - start, hi: s.hi - start });
-    d.span = shift(d.span)?;
+    d.span = shift(d.span).or_else(|| d.labels.iter().find_map(|(s, _)| shift(*s)))?;
     d.labels.retain_mut(|(s, _)| shift(*s).map(|r| *s = r).is_some());
     Some(d)
 }
@@ -120,5 +132,7 @@ fn each<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+#[cfg(test)]
+mod fuzz;
 #[cfg(test)]
 mod tests;

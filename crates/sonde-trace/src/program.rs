@@ -8,6 +8,7 @@ use crate::events::{Event, FieldKind};
 use crate::filter::{Filter, PLACEHOLDER};
 use crate::select::Selection;
 use crate::syscalls::SyscallTable;
+use sonde_syntax::diag::Diagnostic;
 use std::fmt::Write;
 
 /// Record tags: the first value of every `print()` the program makes.
@@ -99,6 +100,36 @@ impl Plan<'_> {
     /// The argument names the filter reads (`args->NAME`).
     pub fn filter_args(&self) -> Vec<&str> {
         self.filter.as_ref().map(Filter::args).unwrap_or_default()
+    }
+
+    /// Why the filter fits none of the traced syscalls, pointing into the filter: at the first
+    /// argument none of them has, or, when each is some syscall's but none has them all, at the
+    /// whole filter. None when it fits one (or names no argument).
+    pub fn filter_misfit(&self) -> Option<Diagnostic> {
+        let f = self.filter.as_ref()?;
+        let uses = f.arg_uses();
+        if uses.is_empty() || self.selection.nrs.iter().any(|&nr| self.filterable(nr)) {
+            return None;
+        }
+        let traced: Vec<&str> = self
+            .selection
+            .nrs
+            .iter()
+            .filter_map(|&nr| self.table.get(nr))
+            .flat_map(|sc| sc.args.iter().map(|a| a.name.as_str()))
+            .collect();
+        let Some((name, span)) = uses.iter().find(|(n, _)| !traced.contains(n)) else {
+            let names: Vec<String> = uses.iter().map(|(n, _)| format!("args->{n}")).collect();
+            return Some(Diagnostic::error(
+                f.span(),
+                format!("no traced syscall has all of {}", names.join(", ")),
+            ));
+        };
+        let d = Diagnostic::error(*span, format!("no traced syscall has the argument `{name}`"));
+        Some(match sonde_syntax::closest(name, traced.iter().copied()) {
+            Some(near) => d.with_help(format!("did you mean `args->{near}`?")),
+            None => d,
+        })
     }
 
     /// Syscalls the filter can apply to: every one, or those having each argument it names.

@@ -16,6 +16,9 @@ pub enum Failure {
         log_tail: String,
         at: Option<String>,
     },
+    /// A stop signal came while programs were loaded or attached: what was loaded or attached
+    /// goes with sonde, and BEGIN never ran.
+    Interrupted,
 }
 
 /// Its sentence (tests unwrap results that carry one).
@@ -27,7 +30,10 @@ impl std::fmt::Debug for Failure {
 
 impl Failure {
     pub fn kernel(e: KernelError) -> Failure {
-        Failure::Setup(e.to_string())
+        match e {
+            KernelError::Interrupted { .. } => Failure::Interrupted,
+            e => Failure::Setup(e.to_string()),
+        }
     }
 
     pub fn exit_code(&self) -> i32 {
@@ -51,6 +57,7 @@ impl Failure {
                 probe,
                 log_tail.lines().last().unwrap_or("").trim()
             ),
+            Failure::Interrupted => crate::signals::INTERRUPTED_MESSAGE.into(),
         }
     }
 
@@ -68,7 +75,7 @@ impl Failure {
                     if n == 1 { "" } else { "s" }
                 );
             }
-            Failure::Usage(_) | Failure::Setup(_) | Failure::Attach(..) => {
+            Failure::Usage(_) | Failure::Setup(_) | Failure::Attach(..) | Failure::Interrupted => {
                 eprintln!("sonde: {}", self.sentence())
             }
             Failure::Verifier { probe, log_tail, at } => {
@@ -93,6 +100,9 @@ pub fn stderr_is_terminal() -> bool {
 /// Turn a load failure into a report naming the probe and pointing at the source line of the
 /// instruction the verifier stopped at.
 pub fn verifier_failure(e: KernelError, p: &ProgramDef, source: &SourceFile) -> Failure {
+    if matches!(e, KernelError::Interrupted { .. }) {
+        return Failure::Interrupted;
+    }
     let KernelError::Verifier { log, .. } = &e else {
         return Failure::Setup(format!("cannot load the program for {}: {}", p.name, e));
     };

@@ -13,6 +13,7 @@ use sonde_graph::folded::Folded;
 use sonde_graph::{line, record, render, svg, Builder, Call, Line};
 use sonde_kernel::tracefs::graph_tracer::{GraphConfig, GraphTracer};
 use sonde_kernel::tracefs::Tracefs;
+use sonde_output::file::{check_writable, write_atomically};
 use sonde_output::sink::Sink;
 use sonde_output::Record;
 use std::collections::HashMap;
@@ -245,7 +246,8 @@ impl<'a> CallSink<'a> {
                 }
             }
             Mode::Folded => match &self.a.output {
-                Some(p) => std::fs::write(p, self.folded.text()).map_err(|e| out_err(p, e))?,
+                Some(p) => write_atomically(p, |w| w.write_all(self.folded.text().as_bytes()))
+                    .map_err(|e| Failure::Setup(e.to_string()))?,
                 None => {
                     let _ = self.stdout.write_all(self.folded.text().as_bytes());
                 }
@@ -266,9 +268,9 @@ fn svg_path(a: &Graph, function: &str) -> PathBuf {
     }
 }
 
+/// An SVG written whole or not at all; a failure is one sentence and status 1.
 fn write_svg(f: &Folded, title: &str, p: &Path) -> Result<(), Failure> {
-    let file = std::fs::File::create(p).map_err(|e| out_err(p, e))?;
-    svg::write(f, title, "ns", std::io::BufWriter::new(file))
+    write_atomically(p, |w| svg::write(f, title, "ns", w))
         .map_err(|e| Failure::Setup(e.to_string()))
 }
 
@@ -291,11 +293,8 @@ fn check_output(a: &Graph) -> Result<(), Failure> {
         _ => None,
     };
     if let Some(p) = file {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&p)
-            .map_err(|e| out_err(&p, e))?;
+        // Only the directory is tried: the file itself is written whole at the end, or not.
+        check_writable(&p).map_err(|e| Failure::Usage(e.to_string()))?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ use sonde_kernel::tracefs::Tracefs;
 use sonde_output::sink::Sink;
 use sonde_probe::{Env, Probe, Target, UserSite};
 use std::io::{ErrorKind, Read, Write};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use).
@@ -72,7 +73,7 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
         for p in &probes {
             let line =
                 sonde_probe::to_language(p, &env).map_err(|err| Failure::Usage(err.to_string()))?;
-            println!("{line}");
+            crate::stdout::println(&line)?;
         }
         return Ok(0);
     }
@@ -102,14 +103,16 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
         stack: a.stack,
     };
     if a.show {
-        for c in plan.commands() {
-            println!("{c}");
-        }
+        crate::stdout::print(
+            &plan.commands().iter().map(|c| format!("{c}\n")).collect::<String>(),
+        )?;
         return Ok(0);
     }
     if let Some(out) = &a.output {
-        std::fs::write(out, plan.script())
-            .map_err(|e| Failure::Setup(format!("cannot write {out}: {e}")))?;
+        // Whole or not at all: a cut script would run half its set-up and none of its clean-up.
+        let script = plan.script();
+        sonde_output::file::write_atomically(Path::new(out), |w| w.write_all(script.as_bytes()))
+            .map_err(|e| Failure::Setup(e.to_string()))?;
         return Ok(0);
     }
     crate::run::prepare(Needs::Tracefs)?;
@@ -147,6 +150,7 @@ fn trace(
     let instance = enable(tracefs, probes, a.stack, target)?;
     let (sink, health) = Sink::stdout();
     let mut pipe = PipeEvents {
+        health: health.clone(),
         pipe: instance.open_pipe().map_err(Failure::kernel)?,
         labels: probes.iter().map(|p| (p.event().1.to_string(), label(p))).collect(),
         json: a.json,
@@ -163,8 +167,10 @@ fn trace(
     target.release();
     let deadline = a.duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
     let reason = poll::until_stopped(&mut pipe, target, &health, deadline)?;
-    // What the kernel already holds is printed before the events go.
-    pipe.drain()?;
+    // What the kernel already holds is printed before the events go; recording stops first, or
+    // a busy event would keep the buffer from ever emptying.
+    instance.stop_recording().map_err(Failure::kernel)?;
+    while pipe.drain()?.is_none() && !pipe.idle {}
     let _ = pipe.out.flush();
     drop(pipe);
     drop(instance);
@@ -199,6 +205,8 @@ fn enable(
 
 /// Events as sonde's instance's trace_pipe gives them: whole lines, written as they come.
 struct PipeEvents {
+    /// The output's state: once it failed, nothing more is read.
+    health: sonde_output::sink::Health,
     pipe: std::fs::File,
     labels: Vec<(String, String)>,
     json: bool,
@@ -218,10 +226,14 @@ impl Events for PipeEvents {
         Ok(())
     }
 
-    /// Reads until the pipe has nothing more (it is non-blocking).
+    /// Reads until the pipe has nothing more (it is non-blocking), or [`DRAIN_READS`] reads:
+    /// events that come as fast as they are read must not keep the loop from a stop signal.
     fn drain(&mut self) -> Result<Option<Reason>, Failure> {
         self.idle = true;
-        loop {
+        for _ in 0..DRAIN_READS {
+            if self.health.failure().is_some() {
+                break;
+            }
             match self.pipe.read(&mut self.buf) {
                 Ok(n) if n > 0 => {
                     self.idle = false;
@@ -243,6 +255,9 @@ impl Events for PipeEvents {
         Ok(None)
     }
 }
+
+/// Reads of trace_pipe (64 KiB each) between two looks at what may stop the run.
+const DRAIN_READS: usize = 16;
 
 /// One trace_pipe line as text, or as its JSON record (`--json`; none for a stack's heading).
 fn render(line: &str, labels: &[(String, String)], json: bool) -> Option<String> {

@@ -62,6 +62,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
         lines: lines(a, &compiled, &loaded.maps, &table, &target, events, sink),
         compiled: &compiled,
         ring,
+        health: health.clone(),
         followed: compiled
             .user_maps
             .iter()
@@ -94,7 +95,8 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
         let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
     }
     let _ = lines.out.flush();
-    if lost > 0 && !a.json() {
+    // Once the output failed, its one sentence is all there is to say.
+    if lost > 0 && !a.json() && health.failure().is_none() {
         eprintln!(
             "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
         );
@@ -159,11 +161,8 @@ fn compile(
     plan: &Plan,
     env: &HostEnv,
 ) -> Result<(Compiled, SourceFile, Option<sonde_trace::fast::FastMaps>), Failure> {
-    if !plan.filter_args().is_empty() && !plan.selection.nrs.iter().any(|&nr| plan.filterable(nr)) {
-        let names = plan.filter_args().join(", args->");
-        return Err(Failure::Usage(format!(
-            "--filter: no traced syscall has the argument args->{names}"
-        )));
+    if let (Some(d), Some(f)) = (plan.filter_misfit(), &plan.filter) {
+        return Err(Failure::Compile(vec![d], f.source()));
     }
     // -C: the lines from one program, the summary from a second, both filtered alike.
     let mut texts = vec![plan.program()];
@@ -190,11 +189,8 @@ fn compile(
 /// Where the lines go: stderr, as strace's and perf trace's, or `-o FILE` (`-o -`: stdout).
 fn output_sink(a: &Trace) -> Result<(Sink, Health), Failure> {
     match &a.output {
-        Output::File(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| Failure::Usage(format!("-o {path}: {e}")))?;
-            Ok(Sink::new(Box::new(file)))
-        }
+        Output::File(path) => Sink::file(std::path::Path::new(path))
+            .map_err(|e| Failure::Usage(format!("-o {path}: {}", sonde_output::file::plain(&e)))),
         Output::Stdout => Ok(Sink::stdout()),
         Output::Stderr => Ok(Sink::new(Box::new(std::io::stderr()))),
     }
@@ -253,6 +249,8 @@ struct TraceEvents<'a> {
     lines: Lines<'a>,
     compiled: &'a Compiled,
     ring: RingBuf,
+    /// The output's state: once it failed, records are only consumed, not decoded.
+    health: Health,
     /// The tasks the command started, still running (added at fork, dropped at exit).
     followed: Option<&'a sonde_kernel::object::map::Map>,
 }
@@ -263,6 +261,10 @@ impl Events for TraceEvents<'_> {
     }
 
     fn drain(&mut self) -> Result<Option<Reason>, Failure> {
+        if self.health.failure().is_some() {
+            self.ring.drain(|_| {}).map_err(Failure::kernel)?;
+            return Ok(None);
+        }
         self.lines.drain(self.compiled, &mut self.ring)?;
         Ok(self.lines.full().then_some(Reason::Limit))
     }

@@ -29,7 +29,7 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
             let _ = kprobes(&env, "kprobe", rest, verbose, &mut out);
         }
     }
-    print!("{}", out);
+    crate::stdout::print(&out)?;
     if let Some(why) = env.btf_missing() {
         eprintln!("sonde: {}: argument types are not shown", why);
     }

@@ -16,6 +16,7 @@ mod face_serve;
 mod face_trace;
 mod host_env;
 mod list;
+mod map_full;
 mod misses;
 mod options;
 mod output;
@@ -24,6 +25,7 @@ mod self_test;
 mod session;
 mod shell;
 mod signals;
+mod stdout;
 mod strftime;
 
 use clap::Parser;
@@ -63,8 +65,14 @@ fn run() -> i32 {
         });
     }
     if cli.version || (cli.verbose && !cli.list && cli.program.is_none()) {
-        println!("sonde {}", env!("CARGO_PKG_VERSION"));
-        return 0;
+        let version = stdout::println(&format!("sonde {}", env!("CARGO_PKG_VERSION")));
+        return version.map_or_else(
+            |f| {
+                f.report();
+                f.exit_code()
+            },
+            |_| 0,
+        );
     }
     let result = if cli.self_test {
         self_test::run(cli.format)

@@ -43,9 +43,13 @@ fn writer(
     flame: Option<&std::path::Path>,
     program: &str,
 ) -> (Box<dyn Writer>, Health) {
-    let (sink, health) = OutputSink::stdout();
+    // Drawing an SVG, sonde writes nothing to stdout: a reader that goes away ends nothing.
+    let (sink, health) = match flame {
+        Some(_) => OutputSink::new(Box::new(std::io::stdout())),
+        None => OutputSink::stdout(),
+    };
     let out = BufWriter::with_capacity(1 << 16, sink);
-    (writer_into(out, format, flame, program), health)
+    (writer_into(out, format, flame, program, &health), health)
 }
 
 fn writer_into(
@@ -53,9 +57,11 @@ fn writer_into(
     format: Format,
     flame: Option<&std::path::Path>,
     program: &str,
+    health: &Health,
 ) -> Box<dyn Writer> {
     if let Some(p) = flame {
-        return Box::new(FoldedWriter::svg(out, p.to_path_buf(), program.into()));
+        let svg = FoldedWriter::svg(out, p.to_path_buf(), program.into(), health.clone());
+        return Box::new(svg);
     }
     match format {
         Format::Folded => Box::new(FoldedWriter::new(out)),
@@ -222,6 +228,10 @@ impl<'a> Output<'a> {
 
     pub fn warn_missed(&mut self, probe: &str, runs: u64) {
         self.writer.missed(probe, runs);
+    }
+
+    pub fn warn_map_full(&mut self, map: &str, dropped: u64, max_entries: u32) {
+        self.writer.map_full(map, dropped, max_entries);
     }
 
     pub fn print_all_maps(&mut self) {

@@ -17,8 +17,8 @@ pub fn run(format: Format) -> Result<i32, Failure> {
     facts::check(&mut report, config.as_ref());
     providers::check(&mut report);
     match format {
-        Format::Json => println!("{}", report.json()),
-        _ => print!("{}", report.text()),
+        Format::Json => crate::stdout::println(&report.json())?,
+        _ => crate::stdout::print(&report.text())?,
     }
     Ok(if report.needed_ok() { 0 } else { 1 })
 }

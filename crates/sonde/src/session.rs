@@ -5,6 +5,7 @@ use crate::child::Command;
 use crate::cli::Cli;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
+use crate::map_full::FullMaps;
 use crate::misses::{Misses, ProbeRuns};
 use crate::output::{Action, Output};
 use crate::run::bpf::Loaded;
@@ -28,7 +29,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // Said first: otherwise the first root-only file (tracefs, kallsyms) is blamed instead.
     crate::run::prepare::check_privileges(Needs::Bpf)?;
     if cli.dump {
-        println!("{}", sonde_syntax::dump(&ast));
+        crate::stdout::println(&sonde_syntax::dump(&ast))?;
     }
     let command = cli.command.clone().map(Command::Line);
     let mut target = Target::new(command.as_ref(), &Vec::from_iter(cli.pid))?;
@@ -42,14 +43,14 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if crate::options::check(&opts.named, &typed.options)? {
-        print!("{}", crate::options::help(&typed.options));
+        crate::stdout::print(&crate::options::help(&typed.options))?;
         return Ok(0);
     }
-    warn(cli, &typed, &env, &source);
+    warn(cli, &typed, &env, &source)?;
     let compiled =
         sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if cli.dump {
-        println!("{}", sonde_compile::dump::compiled(&compiled, &source.text));
+        crate::stdout::println(&sonde_compile::dump::compiled(&compiled, &source.text))?;
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
     signals::arm();
@@ -90,6 +91,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         ring,
         output,
         misses,
+        full: FullMaps::new(&compiled, &loaded.maps),
         programs: &loaded.programs,
         lost_seen: 0,
         last_misses: Instant::now(),
@@ -123,19 +125,23 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         .zip(timers)
         .map(|(program, timer)| ProbeRuns { program, timer })
         .collect();
-    let ScriptEvents { mut output, mut misses, lost_seen, .. } = events;
-    misses.write(&runs, &mut output);
+    let ScriptEvents { mut output, mut misses, mut full, lost_seen, .. } = events;
     let lost = output.lost_events()?;
-    if lost > lost_seen {
-        output.warn_lost(lost - lost_seen);
+    // Once the output failed, its one sentence is all there is to say.
+    if health.failure().is_none() {
+        misses.write(&runs, &mut output);
+        full.write(&mut output);
+        if lost > lost_seen {
+            output.warn_lost(lost - lost_seen);
+        }
+        output.print_all_maps();
     }
-    output.print_all_maps();
     detaching.finish();
     Ok(crate::run::conclude(reason, &mut target, &health, lost, cli.keep_going))
 }
 
 /// The compiler's warnings and, with `-S`, the typed program.
-fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) {
+fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Result<(), Failure> {
     if let Some(why) = env.btf_missing() {
         eprintln!(
             "sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work",
@@ -146,8 +152,9 @@ fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) {
         eprint!("{}", sonde_syntax::render(w, source, crate::error::stderr_is_terminal()));
     }
     if cli.dump {
-        println!("{}", sonde_compile::dump::typed(typed));
+        crate::stdout::println(&sonde_compile::dump::typed(typed))?;
     }
+    Ok(())
 }
 
 fn probes_functions(compiled: &Compiled) -> bool {
@@ -159,12 +166,14 @@ fn probes_functions(compiled: &Compiled) -> bool {
 }
 
 /// A script's events: records from the ring buffer, written as they come; runs the kernel
-/// skipped reported each second with `-d`; lost events stop the run unless `-k`.
+/// skipped and updates full maps refused reported each second with `-d`; lost events stop the
+/// run unless `-k`.
 struct ScriptEvents<'a> {
     cli: &'a Cli,
     ring: RingBuf,
     output: Output<'a>,
     misses: Misses,
+    full: FullMaps<'a>,
     programs: &'a [Program],
     lost_seen: u64,
     last_misses: Instant,
@@ -176,6 +185,13 @@ impl Events for ScriptEvents<'_> {
     }
 
     fn drain(&mut self) -> Result<Option<Reason>, Failure> {
+        let failed = |o: &Output| o.health().failure().is_some();
+        // Once the output failed, records are only consumed (nothing more can be written), and
+        // its one sentence is all there is to say.
+        if failed(&self.output) {
+            self.ring.drain(|_| {}).map_err(Failure::kernel)?;
+            return Ok(None);
+        }
         let mut action = Action::Continue;
         let output = &mut self.output;
         self.ring
@@ -186,11 +202,15 @@ impl Events for ScriptEvents<'_> {
             })
             .map_err(Failure::kernel)?;
         output.flush();
+        if failed(output) {
+            return Ok(None);
+        }
         if let Action::Exit(code) = action {
             return Ok(Some(Reason::Exit(code)));
         }
         if self.cli.debug && self.last_misses.elapsed() >= MISSES_EVERY {
             self.misses.write(self.programs, &mut self.output);
+            self.full.write(&mut self.output);
             self.last_misses = Instant::now();
         }
         let lost = self.output.lost_events()?;

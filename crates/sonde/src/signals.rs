@@ -11,8 +11,11 @@ static STOP: AtomicI32 = AtomicI32::new(0);
 static ARMED: AtomicBool = AtomicBool::new(false);
 static RELOAD: AtomicBool = AtomicBool::new(false);
 
-/// Exit status of a run interrupted before it touched the kernel (nothing was traced).
+/// Exit status of a run interrupted before it traced anything.
 const INTERRUPTED: i32 = 1;
+
+/// What such a run says (also `Failure::Interrupted`, a stop while loading or attaching).
+pub const INTERRUPTED_MESSAGE: &str = "interrupted; nothing was attached";
 
 extern "C" fn on_signal(sig: libc::c_int) {
     if !ARMED.load(Ordering::SeqCst) {
@@ -68,6 +71,11 @@ pub fn hangup_reloads() {
 /// Whether a SIGHUP came since the last call (see `hangup_reloads`).
 pub fn reload_requested() -> bool {
     RELOAD.swap(false, Ordering::SeqCst)
+}
+
+/// Whether a stop was asked (for the kernel's loader: a plain function).
+pub fn stopping() -> bool {
+    stop_requested().is_some()
 }
 
 /// The signal that asked us to stop, if any.

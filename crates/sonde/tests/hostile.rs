@@ -73,6 +73,36 @@ fn sigterm_and_sigint_stop_sonde_while_it_compiles() {
     let _ = std::fs::remove_file(path);
 }
 
+/// A program the kernel's verifier works on for half a minute before refusing it (a loop it
+/// follows to its limit of a million instructions; 31 s here), and a BEGIN that must not run.
+const SLOW_TO_VERIFY: &str = r#"BEGIN { @verify_slow = 1; printf("begun\n"); }
+tracepoint:syscalls:sys_enter_getpid { $s = 0; for ($i : 0..10000000) { $s = $s + $i; } @ = $s; }"#;
+
+#[test]
+fn sigterm_and_sigint_stop_sonde_while_the_kernel_verifies() {
+    require_tracepoints!();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        let mut running = Sonde::new(&["-d", SLOW_TO_VERIFY]).spawn();
+        // Said once compiled, just before the maps are made and the programs loaded.
+        running.wait_stderr("sonde: compiled", Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!running.exited(), "the load ended before the signal could be sent");
+        let t = Instant::now();
+        running.signal(sig);
+        let o = running.wait();
+        assert!(t.elapsed() < Duration::from_secs(1), "took {:?}\n{}", t.elapsed(), short(&o));
+        o.assert_code(1);
+        assert!(
+            o.stderr.lines().any(|l| l == "sonde: interrupted; nothing was attached"),
+            "{}",
+            short(&o)
+        );
+        assert!(!o.stderr.contains("Attaching") && !o.stderr.contains("verifier"), "{}", short(&o));
+        assert!(!o.stdout.contains("begun"), "BEGIN ran: {}", short(&o));
+        common::no_map_named("verify_slow");
+    }
+}
+
 // ---------------------------------------------------------------- size
 
 #[test]

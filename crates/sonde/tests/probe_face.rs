@@ -104,6 +104,23 @@ fn dash_p_of_no_process_is_one_sentence() {
     assert!(o.stderr.contains("-p 999999999: no process has that pid"), "{}", o.describe());
 }
 
+#[test]
+fn a_filter_number_wider_than_64_bits_is_refused_before_tracefs() {
+    if common::tracefs().is_none() {
+        println!("skipped: tracefs is not mounted");
+        return;
+    }
+    let o = sonde(&["probe", "--show", "e syscalls/sys_enter_openat f:dfd==99999999999999999999"]);
+    o.assert_code(2);
+    assert_eq!(
+        o.stderr,
+        "sonde: the filter `dfd==99999999999999999999` does not parse: `99999999999999999999` is wider than 64 bits\n",
+        "{}",
+        o.describe()
+    );
+    assert!(o.stdout.is_empty(), "{}", o.describe());
+}
+
 /// `(name, value)` of every `args` member of a `--json` run, in order.
 fn args(stdout: &str) -> Vec<(String, i64)> {
     let mut out = Vec::new();

@@ -99,25 +99,26 @@ impl Lower<'_> {
     /// CPU inserted the key meanwhile.
     pub(super) fn insert(&mut self, map: usize, key: i16, val: i16) {
         if self.counter(map).is_none() {
-            self.map_update(map, key, val, BPF_ANY);
+            self.update(map, key, val, BPF_ANY);
             return;
         }
         let replace = self.e.label();
         let done = self.e.label();
+        // Refused for want of room, the replace below is refused too: that one counts.
         self.map_update(map, key, val, BPF_NOEXIST);
         self.e.jmp_imm(Cond::Ne, Reg::R0, 0, replace);
         self.e.emit(Insn::mov64_imm(Reg::R2, 1));
         self.add_to_counter(map, Reg::R2);
         self.e.goto(done);
         self.e.bind(replace);
-        self.map_update(map, key, val, BPF_ANY);
+        self.update(map, key, val, BPF_ANY);
         self.e.bind(done);
     }
 
     /// Store a value: in a counted map, look the key up first so only a new element counts.
     pub(super) fn store(&mut self, map: usize, key: i16, val: i16) {
         if self.counter(map).is_none() {
-            self.map_update(map, key, val, BPF_ANY);
+            self.update(map, key, val, BPF_ANY);
             return;
         }
         let missing = self.e.label();
@@ -126,7 +127,7 @@ impl Lower<'_> {
         self.e.stack_addr(Reg::R2, key);
         self.e.call(h::MAP_LOOKUP_ELEM);
         self.e.jmp_imm(Cond::Eq, Reg::R0, 0, missing);
-        self.map_update(map, key, val, BPF_ANY);
+        self.update(map, key, val, BPF_ANY);
         self.e.goto(done);
         self.e.bind(missing);
         self.insert(map, key, val);

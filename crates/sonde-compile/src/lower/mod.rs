@@ -6,6 +6,7 @@ mod agg_read;
 mod branch;
 mod emit;
 mod expr;
+pub mod full;
 mod join;
 mod len;
 pub use len::len_counter;
@@ -88,6 +89,9 @@ pub struct Compiled {
     pub user_maps: Vec<MapInfo>,
     /// The stack-trace maps, (frames, index in `maps`): one a depth the probes take.
     pub stack_maps: Vec<(u8, usize)>,
+    /// The index in `maps` of the updates each user map refused because it was full (see
+    /// [`full::dropped_map`]); None when the program has no user map.
+    pub dropped_map: Option<usize>,
 }
 
 impl Compiled {
@@ -175,12 +179,18 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         maps.push(m);
         maps.len() - 1
     });
+    let dropped_map = full::dropped_map(&tp.maps).map(|m| {
+        maps.push(m);
+        maps.len() - 1
+    });
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     let mut slots = 1..;
     for probe in &tp.probes {
         let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
-        match lower_probe(tp, probe, opts, (&stack_maps, stack_len_map), run_slot) {
+        let extra =
+            ExtraMaps { stacks: &stack_maps, stack_len: stack_len_map, dropped: dropped_map };
+        match lower_probe(tp, probe, opts, extra, run_slot) {
             Ok(p) => programs.push(p),
             Err(d) => diags.push(d),
         }
@@ -194,6 +204,7 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         events: tp.events.clone(),
         user_maps: tp.maps.clone(),
         stack_maps,
+        dropped_map,
     })
 }
 
@@ -219,6 +230,8 @@ pub(crate) struct Lower<'a> {
     pub stack_maps: &'a [(u8, usize)],
     /// `len(kstack)`'s buffer (stack_len.rs).
     pub stack_len_map: Option<usize>,
+    /// Where refused updates are counted (full.rs).
+    pub dropped_map: Option<usize>,
     /// The enclosing loops' `continue` and `break` targets, innermost last.
     pub loops: Vec<(emit::Label, emit::Label)>,
     /// `for ($kv : @map)` bodies lowered as callbacks, placed after the program (map_for.rs),
@@ -235,11 +248,19 @@ fn intervals(tp: &TProgram) -> usize {
     tp.probes.iter().filter(|p| is_interval(p)).count()
 }
 
+/// The maps after the user maps that every probe may use.
+#[derive(Clone, Copy)]
+struct ExtraMaps<'a> {
+    stacks: &'a [(u8, usize)],
+    stack_len: Option<usize>,
+    dropped: Option<usize>,
+}
+
 fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
     opts: &Options,
-    (stack_maps, stack_len_map): (&[(u8, usize)], Option<usize>),
+    extra: ExtraMaps,
     run_slot: Option<usize>,
 ) -> Result<ProgramDef, Diagnostic> {
     let mut e = Emitter::new();
@@ -252,8 +273,9 @@ fn lower_probe(
         opts,
         vars: Vec::new(),
         exit,
-        stack_maps,
-        stack_len_map,
+        stack_maps: extra.stacks,
+        stack_len_map: extra.stack_len,
+        dropped_map: extra.dropped,
         loops: Vec::new(),
         callbacks: Vec::new(),
         callback_refs: Vec::new(),

@@ -236,7 +236,8 @@ impl Lower<'_> {
             }
             _ => store_x(self, val),
         }
-        self.map_update(map, key, val, sonde_bpf::map_update::BPF_NOEXIST);
+        // Another CPU's insert of the key meanwhile (EEXIST) is no full map: only E2BIG counts.
+        self.update(map, key, val, sonde_bpf::map_update::BPF_NOEXIST);
         self.count_insert(map);
         self.e.bind(done);
         if let Some(r) = x {

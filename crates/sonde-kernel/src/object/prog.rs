@@ -165,6 +165,10 @@ impl<'a> ProgSpec<'a> {
 /// Load attributes that are not plain values: kernel objects the load refers to.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions<'a> {
+    /// Asked before each attempt and whenever the verifier gives up on a pending signal
+    /// (EAGAIN): true ends the load with [`KernelError::Interrupted`]. Without it (or while it
+    /// says no) an interrupted verification is tried again, as libbpf does.
+    pub stop: Option<fn() -> bool>,
     /// For fentry/fexit on a module function: the module's BTF object, in which `attach_btf_id`
     /// is numbered ([`crate::object::btf::BtfFunc::obj_fd`]). None for vmlinux.
     pub attach_btf_obj_fd: Option<BorrowedFd<'a>>,
@@ -196,6 +200,9 @@ pub(crate) const RETURN_ZERO: [u8; 16] = [
 /// The kernel-internal ENOTSUPP that bpf(2) lets escape to user space.
 pub(crate) const ENOTSUPP: i32 = 524;
 const LOG_MAX: usize = 16 << 20;
+
+/// Loads tried again after the verifier gave up on a signal that was not a stop (libbpf's 5).
+const EAGAIN_TRIES: usize = 5;
 
 impl Program {
     /// Load without a log (the verifier runs faster without one); only if that fails, load again
@@ -252,24 +259,42 @@ impl Program {
         if spec.is_fentry_or_fexit() && !crate::object::btf::vmlinux_available() {
             return Err(KernelError::NoBtf);
         }
-        let errno = match attempt(&mut []) {
+        let interrupted = || KernelError::Interrupted { prog: spec.name.to_string() };
+        let stopping = || opts.stop.is_some_and(|stop| stop());
+        // The verifier returns EAGAIN when a signal is pending: a stop, or any other signal
+        // (SIGCHLD, a timer), after which the same load is tried again.
+        let load = |log: &mut [u8]| {
+            for _ in 0..EAGAIN_TRIES {
+                if stopping() {
+                    return Err(None);
+                }
+                match attempt(log) {
+                    Err(libc::EAGAIN) => continue,
+                    r => return r.map_err(Some),
+                }
+            }
+            Err(Some(libc::EAGAIN))
+        };
+        let errno = match load(&mut []) {
             Ok(fd) => return Ok(program(fd)),
+            Err(None) => return Err(interrupted()),
             // No BPF trampoline for this architecture or kernel.
-            Err(e @ (libc::EOPNOTSUPP | ENOTSUPP)) if spec.is_fentry_or_fexit() => {
+            Err(Some(e @ (libc::EOPNOTSUPP | ENOTSUPP))) if spec.is_fentry_or_fexit() => {
                 return Err(KernelError::NoTrampolines { errno: e })
             }
             // No log would explain a missing capability.
-            Err(e @ (libc::EPERM | libc::EMFILE | libc::ENFILE)) => {
+            Err(Some(e @ (libc::EPERM | libc::EMFILE | libc::ENFILE))) => {
                 return Err(KernelError::Syscall { op: "bpf(BPF_PROG_LOAD)", errno: e })
             }
-            Err(e) => e,
+            Err(Some(e)) => e,
         };
         let mut log = vec![0u8; LOG_START];
         loop {
-            match attempt(&mut log) {
+            match load(&mut log) {
                 Ok(fd) => return Ok(program(fd)),
-                Err(libc::ENOSPC) if log.len() < LOG_MAX => log = vec![0u8; log.len() * 4],
-                Err(e) => {
+                Err(None) => return Err(interrupted()),
+                Err(Some(libc::ENOSPC)) if log.len() < LOG_MAX => log = vec![0u8; log.len() * 4],
+                Err(Some(e)) => {
                     let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
                     let text = String::from_utf8_lossy(&log[..end]).into_owned();
                     if text.trim().is_empty() {

@@ -79,6 +79,13 @@ impl Instance {
         self.set_option("event-fork", follow)
     }
 
+    /// Stops recording into this instance's buffer (`tracing_on` 0): what it holds can then be
+    /// read to its end, however busy the events are.
+    pub fn stop_recording(&self) -> Result<()> {
+        let path = self.dir.join("tracing_on");
+        write(&path, "0").map_err(KernelError::io(path.display().to_string()))
+    }
+
     /// This instance's `trace_pipe`, non-blocking, so the reader can notice a stop request.
     pub fn open_pipe(&self) -> Result<File> {
         let path = self.dir.join("trace_pipe");

@@ -27,6 +27,10 @@ fn the_shared_records_exactly() {
             r#"{"type": "missed_runs", "data": {"probe": "interval:s:1", "runs": 2}}"#,
         ),
         (Record::exit(42, 3), r#"{"type": "exit", "data": {"pid": 42, "status": 3}}"#),
+        (
+            Record::map_full("@x", 95904, 4096),
+            r#"{"type": "map_full", "data": {"dropped": 95904, "map": "@x", "max_entries": 4096}}"#,
+        ),
     ] {
         assert_eq!(record.to_string(), want);
         valid(&s, want);

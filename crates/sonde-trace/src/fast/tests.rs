@@ -41,6 +41,7 @@ fn compiled() -> Compiled {
         events: Vec::new(),
         user_maps: Vec::new(),
         stack_maps: Vec::new(),
+        dropped_map: None,
     }
 }
 

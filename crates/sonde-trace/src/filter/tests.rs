@@ -39,3 +39,17 @@ fn the_tree_replaces_the_placeholder_and_its_spans_point_past_the_program() {
     let program_diag = sonde_syntax::diag::Diagnostic::error(pred.span, "y");
     assert!(rebase(program_diag, &text).is_none());
 }
+
+#[test]
+fn an_error_about_the_filter_around_it_points_at_the_filter() {
+    let text = format!("BEGIN /pid == 1 && ({PLACEHOLDER})/ {{ exit(); }}\n");
+    let filter_at = text.len() as u32 + 1;
+    let program = sonde_syntax::ast::Span { lo: 7, hi: 30 };
+    let filter = sonde_syntax::ast::Span { lo: filter_at, hi: filter_at + 4 };
+    let d = sonde_syntax::diag::Diagnostic::error(program, "`&&` does not apply to strings")
+        .with_label(program, "`s64`")
+        .with_label(filter, "`char[16]`");
+    let d = rebase(d, &text).expect("its label is in the filter");
+    assert_eq!((d.span.lo, d.span.hi), (0, 4));
+    assert_eq!(d.labels.len(), 1);
+}

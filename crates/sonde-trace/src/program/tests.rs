@@ -173,6 +173,32 @@ fn a_filter_goes_into_each_entry_and_restricts_to_syscalls_naming_its_arguments(
 }
 
 #[test]
+fn a_filter_that_fits_no_traced_syscall_points_at_the_argument() {
+    let t = table();
+    let sel = Selection::parse("getpid", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.filter = filter("comm != \"x\" && args->flags == 1");
+    let d = p.filter_misfit().expect("getpid has no flags");
+    assert_eq!(d.message, "no traced syscall has the argument `flags`");
+    assert_eq!((d.span.lo, d.span.hi), (15, 26), "the caret is under `args->flags`");
+    // A near name is offered from the traced syscalls' arguments.
+    let sel = Selection::parse("openat", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.filter = filter("args->flag == 1");
+    let d = p.filter_misfit().unwrap();
+    assert_eq!(d.help.as_deref(), Some("did you mean `args->flags`?"));
+    p.filter = filter("args->flags == 1");
+    assert!(p.filter_misfit().is_none());
+    // Each argument is some syscall's, none has both: the whole filter is pointed at.
+    let sel = Selection::parse("openat,read", &t).unwrap();
+    let mut p = plan(&t, &sel, Mode::Lines);
+    p.filter = filter("args->flags == 1 || args->count > 2");
+    let d = p.filter_misfit().unwrap();
+    assert_eq!(d.message, "no traced syscall has all of args->flags, args->count");
+    assert_eq!((d.span.lo, d.span.hi), (0, 35));
+}
+
+#[test]
 fn threads_and_users_are_selected_in_the_kernel() {
     let t = table();
     let sel = Selection::parse("getpid", &t).unwrap();

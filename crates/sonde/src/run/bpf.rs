@@ -34,7 +34,8 @@ impl Loaded {
         RingBuf::new(&self.maps[sonde_compile::abi::EVENTS_MAP]).map_err(Failure::kernel)
     }
 
-    /// Attaches every program but BEGIN's and END's; `pid` restricts uprobes.
+    /// Attaches every program but BEGIN's and END's; `pid` restricts uprobes. A stop signal
+    /// before the last is attached detaches them all again: the run never began.
     pub fn attach(
         &self,
         compiled: &Compiled,
@@ -44,9 +45,15 @@ impl Loaded {
         let mut links = Vec::new();
         let mut probes = 0;
         for (def, prog) in compiled.programs.iter().zip(&self.programs) {
+            if crate::signals::stopping() {
+                return Err(Failure::Interrupted);
+            }
             let (l, n) = attach_program(def, prog, env, pid)?;
             links.extend(l);
             probes += n;
+        }
+        if crate::signals::stopping() {
+            return Err(Failure::Interrupted);
         }
         probes += self.special(compiled, &AttachPoint::Begin).len();
         probes += self.special(compiled, &AttachPoint::End).len();

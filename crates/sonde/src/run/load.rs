@@ -1,5 +1,6 @@
 //! Compiled maps and programs -> kernel objects, through `sonde-load` (shared with the golden
-//! verifier lane); a refusal becomes a report that names the probe and the source line.
+//! verifier lane); a refusal becomes a report that names the probe and the source line. A stop
+//! signal ends the loading at once, even inside the kernel's verifier.
 
 use crate::error::Failure;
 use sonde_compile::Compiled;
@@ -19,7 +20,7 @@ pub fn load_programs(
     c.programs
         .iter()
         .map(|p| {
-            sonde_load::load_program(p, maps)
+            sonde_load::load_program_unless(p, maps, Some(crate::signals::stopping))
                 .map_err(|e| crate::error::verifier_failure(e, p, source))
         })
         .collect()

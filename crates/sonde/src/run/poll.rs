@@ -50,6 +50,9 @@ pub fn until_stopped(
     loop {
         events.wait(POLL_MS)?;
         let stop = events.drain()?;
+        // A closed pipe is noticed while nothing is written too: `| head -1` after the one
+        // line it wanted ends the run now, not at the next event.
+        output.reader_gone();
         if let Some(f) = output.failure() {
             return Ok(Reason::Output(f));
         }
@@ -75,7 +78,7 @@ pub fn until_stopped(
 pub fn report(reason: &Reason, target: &Target) {
     if let Reason::Output(f) = reason {
         if !f.closed_pipe() {
-            eprintln!("sonde: cannot write the output: {}; stopped", f.message);
+            eprintln!("sonde: {}", f.sentence());
         }
         return;
     }

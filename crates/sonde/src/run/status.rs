@@ -63,9 +63,24 @@ mod tests {
             exit_status(&Outcome { lost: 5, keep_going: true, ..outcome(Reason::Limit) }),
             0
         );
-        let pipe = WriteFailure { kind: ErrorKind::BrokenPipe, message: "Broken pipe".into() };
-        assert_eq!(exit_status(&outcome(Reason::Output(pipe))), 0);
-        let full = WriteFailure { kind: ErrorKind::StorageFull, message: "No space".into() };
+        let pipe =
+            WriteFailure { kind: ErrorKind::BrokenPipe, message: "Broken pipe".into(), file: None };
+        assert_eq!(exit_status(&outcome(Reason::Output(pipe.clone()))), 0);
+        // A closed pipe beats losses, and the command's own status: the reader chose to stop.
+        let pipe_and_more = Outcome { lost: 5, command: Some(3), ..outcome(Reason::Output(pipe)) };
+        assert_eq!(exit_status(&pipe_and_more), 0);
+        let full =
+            WriteFailure { kind: ErrorKind::StorageFull, message: "No space".into(), file: None };
         assert_eq!(exit_status(&outcome(Reason::Output(full))), 1);
+        let svg = WriteFailure {
+            kind: ErrorKind::StorageFull,
+            message: "No space".into(),
+            file: Some("f.svg".into()),
+        };
+        assert_eq!(exit_status(&outcome(Reason::Output(svg))), 1);
+        // Lost events are a failure, but a program's own exit(N) is said first.
+        assert_eq!(exit_status(&Outcome { lost: 5, ..outcome(Reason::Exit(4)) }), 4);
+        assert_eq!(exit_status(&Outcome { lost: 5, ..outcome(Reason::Exit(0)) }), 1);
+        assert_eq!(exit_status(&outcome(Reason::Lost)), 1);
     }
 }

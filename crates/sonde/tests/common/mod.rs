@@ -701,6 +701,60 @@ pub fn bpf_ids(cmd: libc::c_long) -> BTreeSet<u32> {
     }
 }
 
+/// The names of every BPF map in the kernel now (the first 15 bytes of each), to find a test's
+/// own map among what other processes load meanwhile.
+pub fn bpf_map_names() -> Vec<String> {
+    const BPF_MAP_GET_FD_BY_ID: libc::c_long = 14;
+    const BPF_OBJ_GET_INFO_BY_FD: libc::c_long = 15;
+    let mut names = Vec::new();
+    for id in bpf_ids(BPF_MAP_GET_NEXT_ID) {
+        // union bpf_attr { struct { __u32 map_id; __u32 next_id; __u32 open_flags; } }
+        let mut attr = [id, 0u32, 0];
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_bpf,
+                BPF_MAP_GET_FD_BY_ID,
+                attr.as_mut_ptr(),
+                std::mem::size_of_val(&attr),
+            )
+        };
+        if fd < 0 {
+            continue; // gone meanwhile
+        }
+        // struct bpf_map_info: the name is the 16 bytes at offset 24.
+        let mut info = [0u8; 96];
+        let mut attr = [0u64; 2];
+        attr[0] = fd as u64 | ((info.len() as u64) << 32);
+        attr[1] = info.as_mut_ptr() as u64;
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_bpf,
+                BPF_OBJ_GET_INFO_BY_FD,
+                attr.as_mut_ptr(),
+                std::mem::size_of_val(&attr),
+            )
+        };
+        unsafe { libc::close(fd as i32) };
+        if r == 0 {
+            let name = &info[24..40];
+            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+            names.push(String::from_utf8_lossy(&name[..end]).into_owned());
+        }
+    }
+    names
+}
+
+/// Waits (up to 5 s: the kernel frees maps after an RCU grace period) until no BPF map is named
+/// `name` (a test's own user map, `@name`): what held it, sonde's programs and links, is gone.
+#[track_caller]
+pub fn no_map_named(name: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bpf_map_names().iter().any(|n| n == name) {
+        assert!(Instant::now() < deadline, "a BPF map named {name} is still in the kernel");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// All BPF programs, maps and links in the kernel now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BpfObjects {
