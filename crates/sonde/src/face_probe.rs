@@ -7,8 +7,8 @@ use crate::cli::probe::Probe as Settings;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::run::{self, poll, Events, Needs, Reason};
-use crate::shell::quote;
 use crate::signals;
+use plan::{Line, Names, Plan};
 use sonde_compile::Env as _;
 use sonde_kernel::tracefs::instance::Instance;
 use sonde_kernel::tracefs::probe_event::{self, DynamicEvent};
@@ -18,6 +18,8 @@ use sonde_probe::{Env, Probe, Target, UserSite};
 use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+mod plan;
 
 /// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use).
 struct ProbeEnv(HostEnv);
@@ -104,7 +106,7 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
     };
     if a.show {
         crate::stdout::print(
-            &plan.commands().iter().map(|c| format!("{c}\n")).collect::<String>(),
+            &plan.commands(Names::ThisRun).iter().map(|c| format!("{c}\n")).collect::<String>(),
         )?;
         return Ok(0);
     }
@@ -120,12 +122,6 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
     signals::arm();
     let mut target = run::Target::new(a.command.as_ref(), &Vec::from_iter(a.pid))?;
     trace(&tracefs, &probes, &lines, a, &mut target)
-}
-
-/// A definition and the tracefs file it is appended to.
-struct Line {
-    file: &'static str,
-    text: String,
 }
 
 fn trace(
@@ -275,136 +271,5 @@ fn label(p: &Probe) -> String {
     match kind {
         "r" | "R" => format!("{target}%return"),
         _ => target.to_string(),
-    }
-}
-
-/// A shell command writing `text` and a newline, byte for byte: `printf '%s\\n'`, since `echo`
-/// expands backslashes in some shells (dash, busybox).
-fn write_line(text: &str) -> String {
-    format!("printf '%s\\n' {}", quote(text))
-}
-
-/// The tracefs commands a run performs, for `--show` and `-o`.
-struct Plan<'a> {
-    root: String,
-    probes: &'a [Probe],
-    lines: &'a [Option<Line>],
-    stack: bool,
-}
-
-impl Plan<'_> {
-    fn instance(&self) -> String {
-        format!("{}/instances/sonde-{}", self.root, std::process::id())
-    }
-
-    /// A tracefs file of the instance, quoted for the shell.
-    fn path(&self, file: &str) -> String {
-        quote(&format!("{}/{file}", self.instance()))
-    }
-
-    /// A file of the event's directory in the instance.
-    fn event_path(&self, p: &Probe, file: &str) -> String {
-        let (g, e) = p.event();
-        self.path(&format!("events/{g}/{e}/{file}"))
-    }
-
-    fn commands(&self) -> Vec<String> {
-        let mut c = Vec::new();
-        for l in self.lines.iter().flatten() {
-            let file = quote(&format!("{}/{}", self.root, l.file));
-            c.push(format!("{} >> {file}", write_line(&l.text)));
-        }
-        c.push(format!("mkdir {}", quote(&self.instance())));
-        for p in self.probes {
-            if let Some(f) = &p.filter {
-                c.push(format!("{} > {}", write_line(f), self.event_path(p, "filter")));
-            }
-            c.push(format!("echo 1 > {}", self.event_path(p, "enable")));
-        }
-        if self.stack {
-            c.push(format!("echo 1 > {}", self.path("options/stacktrace")));
-        }
-        c.push(format!("cat {}", self.path("trace_pipe")));
-        c
-    }
-
-    fn script(&self) -> String {
-        // The clean-up goes on past a step that fails (`set -e` would end it there).
-        let mut s =
-            String::from("#!/bin/sh\n# Written by `sonde probe -o`.\ncleanup() {\n  set +e\n");
-        for p in self.probes {
-            s += &format!("  echo 0 > {} 2>/dev/null\n", self.event_path(p, "enable"));
-        }
-        s += &format!("  rmdir {} 2>/dev/null\n", quote(&self.instance()));
-        for (p, l) in self.probes.iter().zip(self.lines) {
-            if let (Target::Dynamic(def), Some(l)) = (&p.target, l) {
-                let file = quote(&format!("{}/{}", self.root, l.file));
-                let removal = format!("-:{}/{}", def.group, def.event);
-                s += &format!("  {} >> {file}\n", write_line(&removal));
-            }
-        }
-        s += "}\ntrap cleanup EXIT\ntrap 'exit 0' INT TERM HUP\nset -e\n";
-        for c in self.commands() {
-            s += &c;
-            s.push('\n');
-        }
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Line, Plan};
-    use sonde_probe::{Definition, Location, Probe, Target};
-    use std::path::Path;
-
-    /// Every field a user's text reaches, each holding what a shell would act on.
-    const HOSTILE: &str = "a'; touch PWNED; echo '$(touch PWNED)`touch PWNED`\\n\"x\"";
-
-    fn probe(path: &str) -> Probe {
-        let def = Definition {
-            ret: false,
-            maxactive: None,
-            group: "sonde".into(),
-            event: "sonde_1_0".into(),
-            location: Location::File { path: path.into(), offset: 0x10 },
-            args: Vec::new(),
-        };
-        let filter = Some(format!("common_pid==1 && comm==\"{HOSTILE}\""));
-        Probe { source: String::new(), target: Target::Dynamic(def), filter, unwrapped: vec![] }
-    }
-
-    /// The script, run by `sh` against a directory standing in for tracefs, writes each user
-    /// text byte for byte and runs nothing of it.
-    #[test]
-    fn the_script_writes_every_user_text_as_it_is_and_runs_none_of_it() {
-        let dir = std::env::temp_dir().join(format!("sonde-probe-script-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let root = dir.join("tracefs");
-        let probes = [probe(&format!("/tmp/{HOSTILE}/bin"))];
-        let Target::Dynamic(def) = &probes[0].target else { unreachable!() };
-        let lines = [Some(Line { file: "uprobe_events", text: def.to_string() })];
-        let plan =
-            Plan { root: root.display().to_string(), probes: &probes, lines: &lines, stack: true };
-        let event_dir = Path::new(&plan.instance()).join("events/sonde/sonde_1_0");
-        std::fs::create_dir_all(&event_dir).unwrap();
-        std::fs::create_dir_all(Path::new(&plan.instance()).join("options")).unwrap();
-        std::fs::write(Path::new(&plan.instance()).join("trace_pipe"), "").unwrap();
-        let script = dir.join("p.sh");
-        std::fs::write(&script, plan.script()).unwrap();
-        // tracefs makes an instance's directories itself: `mkdir -p` stands in for that.
-        let shim = "mkdir() { command mkdir -p \"$@\"; }; . ./p.sh";
-        let run = std::process::Command::new("sh").args(["-c", shim]).current_dir(&dir).output();
-        let run = run.unwrap();
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-        assert!(!dir.join("PWNED").exists(), "{}", plan.script());
-        let events = std::fs::read_to_string(root.join("uprobe_events")).unwrap();
-        assert_eq!(events, format!("{}\n-:sonde/sonde_1_0\n", def));
-        let filter = std::fs::read_to_string(event_dir.join("filter")).unwrap();
-        assert_eq!(filter, format!("{}\n", probes[0].filter.as_deref().unwrap()));
-        for c in plan.commands() {
-            assert!(!c.starts_with("echo '"), "user text goes through printf '%s\\n': {c}");
-        }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
