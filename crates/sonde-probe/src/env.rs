@@ -22,4 +22,7 @@ pub trait Env {
     /// `BIN:SYM[+OFF]` (a path or a name such as `bash` or `libc`) to a file offset; `Err` is the
     /// sentence saying why not.
     fn user_function(&self, binary: &str, symbol: &str) -> Result<UserSite, String>;
+    /// The types of the user binary at `path` (its DWARF or .BTF), for casts in uprobes; `Err`
+    /// is the sentence saying why there are none.
+    fn user_types(&self, path: &str) -> Result<Btf, String>;
 }

@@ -63,6 +63,10 @@ pub enum ProbeError {
     WrongAccess { fetch: String, op: &'static str, member: String, needs: &'static str, ty: String },
     #[error("`{fetch}`: the kernel's BTF has no type `{ty}`")]
     UnknownType { fetch: String, ty: String },
+    #[error("`{fetch}`: {binary} has no type `{ty}` in its debug info")]
+    UnknownUserType { fetch: String, ty: String, binary: String },
+    #[error("`{fetch}`: {why}")]
+    NoUserTypes { fetch: String, why: String },
     #[error("`{fetch}`: the type of this value is unknown; cast it first, e.g. `!(struct file *){fetch}`")]
     Untyped { fetch: String },
     #[error("`{fetch}` is a `{ty}`, which ftrace cannot print whole: name one of its members")]

@@ -76,7 +76,12 @@ pub fn build(text: &str, env: &dyn Env, group: &str, event: &str) -> Result<Prob
         }
         kind => {
             let (location, function, offset) = location(&e, env)?;
-            let site = resolve::Site { kind, function: function.as_deref(), offset, expr: text };
+            let binary = match &location {
+                Location::File { path, .. } => Some(path.as_str()),
+                _ => None,
+            };
+            let function = function.as_deref();
+            let site = resolve::Site { kind, function, binary, offset, expr: text };
             let (args, unwrapped): (Vec<_>, Vec<_>) = e
                 .args
                 .iter()

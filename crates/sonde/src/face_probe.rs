@@ -21,8 +21,12 @@ use std::time::{Duration, Instant};
 
 mod plan;
 
-/// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use).
-struct ProbeEnv(HostEnv);
+/// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use), with each
+/// user binary's types read once.
+struct ProbeEnv(HostEnv, UserTypes);
+
+type UserTypes =
+    std::cell::RefCell<std::collections::HashMap<String, Result<sonde_btf::Btf, String>>>;
 
 impl Env for ProbeEnv {
     fn btf(&self) -> Option<&sonde_btf::Btf> {
@@ -55,6 +59,11 @@ impl Env for ProbeEnv {
             .map(|(path, offset)| UserSite { path, offset })
             .map_err(|e| e.to_string())
     }
+    fn user_types(&self, path: &str) -> Result<sonde_btf::Btf, String> {
+        let read =
+            || sonde_symbols::user_types::user_types(Path::new(path)).map_err(|e| e.to_string());
+        self.1.borrow_mut().entry(path.to_string()).or_insert_with(read).clone()
+    }
 }
 
 pub fn run(a: &Settings) -> Result<i32, Failure> {
@@ -63,7 +72,7 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
         crate::run::prepare::check_privileges(Needs::Tracefs)?;
     }
     // Everything is resolved before tracefs is touched.
-    let env = ProbeEnv(HostEnv::new());
+    let env = ProbeEnv(HostEnv::new(), UserTypes::default());
     let mut probes = Vec::new();
     for e in &a.exprs {
         let name = probe_event::reserve_name();

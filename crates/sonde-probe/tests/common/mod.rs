@@ -165,7 +165,26 @@ impl Env for Fixture {
                 Ok(UserSite { path: "/lib64/libc-2.17.so".into(), offset: 0x6eb40 })
             }
             ("libc", s) => Err(format!("/lib64/libc-2.17.so has no symbol {s}")),
+            ("tprog", "work") => Ok(UserSite { path: "/opt/tprog".into(), offset: 0x1139 }),
             (b, _) => Err(format!("no binary or library named {b}")),
         }
     }
+    fn user_types(&self, path: &str) -> Result<Btf, String> {
+        match path {
+            "/opt/tprog" => Ok(tprog_btf()),
+            p => Err(format!("{p} has no type information")),
+        }
+    }
+}
+
+/// The types of a user program: a `struct pt` unlike any of the kernel's.
+fn tprog_btf() -> Btf {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, true);
+    let long = b.int("long", 8, true);
+    let ch = b.int_enc("char", 1, 0, 0, 8);
+    let idx = b.int("unsigned int", 4, false);
+    let name = b.array(ch, idx, 8);
+    b.struct_("pt", 24, &[("x", int, 0), ("y", long, 64), ("name", name, 128)]);
+    Btf::from_bytes(b.build()).unwrap()
 }

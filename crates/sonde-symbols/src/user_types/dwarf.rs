@@ -107,8 +107,11 @@ impl Collect {
         let ty = reference(unit, e)?;
         let item = match tag {
             dw::DW_TAG_base_type => {
-                let enc = udata(e, dw::DW_AT_encoding)?.unwrap_or(0);
-                match gimli::DwAte(enc as u8) {
+                let enc = match e.attr_value(dw::DW_AT_encoding)? {
+                    Some(AttributeValue::Encoding(enc)) => enc,
+                    _ => dw::DW_ATE_unsigned,
+                };
+                match enc {
                     dw::DW_ATE_float => Some(Item::Float { name, size }),
                     dw::DW_ATE_boolean => Some(Item::Int { name, size, encoding: 4 }),
                     dw::DW_ATE_signed => Some(Item::Int { name, size, encoding: 1 }),
