@@ -266,6 +266,9 @@ const DRAIN_READS: usize = 16;
 
 /// One trace_pipe line as text, or as its JSON record (`--json`; none for a stack's heading).
 fn render(line: &str, labels: &[(String, String)], json: bool) -> Option<String> {
+    let comm_of = |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).ok();
+    let named = sonde_probe::format::with_comm(line, comm_of);
+    let line = named.as_deref().unwrap_or(line);
     match json {
         false => Some(sonde_probe::format::format_line(line, labels)),
         true => sonde_probe::record::record(line, labels).map(|r| r.to_string()),
