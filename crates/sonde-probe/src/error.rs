@@ -39,6 +39,12 @@ pub enum ProbeError {
     BadTarget { target: String },
     #[error("the kernel has no function `{name}` to probe{}", hint(.near))]
     UnknownFunction { name: String, near: Vec<String> },
+    #[error("kprobes cannot trace `{name}`: the kernel has it, and lists it on the kprobe blacklist (/sys/kernel/debug/kprobes/blacklist)")]
+    Blacklisted { name: String },
+    #[error(
+        "kprobes cannot trace `{name}`: the kernel has it, but marks it notrace or has inlined it"
+    )]
+    NotTraceable { name: String },
     #[error("this kernel has no tracepoint `{name}`")]
     UnknownEvent { name: String },
     #[error("the kernel has no symbol `{name}` to read with `@{name}`")]

@@ -212,7 +212,10 @@ mod tests {
         let line = "           <...>-4242    [001] d..1.  5.5: sonde_7_0: (f+0x0/0x10) a=1";
         let comm = |pid: u32| (pid == 4242).then(|| "wl-probe\n".to_string());
         let named = with_comm(line, comm).unwrap();
-        assert_eq!(named, "           wl-probe-4242    [001] d..1.  5.5: sonde_7_0: (f+0x0/0x10) a=1");
+        assert_eq!(
+            named,
+            "           wl-probe-4242    [001] d..1.  5.5: sonde_7_0: (f+0x0/0x10) a=1"
+        );
         let e = parse_event(&named, &[]).unwrap();
         assert_eq!((e.comm.as_str(), e.pid), ("wl-probe", 4242));
         // Gone, a name already there, a value that only looks like one: the line stays.

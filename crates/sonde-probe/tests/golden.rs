@@ -271,6 +271,10 @@ fn bad_input_is_one_sentence_each() {
     assert!(matches!(err("p wake_up_new_task c=%0 f:c=="), ProbeError::BadFilter { .. }));
     assert!(matches!(err("p wake_up_new_task c=%0 f:d==1"), ProbeError::FilterField { .. }));
     assert!(matches!(err("p wake_up_new_tsk"), ProbeError::UnknownFunction { .. }));
+    assert_eq!(
+        err("p do_int3").to_string(),
+        "kprobes cannot trace `do_int3`: the kernel has it, and lists it on the kprobe blacklist (/sys/kernel/debug/kprobes/blacklist)"
+    );
     assert!(matches!(err("P nope:main"), ProbeError::UserTarget { .. }));
     assert!(matches!(err("p wake_up_new_task s=%0->se"), ProbeError::Aggregate { .. }));
     assert!(matches!(err("p wake_up_new_task s=%0.pid"), ProbeError::WrongAccess { .. }));

@@ -5,66 +5,21 @@
 
 use crate::cli::probe::Probe as Settings;
 use crate::error::Failure;
-use crate::host_env::HostEnv;
 use crate::run::{self, poll, Events, Needs, Reason};
 use crate::signals;
+use env::ProbeEnv;
 use plan::{Line, Names, Plan};
-use sonde_compile::Env as _;
 use sonde_kernel::tracefs::instance::Instance;
 use sonde_kernel::tracefs::probe_event::{self, DynamicEvent};
 use sonde_kernel::tracefs::Tracefs;
 use sonde_output::sink::Sink;
-use sonde_probe::{Env, Probe, Target, UserSite};
+use sonde_probe::{Probe, Target};
 use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+mod env;
 mod plan;
-
-/// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use), with each
-/// user binary's types read once.
-struct ProbeEnv(HostEnv, UserTypes);
-
-type UserTypes =
-    std::cell::RefCell<std::collections::HashMap<String, Result<sonde_btf::Btf, String>>>;
-
-impl Env for ProbeEnv {
-    fn btf(&self) -> Option<&sonde_btf::Btf> {
-        self.0.btf().ok()
-    }
-    fn kernel_function(&self, name: &str) -> Result<(), Vec<String>> {
-        let Ok(all) = self.0.kernel_functions() else {
-            // No list (a sandbox): let the kernel decide, and say so if it refuses.
-            return Ok(());
-        };
-        if sonde_compile::provider::kernel_functions::is_traceable(&self.0, name).unwrap_or(false) {
-            return Ok(());
-        }
-        Err(sonde_syntax::closest(name, all.iter().map(String::as_str))
-            .map(|s| vec![s.to_string()])
-            .unwrap_or_default())
-    }
-    fn kernel_symbol(&self, name: &str) -> bool {
-        self.0.kernel_symbol_exists(name).unwrap_or(true)
-    }
-    fn tracepoint_fields(&self, group: &str, event: &str) -> Option<Vec<String>> {
-        let text = self.0.tracepoint_format(group, event).ok()?;
-        let def =
-            sonde_compile::provider::tracepoint_format::parse_format(group, event, &text).ok()?;
-        Some(def.fields.into_iter().map(|f| f.name).collect())
-    }
-    fn user_function(&self, binary: &str, symbol: &str) -> Result<UserSite, String> {
-        self.0
-            .user_symbol(binary, symbol)
-            .map(|(path, offset)| UserSite { path, offset })
-            .map_err(|e| e.to_string())
-    }
-    fn user_types(&self, path: &str) -> Result<sonde_btf::Btf, String> {
-        let read =
-            || sonde_symbols::user_types::user_types(Path::new(path)).map_err(|e| e.to_string());
-        self.1.borrow_mut().entry(path.to_string()).or_insert_with(read).clone()
-    }
-}
 
 pub fn run(a: &Settings) -> Result<i32, Failure> {
     // Printing the commands needs no privilege; running them does, said before anything else.
@@ -72,7 +27,7 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
         crate::run::prepare::check_privileges(Needs::Tracefs)?;
     }
     // Everything is resolved before tracefs is touched.
-    let env = ProbeEnv(HostEnv::new(), UserTypes::default());
+    let env = ProbeEnv::new();
     let mut probes = Vec::new();
     for e in &a.exprs {
         let name = probe_event::reserve_name();

@@ -4,7 +4,7 @@
 
 use sonde_btf::builder::{Builder, KIND_FLAG};
 use sonde_btf::Btf;
-use sonde_probe::{Env, UserSite};
+use sonde_probe::{Env, FunctionMiss, UserSite};
 
 /// A bitfield member's offset word: size in the top 8 bits (struct with the kind flag).
 fn bf(bits: u32, offset: u32) -> u32 {
@@ -141,15 +141,20 @@ impl Env for Fixture {
     fn btf(&self) -> Option<&Btf> {
         self.btf.as_ref()
     }
-    fn kernel_function(&self, name: &str) -> Result<(), Vec<String>> {
+    fn kernel_function(&self, name: &str) -> Result<(), FunctionMiss> {
         if FUNCTIONS.contains(&name) {
             return Ok(());
         }
-        Err(FUNCTIONS
-            .iter()
-            .filter(|f| f.contains(name) || name.contains(*f))
-            .map(|s| s.to_string())
-            .collect())
+        if name == "do_int3" {
+            return Err(FunctionMiss::Blacklisted);
+        }
+        Err(FunctionMiss::Unknown(
+            FUNCTIONS
+                .iter()
+                .filter(|f| f.contains(name) || name.contains(*f))
+                .map(|s| s.to_string())
+                .collect(),
+        ))
     }
     fn kernel_symbol(&self, name: &str) -> bool {
         name == "task_group_cache" || FUNCTIONS.contains(&name)
