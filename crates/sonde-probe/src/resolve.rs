@@ -217,9 +217,13 @@ fn member(
     let btf = btf.ok_or_else(|| ProbeError::NoBtf { fetch: fx.text.clone() })?;
     let Some(m) = btf.member(id, name) else {
         let names = btf.member_names(id);
-        let near = sonde_syntax::closest(name, names.iter().map(String::as_str))
-            .map(|s| vec![s.to_string()])
-            .unwrap_or_default();
+        let near = btf
+            .member_macro(id, name)
+            .or_else(|| {
+                sonde_syntax::closest(name, names.iter().map(String::as_str)).map(String::from)
+            })
+            .into_iter()
+            .collect();
         return Err(ProbeError::NoMember {
             fetch: fx.text.clone(),
             ty: btf.type_name(id),

@@ -272,6 +272,14 @@ fn bad_input_is_one_sentence_each() {
     assert!(matches!(err("p wake_up_new_task c=%0 f:d==1"), ProbeError::FilterField { .. }));
     assert!(matches!(err("p wake_up_new_tsk"), ProbeError::UnknownFunction { .. }));
     assert_eq!(
+        err("p wake_up_new_task d=!(struct sock *)%0->sk_dport").to_string(),
+        "`!(struct sock *)%0->sk_dport`: `struct sock` has no member `sk_dport` (did you mean `__sk_common.skc_dport`?)"
+    );
+    assert_eq!(
+        def("p wake_up_new_task d=!(struct sock *)%0->__sk_common.skc_dport"),
+        "p:sonde/f0 wake_up_new_task d=+0xc(%di):u16"
+    );
+    assert_eq!(
         err("p do_int3").to_string(),
         "kprobes cannot trace `do_int3`: the kernel has it, and lists it on the kprobe blacklist (/sys/kernel/debug/kprobes/blacklist)"
     );

@@ -65,6 +65,9 @@ pub fn fixture_btf() -> Btf {
     let p = b.func_proto(file_ptr, &[("dfd", int), ("pathname", filename_ptr), ("op", of_ptr)]);
     b.func("do_filp_open", p, 1);
     packet_types(&mut b);
+    let u16_ = b.int("short unsigned int", 2, false);
+    let common = b.struct_("sock_common", 0x88, &[("skc_dport", u16_, 0xc * 8)]);
+    b.struct_("sock", 0x300, &[("__sk_common", common, 0)]);
     let _ = KIND_FLAG;
     Btf::from_bytes(b.build()).expect("fixture BTF")
 }

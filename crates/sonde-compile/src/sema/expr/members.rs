@@ -104,7 +104,11 @@ impl Checker<'_> {
                 let mut d =
                     Diagnostic::error(span, format!("`{}` has no member `{}`", name, field));
                 let near = near_names(field, &names);
-                if !near.is_empty() {
+                if let Some(path) = btf.member_macro(sonde_btf::TypeId(id), field) {
+                    d = d.with_help(format!(
+                        "did you mean `{path}`? (`{field}` is a macro in C, not a member)"
+                    ));
+                } else if !near.is_empty() {
                     d = d.with_help(format!("members with close names: {}", near.join(", ")));
                 }
                 self.error(d);
