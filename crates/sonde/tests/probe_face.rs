@@ -156,24 +156,16 @@ fn uprobe_arguments_return_values_and_a_string_filter() {
 
 /// A cast in a uprobe reads the program's own `struct pt` (its DWARF, from `cc -g`): members at
 /// the program's offsets, a bitfield, a string and a pointer followed; a binary built without
-/// `-g` gets one sentence, and the kernel's types are never used.
+/// `-g` gets one sentence, and the kernel's types are never used. (The language's uprobes:
+/// tests/user_types.rs.)
 #[test]
 fn uprobe_casts_read_the_programs_own_types() {
-    require_tracepoints!();
-    if !std::path::Path::new("/sys/kernel/tracing/uprobe_events").exists() {
-        println!("skipped: no uprobe_events");
+    if let Some(reason) = common::skip_reason_uprobes() {
+        println!("skipped: {reason}");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("sonde-tprog-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../sonde-symbols/tests/fixtures/tprog.c");
-    let build = |name: &str, flag: &str| {
-        let out = dir.join(name);
-        let mut cc = std::process::Command::new("cc");
-        assert!(cc.args([flag, "-O1", "-o"]).arg(&out).arg(source).status().unwrap().success());
-        out.display().to_string()
-    };
-    let (with, without) = (build("tprog", "-g"), build("tprog-nodebug", "-g0"));
+    let (with, without) = (common::temp_path("tprog"), common::temp_path("tprog-nodebug"));
+    let (with, without) = (common::build_tprog(&with, "-g"), common::build_tprog(&without, "-g0"));
     let expr = format!(
         "P {with}:work x=!(struct pt *)%0->x y=!(struct pt *)%0->y n=!(struct pt *)%0->name m=!(struct pt *)%0->mode nx=!(struct pt *)%0->next->name"
     );
@@ -192,5 +184,5 @@ fn uprobe_casts_read_the_programs_own_types() {
     assert_eq!(o.code, Some(2), "{}", o.describe());
     assert!(o.stderr.contains("has no type information"), "{}", o.describe());
     assert!(o.stderr.contains("the kernel's types do not apply"), "{}", o.describe());
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = (std::fs::remove_file(&with), std::fs::remove_file(&without));
 }

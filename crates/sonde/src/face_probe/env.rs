@@ -1,30 +1,20 @@
 //! sonde-probe's questions answered from this host: the same `HostEnv` scripts use, kallsyms and
-//! the kprobe blacklist for functions kprobes cannot take, and each user binary's types.
+//! the kprobe blacklist for functions kprobes cannot take.
 
 use crate::host_env::HostEnv;
 use sonde_compile::Env as _;
 use sonde_probe::{near_functions, Env, FunctionMiss, UserSite};
-use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
-use std::path::Path;
-
-pub type UserTypes = RefCell<HashMap<String, Result<sonde_btf::Btf, String>>>;
+use std::cell::OnceCell;
 
 pub struct ProbeEnv {
     host: HostEnv,
-    /// Read once per binary.
-    user_types: UserTypes,
     /// Read only when a name is not traceable or there is no list to tell.
     kallsyms: OnceCell<Option<sonde_symbols::KernelSymbols>>,
 }
 
 impl ProbeEnv {
     pub fn new() -> ProbeEnv {
-        ProbeEnv {
-            host: HostEnv::new(),
-            user_types: UserTypes::default(),
-            kallsyms: OnceCell::new(),
-        }
+        ProbeEnv { host: HostEnv::new(), kallsyms: OnceCell::new() }
     }
 
     fn kallsyms(&self) -> Option<&sonde_symbols::KernelSymbols> {
@@ -89,8 +79,6 @@ impl Env for ProbeEnv {
             .map_err(|e| e.to_string())
     }
     fn user_types(&self, path: &str) -> Result<sonde_btf::Btf, String> {
-        let read =
-            || sonde_symbols::user_types::user_types(Path::new(path)).map_err(|e| e.to_string());
-        self.user_types.borrow_mut().entry(path.to_string()).or_insert_with(read).clone()
+        self.host.user_types(path).map_err(|e| e.to_string())
     }
 }
