@@ -105,6 +105,8 @@ check 'the first copy stopped on TERM' sh -c "! kill -0 $s1 2>/dev/null"
 check 'nothing left behind' test "$(state)" = "$before" || state
 
 if grep -qw function_graph "$T/available_tracers"; then
+	# Patching every function in and out takes a minute and more under TCG on a busy host (6.12).
+	SONDE_TIMEOUT=240
 	run_sonde graph --max-depth 2 -m folded vfs_read -- sonde-workload read 3 100
 	expect_status 0
 	expect_match '^vfs_read;'
