@@ -52,6 +52,7 @@ mod error;
 mod header;
 mod index;
 mod lookup;
+mod macros;
 mod model;
 mod name;
 mod raw;

@@ -49,16 +49,20 @@ fn convert_depth(btf: &Btf, id: TypeId, depth: u32) -> Type {
                 Type::Bytes(e.size() * len as usize)
             }
         }
-        Kind::Struct { name, size, .. } => {
-            Type::Btf { id: id.0, name: format!("struct {}", name), size: size as usize }
-        }
+        Kind::Struct { name, size, .. } => Type::Btf {
+            id: id.0,
+            name: format!("struct {}", name),
+            size: size as usize,
+            user: None,
+        },
         Kind::Union { name, size, .. } => {
-            Type::Btf { id: id.0, name: format!("union {}", name), size: size as usize }
+            Type::Btf { id: id.0, name: format!("union {}", name), size: size as usize, user: None }
         }
         Kind::Fwd { name, union } => Type::Btf {
             id: id.0,
             name: format!("{} {}", if union { "union" } else { "struct" }, name),
             size: 0,
+            user: None,
         },
         Kind::Typedef { ty, .. } | Kind::Const(ty) | Kind::Volatile(ty) | Kind::Restrict(ty) => {
             convert_depth(btf, ty, depth + 1)
@@ -123,4 +127,16 @@ pub fn named(btf: &Btf, base: &str) -> Option<Type> {
         (NamedKind::Any, base.trim())
     };
     btf.find_named(kind, name).map(|id| convert(btf, id))
+}
+
+/// `ty` with each struct or union in it (through pointers and arrays) marked as `binary`'s.
+pub fn of_user(ty: Type, binary: &std::rc::Rc<str>) -> Type {
+    match ty {
+        Type::Btf { id, name, size, .. } => {
+            Type::Btf { id, name, size, user: Some(binary.clone()) }
+        }
+        Type::Ptr { to, user } => Type::Ptr { to: Box::new(of_user(*to, binary)), user },
+        Type::Array { elem, len } => Type::Array { elem: Box::new(of_user(*elem, binary)), len },
+        t => t,
+    }
 }

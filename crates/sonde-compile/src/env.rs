@@ -73,6 +73,11 @@ pub trait Env {
             "this kernel has no BTF (/sys/kernel/btf/vmlinux): kernel types are unavailable".into(),
         ))
     }
+    /// The types of the user binary at `path` (its DWARF or .BTF section), for casts in
+    /// uprobes; `Err` says why there are none.
+    fn user_types(&self, path: &str) -> Result<sonde_btf::Btf, EnvError> {
+        Err(EnvError::Unavailable(format!("{path} has no type information that sonde can read")))
+    }
     /// The file and file offset of `symbol` (`SYM` or `SYM+OFF`) in `binary` (a path, or a
     /// name found like `bash` or `libc`), for uprobes; with the path it resolved to.
     fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {

@@ -39,6 +39,12 @@ pub enum ProbeError {
     BadTarget { target: String },
     #[error("the kernel has no function `{name}` to probe{}", hint(.near))]
     UnknownFunction { name: String, near: Vec<String> },
+    #[error("kprobes cannot trace `{name}`: the kernel has it, and lists it on the kprobe blacklist (/sys/kernel/debug/kprobes/blacklist)")]
+    Blacklisted { name: String },
+    #[error(
+        "kprobes cannot trace `{name}`: the kernel has it, but marks it notrace or has inlined it"
+    )]
+    NotTraceable { name: String },
     #[error("this kernel has no tracepoint `{name}`")]
     UnknownEvent { name: String },
     #[error("the kernel has no symbol `{name}` to read with `@{name}`")]
@@ -63,6 +69,10 @@ pub enum ProbeError {
     WrongAccess { fetch: String, op: &'static str, member: String, needs: &'static str, ty: String },
     #[error("`{fetch}`: the kernel's BTF has no type `{ty}`")]
     UnknownType { fetch: String, ty: String },
+    #[error("`{fetch}`: {binary} has no type `{ty}` in its debug info")]
+    UnknownUserType { fetch: String, ty: String, binary: String },
+    #[error("`{fetch}`: {why}")]
+    NoUserTypes { fetch: String, why: String },
     #[error("`{fetch}`: the type of this value is unknown; cast it first, e.g. `!(struct file *){fetch}`")]
     Untyped { fetch: String },
     #[error("`{fetch}` is a `{ty}`, which ftrace cannot print whole: name one of its members")]

@@ -29,6 +29,26 @@ pub fn format_line(line: &str, labels: &[(String, String)]) -> String {
     format!("{head}{}", fields.join(" "))
 }
 
+/// `line` with the `<...>` the tracer prints for a task whose name its comm cache lost replaced by
+/// `comm_of(pid)`, when that knows it (the process's /proc/PID/comm while it lives).
+pub fn with_comm(line: &str, comm_of: impl FnOnce(u32) -> Option<String>) -> Option<String> {
+    let (head, _) = line.split_once("] ")?;
+    let (task, _) = head.rsplit_once('[')?;
+    let start = line.find("<...>-")?;
+    if start >= task.len() {
+        return None;
+    }
+    let pid = task[start + 6..].trim().parse().ok()?;
+    let comm = comm_of(pid)?;
+    let comm = comm.trim();
+    // A name with a blank would be taken apart at the wrong place (a dash is not: the pid is
+    // after the last one).
+    if comm.is_empty() || comm.contains(char::is_whitespace) {
+        return None;
+    }
+    Some(format!("{}{comm}{}", &line[..start], &line[start + 5..]))
+}
+
 /// One trace_pipe record, taken apart for `--json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
@@ -185,5 +205,22 @@ mod tests {
             ),
             "  cat-12  [001] d..1.  5.5: do_filp_open: (do_filp_open+0x0/0x100) dfd=-100 name=/etc/a b ip_src=127.0.0.1 B16_port=0x50"
         );
+    }
+
+    #[test]
+    fn a_lost_name_is_taken_from_the_pid() {
+        let line = "           <...>-4242    [001] d..1.  5.5: sonde_7_0: (f+0x0/0x10) a=1";
+        let comm = |pid: u32| (pid == 4242).then(|| "wl-probe\n".to_string());
+        let named = with_comm(line, comm).unwrap();
+        assert_eq!(
+            named,
+            "           wl-probe-4242    [001] d..1.  5.5: sonde_7_0: (f+0x0/0x10) a=1"
+        );
+        let e = parse_event(&named, &[]).unwrap();
+        assert_eq!((e.comm.as_str(), e.pid), ("wl-probe", 4242));
+        // Gone, a name already there, a value that only looks like one: the line stays.
+        assert_eq!(with_comm(line, |_| None), None);
+        assert_eq!(with_comm("  cat-12  [001] d..1.  5.5: e: s=\"<...>-1\"", comm), None);
+        assert_eq!(with_comm(line, |_| Some("two words".into())), None);
     }
 }

@@ -22,7 +22,7 @@ mod types;
 
 pub use def::{Arg, Definition, Fetch, FetchType, Location};
 pub use def_parse::DefinitionSyntax;
-pub use env::{Env, UserSite};
+pub use env::{near_functions, Env, FunctionMiss, UserSite};
 pub use error::ProbeError;
 pub use expr::ExprKind;
 pub use fprobe::fprobe_line;
@@ -76,7 +76,12 @@ pub fn build(text: &str, env: &dyn Env, group: &str, event: &str) -> Result<Prob
         }
         kind => {
             let (location, function, offset) = location(&e, env)?;
-            let site = resolve::Site { kind, function: function.as_deref(), offset, expr: text };
+            let binary = match &location {
+                Location::File { path, .. } => Some(path.as_str()),
+                _ => None,
+            };
+            let function = function.as_deref();
+            let site = resolve::Site { kind, function, binary, offset, expr: text };
             let (args, unwrapped): (Vec<_>, Vec<_>) = e
                 .args
                 .iter()
@@ -125,8 +130,11 @@ fn location(e: &expr::Expr, env: &dyn Env) -> Result<(Location, Option<String>, 
     if !expr::is_name(name) && !name.contains('.') || (e.kind.is_return() && offset != 0) {
         return Err(bad());
     }
-    env.kernel_function(name)
-        .map_err(|near| ProbeError::UnknownFunction { name: name.into(), near })?;
+    env.kernel_function(name).map_err(|miss| match miss {
+        FunctionMiss::Unknown(near) => ProbeError::UnknownFunction { name: name.into(), near },
+        FunctionMiss::Blacklisted => ProbeError::Blacklisted { name: name.into() },
+        FunctionMiss::NotTraceable => ProbeError::NotTraceable { name: name.into() },
+    })?;
     let loc = Location::Symbol { module: None, name: name.into(), offset };
     Ok((loc, Some(name.to_string()), offset))
 }

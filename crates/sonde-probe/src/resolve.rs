@@ -16,6 +16,8 @@ pub struct Site<'a> {
     pub kind: ExprKind,
     /// The kernel function (kprobes), for its BTF prototype.
     pub function: Option<&'a str>,
+    /// The user binary (uprobes), whose own types casts name.
+    pub binary: Option<&'a str>,
     /// Bytes into the function (`p SYM+OFF`).
     pub offset: u64,
     /// The whole expression, for messages.
@@ -47,12 +49,30 @@ pub fn resolve_arg(
     name: &str,
     fx: &FetchExpr,
 ) -> Result<(Arg, String), ProbeError> {
-    let btf = env.btf();
+    let user_types;
+    let btf = match (site.binary, &fx.cast) {
+        (None, _) => env.btf(),
+        // A user program's types are its own: never the kernel's.
+        (Some(path), Some(cast)) => match env.user_types(path) {
+            Ok(types) => {
+                user_types = types;
+                Some(&user_types)
+            }
+            Err(_) if types::is_c_scalar(cast) => env.btf(),
+            Err(why) => return Err(ProbeError::NoUserTypes { fetch: fx.text.clone(), why }),
+        },
+        (Some(_), None) => None,
+    };
     let (fetch, mut ty) = base(env, site, fx)?;
     if let Some(cast) = &fx.cast {
-        ty = parse_cast(btf, cast).ok_or_else(|| match btf {
-            None => ProbeError::NoBtf { fetch: fx.text.clone() },
-            Some(_) => ProbeError::UnknownType { fetch: fx.text.clone(), ty: cast.clone() },
+        ty = parse_cast(btf, cast).ok_or_else(|| match (btf, site.binary) {
+            (None, _) => ProbeError::NoBtf { fetch: fx.text.clone() },
+            (Some(_), Some(binary)) => ProbeError::UnknownUserType {
+                fetch: fx.text.clone(),
+                ty: cast.clone(),
+                binary: binary.into(),
+            },
+            (Some(_), None) => ProbeError::UnknownType { fetch: fx.text.clone(), ty: cast.clone() },
         })?;
     }
     if matches!(fetch, Fetch::Comm) {
@@ -81,9 +101,9 @@ pub fn resolve_arg(
     let mut bitfield = None;
     for step in &chain {
         if matches!(ty, Ty::Unknown) {
-            return Err(match btf {
-                None => ProbeError::NoBtf { fetch: fx.text.clone() },
-                Some(_) => ProbeError::Untyped { fetch: fx.text.clone() },
+            return Err(match (btf, site.binary) {
+                (None, None) => ProbeError::NoBtf { fetch: fx.text.clone() },
+                _ => ProbeError::Untyped { fetch: fx.text.clone() },
             });
         }
         let wrong = |op, member: &str, needs| ProbeError::WrongAccess {
@@ -197,9 +217,13 @@ fn member(
     let btf = btf.ok_or_else(|| ProbeError::NoBtf { fetch: fx.text.clone() })?;
     let Some(m) = btf.member(id, name) else {
         let names = btf.member_names(id);
-        let near = sonde_syntax::closest(name, names.iter().map(String::as_str))
-            .map(|s| vec![s.to_string()])
-            .unwrap_or_default();
+        let near = btf
+            .member_macro(id, name)
+            .or_else(|| {
+                sonde_syntax::closest(name, names.iter().map(String::as_str)).map(String::from)
+            })
+            .into_iter()
+            .collect();
         return Err(ProbeError::NoMember {
             fetch: fx.text.clone(),
             ty: btf.type_name(id),

@@ -126,6 +126,18 @@ pub fn parse_cast(btf: Option<&Btf>, text: &str) -> Option<Ty> {
     Some(ty)
 }
 
+/// Whether cast `text` names only C's own scalar types (`char *`, `unsigned long`, `u32`), which
+/// are the same in a program and in the kernel on one ABI.
+pub fn is_c_scalar(text: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "char", "short", "int", "long", "unsigned", "signed", "void", "const", "volatile", "_Bool",
+        "bool", "float", "double", "*",
+    ];
+    let base = text.replace('*', " * ");
+    let mut words = base.split_whitespace().peekable();
+    words.peek().is_some() && words.all(|w| WORDS.contains(&w) || builtin(w).is_some())
+}
+
 fn builtin(name: &str) -> Option<Ty> {
     let (signed, bits) = match name.as_bytes().first()? {
         b'u' => (false, &name[1..]),

@@ -228,6 +228,34 @@ fn every_fetcharg_form_round_trips() {
     assert!("p:g/e foo a=%di:u12".parse::<Definition>().is_err());
 }
 
+/// A cast in a uprobe names the program's own type (its DWARF, here fixture BTF), never the
+/// kernel's; a binary without types says so.
+#[test]
+fn casts_in_uprobes_take_the_programs_types() {
+    assert_eq!(
+        def("P tprog:work x=!(struct pt *)%0->x y=!(struct pt *)%0->y n=!(struct pt *)%0->name"),
+        "p:sonde/f0 /opt/tprog:0x1139 x=+0x0(%di):s32 y=+0x8(%di):s64 n=+0x10(%di):string"
+    );
+    let e = err("P tprog:work f=!(struct file *)%0->f_pos");
+    assert!(matches!(e, ProbeError::UnknownUserType { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "`!(struct file *)%0->f_pos`: /opt/tprog has no type `struct file *` in its debug info"
+    );
+    let e = err("R libc:fopen pos=!(struct file *)$retval->f_pos");
+    assert_eq!(
+        e.to_string(),
+        "`!(struct file *)$retval->f_pos`: /lib64/libc-2.17.so has no type information"
+    );
+    // C's own scalar types are the kernel's too.
+    assert_eq!(
+        def("R libc:fopen c=!(unsigned char *)$retval"),
+        "r:sonde/f0 /lib64/libc-2.17.so:0x6eb40 c=+0x0($retval):string"
+    );
+    // Without a cast there is no type to follow, in any binary.
+    assert!(matches!(err("P tprog:work x=%0->x"), ProbeError::Untyped { .. }));
+}
+
 #[test]
 fn bad_input_is_one_sentence_each() {
     let near = err("p wake_up_new_task c=%0->com").to_string();
@@ -243,6 +271,18 @@ fn bad_input_is_one_sentence_each() {
     assert!(matches!(err("p wake_up_new_task c=%0 f:c=="), ProbeError::BadFilter { .. }));
     assert!(matches!(err("p wake_up_new_task c=%0 f:d==1"), ProbeError::FilterField { .. }));
     assert!(matches!(err("p wake_up_new_tsk"), ProbeError::UnknownFunction { .. }));
+    assert_eq!(
+        err("p wake_up_new_task d=!(struct sock *)%0->sk_dport").to_string(),
+        "`!(struct sock *)%0->sk_dport`: `struct sock` has no member `sk_dport` (did you mean `__sk_common.skc_dport`?)"
+    );
+    assert_eq!(
+        def("p wake_up_new_task d=!(struct sock *)%0->__sk_common.skc_dport"),
+        "p:sonde/f0 wake_up_new_task d=+0xc(%di):u16"
+    );
+    assert_eq!(
+        err("p do_int3").to_string(),
+        "kprobes cannot trace `do_int3`: the kernel has it, and lists it on the kprobe blacklist (/sys/kernel/debug/kprobes/blacklist)"
+    );
     assert!(matches!(err("P nope:main"), ProbeError::UserTarget { .. }));
     assert!(matches!(err("p wake_up_new_task s=%0->se"), ProbeError::Aggregate { .. }));
     assert!(matches!(err("p wake_up_new_task s=%0.pid"), ProbeError::WrongAccess { .. }));

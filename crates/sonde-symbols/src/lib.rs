@@ -12,6 +12,7 @@ pub mod maps;
 pub mod process;
 pub mod symbolizer;
 pub mod traceable;
+pub mod user_types;
 
 pub use elf::{functions, resolve_symbol, ElfFunction, ElfSymbols, UprobeTarget};
 pub use error::{Error, Result};

@@ -130,6 +130,8 @@ struct CallSink<'a> {
     gate: Option<u32>,
     /// Task names by pid: from exec events, else /proc (the tracer's column holds 7 bytes).
     comms: HashMap<u32, String>,
+    /// Calls left out as shorter than --min-duration.
+    short: u64,
 }
 
 impl<'a> CallSink<'a> {
@@ -141,6 +143,7 @@ impl<'a> CallSink<'a> {
             calls: 0,
             gate: None,
             comms: HashMap::new(),
+            short: 0,
         }
     }
 
@@ -166,9 +169,11 @@ impl<'a> CallSink<'a> {
                 }
             }
             if let Some(mut call) = b.push(&parsed) {
-                if self.gate == Some(call.task.pid)
-                    || call.root.total_ns.unwrap_or(0) < self.a.min_duration_ns
-                {
+                if self.gate == Some(call.task.pid) {
+                    continue;
+                }
+                if call.root.total_ns.unwrap_or(0) < self.a.min_duration_ns {
+                    self.short += 1;
                     continue;
                 }
                 self.name_task(&mut call);
@@ -252,11 +257,23 @@ impl<'a> CallSink<'a> {
                     let _ = self.stdout.write_all(self.folded.text().as_bytes());
                 }
             },
-            Mode::Tree | Mode::Raw => {}
+            Mode::Tree => eprintln!("{}", summary_line(function, self.calls, self.short)),
+            Mode::Raw => {}
         }
         let _ = self.stdout.flush();
         Ok(())
     }
+}
+
+/// What a tree run printed, said at its end even when nothing was (`0 calls`), with the calls
+/// --min-duration left out.
+fn summary_line(function: &str, calls: u64, short: u64) -> String {
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let mut s = format!("sonde: {calls} call{} of {function}", plural(calls));
+    if short > 0 {
+        s += &format!(" ({short} shorter than --min-duration left out)");
+    }
+    s
 }
 
 /// The summed SVG: `-o FILE`, or `FUNCTION.svg` in the `-o` directory (with --step) or here.
@@ -340,7 +357,16 @@ fn comm_matches(comm: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{comm_matches, full_name};
+    use super::{comm_matches, full_name, summary_line};
+
+    #[test]
+    fn a_run_that_matched_nothing_still_says_so() {
+        assert_eq!(summary_line("vfs_read", 0, 0), "sonde: 0 calls of vfs_read");
+        assert_eq!(
+            summary_line("vfs_read", 1, 12),
+            "sonde: 1 call of vfs_read (12 shorter than --min-duration left out)"
+        );
+    }
 
     #[test]
     fn a_seven_byte_comm_is_the_start_of_the_name_asked_for() {

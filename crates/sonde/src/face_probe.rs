@@ -5,55 +5,21 @@
 
 use crate::cli::probe::Probe as Settings;
 use crate::error::Failure;
-use crate::host_env::HostEnv;
 use crate::run::{self, poll, Events, Needs, Reason};
-use crate::shell::quote;
 use crate::signals;
-use sonde_compile::Env as _;
+use env::ProbeEnv;
+use plan::{Line, Names, Plan};
 use sonde_kernel::tracefs::instance::Instance;
 use sonde_kernel::tracefs::probe_event::{self, DynamicEvent};
 use sonde_kernel::tracefs::Tracefs;
 use sonde_output::sink::Sink;
-use sonde_probe::{Env, Probe, Target, UserSite};
+use sonde_probe::{Probe, Target};
 use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Answers sonde-probe's questions from this host (the same `HostEnv` scripts use).
-struct ProbeEnv(HostEnv);
-
-impl Env for ProbeEnv {
-    fn btf(&self) -> Option<&sonde_btf::Btf> {
-        self.0.btf().ok()
-    }
-    fn kernel_function(&self, name: &str) -> Result<(), Vec<String>> {
-        let Ok(all) = self.0.kernel_functions() else {
-            // No list (a sandbox): let the kernel decide, and say so if it refuses.
-            return Ok(());
-        };
-        if sonde_compile::provider::kernel_functions::is_traceable(&self.0, name).unwrap_or(false) {
-            return Ok(());
-        }
-        Err(sonde_syntax::closest(name, all.iter().map(String::as_str))
-            .map(|s| vec![s.to_string()])
-            .unwrap_or_default())
-    }
-    fn kernel_symbol(&self, name: &str) -> bool {
-        self.0.kernel_symbol_exists(name).unwrap_or(true)
-    }
-    fn tracepoint_fields(&self, group: &str, event: &str) -> Option<Vec<String>> {
-        let text = self.0.tracepoint_format(group, event).ok()?;
-        let def =
-            sonde_compile::provider::tracepoint_format::parse_format(group, event, &text).ok()?;
-        Some(def.fields.into_iter().map(|f| f.name).collect())
-    }
-    fn user_function(&self, binary: &str, symbol: &str) -> Result<UserSite, String> {
-        self.0
-            .user_symbol(binary, symbol)
-            .map(|(path, offset)| UserSite { path, offset })
-            .map_err(|e| e.to_string())
-    }
-}
+mod env;
+mod plan;
 
 pub fn run(a: &Settings) -> Result<i32, Failure> {
     // Printing the commands needs no privilege; running them does, said before anything else.
@@ -61,7 +27,7 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
         crate::run::prepare::check_privileges(Needs::Tracefs)?;
     }
     // Everything is resolved before tracefs is touched.
-    let env = ProbeEnv(HostEnv::new());
+    let env = ProbeEnv::new();
     let mut probes = Vec::new();
     for e in &a.exprs {
         let name = probe_event::reserve_name();
@@ -104,7 +70,7 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
     };
     if a.show {
         crate::stdout::print(
-            &plan.commands().iter().map(|c| format!("{c}\n")).collect::<String>(),
+            &plan.commands(Names::ThisRun).iter().map(|c| format!("{c}\n")).collect::<String>(),
         )?;
         return Ok(0);
     }
@@ -120,12 +86,6 @@ pub fn run(a: &Settings) -> Result<i32, Failure> {
     signals::arm();
     let mut target = run::Target::new(a.command.as_ref(), &Vec::from_iter(a.pid))?;
     trace(&tracefs, &probes, &lines, a, &mut target)
-}
-
-/// A definition and the tracefs file it is appended to.
-struct Line {
-    file: &'static str,
-    text: String,
 }
 
 fn trace(
@@ -261,6 +221,9 @@ const DRAIN_READS: usize = 16;
 
 /// One trace_pipe line as text, or as its JSON record (`--json`; none for a stack's heading).
 fn render(line: &str, labels: &[(String, String)], json: bool) -> Option<String> {
+    let comm_of = |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).ok();
+    let named = sonde_probe::format::with_comm(line, comm_of);
+    let line = named.as_deref().unwrap_or(line);
     match json {
         false => Some(sonde_probe::format::format_line(line, labels)),
         true => sonde_probe::record::record(line, labels).map(|r| r.to_string()),
@@ -275,136 +238,5 @@ fn label(p: &Probe) -> String {
     match kind {
         "r" | "R" => format!("{target}%return"),
         _ => target.to_string(),
-    }
-}
-
-/// A shell command writing `text` and a newline, byte for byte: `printf '%s\\n'`, since `echo`
-/// expands backslashes in some shells (dash, busybox).
-fn write_line(text: &str) -> String {
-    format!("printf '%s\\n' {}", quote(text))
-}
-
-/// The tracefs commands a run performs, for `--show` and `-o`.
-struct Plan<'a> {
-    root: String,
-    probes: &'a [Probe],
-    lines: &'a [Option<Line>],
-    stack: bool,
-}
-
-impl Plan<'_> {
-    fn instance(&self) -> String {
-        format!("{}/instances/sonde-{}", self.root, std::process::id())
-    }
-
-    /// A tracefs file of the instance, quoted for the shell.
-    fn path(&self, file: &str) -> String {
-        quote(&format!("{}/{file}", self.instance()))
-    }
-
-    /// A file of the event's directory in the instance.
-    fn event_path(&self, p: &Probe, file: &str) -> String {
-        let (g, e) = p.event();
-        self.path(&format!("events/{g}/{e}/{file}"))
-    }
-
-    fn commands(&self) -> Vec<String> {
-        let mut c = Vec::new();
-        for l in self.lines.iter().flatten() {
-            let file = quote(&format!("{}/{}", self.root, l.file));
-            c.push(format!("{} >> {file}", write_line(&l.text)));
-        }
-        c.push(format!("mkdir {}", quote(&self.instance())));
-        for p in self.probes {
-            if let Some(f) = &p.filter {
-                c.push(format!("{} > {}", write_line(f), self.event_path(p, "filter")));
-            }
-            c.push(format!("echo 1 > {}", self.event_path(p, "enable")));
-        }
-        if self.stack {
-            c.push(format!("echo 1 > {}", self.path("options/stacktrace")));
-        }
-        c.push(format!("cat {}", self.path("trace_pipe")));
-        c
-    }
-
-    fn script(&self) -> String {
-        // The clean-up goes on past a step that fails (`set -e` would end it there).
-        let mut s =
-            String::from("#!/bin/sh\n# Written by `sonde probe -o`.\ncleanup() {\n  set +e\n");
-        for p in self.probes {
-            s += &format!("  echo 0 > {} 2>/dev/null\n", self.event_path(p, "enable"));
-        }
-        s += &format!("  rmdir {} 2>/dev/null\n", quote(&self.instance()));
-        for (p, l) in self.probes.iter().zip(self.lines) {
-            if let (Target::Dynamic(def), Some(l)) = (&p.target, l) {
-                let file = quote(&format!("{}/{}", self.root, l.file));
-                let removal = format!("-:{}/{}", def.group, def.event);
-                s += &format!("  {} >> {file}\n", write_line(&removal));
-            }
-        }
-        s += "}\ntrap cleanup EXIT\ntrap 'exit 0' INT TERM HUP\nset -e\n";
-        for c in self.commands() {
-            s += &c;
-            s.push('\n');
-        }
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Line, Plan};
-    use sonde_probe::{Definition, Location, Probe, Target};
-    use std::path::Path;
-
-    /// Every field a user's text reaches, each holding what a shell would act on.
-    const HOSTILE: &str = "a'; touch PWNED; echo '$(touch PWNED)`touch PWNED`\\n\"x\"";
-
-    fn probe(path: &str) -> Probe {
-        let def = Definition {
-            ret: false,
-            maxactive: None,
-            group: "sonde".into(),
-            event: "sonde_1_0".into(),
-            location: Location::File { path: path.into(), offset: 0x10 },
-            args: Vec::new(),
-        };
-        let filter = Some(format!("common_pid==1 && comm==\"{HOSTILE}\""));
-        Probe { source: String::new(), target: Target::Dynamic(def), filter, unwrapped: vec![] }
-    }
-
-    /// The script, run by `sh` against a directory standing in for tracefs, writes each user
-    /// text byte for byte and runs nothing of it.
-    #[test]
-    fn the_script_writes_every_user_text_as_it_is_and_runs_none_of_it() {
-        let dir = std::env::temp_dir().join(format!("sonde-probe-script-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let root = dir.join("tracefs");
-        let probes = [probe(&format!("/tmp/{HOSTILE}/bin"))];
-        let Target::Dynamic(def) = &probes[0].target else { unreachable!() };
-        let lines = [Some(Line { file: "uprobe_events", text: def.to_string() })];
-        let plan =
-            Plan { root: root.display().to_string(), probes: &probes, lines: &lines, stack: true };
-        let event_dir = Path::new(&plan.instance()).join("events/sonde/sonde_1_0");
-        std::fs::create_dir_all(&event_dir).unwrap();
-        std::fs::create_dir_all(Path::new(&plan.instance()).join("options")).unwrap();
-        std::fs::write(Path::new(&plan.instance()).join("trace_pipe"), "").unwrap();
-        let script = dir.join("p.sh");
-        std::fs::write(&script, plan.script()).unwrap();
-        // tracefs makes an instance's directories itself: `mkdir -p` stands in for that.
-        let shim = "mkdir() { command mkdir -p \"$@\"; }; . ./p.sh";
-        let run = std::process::Command::new("sh").args(["-c", shim]).current_dir(&dir).output();
-        let run = run.unwrap();
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-        assert!(!dir.join("PWNED").exists(), "{}", plan.script());
-        let events = std::fs::read_to_string(root.join("uprobe_events")).unwrap();
-        assert_eq!(events, format!("{}\n-:sonde/sonde_1_0\n", def));
-        let filter = std::fs::read_to_string(event_dir.join("filter")).unwrap();
-        assert_eq!(filter, format!("{}\n", probes[0].filter.as_deref().unwrap()));
-        for c in plan.commands() {
-            assert!(!c.starts_with("echo '"), "user text goes through printf '%s\\n': {c}");
-        }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,6 +4,7 @@
 use sonde_compile::{Env, EnvError};
 use sonde_kernel::tracefs::Tracefs;
 use std::cell::OnceCell;
+use std::collections::HashMap;
 
 /// Finds (or mounts) tracefs on first use, so programs that need no tracepoint never touch it.
 pub struct HostEnv {
@@ -18,6 +19,8 @@ pub struct HostEnv {
     kallsyms: OnceCell<Option<sonde_symbols::kallsyms::KernelSymbols>>,
     /// `-p PID`: library names in uprobes resolve to what that process has mapped.
     pid: Option<u32>,
+    /// Each user binary's types (casts in uprobes), read once.
+    user_types: std::cell::RefCell<HashMap<String, Result<sonde_btf::Btf, String>>>,
 }
 
 impl HostEnv {
@@ -34,6 +37,7 @@ impl HostEnv {
             aliases: OnceCell::new(),
             kallsyms: OnceCell::new(),
             pid,
+            user_types: Default::default(),
         }
     }
 
@@ -108,6 +112,15 @@ impl Env for HostEnv {
         let target = sonde_symbols::resolve_symbol(&path, symbol)
             .map_err(|e| EnvError::NotFound(e.to_string()))?;
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
+    }
+
+    fn user_types(&self, path: &str) -> Result<sonde_btf::Btf, EnvError> {
+        let read = || {
+            sonde_symbols::user_types::user_types(std::path::Path::new(path))
+                .map_err(|e| e.to_string())
+        };
+        let mut cache = self.user_types.borrow_mut();
+        cache.entry(path.to_string()).or_insert_with(read).clone().map_err(EnvError::NotFound)
     }
 
     fn kernel_symbol_exists(&self, name: &str) -> Option<bool> {

@@ -1,4 +1,4 @@
-//! `sonde probe` on the host (tracepoints only: no kprobes here; kprobes and uprobes are in the
+//! `sonde probe` on the host (tracepoints and uprobes: no kprobes here; kprobes are in the
 //! VM lane, tests/vm/cases/probe_face_*.sh): `--to-language` prints programs the language
 //! compiles and the verifier loads (`sonde -e`); `-c` and `-p` record only their process and stop
 //! when it exits; `--json` prints one object per event.
@@ -152,4 +152,37 @@ fn uprobe_arguments_return_values_and_a_string_filter() {
     let o = sonde(&["probe", "--json", "-c", &wl(&["comm", "wl_up", "ucall", "3"]), &entry]);
     o.assert_ok();
     assert_eq!(o.stdout, "", "{}", o.describe());
+}
+
+/// A cast in a uprobe reads the program's own `struct pt` (its DWARF, from `cc -g`): members at
+/// the program's offsets, a bitfield, a string and a pointer followed; a binary built without
+/// `-g` gets one sentence, and the kernel's types are never used. (The language's uprobes:
+/// tests/user_types.rs.)
+#[test]
+fn uprobe_casts_read_the_programs_own_types() {
+    if let Some(reason) = common::skip_reason_uprobes() {
+        println!("skipped: {reason}");
+        return;
+    }
+    let (with, without) = (common::temp_path("tprog"), common::temp_path("tprog-nodebug"));
+    let (with, without) = (common::build_tprog(&with, "-g"), common::build_tprog(&without, "-g0"));
+    let expr = format!(
+        "P {with}:work x=!(struct pt *)%0->x y=!(struct pt *)%0->y n=!(struct pt *)%0->name m=!(struct pt *)%0->mode nx=!(struct pt *)%0->next->name"
+    );
+    let o = sonde(&["probe", "--json", "-c", &format!("{with} 2"), &expr]);
+    o.assert_ok();
+    let lines: Vec<_> = o.stdout.lines().filter(|l| l.contains("probe_event")).collect();
+    assert_eq!(lines.len(), 2, "{}", o.describe());
+    let args = &event_data(lines[0])["args"];
+    assert_eq!(
+        (&args["x"], &args["y"], &args["n"], &args["m"], &args["nx"]),
+        (&42.into(), &(-5).into(), &"first".into(), &17.into(), &"second".into()),
+        "{}",
+        o.describe()
+    );
+    let o = sonde(&["probe", "--show", &format!("P {without}:work x=!(struct pt *)%0->x")]);
+    assert_eq!(o.code, Some(2), "{}", o.describe());
+    assert!(o.stderr.contains("has no type information"), "{}", o.describe());
+    assert!(o.stderr.contains("the kernel's types do not apply"), "{}", o.describe());
+    let _ = (std::fs::remove_file(&with), std::fs::remove_file(&without));
 }

@@ -32,12 +32,14 @@ pub enum Type {
         len: usize,
     },
     Struct(Rc<StructDef>),
-    /// A struct or union described by the kernel's BTF (type `id`). Its members are looked up
+    /// A struct or union described by BTF (type `id`): the kernel's, or a user binary's. Its members are looked up
     /// when accessed, so types that point at each other (task_struct, mm_struct) stay finite.
     Btf {
         id: u32,
         name: String,
         size: usize,
+        /// The user binary whose types (its DWARF or .BTF) `id` is in; `None`: the kernel's.
+        user: Option<Rc<str>>,
     },
     /// A kernel address printed as a symbol (`caller`, `ksym()`).
     Sym,

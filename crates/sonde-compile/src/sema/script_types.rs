@@ -116,9 +116,38 @@ fn alignment(t: &Type) -> usize {
 }
 
 impl Checker<'_> {
-    /// A type written in a cast, `sizeof` or `let`: the script's own, or the kernel's.
+    /// A type written in a cast, `sizeof` or `let`: the script's own, or the kernel's; in a
+    /// uprobe, the probed binary's own (its DWARF or .BTF), never the kernel's.
     pub(super) fn resolve_type(&self, t: &TypeName) -> Result<Type, String> {
-        self.types.resolve(t, self.env.btf().ok())
+        let Some(binary) = self.user_binary() else {
+            return self.types.resolve(t, self.env.btf().ok());
+        };
+        match self.env.user_types(&binary) {
+            Ok(btf) => match self.types.resolve(t, Some(&btf)) {
+                Ok(ty) => Ok(crate::btf_types::of_user(ty, &binary)),
+                Err(_) => Err(format!("unknown type `{}`: {} does not define it", t.base, binary)),
+            },
+            // C's own types need no debug info.
+            Err(why) => self.types.resolve(t, None).map_err(|_| why.to_string()),
+        }
+    }
+
+    /// The binary whose types casts name: the one every site of the probe is a uprobe in.
+    pub(super) fn user_binary(&self) -> Option<Rc<str>> {
+        let mut paths = self.sites.iter().map(|s| match &s.point {
+            crate::model::site::AttachPoint::Uprobe { path, .. } => Some(path.as_str()),
+            _ => None,
+        });
+        let first = paths.next()??;
+        paths.all(|p| p == Some(first)).then(|| Rc::from(first))
+    }
+
+    /// The BTF a struct's members are looked up in: the kernel's, or user binary `user`'s.
+    pub(super) fn btf_of(&self, user: &Option<Rc<str>>) -> Result<sonde_btf::Btf, String> {
+        match user {
+            None => self.env.btf().cloned().map_err(|e| e.to_string()),
+            Some(binary) => self.env.user_types(binary).map_err(|e| e.to_string()),
+        }
     }
 
     /// One of the script's enumerators, as a constant.

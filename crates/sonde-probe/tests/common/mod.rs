@@ -4,7 +4,7 @@
 
 use sonde_btf::builder::{Builder, KIND_FLAG};
 use sonde_btf::Btf;
-use sonde_probe::{Env, UserSite};
+use sonde_probe::{Env, FunctionMiss, UserSite};
 
 /// A bitfield member's offset word: size in the top 8 bits (struct with the kind flag).
 fn bf(bits: u32, offset: u32) -> u32 {
@@ -65,6 +65,9 @@ pub fn fixture_btf() -> Btf {
     let p = b.func_proto(file_ptr, &[("dfd", int), ("pathname", filename_ptr), ("op", of_ptr)]);
     b.func("do_filp_open", p, 1);
     packet_types(&mut b);
+    let u16_ = b.int("short unsigned int", 2, false);
+    let common = b.struct_("sock_common", 0x88, &[("skc_dport", u16_, 0xc * 8)]);
+    b.struct_("sock", 0x300, &[("__sk_common", common, 0)]);
     let _ = KIND_FLAG;
     Btf::from_bytes(b.build()).expect("fixture BTF")
 }
@@ -141,15 +144,20 @@ impl Env for Fixture {
     fn btf(&self) -> Option<&Btf> {
         self.btf.as_ref()
     }
-    fn kernel_function(&self, name: &str) -> Result<(), Vec<String>> {
+    fn kernel_function(&self, name: &str) -> Result<(), FunctionMiss> {
         if FUNCTIONS.contains(&name) {
             return Ok(());
         }
-        Err(FUNCTIONS
-            .iter()
-            .filter(|f| f.contains(name) || name.contains(*f))
-            .map(|s| s.to_string())
-            .collect())
+        if name == "do_int3" {
+            return Err(FunctionMiss::Blacklisted);
+        }
+        Err(FunctionMiss::Unknown(
+            FUNCTIONS
+                .iter()
+                .filter(|f| f.contains(name) || name.contains(*f))
+                .map(|s| s.to_string())
+                .collect(),
+        ))
     }
     fn kernel_symbol(&self, name: &str) -> bool {
         name == "task_group_cache" || FUNCTIONS.contains(&name)
@@ -165,7 +173,26 @@ impl Env for Fixture {
                 Ok(UserSite { path: "/lib64/libc-2.17.so".into(), offset: 0x6eb40 })
             }
             ("libc", s) => Err(format!("/lib64/libc-2.17.so has no symbol {s}")),
+            ("tprog", "work") => Ok(UserSite { path: "/opt/tprog".into(), offset: 0x1139 }),
             (b, _) => Err(format!("no binary or library named {b}")),
         }
     }
+    fn user_types(&self, path: &str) -> Result<Btf, String> {
+        match path {
+            "/opt/tprog" => Ok(tprog_btf()),
+            p => Err(format!("{p} has no type information")),
+        }
+    }
+}
+
+/// The types of a user program: a `struct pt` unlike any of the kernel's.
+fn tprog_btf() -> Btf {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, true);
+    let long = b.int("long", 8, true);
+    let ch = b.int_enc("char", 1, 0, 0, 8);
+    let idx = b.int("unsigned int", 4, false);
+    let name = b.array(ch, idx, 8);
+    b.struct_("pt", 24, &[("x", int, 0), ("y", long, 64), ("name", name, 128)]);
+    Btf::from_bytes(b.build()).unwrap()
 }

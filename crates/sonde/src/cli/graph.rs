@@ -37,8 +37,8 @@ pub struct GraphArgs {
     /// Run COMMAND and trace only it and its children (also: `-- COMMAND ARGS...`).
     #[arg(short = 'c', long = "command", value_name = "COMMAND", conflicts_with = "pid")]
     pub command: Option<String>,
-    /// Record at most N levels below FUNCTION (the tracer's max_graph_depth, funcgraph's -m; 0: no
-    /// limit).
+    /// Record at most N levels of calls, FUNCTION being the first: 2 is FUNCTION and what it
+    /// calls (the tracer's max_graph_depth, funcgraph's -m; 0: no limit).
     #[arg(long, value_name = "N", default_value = "0")]
     pub max_depth: u32,
     /// Leave out calls shorter than this (`10us`, `2ms`, `1s`; a bare number is milliseconds).

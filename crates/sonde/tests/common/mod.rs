@@ -227,6 +227,23 @@ pub fn temp_path(tag: &str) -> PathBuf {
     std::env::temp_dir().join(format!("sonde-e2e-{}-{n}-{tag}", std::process::id()))
 }
 
+/// sonde-symbols' C program with a `struct pt` of its own (tests/fixtures/tprog.c), built by
+/// the system's C compiler with `flag` (`-g`, `-g0`) at `path`.
+pub fn build_tprog(path: &Path, flag: &str) -> String {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../sonde-symbols/tests/fixtures/tprog.c");
+    let mut cc = std::process::Command::new("cc");
+    assert!(cc.args([flag, "-O1", "-o"]).arg(path).arg(source).status().unwrap().success());
+    path.display().to_string()
+}
+
+/// Why uprobes cannot be tested here, if they cannot.
+pub fn skip_reason_uprobes() -> Option<String> {
+    skip_reason_tracepoints().or_else(|| {
+        let events = tracefs()?.join("uprobe_events");
+        (!events.exists()).then(|| format!("no {}", events.display()))
+    })
+}
+
 // ---------------------------------------------------------------- running sonde
 
 /// What a finished sonde run printed and how it ended.

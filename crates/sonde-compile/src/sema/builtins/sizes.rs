@@ -56,17 +56,26 @@ impl Checker<'_> {
                     continue;
                 }
             }
-            let Type::Btf { id, name: sname, .. } = &ty else {
+            let Type::Btf { id, name: sname, user, .. } = &ty else {
                 let msg =
                     format!("offsetof(): a `{}` has no member `{}`: it is not a struct", ty, name);
                 self.error(Diagnostic::error(field.span, msg));
                 return self.poisoned(span);
             };
-            let btf = self.env.btf().expect("a BTF type comes from BTF");
-            match crate::btf_types::member(btf, *id, name) {
+            let btf = match self.btf_of(user) {
+                Ok(b) => b,
+                Err(e) => {
+                    self.error(Diagnostic::error(field.span, e));
+                    return self.poisoned(span);
+                }
+            };
+            match crate::btf_types::member(&btf, *id, name) {
                 Ok(m) => {
                     offset += m.offset;
-                    ty = m.ty;
+                    ty = match user {
+                        Some(binary) => crate::btf_types::of_user(m.ty, binary),
+                        None => m.ty,
+                    };
                 }
                 Err(_) => {
                     let msg = format!("`{}` has no member `{}`", sname, name);

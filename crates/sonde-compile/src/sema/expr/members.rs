@@ -63,7 +63,9 @@ impl Checker<'_> {
     /// Member `field` of the struct of type `ty` at `place`.
     fn struct_member(&mut self, place: Place, ty: &Type, field: &str, span: Span) -> TExpr {
         match ty {
-            Type::Btf { id, name, .. } => self.btf_member(place, *id, name, field, span),
+            Type::Btf { id, name, user, .. } => {
+                self.btf_member(place, (*id, user), name, field, span)
+            }
             Type::Struct(s) => self.script_member(place, s, field, span),
             other => {
                 let msg = format!("`{}` has no members: it points to a `{}`", field, other);
@@ -89,30 +91,46 @@ impl Checker<'_> {
         self.poisoned(span)
     }
 
-    /// Member `field` of the kernel struct `name` (BTF `id`) at `place`.
-    fn btf_member(&mut self, place: Place, id: u32, name: &str, field: &str, span: Span) -> TExpr {
-        let btf = match self.env.btf() {
+    /// Member `field` of the struct `name` (BTF `id`, the kernel's or `user` binary's) at `place`.
+    fn btf_member(
+        &mut self,
+        place: Place,
+        (id, user): (u32, &Option<std::rc::Rc<str>>),
+        name: &str,
+        field: &str,
+        span: Span,
+    ) -> TExpr {
+        let btf = match self.btf_of(user) {
             Ok(b) => b,
             Err(e) => {
-                self.error(Diagnostic::error(span, e.to_string()));
+                self.error(Diagnostic::error(span, e));
                 return self.poisoned(span);
             }
         };
+        let btf = &btf;
         let m = match crate::btf_types::member(btf, id, field) {
             Ok(m) => m,
             Err(names) => {
                 let mut d =
                     Diagnostic::error(span, format!("`{}` has no member `{}`", name, field));
                 let near = near_names(field, &names);
-                if !near.is_empty() {
+                if let Some(path) = btf.member_macro(sonde_btf::TypeId(id), field) {
+                    d = d.with_help(format!(
+                        "did you mean `{path}`? (`{field}` is a macro in C, not a member)"
+                    ));
+                } else if !near.is_empty() {
                     d = d.with_help(format!("members with close names: {}", near.join(", ")));
                 }
                 self.error(d);
                 return self.poisoned(span);
             }
         };
+        let ty = match user {
+            Some(binary) => crate::btf_types::of_user(m.ty, binary),
+            None => m.ty,
+        };
         match m.bitfield {
-            None => place.read(m.offset, m.ty, span),
+            None => place.read(m.offset, ty, span),
             Some((shift, bits)) => bitfield(place, m.offset, shift, bits, span),
         }
     }
