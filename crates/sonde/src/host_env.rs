@@ -126,6 +126,10 @@ impl Env for HostEnv {
         sonde_kernel::features::has_helper(sonde_kernel::object::prog::ProgType::Kprobe, id)
     }
 
+    fn has_signed_division(&self) -> bool {
+        sonde_kernel::features::has_signed_division()
+    }
+
     fn online_cpus(&self) -> Option<u32> {
         sonde_kernel::host::cpus::online_cpus().ok().map(|c| c.len() as u32)
     }

@@ -430,4 +430,6 @@ pub struct TProgram {
     /// The CPUs (the kernel's nr_cpu_ids) whose values a read of an aggregation combines; 0 when
     /// no probe reads one.
     pub cpu_ids: u32,
+    /// The kernel has BPF's signed division instructions (`Env::has_signed_division`).
+    pub signed_division: bool,
 }

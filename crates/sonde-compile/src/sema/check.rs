@@ -59,7 +59,9 @@ pub fn check(
     }
     let maps = maps.finish(&mut diags);
     if diags.is_empty() {
-        Ok(typed.program(maps, warnings))
+        let mut typed = typed.program(maps, warnings);
+        typed.signed_division = env.has_signed_division();
+        Ok(typed)
     } else {
         Err(diags)
     }
@@ -134,6 +136,7 @@ impl Typed {
             warnings,
             options: self.options.into_iter().map(|o| (o.name, o.about)).collect(),
             cpu_ids: self.cpu_ids,
+            signed_division: true,
         }
     }
 }
