@@ -56,3 +56,14 @@ fn constants_divide_as_c_does() {
     o.assert_ok();
     assert_eq!(o.stdout.trim(), "-3 -1 -3 1", "{}", o.describe());
 }
+
+#[test]
+fn unsigned_int_equals_minus_one() {
+    require_tracepoints!();
+    // lseek's `unsigned int fd` is -1 converted: C's `fd == -1` holds.
+    let o = lseeks(
+        "wl_fd",
+        "tracepoint:syscalls:sys_enter_lseek /pid == cpid && args->fd == -1/ { @n = count(); }",
+    );
+    assert_eq!(o.int("@n"), N, "{}", o.describe());
+}

@@ -2,6 +2,7 @@
 //! variables in `sema/builtins/`.
 
 mod cast;
+mod compare;
 mod context;
 mod map_reads;
 mod members;
