@@ -110,6 +110,11 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// bpftrace's `zero(@m)`: every value zeroed, every key kept (so `len(@m)` stays).
+    pub fn zero(&self, map: usize) {
+        let _ = self.maps[FIRST_USER_MAP + map].zero();
+    }
+
     /// Events the ring buffer had no room for, summed over CPUs.
     pub fn lost_events(&self) -> Result<u64, KernelError> {
         let per_cpu = self.maps[LOST_MAP].lookup_percpu(&0u32.to_le_bytes())?;

@@ -67,3 +67,15 @@ fn unsigned_int_equals_minus_one() {
     );
     assert_eq!(o.int("@n"), N, "{}", o.describe());
 }
+
+#[test]
+fn zero_keeps_the_keys() {
+    require_bpf!();
+    let o = sonde(&[
+        "BEGIN { @c[1] = count(); @c[2] = count(); @s = sum(5); zero(@c); zero(@s); exit(); }",
+    ]);
+    o.assert_ok();
+    assert_eq!(o.keyed("@c", "1"), "0", "{}", o.describe());
+    assert_eq!(o.keyed("@c", "2"), "0", "{}", o.describe());
+    assert_eq!(o.int("@s"), 0, "{}", o.describe());
+}

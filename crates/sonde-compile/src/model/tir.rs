@@ -356,8 +356,10 @@ pub enum EventKind {
         map: usize,
         top: usize,
     },
+    /// `clear(@m)`; with `keep_keys`, bpftrace's `zero(@m)`: the values zeroed, the keys kept.
     ClearMap {
         map: usize,
+        keep_keys: bool,
     },
     /// bpftrace's `cat("FILE")`: user space prints the file's contents when the record arrives.
     Cat {
