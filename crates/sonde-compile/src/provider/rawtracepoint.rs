@@ -76,6 +76,7 @@ fn site(btf: &Btf, name: &str) -> Result<Site, String> {
         args: Some(Rc::new(sig.argument_record(false))),
         func: Some(Rc::new(sig)),
         syscall_wrapper: false,
+        written: None,
     })
 }
 
