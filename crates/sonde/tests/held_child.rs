@@ -39,3 +39,27 @@ fn every_syscall_of_cpid_is_the_commands_own() {
     assert_eq!(others, ["@[sonde]: 1"], "{}", o.describe());
     assert!(o.int("@[sonde-workload]") >= 5, "{}", o.describe());
 }
+
+#[test]
+fn no_syscall_of_the_release_returns_after_the_attach() {
+    require_tracepoints!();
+    // A child held in a pipe's `read` was released after the attach: its read's exit was seen,
+    // under comm `sonde`, one sys_exit_read more than the command's own reads.
+    let cmd = wl(&["read", "7", "16"]);
+    let o = sonde(&[
+        "-c",
+        &cmd,
+        "tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @[comm] = count(); }
+         tracepoint:syscalls:sys_enter_read /pid == cpid/ { @enter = count(); }
+         tracepoint:syscalls:sys_exit_read /pid == cpid/ { @exit = count(); }",
+    ]);
+    o.assert_ok();
+    let others: Vec<&str> = o
+        .lines()
+        .into_iter()
+        .filter(|l| l.starts_with("@[") && !l.starts_with("@[sonde-workload]: "))
+        .collect();
+    assert!(others.is_empty(), "{}", o.describe());
+    assert_eq!(o.int("@exit"), o.int("@enter"), "{}", o.describe());
+    assert!(o.int("@enter") >= 7, "{}", o.describe());
+}
