@@ -105,6 +105,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     target.release();
     let reason = match begun {
         Some(r) => r,
+        // Nothing can fire after BEGIN: the run ends, as bpftrace's does (not with a -c
+        // command, which runs to its end).
+        None if only_begin_end(&compiled) && !target.has_command() => Reason::Exit(0),
         None => poll::until_stopped(&mut events, &mut target, &health, None)?,
     };
     debug(cli, &format!("stopped: {reason:?}"));
@@ -155,6 +158,14 @@ fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Resu
         crate::stdout::println(&sonde_compile::dump::typed(typed))?;
     }
     Ok(())
+}
+
+/// Every probe of the program is BEGIN or END.
+fn only_begin_end(compiled: &Compiled) -> bool {
+    let special = |s: &sonde_compile::provider::Site| {
+        matches!(s.point, AttachPoint::Begin | AttachPoint::End)
+    };
+    compiled.programs.iter().all(|p| p.sites.iter().all(special))
 }
 
 fn probes_functions(compiled: &Compiled) -> bool {

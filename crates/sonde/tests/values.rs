@@ -79,3 +79,14 @@ fn zero_keeps_the_keys() {
     assert_eq!(o.keyed("@c", "2"), "0", "{}", o.describe());
     assert_eq!(o.int("@s"), 0, "{}", o.describe());
 }
+
+#[test]
+fn pointer_arithmetic_moves_by_elements() {
+    require_bpf!();
+    let o = sonde(&["BEGIN { @ = (int32 *)0x32; @++; $p = (int64 *)0x100; @b = $p + 2; @c = $p - 1; @d = (uint8 *)0x10 + 3; @e = (int64 *)0x120 - $p; exit(); }"]);
+    o.assert_ok();
+    // bpftrace's answers: 0x32 + 4, 0x100 + 16, 0x100 - 8, 0x10 + 3; and 0x20 bytes are 4 int64s.
+    for (map, want) in [("@", 54), ("@b", 272), ("@c", 248), ("@d", 19), ("@e", 4)] {
+        assert_eq!(o.int(map), want, "{}: {}", map, o.describe());
+    }
+}

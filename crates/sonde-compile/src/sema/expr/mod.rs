@@ -8,6 +8,7 @@ mod map_reads;
 mod members;
 mod names;
 mod operators;
+mod pointer_arith;
 mod pointers;
 mod tuple;
 

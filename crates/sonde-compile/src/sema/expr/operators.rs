@@ -44,6 +44,10 @@ impl Checker<'_> {
         if op.is_comparison() && l.ty.is_scalar() && r.ty.is_scalar() {
             (l, r) = self.c_comparison(op, l, r);
         }
+        (l, r) = match self.pointer_arith(op, l, r) {
+            Ok(done) => return done,
+            Err(operands) => operands,
+        };
         let ty = if l.ty.is_string() || r.ty.is_string() {
             self.string_operands(op, &l, &r, span)
         } else {
