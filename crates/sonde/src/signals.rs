@@ -21,7 +21,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
     if !ARMED.load(Ordering::SeqCst) {
         const MSG: &[u8] = b"sonde: interrupted; nothing was attached\n";
         // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a static buffer. A held
-        // `-c` command sees its pipe close and exits by itself.
+        // `-c` command is killed by the kernel when sonde dies (its parent-death signal).
         unsafe {
             libc::write(2, MSG.as_ptr().cast(), MSG.len());
             libc::_exit(INTERRUPTED);

@@ -9,23 +9,26 @@ use std::ffi::CString;
 /// `argv` and `envp`. A stop is no syscall: the `kill` that stops it has returned (its exit
 /// traced) before the stop, so after the release the child's first syscall is the exec and no
 /// syscall probe attached meanwhile sees anything of sonde's in it. Before the stop the child
-/// resets what a command must not inherit (sonde's signal handlers, blocked signals); with the
-/// default SIGHUP, a child orphaned by a sonde that died is hung up by the kernel. A failed exec
-/// exits 127. Returns the child's pid.
+/// resets what a command must not inherit (sonde's signal handlers, blocked signals) and asks
+/// for SIGKILL when sonde dies (sonde ends a command still running when it stops anyway), so a
+/// child is never left stopped. A failed exec exits 127. Returns the child's pid.
 pub(crate) fn fork_held(path: &CString, argv: &[CString], envp: &[CString]) -> Result<i32, Errno> {
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
     let mut env_ptrs: Vec<*const libc::c_char> = envp.iter().map(|e| e.as_ptr()).collect();
     env_ptrs.push(std::ptr::null());
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
     // SAFETY: after the fork the child calls only async-signal-safe functions (signal,
-    // sigprocmask, getpid, kill, execve, _exit) on memory prepared above, and never returns.
+    // sigprocmask, prctl, getppid, getpid, kill, execve, _exit) on memory prepared above, and
+    // never returns.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(super::errno());
     }
     if pid == 0 {
         // SAFETY: as above.
-        unsafe { stop_then_exec(path, &argv_ptrs, &env_ptrs) }
+        unsafe { stop_then_exec(parent, path, &argv_ptrs, &env_ptrs) }
     }
     Ok(pid)
 }
@@ -33,6 +36,7 @@ pub(crate) fn fork_held(path: &CString, argv: &[CString], envp: &[CString]) -> R
 /// # Safety
 /// Only in the child of a fork, with pointers prepared before it.
 unsafe fn stop_then_exec(
+    parent: i32,
     path: &CString,
     argv: &[*const libc::c_char],
     envp: &[*const libc::c_char],
@@ -43,6 +47,10 @@ unsafe fn stop_then_exec(
     let mut none: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    if libc::getppid() != parent {
+        libc::_exit(1); // sonde died before the prctl
+    }
     libc::kill(libc::getpid(), libc::SIGSTOP);
     libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr());
     libc::_exit(127)
