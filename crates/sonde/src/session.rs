@@ -54,6 +54,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
     signals::arm();
+    signals::usr1_prints();
     crate::run::prepare(Needs::Bpf)?;
     if cli.debug && probes_functions(&compiled) {
         crate::list::report_skipped(&ast, &env);
@@ -212,6 +213,9 @@ impl Events for ScriptEvents<'_> {
                 }
             })
             .map_err(Failure::kernel)?;
+        if signals::print_requested() {
+            output.print_all_maps();
+        }
         output.flush();
         if failed(output) {
             return Ok(None);

@@ -53,6 +53,29 @@ pub fn arm() {
     ARMED.store(true, Ordering::SeqCst);
 }
 
+static PRINT: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_print(_: libc::c_int) {
+    PRINT.store(true, Ordering::SeqCst);
+}
+
+/// The language face: SIGUSR1 asks for the maps to be printed, as bpftrace's does (from `arm` on;
+/// before it, the signal's default ends sonde like any other).
+pub fn usr1_prints() {
+    // SAFETY: installing a handler that only stores to an atomic.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_print as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Whether a SIGUSR1 came since the last call (see `usr1_prints`).
+pub fn print_requested() -> bool {
+    PRINT.swap(false, Ordering::SeqCst)
+}
+
 extern "C" fn on_hangup(_: libc::c_int) {
     RELOAD.store(true, Ordering::SeqCst);
 }
