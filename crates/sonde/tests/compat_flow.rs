@@ -101,3 +101,28 @@ fn func_in_a_uprobe_names_the_function() {
     assert!(o.stdout.contains("@calls[sonde_workload_target]: 6\n"), "{}", o.describe());
     assert!(o.stdout.contains("@f: sonde_workload_target\n"), "{}", o.describe());
 }
+
+/// Probes on one uprobe run in the program's order (bpftrace's `probe.uprobe_order`); the
+/// kernel runs a uprobe's newest program first.
+#[test]
+fn probes_on_one_uprobe_run_in_program_order() {
+    require_bpf!();
+    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe/type").is_file() {
+        println!("skipped: no uprobe PMU");
+        return;
+    }
+    let w = workload().to_str().unwrap().to_string();
+    let prog = format!(
+        "uprobe:{w}:sonde_workload_target /pid == cpid/ {{ printf(\"first\\n\"); }}
+         uprobe:{w}:sonde_workload_target /pid == cpid/ {{ printf(\"second\\n\"); }}
+         uprobe:{w}:sonde_workload_target /pid == cpid/ {{ printf(\"third\\n\"); }}"
+    );
+    let o = sonde(&["-c", &wl(&["ucall", "2"]), &prog]);
+    o.assert_ok();
+    assert_eq!(
+        o.lines(),
+        ["first", "second", "third", "first", "second", "third"],
+        "{}",
+        o.describe()
+    );
+}
