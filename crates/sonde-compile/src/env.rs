@@ -105,6 +105,10 @@ pub struct Options {
     /// The words after the program that start with `--`: bpftrace's named options, read by
     /// `getopt("name")`: `--name` (no value) or `--name=value`.
     pub named: Vec<(String, Option<String>)>,
+    /// `exit()` also silences every probe in the kernel at once (CONTROL_MAP's flag), so nothing
+    /// after it is recorded, or lost, while the exit record waits to be read. Not in `sonde
+    /// serve`, which ignores `exit()`.
+    pub exit_silences: bool,
 }
 
 impl Options {

@@ -36,6 +36,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let mut opts = Options::new();
     opts.filter_pid = cli.pid;
     opts.allow_unsafe = cli.allow_unsafe;
+    opts.exit_silences = true;
     (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = target.command_pid();
     opts.start_ns = sonde_kernel::host::clock::monotonic_ns();

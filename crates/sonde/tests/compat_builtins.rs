@@ -133,3 +133,18 @@ fn variables_as_calls_jiffies_and_strncmp() {
     assert_eq!(o.int("@ninth"), 1, "{}", o.describe());
     assert_eq!(o.int("@ticking"), 1, "{}", o.describe());
 }
+
+/// bpftrace's `call.join`: system() every millisecond, and join() then exit() on any execve. The
+/// probes kept firing after exit() until it was read (16 KiB join records of every execve of the
+/// system filled the ring buffer: exit status 1 for lost events); exit() silences them at once.
+#[test]
+fn nothing_is_lost_after_exit() {
+    require_bpf!();
+    let o = sonde(&[
+        "--unsafe",
+        "i:ms:1 { system(\"echo '_A_'\"); } t:syscalls:sys_enter_execve { join(args.argv); exit(); }",
+    ]);
+    o.assert_ok();
+    assert!(o.stdout.contains("_A_"), "{}", o.describe());
+    assert!(!o.stderr.contains("lost"), "{}", o.describe());
+}
