@@ -90,3 +90,13 @@ fn pointer_arithmetic_moves_by_elements() {
         assert_eq!(o.int(map), want, "{}: {}", map, o.describe());
     }
 }
+
+#[test]
+fn a_cleared_count_prints_zero() {
+    require_bpf!();
+    let o = sonde(&["BEGIN { @c = count(); @k[1] = count(); clear(@c); clear(@k); exit(); }"]);
+    o.assert_ok();
+    // bpftrace's rule: a key-less count prints 0; a keyed map prints no element.
+    assert_eq!(o.int("@c"), 0, "{}", o.describe());
+    assert!(!o.stdout.contains("@k"), "{}", o.describe());
+}
