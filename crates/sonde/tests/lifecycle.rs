@@ -73,22 +73,3 @@ fn wait_for_programs(before: &BpfObjects) {
     // Attaching follows loading within milliseconds; the signal should find the loop running.
     std::thread::sleep(Duration::from_millis(300));
 }
-
-/// SIGUSR1 prints the maps and tracing goes on, as bpftrace's does (it once killed sonde).
-#[test]
-fn sigusr1_prints_the_maps() {
-    require_bpf!();
-    let mut run =
-        Sonde::new(&["BEGIN { @begun = 7; @k[3] = 4; } interval:ms:50 { @ticks = count(); }"])
-            .timeout(Duration::from_secs(30))
-            .spawn();
-    run.wait_attached();
-    std::thread::sleep(Duration::from_millis(200));
-    run.signal(libc::SIGUSR1);
-    run.wait_stdout("@k[3]: 4", Duration::from_secs(10));
-    run.signal(libc::SIGINT);
-    let o = run.wait();
-    o.assert_ok();
-    // Once on SIGUSR1, once at the end.
-    assert_eq!(o.stdout.matches("@begun: 7").count(), 2, "{}", o.describe());
-}
