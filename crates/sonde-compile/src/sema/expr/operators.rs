@@ -44,10 +44,9 @@ impl Checker<'_> {
         if op.is_comparison() && l.ty.is_scalar() && r.ty.is_scalar() {
             (l, r) = self.c_comparison(op, l, r);
         }
-        (l, r) = match self.pointer_arith(op, l, r) {
-            Ok(done) => return done,
-            Err(operands) => operands,
-        };
+        if let Some(how) = super::pointer_arith::classify(op, &l, &r) {
+            return super::pointer_arith::apply(op, l, r, how);
+        }
         let ty = if l.ty.is_string() || r.ty.is_string() {
             self.string_operands(op, &l, &r, span)
         } else {
