@@ -62,12 +62,17 @@ extern "C" fn on_print(_: libc::c_int) {
 /// The language face: SIGUSR1 asks for the maps to be printed, as bpftrace's does (from `arm` on;
 /// before it, the signal's default ends sonde like any other).
 pub fn usr1_prints() {
+    flag_on(libc::SIGUSR1, on_print);
+}
+
+/// Catch `sig` with `handler`, which only stores to an atomic.
+fn flag_on(sig: libc::c_int, handler: extern "C" fn(libc::c_int)) {
     // SAFETY: installing a handler that only stores to an atomic.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_print as *const () as usize;
+        sa.sa_sigaction = handler as *const () as usize;
         libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut());
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
     }
 }
 
@@ -82,13 +87,7 @@ extern "C" fn on_hangup(_: libc::c_int) {
 
 /// `sonde serve`: SIGHUP asks for a reload of the programs instead of a stop (after `install`).
 pub fn hangup_reloads() {
-    // SAFETY: installing a handler that only stores to an atomic.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_hangup as *const () as usize;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGHUP, &sa, std::ptr::null_mut());
-    }
+    flag_on(libc::SIGHUP, on_hangup);
 }
 
 /// Whether a SIGHUP came since the last call (see `hangup_reloads`).

@@ -88,11 +88,7 @@ fn positional_parameters_run() {
 #[test]
 fn func_in_a_uprobe_names_the_function() {
     require_bpf!();
-    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe/type").is_file() {
-        println!("skipped: no uprobe PMU");
-        return;
-    }
-    let w = workload().to_str().unwrap().to_string();
+    let Some(w) = uprobe_workload() else { return };
     let prog = format!(
         "uprobe:{w}:sonde_workload_target, uretprobe:{w}:sonde_workload_target /pid == cpid/ \
          {{ @calls[func] = count(); @f = func; }}"
@@ -109,11 +105,7 @@ fn func_in_a_uprobe_names_the_function() {
 #[test]
 fn probes_on_one_uprobe_run_in_program_order() {
     require_bpf!();
-    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe/type").is_file() {
-        println!("skipped: no uprobe PMU");
-        return;
-    }
-    let w = workload().to_str().unwrap().to_string();
+    let Some(w) = uprobe_workload() else { return };
     let prog = format!(
         "uprobe:{w}:sonde_workload_target /pid == cpid/ {{ printf(\"first\\n\"); }}
          uprobe:{w}:sonde_workload_target /pid == cpid/ {{ printf(\"second\\n\"); }}
@@ -127,4 +119,13 @@ fn probes_on_one_uprobe_run_in_program_order() {
         "{}",
         o.describe()
     );
+}
+
+/// The workload's path, where uprobes can be attached (else says why not).
+fn uprobe_workload() -> Option<String> {
+    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe/type").is_file() {
+        println!("skipped: no uprobe PMU");
+        return None;
+    }
+    Some(workload().to_str().unwrap().to_string())
 }

@@ -192,7 +192,7 @@ fn json_stats_and_sum() {
     assert_eq!(a, vec![&json!(1000)], "{}", o.describe());
 }
 
-/// A newline in a string is JSON's `\n`, in values and in map keys (it was `\\x0a` text).
+/// A newline in a string is JSON's `\n`, in values and in map keys (not the text `\x0a`).
 #[test]
 fn strings_keep_their_newlines() {
     require_bpf!();

@@ -340,7 +340,7 @@ fn conditions_in_predicates_if_and_ternary_count_exactly() {
     assert_eq!(o.keyed("@v", "0"), "2", "{}", o.describe());
 }
 
-/// SIGUSR1 prints the maps and tracing goes on, as bpftrace's does (it once killed sonde).
+/// SIGUSR1 prints the maps and tracing goes on, as bpftrace's does.
 #[test]
 fn sigusr1_prints_the_maps() {
     require_bpf!();
@@ -357,4 +357,15 @@ fn sigusr1_prints_the_maps() {
     o.assert_ok();
     // Once on SIGUSR1, once at the end.
     assert_eq!(o.stdout.matches("@begun: 7").count(), 2, "{}", o.describe());
+}
+
+/// A program of only BEGIN and END probes ends after BEGIN, as bpftrace's now does.
+#[test]
+fn begin_and_end_alone_end_at_once() {
+    require_bpf!();
+    let o = Sonde::new(&["BEGIN { printf(\"hi\\n\"); @n = 1; } END { printf(\"end\\n\"); }"])
+        .timeout(Duration::from_secs(10))
+        .run();
+    o.assert_ok();
+    assert_eq!(o.lines(), ["hi", "end", "@n: 1"], "{}", o.describe());
 }

@@ -100,3 +100,17 @@ fn a_cleared_count_prints_zero() {
     assert_eq!(o.int("@c"), 0, "{}", o.describe());
     assert!(!o.stdout.contains("@k"), "{}", o.describe());
 }
+
+#[test]
+fn execve_argv_is_an_array_of_strings() {
+    require_tracepoints!();
+    // `const char *const * argv`: argv[1] is the second string, not the first one's second byte.
+    let cmd = wl(&["exec", "wl-exec", "getppid", "1"]);
+    let o = sonde(&[
+        "-c",
+        &cmd,
+        "tracepoint:syscalls:sys_enter_execve /pid == cpid/ { @[str(args.argv[0]), str(args.argv[1])] = count(); }",
+    ]);
+    o.assert_ok();
+    assert_eq!(o.keyed("@", "wl-exec, getppid"), "1", "{}", o.describe());
+}
