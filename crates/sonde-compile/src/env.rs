@@ -58,6 +58,12 @@ pub trait Env {
         let _ = name;
         None
     }
+    /// Does the running kernel's verifier know BPF's signed division and remainder (`BPF_SDIV`,
+    /// `BPF_SMOD`: 6.6+)? Without them `/` and `%` of signed operands are a longer sequence of
+    /// unsigned instructions with the same results. The default models the newest kernel.
+    fn has_signed_division(&self) -> bool {
+        true
+    }
     /// How many CPUs are online, for bpftrace's `ncpus`. None when unknown.
     fn online_cpus(&self) -> Option<u32> {
         None
@@ -104,6 +110,10 @@ pub struct Options {
     /// The words after the program that start with `--`: bpftrace's named options, read by
     /// `getopt("name")`: `--name` (no value) or `--name=value`.
     pub named: Vec<(String, Option<String>)>,
+    /// `exit()` also silences every probe in the kernel at once (CONTROL_MAP's flag), so nothing
+    /// after it is recorded, or lost, while the exit record waits to be read. Not in `sonde
+    /// serve`, which ignores `exit()`.
+    pub exit_silences: bool,
 }
 
 impl Options {

@@ -107,7 +107,7 @@ fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, S
         if keys.is_empty() {
             return format!("{{{name}: {v}}}");
         }
-        let key: Vec<String> = keys.iter().map(Value::to_string).collect();
+        let key: Vec<String> = keys.iter().map(Value::json_text).collect();
         members.push(format!("{}: {v}", quote(&key.join(","))));
     }
     format!("{{{name}: {{{}}}}}", members.join(", "))

@@ -73,9 +73,31 @@ impl Value {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
             Value::Tuple(ref vs) => vs.iter().map(Value::to_json).collect(),
-            _ => self.to_string().into(),
+            _ => self.json_text().into(),
         }
     }
+
+    /// The value as text inside a JSON string: a string's characters as they are (the JSON
+    /// quoting escapes a newline as `\n`, as bpftrace's does), other values as printed.
+    pub fn json_text(&self) -> String {
+        match self {
+            Value::Str(b) => json_str(b),
+            _ => self.to_string(),
+        }
+    }
+}
+
+/// Up to the NUL; valid UTF-8 as is, control characters included (JSON's quoting escapes them),
+/// other bytes as `\xNN` (JSON strings hold only UTF-8).
+fn json_str(b: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in until_nul(b).utf8_chunks() {
+        out.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }
 
 /// Sort order for [`Value`]s; derive(Ord) ranks kinds Int < Bytes < Tuple when they differ.
@@ -148,6 +170,7 @@ mod tests {
     fn display_strings() {
         assert_eq!(Value::str("bash\0junk").to_string(), "bash");
         assert_eq!(Value::str(b"a\tb\x01\xff").to_string(), "a\\x09b\\x01\\xff");
+        assert_eq!(Value::str(b"a\nb\xff\0c").json_text(), "a\nb\\xff");
         assert_eq!(Value::str("héllo").to_string(), "héllo");
         assert_eq!(Value::str(b"").to_string(), "");
         // A C1 control character is escaped byte by byte.

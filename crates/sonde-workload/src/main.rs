@@ -30,6 +30,7 @@ Every syscall is issued directly with syscall(2).
 COMMANDS:
     getpid N          N getpid() calls
     getppid N         N getppid() calls
+    lseek N           lseek(-1, -K, SEEK_CUR) for K = 1..N: negative offsets, EBADF
     gettid N          N gettid() calls
     openat N PATH     N openat(AT_FDCWD, PATH, O_RDONLY) calls; each fd that
                       opened is closed (close() is not counted by the N); failed
@@ -347,6 +348,11 @@ fn run(args: &[String]) {
             "getpid" => getpid(num("N", it.next())),
             "getppid" => syscall0(libc::SYS_getppid, num("N", it.next())),
             "gettid" => syscall0(libc::SYS_gettid, num("N", it.next())),
+            "lseek" => {
+                for k in 1..=num("N", it.next()) as i64 {
+                    unsafe { libc::syscall(libc::SYS_lseek, -1, -k, libc::SEEK_CUR) };
+                }
+            }
             "openat" => {
                 let n = num("N", it.next());
                 openat(n, arg("PATH", it.next()));

@@ -1,11 +1,12 @@
 //! The `-c` command: started before the probes are attached (so its pid is known at compile
 //! time), held before its exec until they are, and killed if sonde fails before releasing it.
 //!
-//! sonde forks and the child waits on a pipe *before* exec, running nothing else
-//! (`sonde_kernel::host::process::HeldProcess`): what sonde traces of it is one `read` returning and
-//! then the command's own `execve`, as strace's first line is. (A held `/bin/sh` ran its own
-//! start-up, a `read` per byte of the release and the redirections, all traced once the probes
-//! were up.) std's `Command` cannot do this: its spawn returns only after the exec.
+//! sonde forks and the child stops itself *before* exec, running nothing else
+//! (`sonde_kernel::host::process::HeldProcess`): what sonde traces of it is the command's own
+//! `execve`, as strace's first line is; no syscall of the release returns after the attach (a
+//! pipe's `read` did). (A held `/bin/sh` ran its own start-up, a `read` per byte of the release
+//! and the redirections, all traced once the probes were up.) std's `Command` cannot do this: its
+//! spawn returns only after the exec.
 
 use sonde_kernel::host::process::HeldProcess;
 use std::ffi::CString;

@@ -93,6 +93,13 @@ impl<'a> Collector<'a> {
                 MapEntries::Hist(sorted.collect(), hist_kind(info))
             }
             MapValue::Agg { func: AggFunc::Stats, .. } => MapEntries::Stats(stats),
+            // A key-less count with no element (cleared, or never counted) is 0, as bpftrace
+            // prints it.
+            MapValue::Agg { func: AggFunc::Count, .. }
+                if values.is_empty() && info.keys.is_empty() =>
+            {
+                MapEntries::Values(vec![(Vec::new(), Value::Int { v: 0, signed: false })])
+            }
             _ => MapEntries::Values(values),
         })
     }
@@ -108,6 +115,11 @@ impl<'a> Collector<'a> {
         {
             let _ = self.maps[counter].clear();
         }
+    }
+
+    /// bpftrace's `zero(@m)`: every value zeroed, every key kept (so `len(@m)` stays).
+    pub fn zero(&self, map: usize) {
+        let _ = self.maps[FIRST_USER_MAP + map].zero();
     }
 
     /// Events the ring buffer had no room for, summed over CPUs.

@@ -130,13 +130,21 @@ impl Env for HostEnv {
     }
 
     fn kernel_module_loaded(&self, name: &str) -> Option<bool> {
-        let modules = std::fs::read_to_string("/proc/modules").ok()?;
-        Some(modules.lines().any(|l| l.split(' ').next() == Some(name)))
+        match std::fs::read_to_string("/proc/modules") {
+            Ok(modules) => Some(modules.lines().any(|l| l.split(' ').next() == Some(name))),
+            // A mounted /proc without the file: a kernel built without modules.
+            Err(_) if std::path::Path::new("/proc/self").exists() => Some(false),
+            Err(_) => None,
+        }
     }
 
     fn has_helper(&self, id: u32) -> bool {
         // Every helper sonde asks about is a tracing one: a kprobe program tells.
         sonde_kernel::features::has_helper(sonde_kernel::object::prog::ProgType::Kprobe, id)
+    }
+
+    fn has_signed_division(&self) -> bool {
+        sonde_kernel::features::has_signed_division()
     }
 
     fn online_cpus(&self) -> Option<u32> {

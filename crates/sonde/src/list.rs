@@ -96,7 +96,9 @@ fn tracepoints(env: &HostEnv, pat: &str, verbose: bool, out: &mut String) -> Res
         let _ = writeln!(out, "tracepoint:{}:{}", c, t);
         if verbose {
             if let Ok(text) = env.tracepoint_format(c, t) {
-                if let Ok(s) = sonde_compile::provider::tracepoint_format::parse_format(c, t, &text)
+                // Typed as programs see them: typedefs and struct pointers through BTF.
+                if let Ok(s) =
+                    sonde_compile::provider::tracepoint_types::parse_typed(c, t, &text, env)
                 {
                     for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
                         let _ = writeln!(out, "    {} {}", f.ty, f.name);

@@ -162,7 +162,8 @@ impl<'a> Output<'a> {
                 return Action::Exit(code);
             }
             EventKind::PrintMap { map, top } => self.print_map(*map, *top),
-            EventKind::ClearMap { map } => self.collector.clear(*map),
+            EventKind::ClearMap { map, keep_keys: false } => self.collector.clear(*map),
+            EventKind::ClearMap { map, keep_keys: true } => self.collector.zero(*map),
             EventKind::Cat { path } => {
                 let path = String::from_utf8_lossy(path);
                 match std::fs::read(&*path) {

@@ -36,6 +36,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let mut opts = Options::new();
     opts.filter_pid = cli.pid;
     opts.allow_unsafe = cli.allow_unsafe;
+    opts.exit_silences = true;
     (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = target.command_pid();
     opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
@@ -54,6 +55,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
     signals::arm();
+    signals::usr1_prints();
     crate::run::prepare(Needs::Bpf)?;
     if cli.debug && probes_functions(&compiled) {
         crate::list::report_skipped(&ast, &env);
@@ -105,6 +107,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     target.release();
     let reason = match begun {
         Some(r) => r,
+        // Nothing can fire after BEGIN: the run ends, as bpftrace's does (not with a -c
+        // command, which runs to its end).
+        None if only_begin_end(&compiled) && !target.has_command() => Reason::Exit(0),
         None => poll::until_stopped(&mut events, &mut target, &health, None)?,
     };
     debug(cli, &format!("stopped: {reason:?}"));
@@ -157,6 +162,14 @@ fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Resu
     Ok(())
 }
 
+/// Every probe of the program is BEGIN or END.
+fn only_begin_end(compiled: &Compiled) -> bool {
+    let special = |s: &sonde_compile::provider::Site| {
+        matches!(s.point, AttachPoint::Begin | AttachPoint::End)
+    };
+    compiled.programs.iter().all(|p| p.sites.iter().all(special))
+}
+
 fn probes_functions(compiled: &Compiled) -> bool {
     compiled
         .programs
@@ -201,6 +214,9 @@ impl Events for ScriptEvents<'_> {
                 }
             })
             .map_err(Failure::kernel)?;
+        if signals::print_requested() {
+            output.print_all_maps();
+        }
         output.flush();
         if failed(output) {
             return Ok(None);

@@ -21,7 +21,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
     if !ARMED.load(Ordering::SeqCst) {
         const MSG: &[u8] = b"sonde: interrupted; nothing was attached\n";
         // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a static buffer. A held
-        // `-c` command sees its pipe close and exits by itself.
+        // `-c` command is killed by the kernel when sonde dies (its parent-death signal).
         unsafe {
             libc::write(2, MSG.as_ptr().cast(), MSG.len());
             libc::_exit(INTERRUPTED);
@@ -53,19 +53,41 @@ pub fn arm() {
     ARMED.store(true, Ordering::SeqCst);
 }
 
+static PRINT: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_print(_: libc::c_int) {
+    PRINT.store(true, Ordering::SeqCst);
+}
+
+/// The language face: SIGUSR1 asks for the maps to be printed, as bpftrace's does (from `arm` on;
+/// before it, the signal's default ends sonde like any other).
+pub fn usr1_prints() {
+    flag_on(libc::SIGUSR1, on_print);
+}
+
+/// Catch `sig` with `handler`, which only stores to an atomic.
+fn flag_on(sig: libc::c_int, handler: extern "C" fn(libc::c_int)) {
+    // SAFETY: installing a handler that only stores to an atomic.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = handler as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Whether a SIGUSR1 came since the last call (see `usr1_prints`).
+pub fn print_requested() -> bool {
+    PRINT.swap(false, Ordering::SeqCst)
+}
+
 extern "C" fn on_hangup(_: libc::c_int) {
     RELOAD.store(true, Ordering::SeqCst);
 }
 
 /// `sonde serve`: SIGHUP asks for a reload of the programs instead of a stop (after `install`).
 pub fn hangup_reloads() {
-    // SAFETY: installing a handler that only stores to an atomic.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_hangup as *const () as usize;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGHUP, &sa, std::ptr::null_mut());
-    }
+    flag_on(libc::SIGHUP, on_hangup);
 }
 
 /// Whether a SIGHUP came since the last call (see `hangup_reloads`).

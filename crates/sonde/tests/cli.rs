@@ -317,6 +317,11 @@ fn list_matches_tracepoints_and_lv_shows_fields() {
     o.assert_ok();
     assert!(o.lines().contains(&"    s32 prev_pid"), "{}", o.describe());
     assert!(o.lines().contains(&"    char[16] next_comm"), "{}", o.describe());
+    // As programs see them: a typedef through BTF, a pointer to string pointers.
+    let o = sonde(&["-lv", "tracepoint:syscalls:sys_enter_lseek"]);
+    assert!(o.lines().contains(&"    s64 offset"), "{}", o.describe());
+    let o = sonde(&["-lv", "tracepoint:syscalls:sys_enter_execve"]);
+    assert!(o.lines().contains(&"    s8 * * argv"), "{}", o.describe());
     let o = sonde(&["-l", "nosuch_category_sonde:*"]);
     o.assert_code(1);
 }

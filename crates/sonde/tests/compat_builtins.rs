@@ -133,3 +133,19 @@ fn variables_as_calls_jiffies_and_strncmp() {
     assert_eq!(o.int("@ninth"), 1, "{}", o.describe());
     assert_eq!(o.int("@ticking"), 1, "{}", o.describe());
 }
+
+/// bpftrace's `call.join`: system() every millisecond, and join() then exit() on any execve. Probes
+/// still firing after exit() until its record is read would fill the ring buffer with 16 KiB join
+/// records of every execve of the system (exit status 1 for lost events); exit() silences them.
+#[test]
+fn nothing_is_lost_after_exit() {
+    require_bpf!();
+    let o = sonde(&[
+        "--unsafe",
+        "i:ms:1 { system(\"echo '_A_'\"); } t:syscalls:sys_enter_execve { join(args.argv); exit(); }",
+    ]);
+    o.assert_ok();
+    // The first execve may be another process's (tests run at once): its argv is joined.
+    assert!(!o.stdout.trim().is_empty(), "{}", o.describe());
+    assert!(!o.stderr.contains("lost"), "{}", o.describe());
+}

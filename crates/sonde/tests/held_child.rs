@@ -31,11 +31,33 @@ fn every_syscall_of_cpid_is_the_commands_own() {
     o.assert_ok();
     // Besides the command's own calls, only its execve, entered under sonde's comm (the comm
     // changes with the exec).
-    let others: Vec<&str> = o
-        .lines()
+    assert_eq!(other_comms(&o), ["@[sonde]: 1"], "{}", o.describe());
+    assert!(o.int("@[sonde-workload]") >= 5, "{}", o.describe());
+}
+
+#[test]
+fn no_syscall_of_the_release_returns_after_the_attach() {
+    require_tracepoints!();
+    // A hold that ends by returning from a syscall after the attach shows that syscall's exit
+    // under comm `sonde`, and one sys_exit_read more than the command's own reads.
+    let cmd = wl(&["read", "7", "16"]);
+    let o = sonde(&[
+        "-c",
+        &cmd,
+        "tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @[comm] = count(); }
+         tracepoint:syscalls:sys_enter_read /pid == cpid/ { @enter = count(); }
+         tracepoint:syscalls:sys_exit_read /pid == cpid/ { @exit = count(); }",
+    ]);
+    o.assert_ok();
+    assert!(other_comms(&o).is_empty(), "{}", o.describe());
+    assert_eq!(o.int("@exit"), o.int("@enter"), "{}", o.describe());
+    assert!(o.int("@enter") >= 7, "{}", o.describe());
+}
+
+/// The `@[comm]: N` lines of comms other than the command's.
+fn other_comms(o: &common::Output) -> Vec<&str> {
+    o.lines()
         .into_iter()
         .filter(|l| l.starts_with("@[") && !l.starts_with("@[sonde-workload]: "))
-        .collect();
-    assert_eq!(others, ["@[sonde]: 1"], "{}", o.describe());
-    assert!(o.int("@[sonde-workload]") >= 5, "{}", o.describe());
+        .collect()
 }

@@ -191,3 +191,14 @@ fn json_stats_and_sum() {
         .collect();
     assert_eq!(a, vec![&json!(1000)], "{}", o.describe());
 }
+
+/// A newline in a string is JSON's `\n`, in values and in map keys (not the text `\x0a`).
+#[test]
+fn strings_keep_their_newlines() {
+    require_bpf!();
+    let o = sonde(&["-f", "json", r#"BEGIN { @s["x\ny"] = 1; print("p\nq"); exit(); }"#]);
+    o.assert_ok();
+    let ev = events(&o);
+    assert_eq!(of_type(&ev, "value"), vec![&json!("p\nq")], "{}", o.describe());
+    assert_eq!(map_event(&o, &ev, "map", "@s"), &json!({"x\ny": 1}), "{}", o.describe());
+}

@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{check_bars, counts, sonde, wl};
+use common::{check_bars, counts, sonde, wl, Sonde};
+use std::time::Duration;
 
 const GETPID: &str = "tracepoint:syscalls:sys_enter_getpid";
 const EXIT_READ: &str = "tracepoint:syscalls:sys_exit_read";
@@ -337,4 +338,34 @@ fn conditions_in_predicates_if_and_ternary_count_exactly() {
     // `&&`, `||` and `!` as values: 2000 and 100 are true, 5000 is not.
     assert_eq!(o.keyed("@v", "1"), "7", "{}", o.describe());
     assert_eq!(o.keyed("@v", "0"), "2", "{}", o.describe());
+}
+
+/// SIGUSR1 prints the maps and tracing goes on, as bpftrace's does.
+#[test]
+fn sigusr1_prints_the_maps() {
+    require_bpf!();
+    let mut run =
+        Sonde::new(&["BEGIN { @begun = 7; @k[3] = 4; } interval:ms:50 { @ticks = count(); }"])
+            .timeout(Duration::from_secs(30))
+            .spawn();
+    run.wait_attached();
+    std::thread::sleep(Duration::from_millis(200));
+    run.signal(libc::SIGUSR1);
+    run.wait_stdout("@k[3]: 4", Duration::from_secs(10));
+    run.signal(libc::SIGINT);
+    let o = run.wait();
+    o.assert_ok();
+    // Once on SIGUSR1, once at the end.
+    assert_eq!(o.stdout.matches("@begun: 7").count(), 2, "{}", o.describe());
+}
+
+/// A program of only BEGIN and END probes ends after BEGIN, as bpftrace's now does.
+#[test]
+fn begin_and_end_alone_end_at_once() {
+    require_bpf!();
+    let o = Sonde::new(&["BEGIN { printf(\"hi\\n\"); @n = 1; } END { printf(\"end\\n\"); }"])
+        .timeout(Duration::from_secs(10))
+        .run();
+    o.assert_ok();
+    assert_eq!(o.lines(), ["hi", "end", "@n: 1"], "{}", o.describe());
 }

@@ -306,7 +306,14 @@ impl Lower<'_> {
                 Alu::Add
             }
         };
-        self.e.emit(Insn::alu64_reg(alu, l, r));
+        let signed = crate::model::types::arith_type(&lhs.ty, &rhs.ty).is_signed();
+        if signed && matches!(alu, Alu::Div | Alu::Mod) {
+            for insn in super::division::signed(alu, l, r, self.tp.signed_division) {
+                self.e.emit(insn);
+            }
+        } else {
+            self.e.emit(Insn::alu64_reg(alu, l, r));
+        }
         self.e.free_reg(r);
         l
     }

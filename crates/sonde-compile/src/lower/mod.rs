@@ -4,6 +4,7 @@
 
 mod agg_read;
 mod branch;
+mod division;
 mod emit;
 mod expr;
 pub mod full;

@@ -26,6 +26,10 @@ impl Lower<'_> {
             TStmtKind::Emit { event, args } => self.emit_record(*event, args, BPF_RB_NO_WAKEUP),
             TStmtKind::Exit { event, code } => {
                 self.emit_record(*event, std::slice::from_ref(code), BPF_RB_FORCE_WAKEUP);
+                if self.opts.exit_silences {
+                    self.e.ld_map_value(Reg::R1, crate::abi::CONTROL_MAP, 0);
+                    self.e.emit(Insn::store_imm(Size::DW, Reg::R1, 0, 1));
+                }
                 self.e.goto(self.exit);
             }
             TStmtKind::MapStore { map, keys, value } => {

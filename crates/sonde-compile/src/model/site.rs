@@ -57,6 +57,7 @@ pub enum AttachPoint {
 }
 
 impl AttachPoint {
+    /// The probe's name: sonde's spelling of where it attaches.
     pub fn describe(&self) -> String {
         match self {
             AttachPoint::Begin => "BEGIN".into(),
@@ -116,11 +117,14 @@ pub struct Site {
     /// The function is an x86-64 syscall wrapper, `__x64_sys_NAME(const struct pt_regs *regs)`:
     /// `argN` are the syscall's arguments, in the user registers that `regs` points to.
     pub syscall_wrapper: bool,
+    /// The spec as the program wrote it, where sonde's own spelling differs (`interval:ms:300`
+    /// is `interval:300ms`): what `probe` is.
+    pub written: Option<Rc<str>>,
 }
 
 impl Site {
     pub fn new(point: AttachPoint, kind: ProgKind) -> Site {
-        Site { point, kind, args: None, func: None, syscall_wrapper: false }
+        Site { point, kind, args: None, func: None, syscall_wrapper: false, written: None }
     }
 
     /// Whether pointers the probe is handed point into user memory (a uprobe's arguments).

@@ -356,8 +356,10 @@ pub enum EventKind {
         map: usize,
         top: usize,
     },
+    /// `clear(@m)`; with `keep_keys`, bpftrace's `zero(@m)`: the values zeroed, the keys kept.
     ClearMap {
         map: usize,
+        keep_keys: bool,
     },
     /// bpftrace's `cat("FILE")`: user space prints the file's contents when the record arrives.
     Cat {
@@ -430,4 +432,6 @@ pub struct TProgram {
     /// The CPUs (the kernel's nr_cpu_ids) whose values a read of an aggregation combines; 0 when
     /// no probe reads one.
     pub cpu_ids: u32,
+    /// The kernel has BPF's signed division instructions (`Env::has_signed_division`).
+    pub signed_division: bool,
 }

@@ -47,6 +47,7 @@ pub fn expand(definition: &str, exit: bool, env: &dyn Env) -> Result<Vec<Site>, 
                 args: Some(Rc::new(sig.argument_record(exit))),
                 func: Some(Rc::new(sig)),
                 syscall_wrapper: false,
+                written: None,
             })
         })
         .collect()

@@ -85,6 +85,7 @@ pub fn expand(
         .into_iter()
         .map(|symbol| Site {
             syscall_wrapper: offset == 0 && is_syscall_wrapper(&symbol),
+            written: None,
             point: AttachPoint::Kprobe { symbol, offset, retprobe },
             kind: ProgKind::Kprobe,
             args: args.clone(),

@@ -20,8 +20,17 @@ const TYPEDEF_PREFIX: &str = "btf_trace_";
 
 pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
     // bpftrace writes `rawtracepoint:vmlinux:NAME` or `rawtracepoint:MODULE:NAME`; the module
-    // part only says where BTF has it, and sonde reads vmlinux's.
-    let name = definition.rsplit(':').next().unwrap_or(definition);
+    // part only says where BTF has it (sonde reads vmlinux's), but it must name one.
+    let name = match definition.split_once(':') {
+        None => definition,
+        Some((_, name)) if name.contains(':') => {
+            return Err("a raw tracepoint is `rawtracepoint:[MODULE:]NAME`".into());
+        }
+        Some((module, name)) => {
+            check_module(module, env)?;
+            name
+        }
+    };
     if name.is_empty() {
         return Err("a raw tracepoint needs a name: `rawtracepoint:sched_switch`".into());
     }
@@ -40,6 +49,20 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
         vec![name.to_string()]
     };
     names.iter().map(|n| site(btf, n)).collect()
+}
+
+/// `vmlinux`, or a kernel module that is loaded (when the kernel says which are).
+fn check_module(module: &str, env: &dyn Env) -> Result<(), String> {
+    if module == "vmlinux" || module.contains(['*', '?', '[']) {
+        return Ok(());
+    }
+    match env.kernel_module_loaded(module) {
+        Some(false) => Err(format!(
+            "`{}` is neither `vmlinux` nor a loaded kernel module: `rawtracepoint:vmlinux:NAME` or `rawtracepoint:NAME`",
+            module
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Every tracepoint BTF has a `btf_trace_` typedef for.
@@ -76,6 +99,7 @@ fn site(btf: &Btf, name: &str) -> Result<Site, String> {
         args: Some(Rc::new(sig.argument_record(false))),
         func: Some(Rc::new(sig)),
         syscall_wrapper: false,
+        written: None,
     })
 }
 
@@ -121,4 +145,39 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::EnvError;
+
+    /// A kernel with module ext4 loaded and no BTF.
+    struct Modules;
+    impl Env for Modules {
+        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
+            Err(EnvError::NotFound("none".into()))
+        }
+        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+            Ok(Vec::new())
+        }
+        fn kernel_module_loaded(&self, name: &str) -> Option<bool> {
+            Some(name == "ext4")
+        }
+    }
+
+    #[test]
+    fn the_module_part_names_vmlinux_or_a_loaded_module() {
+        let err = |d: &str| expand(d, &Modules).unwrap_err();
+        assert!(
+            err("nonsense:sys_exit").contains("`nonsense` is neither"),
+            "{}",
+            err("nonsense:sys_exit")
+        );
+        assert!(err("a:b:sys_exit").contains("rawtracepoint:[MODULE:]NAME"));
+        // These get past the module and stop at the missing BTF.
+        for ok in ["vmlinux:sys_exit", "ext4:ext4_sync_fs", "sys_exit"] {
+            assert!(err(ok).contains("BTF"), "{}: {}", ok, err(ok));
+        }
+    }
 }

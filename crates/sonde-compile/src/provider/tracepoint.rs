@@ -38,6 +38,7 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
                 args: Some(Rc::new(args)),
                 func: None,
                 syscall_wrapper: false,
+                written: None,
             })
         })
         .collect()

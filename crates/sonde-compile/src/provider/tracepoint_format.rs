@@ -61,7 +61,11 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
     let ty = if data_loc {
         Type::Str(0)
     } else if ty_text.contains('*') {
-        let to = if is_char { Type::Int { bytes: 1, signed: true } } else { Type::Void };
+        // `const char *const * argv`: a pointer to string pointers; `char *` a string pointer.
+        let mut to = if is_char { Type::Int { bytes: 1, signed: true } } else { Type::Void };
+        for _ in 1..ty_text.matches('*').count() {
+            to = Type::Ptr { to: Box::new(to), user: user_pointers };
+        }
         Type::Ptr { to: Box::new(to), user: user_pointers }
     } else if let Some(len) = array_len {
         let elem_size = size.checked_div(len).unwrap_or(1);
@@ -90,19 +94,21 @@ fn parse_field(s: &str, user_pointers: bool) -> Option<(Field, usize)> {
     Some((Field { name: name.to_string(), offset, ty, data_loc }, size))
 }
 
-/// The C integer types whose size and signedness are fixed on 64-bit Linux.
-fn declared_int(base: &str) -> Option<Type> {
+/// The C integer types whose size and signedness are fixed on 64-bit Linux, and the kernel's
+/// typedefs of them that syscall arguments use: what `args` fields get where BTF is absent (the
+/// host test `syscall_argument_types` checks it against BTF for every syscall argument).
+pub(crate) fn declared_int(base: &str) -> Option<Type> {
     let words: Vec<&str> =
         base.split_whitespace().filter(|w| *w != "const" && *w != "volatile").collect();
     let t = match words.join(" ").as_str() {
-        "int" | "signed int" | "pid_t" | "s32" | "__s32" | "int32_t" => Type::S32,
-        "unsigned int" | "unsigned" | "u32" | "__u32" | "uint32_t" | "uid_t" | "gid_t" => Type::U32,
-        "long" | "long int" | "long long" | "s64" | "__s64" | "ssize_t" | "loff_t" | "int64_t" => {
-            Type::S64
-        }
-        "unsigned long" | "unsigned long long" | "size_t" | "u64" | "__u64" | "uint64_t" => {
-            Type::U64
-        }
+        "int" | "signed int" | "pid_t" | "s32" | "__s32" | "int32_t" | "clockid_t" | "timer_t"
+        | "key_t" | "mqd_t" | "rwf_t" | "key_serial_t" => Type::S32,
+        "unsigned int" | "unsigned" | "u32" | "__u32" | "uint32_t" | "uid_t" | "gid_t"
+        | "qid_t" => Type::U32,
+        "long" | "long int" | "long long" | "s64" | "__s64" | "ssize_t" | "loff_t" | "int64_t"
+        | "off_t" => Type::S64,
+        "unsigned long" | "unsigned long long" | "size_t" | "u64" | "__u64" | "uint64_t"
+        | "aio_context_t" => Type::U64,
         "short" | "s16" | "__s16" => Type::Int { bytes: 2, signed: true },
         "unsigned short" | "u16" | "__u16" | "umode_t" => Type::U16,
         "char" | "signed char" | "s8" | "__s8" => Type::Int { bytes: 1, signed: true },
@@ -150,6 +156,19 @@ print fmt: \"dfd: 0x%08lx\", ((unsigned long)(REC->dfd))
         let f = s.fields.iter().find(|f| f.name == "common_pid").unwrap();
         assert_eq!(f.ty, Type::S32);
         assert_eq!(s.size, 48);
+    }
+
+    #[test]
+    fn pointers_to_pointers() {
+        let text = "format:
+\tfield:const char *const * argv;\toffset:24;\tsize:8;\tsigned:0;
+\tfield:void * * pages;\toffset:32;\tsize:8;\tsigned:0;
+";
+        let s = parse_format("syscalls", "sys_enter_execve", text).unwrap();
+        let char_ptr = Type::Ptr { to: Box::new(Type::Int { bytes: 1, signed: true }), user: true };
+        assert_eq!(s.fields[0].ty, Type::Ptr { to: Box::new(char_ptr), user: true });
+        let void_ptr = Type::Ptr { to: Box::new(Type::Void), user: true };
+        assert_eq!(s.fields[1].ty, Type::Ptr { to: Box::new(void_ptr), user: true });
     }
 
     #[test]

@@ -58,8 +58,11 @@ pub fn check(
         typed.probes.push(TProbe { probe: index, sites, predicate, body, vars, span: probe.span });
     }
     let maps = maps.finish(&mut diags);
+    warnings.append(&mut typed.warnings);
     if diags.is_empty() {
-        Ok(typed.program(maps, warnings))
+        let mut typed = typed.program(maps, warnings);
+        typed.signed_division = env.has_signed_division();
+        Ok(typed)
     } else {
         Err(diags)
     }
@@ -110,6 +113,8 @@ struct Typed {
     stack_len_frames: u8,
     cpu_ids: u32,
     options: Vec<super::builtins::getopt::GetOpt>,
+    /// Said once each, though a probe is checked once per group of sites.
+    warnings: Vec<Diagnostic>,
 }
 
 impl Typed {
@@ -121,6 +126,11 @@ impl Typed {
         self.cpu_ids = self.cpu_ids.max(cx.cpu_ids.unwrap_or(0));
         super::builtins::getopt::merge(&mut self.options, std::mem::take(&mut cx.options), diags);
         diags.append(&mut cx.diags);
+        for w in cx.warnings.drain(..) {
+            if !self.warnings.iter().any(|k| k.span == w.span && k.message == w.message) {
+                self.warnings.push(w);
+            }
+        }
         cx.vars.into_iter().map(|v| (v.name, v.ty)).collect()
     }
 
@@ -134,6 +144,7 @@ impl Typed {
             warnings,
             options: self.options.into_iter().map(|o| (o.name, o.about)).collect(),
             cpu_ids: self.cpu_ids,
+            signed_division: true,
         }
     }
 }
@@ -164,6 +175,8 @@ pub(super) struct Checker<'a> {
     pub str_hints: HashMap<String, usize>,
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
+    /// What the user should know of a program that compiles.
+    pub warnings: Vec<Diagnostic>,
     /// The depths of the stacks the probe takes (`kstack` 127, `kstack(3)` 3): a stack map each.
     pub stacks: std::collections::BTreeSet<u8>,
     /// How stacks print where the call does not say (config `stack_mode`).
@@ -202,6 +215,7 @@ impl<'a> Checker<'a> {
             str_hints: HashMap::new(),
             events: Vec::new(),
             diags: Vec::new(),
+            warnings: Vec::new(),
             stacks: Default::default(),
             stack_mode: crate::model::types::StackMode::Bpftrace,
             stack_len_frames: 0,
@@ -227,6 +241,12 @@ impl<'a> Checker<'a> {
     pub fn error(&mut self, d: Diagnostic) {
         if !self.discovering {
             self.diags.push(d);
+        }
+    }
+
+    pub fn warn(&mut self, d: Diagnostic) {
+        if !self.discovering {
+            self.warnings.push(d);
         }
     }
 

@@ -57,8 +57,19 @@ fn expand(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Site>, String> {
     let mut notes = Vec::new();
-    let expanded = provider::expand(&spec.provider, definition, env, &mut notes);
+    let mut expanded = provider::expand(&spec.provider, definition, env, &mut notes);
     warnings.extend(notes.into_iter().map(|n| Diagnostic::warning(spec.span, n)));
+    // Where sonde respells a spec that names one site, `probe` is the spec as written, with
+    // the provider's full name (as bpftrace's `i:ms:300` is `interval:ms:300`).
+    if let Ok([site]) = expanded.as_deref_mut() {
+        let provider = match site.point {
+            AttachPoint::Interval { .. } => "interval",
+            AttachPoint::Profile { .. } => "profile",
+            AttachPoint::Software { .. } => "software",
+            _ => return expanded,
+        };
+        site.written = Some(format!("{}:{}", provider, definition).into());
+    }
     expanded
 }
 

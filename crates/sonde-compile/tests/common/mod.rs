@@ -32,6 +32,11 @@ impl Env for FixtureEnv {
             && (id == GET_FUNC_IP || id == FOR_EACH_MAP_ELEM || id == MAP_LOOKUP_PERCPU_ELEM))
     }
 
+    /// BPF's signed division came in 6.6, after 5.10.
+    fn has_signed_division(&self) -> bool {
+        !self.no_func_ip
+    }
+
     fn online_cpus(&self) -> Option<u32> {
         Some(4)
     }

@@ -108,6 +108,22 @@ pub fn has_trampolines() -> bool {
     })
 }
 
+/// BPF's signed division (`BPF_SDIV`, 6.6+): load `r0 = 7; r1 = -1; r0 s/= r1; r0 = 0; exit`;
+/// older verifiers refuse the division's nonzero offset field. Cached per process.
+pub fn has_signed_division() -> bool {
+    static CACHE: OnceLock<bool> = OnceLock::new();
+    *CACHE.get_or_init(|| {
+        let mut insns = vec![
+            0xb7, 0x00, 0, 0, 7, 0, 0, 0, // r0 = 7
+            0xb7, 0x01, 0, 0, 0xff, 0xff, 0xff, 0xff, // r1 = -1
+            0x3f, 0x10, 1, 0, 0, 0, 0, 0, // r0 s/= r1 (ALU64 | DIV | X, off 1)
+        ];
+        insns.extend_from_slice(&RETURN_ZERO);
+        let spec = ProgSpec::new(crate::object::prog::ProgType::Kprobe, &insns, "probe_sdiv");
+        Program::load(&spec).is_ok()
+    })
+}
+
 /// Does the verifier know BPF helper `id` in programs of `prog_type`? Asked once per pair by
 /// loading `call id; r0 = 0; exit` (with r1 the context, as the helpers that take one want), as
 /// bpftrace's feature probes do: a helper the kernel lacks is "invalid func unknown#id". A load

@@ -1,5 +1,5 @@
 //! Processes: watching one exit (`-p PID`: tracing stops with the traced process, as bpftrace's
-//! does), and starting the `-c` command held before its exec ([`HeldProcess`]).
+//! does), and starting the `-c` command held, stopped, before its exec ([`HeldProcess`]).
 
 use crate::sys;
 use std::ffi::CString;
@@ -33,12 +33,12 @@ impl PidWatch {
     }
 }
 
-/// A forked child held before its exec until [`HeldProcess::release`]: its pid can be put into
-/// programs and probes first, and what they see of it starts with the command's own `execve`.
-/// Killed and reaped on drop if never released.
+/// A forked child held, stopped, before its exec until [`HeldProcess::release`]: its pid can be
+/// put into programs and probes first, and what their syscall probes see of it starts with the
+/// command's own `execve`. Killed and reaped on drop if never released.
 pub struct HeldProcess {
     pid: i32,
-    gate: Option<OwnedFd>,
+    held: bool,
     exited: Option<i32>,
 }
 
@@ -50,10 +50,9 @@ impl HeldProcess {
         argv: &[CString],
         envp: &[CString],
     ) -> std::io::Result<HeldProcess> {
-        let (pid, gate) =
-            sys::fork_held(path, argv, envp).map_err(std::io::Error::from_raw_os_error)?;
-        wait_parked(pid);
-        Ok(HeldProcess { pid, gate: Some(gate), exited: None })
+        let pid = sys::fork_held(path, argv, envp).map_err(std::io::Error::from_raw_os_error)?;
+        wait_stopped(pid);
+        Ok(HeldProcess { pid, held: true, exited: None })
     }
 
     pub fn pid(&self) -> u32 {
@@ -62,8 +61,8 @@ impl HeldProcess {
 
     /// Let it exec.
     pub fn release(&mut self) {
-        if let Some(gate) = self.gate.take() {
-            let _ = std::io::Write::write_all(&mut std::fs::File::from(gate), b"g");
+        if std::mem::take(&mut self.held) {
+            sys::continue_child(self.pid);
         }
     }
 
@@ -85,12 +84,12 @@ impl HeldProcess {
     }
 }
 
-/// Return once the held child sleeps in its read of the gate, so probes attached next see none of
-/// its set-up calls (closing the write end, resetting signals: they ran after the attach when the
-/// child was scheduled late). That read is the only place the child sleeps before its exec.
-/// Typically one look at /proc: the child parks in tens of microseconds. A child that died, or one
-/// not parked within a second (a stopped machine), is left as it is: never an error.
-fn wait_parked(pid: i32) {
+/// Return once the held child has stopped itself, so probes attached next see none of its set-up
+/// calls (resetting signals: they ran after the attach when the child was scheduled late), and
+/// the continue finds it stopped. Typically one look at /proc: the child stops in tens of
+/// microseconds. A child that died, or one not stopped within a second (a stopped machine), is
+/// left as it is: never an error.
+fn wait_stopped(pid: i32) {
     let path = format!("/proc/{pid}/stat");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
     loop {
@@ -99,7 +98,7 @@ fn wait_parked(pid: i32) {
             s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next())
         });
         match state {
-            Some('S') | Some('Z') | Some('X') | None => return,
+            Some('T') | Some('Z') | Some('X') | None => return,
             _ if std::time::Instant::now() >= deadline => return,
             _ => std::thread::sleep(std::time::Duration::from_micros(20)),
         }
@@ -109,7 +108,7 @@ fn wait_parked(pid: i32) {
 impl Drop for HeldProcess {
     fn drop(&mut self) {
         // A child never released must not outlive a failed sonde.
-        if self.gate.is_some() {
+        if self.held {
             self.kill();
         }
     }

@@ -313,6 +313,22 @@ impl Map {
         Ok(())
     }
 
+    /// Zero every value and keep the keys (bpftrace's `zero(@m)`); an array is zeroed whole. A key
+    /// a program deletes meanwhile stays deleted.
+    pub fn zero(&self) -> Result<()> {
+        if self.map_type.is_array() {
+            return self.clear();
+        }
+        let zero = vec![0u8; self.value_len()];
+        for key in self.keys()? {
+            match self.update(&key, &zero, BPF_EXIST) {
+                Err(KernelError::Syscall { errno: libc::ENOENT, .. }) => {}
+                other => other?,
+            }
+        }
+        Ok(())
+    }
+
     fn check(&self, what: &'static str, expected: usize, got: usize) -> Result<()> {
         if expected == got {
             Ok(())

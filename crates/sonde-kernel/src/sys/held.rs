@@ -1,74 +1,57 @@
-//! fork(2) with the child held at a pipe before its execve(2): the `-c` command, whose pid is
+//! fork(2) with the child held, stopped, before its execve(2): the `-c` command, whose pid is
 //! known (and probed) before it runs anything of its own.
 #![allow(unsafe_code)]
 
 use super::Errno;
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-/// Fork a child that waits for one byte on a pipe, then execs `path` with `argv` and `envp`.
-/// Returns its pid and the pipe's write end: writing a byte releases it, closing the end without
-/// one (sonde died) makes it exit 1. Before the wait the child resets what a command must not
-/// inherit (ignored SIGPIPE, blocked signals), so after the release only the read's return
-/// precedes the exec. A failed exec exits 127.
-pub(crate) fn fork_held(
-    path: &CString,
-    argv: &[CString],
-    envp: &[CString],
-) -> Result<(i32, OwnedFd), Errno> {
+/// Fork a child that stops itself (SIGSTOP), then, once continued (SIGCONT), execs `path` with
+/// `argv` and `envp`. A stop is no syscall: the `kill` that stops it has returned (its exit
+/// traced) before the stop, so after the release the child's first syscall is the exec and no
+/// syscall probe attached meanwhile sees anything of sonde's in it. Before the stop the child
+/// resets what a command must not inherit (sonde's signal handlers, blocked signals) and asks
+/// for SIGKILL when sonde dies (sonde ends a command still running when it stops anyway), so a
+/// child is never left stopped. A failed exec exits 127. Returns the child's pid.
+pub(crate) fn fork_held(path: &CString, argv: &[CString], envp: &[CString]) -> Result<i32, Errno> {
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
     let mut env_ptrs: Vec<*const libc::c_char> = envp.iter().map(|e| e.as_ptr()).collect();
     env_ptrs.push(std::ptr::null());
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 fills two fds we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(super::errno());
-    }
-    // SAFETY: the kernel just returned these fds and nothing else owns them.
-    let (read_end, write_end) =
-        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // SAFETY: after the fork the child calls only async-signal-safe functions (close, signal,
-    // sigprocmask, read, execve, _exit) on memory prepared above, and never returns.
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: after the fork the child calls only async-signal-safe functions (signal,
+    // sigprocmask, prctl, getppid, getpid, kill, execve, _exit) on memory prepared above, and
+    // never returns.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(super::errno());
     }
     if pid == 0 {
         // SAFETY: as above.
-        unsafe {
-            hold_then_exec(read_end.as_raw_fd(), write_end.as_raw_fd(), path, &argv_ptrs, &env_ptrs)
-        }
+        unsafe { stop_then_exec(parent, path, &argv_ptrs, &env_ptrs) }
     }
-    Ok((pid, write_end))
+    Ok(pid)
 }
 
 /// # Safety
 /// Only in the child of a fork, with pointers prepared before it.
-unsafe fn hold_then_exec(
-    rfd: i32,
-    wfd: i32,
+unsafe fn stop_then_exec(
+    parent: i32,
     path: &CString,
     argv: &[*const libc::c_char],
     envp: &[*const libc::c_char],
 ) -> ! {
-    // Our copy of the write end would keep the pipe open if sonde died.
-    libc::close(wfd);
-    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    for sig in [libc::SIGPIPE, libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        libc::signal(sig, libc::SIG_DFL);
+    }
     let mut none: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-    let mut byte = 0u8;
-    loop {
-        let n = libc::read(rfd, (&mut byte as *mut u8).cast(), 1);
-        if n == 1 {
-            break;
-        }
-        if n < 0 && *libc::__errno_location() == libc::EINTR {
-            continue;
-        }
-        libc::_exit(1);
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    if libc::getppid() != parent {
+        libc::_exit(1); // sonde died before the prctl
     }
+    libc::kill(libc::getpid(), libc::SIGSTOP);
     libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr());
     libc::_exit(127)
 }
@@ -101,4 +84,10 @@ pub(crate) fn wait_child(pid: i32, block: bool) -> Result<Option<i32>, Errno> {
 pub(crate) fn kill_child(pid: i32) {
     // SAFETY: no pointers.
     unsafe { libc::kill(pid, libc::SIGKILL) };
+}
+
+/// kill(2) with SIGCONT: a held child goes on to its exec.
+pub(crate) fn continue_child(pid: i32) {
+    // SAFETY: no pointers.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
 }

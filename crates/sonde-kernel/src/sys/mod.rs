@@ -22,7 +22,7 @@ pub mod nofile;
 pub mod version;
 
 pub use attr::*;
-pub(crate) use held::{fork_held, kill_child, wait_child};
+pub(crate) use held::{continue_child, fork_held, kill_child, wait_child};
 pub(crate) use mmap::Mmap;
 
 use std::ffi::CStr;

@@ -44,7 +44,13 @@ impl Loaded {
     ) -> Result<Attached, Failure> {
         let mut links = Vec::new();
         let mut probes = 0;
-        for (def, prog) in compiled.programs.iter().zip(&self.programs) {
+        // The kernel runs the programs of one uprobe newest first: attached last to first,
+        // they run in the program's order, as other probes do.
+        let (uprobes, others): (Vec<_>, Vec<_>) =
+            compiled.programs.iter().zip(&self.programs).partition(|(def, _)| {
+                def.sites.iter().any(|s| matches!(s.point, AttachPoint::Uprobe { .. }))
+            });
+        for (def, prog) in others.into_iter().chain(uprobes.into_iter().rev()) {
             if crate::signals::stopping() {
                 return Err(Failure::Interrupted);
             }

@@ -19,8 +19,7 @@ impl Checker<'_> {
         };
         let a = self.expr(arr);
         let user = match &a.ty {
-            // A tracepoint's `const char *const * argv` reads as `char *` (its format keeps one
-            // level of pointer): any pointer is taken as the array's address.
+            // Any pointer is taken as the array's address (`const char *const * argv`).
             Type::Ptr { user, .. } => *user,
             Type::Int { bytes: 8, .. } => {
                 self.sites.first().is_some_and(crate::model::site::Site::reads_user_memory)

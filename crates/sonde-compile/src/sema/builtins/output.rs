@@ -45,12 +45,13 @@ impl Checker<'_> {
         Some(TStmtKind::Exit { event, code })
     }
 
-    /// `clear(@m)`, bpftrace's `zero(@m)`.
-    pub(super) fn clear(&mut self, c: &Call) -> Option<TStmtKind> {
+    /// `clear(@m)`, and bpftrace's `zero(@m)` (`keep_keys`).
+    pub(super) fn clear(&mut self, c: &Call, keep_keys: bool) -> Option<TStmtKind> {
         let Some(map) = self.map_operand(&c.args[0]) else {
             return self.usage_error(c);
         };
-        let event = self.add_event(EventDef { kind: EventKind::ClearMap { map }, args: vec![] });
+        let kind = EventKind::ClearMap { map, keep_keys };
+        let event = self.add_event(EventDef { kind, args: vec![] });
         Some(TStmtKind::Emit { event, args: vec![] })
     }
 

@@ -23,7 +23,7 @@ impl Checker<'_> {
             [e] => self.expr(e).ty,
             _ => return self.usage(c),
         };
-        TExpr { kind: TExprKind::Int(ty.size() as u64), ty: Type::U64, span }
+        TExpr { kind: TExprKind::Int(c_layout(&ty).0 as u64), ty: Type::U64, span }
     }
 
     /// `offsetof(struct sk_buff, len)`, `offsetof(struct task_struct, thread_info.flags)`.
@@ -85,6 +85,27 @@ impl Checker<'_> {
             }
         }
         TExpr { kind: TExprKind::Int(offset as u64), ty: Type::U64, span }
+    }
+}
+
+/// The (size, alignment) of `ty` laid out as C would: a tuple as a struct of its members, each
+/// at its natural alignment (`(int8, int16, int32)` is 8 bytes, as bpftrace says), though sonde
+/// keeps each member in an 8-byte slot of its own.
+fn c_layout(ty: &Type) -> (usize, usize) {
+    match ty {
+        Type::Tuple(members) => {
+            let (mut size, mut align) = (0usize, 1usize);
+            for m in members.iter() {
+                let (msize, malign) = c_layout(m);
+                size = size.next_multiple_of(malign) + msize;
+                align = align.max(malign);
+            }
+            (size.next_multiple_of(align), align)
+        }
+        Type::Int { bytes, .. } => (usize::from(*bytes), usize::from(*bytes)),
+        Type::Str(_) | Type::Bytes(_) => (ty.size(), 1),
+        Type::Array { elem, .. } => (ty.size(), c_layout(elem).1),
+        t => (t.size(), t.size().clamp(1, 8).next_power_of_two()),
     }
 }
 

@@ -2,6 +2,7 @@
 //! (`cpid`, `probe`, `ncpus`), read through the current task (`curtask`, bpftrace's `ppid` and
 //! `pcomm`), the probe's context (`argN`, `args`) and stacks.
 
+use crate::model::site::Site;
 use crate::model::tir::{Builtin, TExpr, TExprKind};
 use crate::model::types::{Type, STACK_DEPTH};
 use crate::sema::check::Checker;
@@ -51,7 +52,11 @@ impl Checker<'_> {
     /// `probe`: the probe's name. Probes that name `probe` get a program per site (see
     /// `names_any` in check.rs), so it is a constant.
     pub(super) fn probe_name(&mut self, span: Span) -> TExpr {
-        let name = self.sites.first().map(|s| s.point.describe()).unwrap_or_default();
+        let name = match self.sites.first() {
+            Some(Site { written: Some(w), .. }) => w.to_string(),
+            Some(s) => s.point.describe(),
+            None => String::new(),
+        };
         TExpr::const_str(name.into_bytes(), span)
     }
 

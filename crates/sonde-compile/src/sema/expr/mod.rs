@@ -2,11 +2,13 @@
 //! variables in `sema/builtins/`.
 
 mod cast;
+mod compare;
 mod context;
 mod map_reads;
 mod members;
 mod names;
 mod operators;
+mod pointer_arith;
 mod pointers;
 mod tuple;
 

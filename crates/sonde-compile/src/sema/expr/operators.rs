@@ -39,8 +39,14 @@ impl Checker<'_> {
     }
 
     pub(super) fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, span: Span) -> TExpr {
-        let l = self.expr(lhs);
-        let r = self.expr(rhs);
+        let mut l = self.expr(lhs);
+        let mut r = self.expr(rhs);
+        if op.is_comparison() && l.ty.is_scalar() && r.ty.is_scalar() {
+            (l, r) = self.c_comparison(op, l, r);
+        }
+        if let Some(how) = super::pointer_arith::classify(op, &l, &r) {
+            return super::pointer_arith::apply(op, l, r, how);
+        }
         let ty = if l.ty.is_string() || r.ty.is_string() {
             self.string_operands(op, &l, &r, span)
         } else {

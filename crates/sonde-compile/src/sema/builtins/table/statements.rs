@@ -41,16 +41,16 @@ pub const STATEMENTS: &[Spec] = &[
         takes: "one map, e.g. `clear(@name)`",
         doc: "Removes every element of a map.",
         example: "tracepoint:syscalls:sys_enter_read { @[comm] = count(); } interval:1s { print(@); clear(@); }",
-        check: Check::Stmt(|cx, c| cx.clear(c)),
+        check: Check::Stmt(|cx, c| cx.clear(c, false)),
         ..STATEMENT
     },
     Spec {
         name: "zero",
         params: &[arg("map", Kind::Map)],
         takes: "one map, e.g. `zero(@name)`",
-        doc: "bpftrace's `zero(@m)`: here the same as `clear(@m)`.",
+        doc: "Sets every value of a map to zero and keeps its keys (`clear(@m)` removes them).",
         example: "tracepoint:syscalls:sys_enter_read { @[comm] = count(); } interval:1s { print(@); zero(@); }",
-        check: Check::Stmt(|cx, c| cx.clear(c)),
+        check: Check::Stmt(|cx, c| cx.clear(c, true)),
         ..STATEMENT
     },
     Spec {
