@@ -108,7 +108,8 @@ impl Call {
         let pid = self.entry.pid;
         match (f.copied, f.kind) {
             (Some(bytes), _) => quote(bytes, f.len),
-            (None, Kind::Fd) => fd_text(names, pid, f.value),
+            // An fd is an int whatever the declared type (mmap's is `unsigned long`).
+            (None, Kind::Fd) => fd_text(names, pid, f.value as i32 as i64),
             (None, Kind::Pid) => pid_text(names, f.value),
             (None, Kind::Dirfd) if f.value as i32 != libc::AT_FDCWD => fd_text(names, pid, f.value),
             (None, Kind::Dirfd) => match names.cwd(pid) {
@@ -128,11 +129,21 @@ impl Call {
                 None => format!("-1 {e}"),
             },
             None if self.ret > 0xffff_ffff || self.ret < 0 => format!("{:#x}", self.ret),
-            None => match sc.map(|s| returns(&s.name, &self.entry.args)) {
-                Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
-                Some(Some(Kind::Pid)) => pid_text(names, self.ret),
-                _ => self.ret.to_string(),
-            },
+            None => {
+                match sc.and_then(|s| beauty::strace::result(&s.name, &self.entry.args, self.ret)) {
+                    Some(text) => text,
+                    None => self.plain_result(sc, names),
+                }
+            }
+        }
+    }
+
+    /// A successful call's return value: a new fd, a pid, or the number.
+    fn plain_result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
+        match sc.map(|s| returns(&s.name, &self.entry.args)) {
+            Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
+            Some(Some(Kind::Pid)) => pid_text(names, self.ret),
+            _ => self.ret.to_string(),
         }
     }
 
@@ -248,7 +259,10 @@ impl Call {
             // strace prints open's mode only when the call creates a file.
             args.pop();
         }
-        args.join(", ")
+        match sc {
+            Some(s) => beauty::strace::shape(&s.name, &self.entry.args, args).join(", "),
+            None => args.join(", "),
+        }
     }
 }
 
@@ -294,7 +308,8 @@ fn mode_unused(name: &str, args: &[u64; 6]) -> bool {
         "openat" => args[2],
         _ => return false,
     };
-    flags & (libc::O_CREAT | libc::O_TMPFILE) as u64 == 0
+    let tmpfile = libc::O_TMPFILE as u64;
+    flags & libc::O_CREAT as u64 == 0 && flags & tmpfile != tmpfile
 }
 
 /// A C string as strace quotes it; a buffer of `len` bytes is shown up to its length, with `...`

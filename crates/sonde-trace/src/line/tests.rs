@@ -192,3 +192,10 @@ fn json_arguments_are_raw_and_decoded_values() {
     let args = json_args(&call(999, [1, 2, 3, 4, 5, 6], 0), t.get(999), &NoNames);
     assert_eq!(args["arg5"], json!({"raw": 6, "value": 6}));
 }
+
+#[test]
+fn openat_mode_only_with_o_creat_or_the_whole_o_tmpfile() {
+    assert!(mode_unused("openat", &[0, 0, 0o2204000, 0, 0, 0]), "O_DIRECTORY is not O_TMPFILE");
+    assert!(!mode_unused("openat", &[0, 0, libc::O_TMPFILE as u64 | 2, 0o600, 0, 0]));
+    assert!(!mode_unused("openat", &[0, 0, 0o101, 0o644, 0, 0]));
+}
