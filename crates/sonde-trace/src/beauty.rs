@@ -477,7 +477,9 @@ const CLONE: Table = table!(
 );
 
 pub mod consts;
+pub mod quote;
 pub mod strace;
+pub mod structs;
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
 //! One traced call, put together from its entry and exit records, and its three spellings:
 //! perf trace's line, strace's line and a JSON object.
 
-use crate::beauty::{self, Kind};
+use crate::beauty::{self, structs, Kind};
 use crate::errno;
+use crate::memory;
 use crate::names::{fd_text, pid_text, Names};
 use crate::syscalls::Syscall;
 use std::fmt::Write;
@@ -73,12 +74,26 @@ impl Call {
                 .collect();
         };
         self.facts(sc)
-            .map(|f| ArgText {
+            .enumerate()
+            .map(|(i, f)| ArgText {
                 name: f.name.to_string(),
                 raw: f.raw,
-                text: self.arg_text(&f, names),
+                text: self.memory_text(&sc.name, i).unwrap_or_else(|| self.arg_text(&f, names)),
             })
             .collect()
+    }
+
+    /// Argument `i` decoded from the memory the program copied for it, if any.
+    fn memory_text(&self, syscall: &str, i: usize) -> Option<String> {
+        let copy = |index: usize| {
+            self.entry.strings.iter().find(|(j, _)| *j == index).map(|(_, b)| b.as_slice())
+        };
+        let (input, output) = (copy(memory::in_index(i)), copy(memory::out_index(i)));
+        if input.is_none() && output.is_none() {
+            return None;
+        }
+        let c = structs::Copied { raw: &self.entry.args, ret: self.ret, input, output };
+        structs::decode(syscall, i, &c)
     }
 
     /// What the records say about each argument the format file names.

@@ -98,7 +98,8 @@ impl Lines<'_> {
             }
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
             tag @ tp::TAG_STRING.. => {
-                if let Some(Value::Str(b)) = v.get(2) {
+                // Strings (str()) and copied structs (mem()) alike.
+                if let Some(Value::Str(b) | Value::Bytes(b)) = v.get(2) {
                     self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b.clone());
                 }
             }

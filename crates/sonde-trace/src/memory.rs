@@ -1,0 +1,103 @@
+//! User memory the tracing program copies for strace's decoders: structs and buffers a call
+//! reads (copied at entry: a sigaction, a sockaddr) or fills (copied at exit from the pointer
+//! saved at entry: a struct stat, read's bytes). Each copy reaches user space as a record tagged
+//! [`TAG_OUT`]/[`TAG_IN`] + the argument's index, kept with the call's entry strings at
+//! [`out_index`]/[`in_index`].
+
+use crate::program::TAG_STRING;
+
+/// Tag of a copy made at exit: `TAG_OUT + argument index`.
+pub const TAG_OUT: u64 = TAG_STRING + 6;
+/// Tag of a copy made at entry: `TAG_IN + argument index`.
+pub const TAG_IN: u64 = TAG_STRING + 12;
+
+/// Where the copy of argument `arg` made at exit is kept among the entry's strings.
+pub fn out_index(arg: usize) -> usize {
+    arg + 6
+}
+
+/// Where the copy of argument `arg` made at entry is kept among the entry's strings.
+pub fn in_index(arg: usize) -> usize {
+    arg + 12
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    Entry,
+    Exit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    Bytes(usize),
+    /// strace's `-s`: the bytes of a buffer shown.
+    Buffer,
+    /// A path the call fills (getcwd): whole, as strace prints paths.
+    Path,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copy {
+    pub arg: usize,
+    pub when: When,
+    pub size: Size,
+}
+
+const fn c(arg: usize, when: When, size: Size) -> Copy {
+    Copy { arg, when, size }
+}
+
+use Size::{Buffer, Bytes, Path};
+use When::{Entry, Exit};
+
+/// x86-64 sizes of what strace shows (prefixes where it shows only the first fields).
+pub const STAT_PREFIX: usize = 64;
+pub const STATX_PREFIX: usize = 48;
+pub const SIGACTION: usize = 32;
+pub const SOCKADDR: usize = 112;
+
+/// A constant list (a `const fn` call is not promoted to a static on its own).
+macro_rules! list {
+    ($($e:expr),*) => {{
+        const L: &[Copy] = &[$($e),*];
+        L
+    }};
+}
+
+/// The copies a syscall's decoders need.
+pub fn copies(syscall: &str) -> &'static [Copy] {
+    match syscall {
+        "read" | "pread64" | "recvfrom" | "readlink" => list!(c(1, Exit, Buffer)),
+        "readlinkat" => list!(c(2, Exit, Buffer)),
+        "getrandom" => list!(c(0, Exit, Buffer)),
+        "getcwd" => list!(c(0, Exit, Path)),
+        "sendto" => list!(c(1, Entry, Buffer), c(4, Entry, Bytes(SOCKADDR))),
+        "newfstatat" => list!(c(2, Exit, Bytes(STAT_PREFIX))),
+        "fstat" | "stat" | "lstat" => list!(c(1, Exit, Bytes(STAT_PREFIX))),
+        "statx" => list!(c(4, Exit, Bytes(STATX_PREFIX))),
+        "rt_sigaction" => list!(c(1, Entry, Bytes(SIGACTION)), c(2, Exit, Bytes(SIGACTION))),
+        "rt_sigprocmask" => list!(c(1, Entry, Bytes(8)), c(2, Exit, Bytes(8))),
+        "prlimit64" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
+        "getrlimit" => list!(c(1, Exit, Bytes(16))),
+        "wait4" => list!(c(1, Exit, Bytes(4))),
+        "pipe" | "pipe2" => list!(c(0, Exit, Bytes(8))),
+        "socketpair" => list!(c(3, Exit, Bytes(8))),
+        "connect" | "bind" => list!(c(1, Entry, Bytes(SOCKADDR))),
+        "getsockname" | "getpeername" | "accept" | "accept4" => {
+            list!(c(1, Exit, Bytes(SOCKADDR)), c(2, Entry, Bytes(4)), c(2, Exit, Bytes(4)))
+        }
+        "clock_nanosleep" => list!(c(2, Entry, Bytes(16))),
+        "nanosleep" => list!(c(0, Entry, Bytes(16))),
+        "setsockopt" => list!(c(3, Entry, Bytes(4))),
+        _ => &[],
+    }
+}
+
+/// The bytes a copy takes, given `-s`.
+pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
+    match size {
+        Bytes(n) => n,
+        Buffer => buffer.max(1),
+        Path => path,
+    }
+}
