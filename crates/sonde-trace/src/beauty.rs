@@ -55,6 +55,8 @@ pub enum Consts {
     Shutdown,
     /// O_* flags without an access mode (pipe2, dup3).
     OFlags,
+    /// accept4's SOCK_CLOEXEC|SOCK_NONBLOCK.
+    SockFlags,
 }
 
 /// The beautifier for argument `arg` of syscall `syscall`.
@@ -131,6 +133,7 @@ fn plain_kind(syscall: &str, arg: &str) -> Kind {
         ("futex", "op") => Kind::FutexOp,
         ("socket" | "socketpair", "family") => Kind::Domain,
         ("socket" | "socketpair", "type") => Kind::SockType,
+        ("accept4", "flags") => Kind::Consts(Consts::SockFlags),
         ("fcntl", "cmd") => Kind::FcntlCmd,
         ("prctl", "option") => Kind::PrctlOption,
         ("prctl", "arg2" | "arg3" | "arg4" | "arg5") => Kind::HexNum,
@@ -197,6 +200,7 @@ fn consts_format(c: Consts, raw: u64, v: i64) -> String {
         Consts::MsgFlags => k::flags_or_zero(raw, k::MSG_FLAGS),
         Consts::Shutdown => one(v, k::SHUTDOWN),
         Consts::OFlags => k::flags_or_zero(raw, OPEN),
+        Consts::SockFlags => k::flags_or_zero(raw, SOCK_FLAGS),
     }
 }
 

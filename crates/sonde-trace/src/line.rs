@@ -243,9 +243,9 @@ impl Call {
     }
 
     /// strace's two parts of a call another task's line interrupted (`strace -f`): its entry,
-    /// `[pid N] futex(0x..., FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>` (every argument is
-    /// decoded at entry, so all of them are here), or with `resumed` its end,
-    /// `[pid N] <... futex resumed>) = 0`.
+    /// `[pid N] futex(0x..., FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>`, or with `resumed`
+    /// its end, `[pid N] <... futex resumed>) = 0`. What the call fills and the arguments after
+    /// it are printed at its end: `read(0,  <unfinished ...>`, `<... read resumed>"ab", 9) = 2`.
     pub fn strace_split_line(
         &self,
         sc: Option<&Syscall>,
@@ -254,9 +254,22 @@ impl Call {
         resumed: bool,
     ) -> String {
         let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
-        match resumed {
-            true => format!("{prefix}<... {name} resumed>) = {}", self.result(sc, names)),
-            false => format!("{prefix}{name}({} <unfinished ...>", self.strace_args(sc, names)),
+        let args = self.strace_arg_texts(sc, names);
+        // strace prints what the call fills when it returns: those arguments and the ones
+        // after them go to the resumed line.
+        let split = sc.and_then(|s| memory::first_filled(&s.name)).filter(|&i| i < args.len());
+        match (resumed, split) {
+            (true, None) => format!("{prefix}<... {name} resumed>) = {}", self.result(sc, names)),
+            (true, Some(i)) => format!(
+                "{prefix}<... {name} resumed>{}) = {}",
+                args[i..].join(", "),
+                self.result(sc, names)
+            ),
+            (false, None) => format!("{prefix}{name}({} <unfinished ...>", args.join(", ")),
+            (false, Some(0)) => format!("{prefix}{name}( <unfinished ...>"),
+            (false, Some(i)) => {
+                format!("{prefix}{name}({},  <unfinished ...>", args[..i].join(", "))
+            }
         }
     }
 
@@ -269,14 +282,18 @@ impl Call {
     }
 
     fn strace_args(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
+        self.strace_arg_texts(sc, names).join(", ")
+    }
+
+    fn strace_arg_texts(&self, sc: Option<&Syscall>, names: &dyn Names) -> Vec<String> {
         let mut args: Vec<String> = self.args(sc, names).into_iter().map(|a| a.text).collect();
         if sc.is_some_and(|s| mode_unused(&s.name, &self.entry.args)) {
             // strace prints open's mode only when the call creates a file.
             args.pop();
         }
         match sc {
-            Some(s) => beauty::strace::shape(&s.name, &self.entry.args, args).join(", "),
-            None => args.join(", "),
+            Some(s) => beauty::strace::shape(&s.name, &self.entry.args, args),
+            None => args,
         }
     }
 }

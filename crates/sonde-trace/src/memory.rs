@@ -93,6 +93,12 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
     }
 }
 
+/// The first argument the call fills (copied at exit): strace prints it and the arguments
+/// after it only when the call returns.
+pub fn first_filled(syscall: &str) -> Option<usize> {
+    copies(syscall).iter().filter(|c| c.when == When::Exit).map(|c| c.arg).min()
+}
+
 /// The bytes a copy takes, given `-s`.
 pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
     match size {

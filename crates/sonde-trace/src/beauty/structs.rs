@@ -46,10 +46,8 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
             let o = out?;
             Some(format!("[{}, {}]", int(o, 0)?, int(o, 4)?))
         }
-        ("getsockname" | "getpeername" | "accept" | "accept4", 1) => {
-            let n = int(c.output?, 0)?;
-            sockaddr(out?, n as u64)
-        }
+        // The length the kernel wrote is another argument's: the family says how much to read.
+        ("getsockname" | "getpeername" | "accept" | "accept4", 1) => sockaddr(out?, u64::MAX),
         ("getsockname" | "getpeername" | "accept" | "accept4", 2) => {
             let before = int(c.input?, 0)?;
             match out.and_then(|o| int(o, 0)) {
@@ -155,17 +153,18 @@ pub fn sigset(b: &[u8]) -> String {
     s
 }
 
+/// strace's order (xlat/sigact_flags.in).
 const SA_FLAGS: Table = &[
-    (0x1, "SA_NOCLDSTOP"),
-    (0x2, "SA_NOCLDWAIT"),
-    (0x4, "SA_SIGINFO"),
-    (0x400, "SA_UNSUPPORTED"),
-    (0x800, "SA_EXPOSE_TAGBITS"),
     (0x0400_0000, "SA_RESTORER"),
     (0x0800_0000, "SA_ONSTACK"),
     (0x1000_0000, "SA_RESTART"),
     (0x4000_0000, "SA_NODEFER"),
     (0x8000_0000, "SA_RESETHAND"),
+    (0x4, "SA_SIGINFO"),
+    (0x1, "SA_NOCLDSTOP"),
+    (0x2, "SA_NOCLDWAIT"),
+    (0x400, "SA_UNSUPPORTED"),
+    (0x800, "SA_EXPOSE_TAGBITS"),
 ];
 
 /// The kernel's struct sigaction: handler, flags, restorer, mask.

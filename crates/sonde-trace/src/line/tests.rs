@@ -199,3 +199,44 @@ fn openat_mode_only_with_o_creat_or_the_whole_o_tmpfile() {
     assert!(!mode_unused("openat", &[0, 0, libc::O_TMPFILE as u64 | 2, 0o600, 0, 0]));
     assert!(!mode_unused("openat", &[0, 0, 0o101, 0o644, 0, 0]));
 }
+
+#[test]
+fn what_a_call_fills_is_printed_when_it_returns() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let read = |ret: i64, filled: bool| {
+        let mut strings = Vec::new();
+        if filled {
+            strings.push((crate::memory::out_index(1), b"PackageKit\nX11\0".to_vec()));
+        }
+        Call {
+            entry: Entry {
+                tid: 100,
+                pid: 100,
+                time_ns: 1_000_000,
+                nr: 0,
+                args: [0, 0x7fff_0000, 16320, 0, 0, 0],
+                comm: "wc".into(),
+                strings,
+            },
+            exit_ns: 1_004_000,
+            ret,
+        }
+    };
+    let sc = t.get(0);
+    assert_eq!(
+        read(0, false).strace_split_line(sc, 100, &NoNames, false),
+        "read(0,  <unfinished ...>"
+    );
+    assert_eq!(
+        read(14, true).strace_split_line(sc, 100, &NoNames, true),
+        r#"<... read resumed>"PackageKit\nX11", 16320) = 14"#
+    );
+    assert_eq!(
+        read(14, true).strace_line(sc, 100, &NoNames),
+        r#"read(0, "PackageKit\nX11", 16320) = 14"#
+    );
+    assert_eq!(
+        read(-4, true).strace_line(sc, 100, &NoNames),
+        "read(0, 0x7fff0000, 16320) = -1 EINTR (Interrupted system call)"
+    );
+}
