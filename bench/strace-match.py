@@ -113,10 +113,20 @@ CALL = re.compile(r"^(?:\[pid\s+(\d+)\] |(\d+)\s+)?(.*)$")
 
 
 def parse(path, strace):
-    """Calls by pid, in order: [(pid, name, text)], unfinished/resumed halves joined."""
+    """Calls by pid, unfinished/resumed halves joined; the pids in the order they were created
+    (the first task, then the results of clone/fork in the order they returned), which two runs
+    share where the order of their first lines may not."""
     calls = collections.defaultdict(list)
     pending = {}
     order = []
+    created = []
+
+    def done(pid, text):
+        m = re.match(r"^(?:clone3?|v?fork)\(.*\) = (\d+)$", text)
+        if m:
+            created.append(m.group(1))
+        return text
+
     with open(path, errors="replace") as f:
         for raw in f:
             line = raw.rstrip("\n")
@@ -136,11 +146,12 @@ def parse(path, strace):
             if r:
                 if pid in pending:
                     i, head = pending.pop(pid)
-                    calls[pid][i] = head + r.group(2)
+                    calls[pid][i] = done(pid, head + r.group(2))
                 continue
-            calls[pid].append(body)
+            calls[pid].append(done(pid, body))
     out = collections.OrderedDict()
-    for pid in order:
+    rest = [p for p in order[1:] if p not in created]
+    for pid in order[:1] + [p for p in created if p in calls] + rest:
         out[pid] = [c for c in calls[pid] if c is not None]
     return out
 
@@ -239,6 +250,10 @@ def main():
     ap.add_argument("--only", action="append", help="only programs whose name contains this")
     ap.add_argument("--keep", help="keep the traces in this directory")
     args = ap.parse_args()
+    if not os.access(args.sonde, os.X_OK):
+        sys.exit("strace-match: no sonde at %s (build it, or pass --sonde or $SONDE)" % args.sonde)
+    if not shutil.which("strace"):
+        sys.exit("strace-match: strace is not installed")
     work = args.keep or tempfile.mkdtemp(prefix="strace-match.")
     os.makedirs(work, exist_ok=True)
     rows, all_diffs = [], []

@@ -88,6 +88,12 @@ impl Call {
         let copy = |index: usize| {
             self.entry.strings.iter().find(|(j, _)| *j == index).map(|(_, b)| b.as_slice())
         };
+        if let Some((argv, envp)) = memory::exec_arrays(syscall) {
+            let raw = self.entry.args[i];
+            if (i == argv || i == envp) && raw != 0 {
+                return structs::exec_array(i == argv, raw, &self.entry.strings);
+            }
+        }
         let (input, output) = (copy(memory::in_index(i)), copy(memory::out_index(i)));
         if input.is_none() && output.is_none() {
             return None;
@@ -140,6 +146,8 @@ impl Call {
     fn result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
         match self.errno() {
             Some(e) => match errno::name(e) {
+                // The kernel's restart codes never reach the program: strace shows `?`.
+                Some(n) if (512..=516).contains(&e) => format!("? {} ({})", n, errno::message(e)),
                 Some(n) => format!("-1 {} ({})", n, errno::message(e)),
                 None => format!("-1 {e}"),
             },

@@ -21,6 +21,25 @@ pub fn in_index(arg: usize) -> usize {
     arg + 12
 }
 
+/// execve's arrays: the count of argv's strings and of envp's (`-s` in the high 32 bits of
+/// each), then argv's first strings, one record each: tags `TAG_STRING + index`.
+pub const ARGC_INDEX: usize = 28;
+pub const ENVC_INDEX: usize = 29;
+pub const ARGV_INDEX: usize = 30;
+/// At most this many of argv's strings are copied (strace shows `-s` of them).
+pub const ARGV_MAX: usize = 48;
+/// Arrays longer than this are counted as this long.
+pub const ARRAY_COUNT_MAX: usize = 1024;
+
+/// execve's (or execveat's) argv and envp argument indexes.
+pub fn exec_arrays(syscall: &str) -> Option<(usize, usize)> {
+    match syscall {
+        "execve" => Some((1, 2)),
+        "execveat" => Some((2, 3)),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum When {
     Entry,
@@ -86,8 +105,9 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "getsockname" | "getpeername" | "accept" | "accept4" => {
             list!(c(1, Exit, Bytes(SOCKADDR)), c(2, Entry, Bytes(4)), c(2, Exit, Bytes(4)))
         }
-        "clock_nanosleep" => list!(c(2, Entry, Bytes(16))),
-        "nanosleep" => list!(c(0, Entry, Bytes(16))),
+        // The time left is written only when a signal interrupts the sleep.
+        "clock_nanosleep" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
+        "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
         "setsockopt" => list!(c(3, Entry, Bytes(4))),
         _ => &[],
     }

@@ -56,9 +56,37 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
             }
         }
         ("clock_nanosleep", 2) | ("nanosleep", 0) => timespec(c.input?),
+        ("clock_nanosleep", 3) | ("nanosleep", 1) if c.ret == -libc::EINTR as i64 => {
+            timespec(c.output?)
+        }
         ("setsockopt", 3) if c.raw[4] == 4 => Some(format!("[{}]", int(c.input?, 0)?)),
         _ => None,
     }
+}
+
+/// execve's argv (`["ls", "-la", "/etc"]`) or envp (`0x7ffc0000 /* 25 vars */`, strace's
+/// default), from the counts and strings the program copied (indexes of [`crate::memory`]).
+pub fn exec_array(argv: bool, raw: u64, strings: &[(usize, Vec<u8>)]) -> Option<String> {
+    use crate::memory::{ARGC_INDEX, ARGV_INDEX, ENVC_INDEX};
+    let get = |i: usize| strings.iter().find(|(j, _)| *j == i).map(|(_, b)| b.as_slice());
+    let packed = u64_at(get(if argv { ARGC_INDEX } else { ENVC_INDEX })?, 0)?;
+    let (count, size) = (packed & 0xffff_ffff, (packed >> 32) as usize);
+    if !argv {
+        return Some(format!("{raw:#x} /* {count} vars */"));
+    }
+    let mut items = Vec::new();
+    for k in 0..count as usize {
+        let Some(b) = get(ARGV_INDEX + k) else {
+            items.push("...".to_string());
+            break;
+        };
+        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        items.push(match end > size {
+            true => format!("\"{}\"...", quote::escape(&b[..size])),
+            false => format!("\"{}\"", quote::escape(&b[..end])),
+        });
+    }
+    Some(format!("[{}]", items.join(", ")))
 }
 
 fn u64_at(b: &[u8], at: usize) -> Option<u64> {

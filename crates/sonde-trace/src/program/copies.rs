@@ -4,6 +4,7 @@
 
 use super::{Mode, Plan};
 use crate::memory::{self, When, TAG_IN, TAG_OUT};
+use crate::program::TAG_STRING;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -50,7 +51,49 @@ impl Plan<'_> {
                 groups.entry(action).or_default().push(*nr);
             }
         }
+        for (nr, name) in self.copied_names(id) {
+            if let Some((argv, envp)) = memory::exec_arrays(name) {
+                let action = self.exec_arrays(&arg(argv), &arg(envp));
+                groups.entry(action).or_default().push(nr);
+            }
+        }
         guarded(groups, id, test)
+    }
+
+    fn copied_names(&self, id: &str) -> Vec<(u32, &str)> {
+        let nrs: Vec<u32> = match id.parse() {
+            Ok(nr) => vec![nr],
+            Err(_) => {
+                self.selection.nrs.iter().copied().filter(|&nr| self.filterable(nr)).collect()
+            }
+        };
+        nrs.into_iter().filter_map(|nr| Some((nr, self.table.get(nr)?.name.as_str()))).collect()
+    }
+
+    /// execve's arrays: how many strings each has (bounded loops, Linux 5.3+; `-s` in the count's
+    /// high 32 bits), and argv's first ones (`-s` of them, at most [`memory::ARGV_MAX`]).
+    fn exec_arrays(&self, argv: &str, envp: &str) -> String {
+        let count = |array: &str, index: usize| {
+            format!(
+                "$xb = (uint64){array}; $xn = 0; while ($xn < {max}) {{ \
+                 $xp = (uint64 *)($xb + $xn * 8); if ($xb == 0 || $xp[0] == 0) {{ break; }} \
+                 $xn++; }} print({tag}, tid, $xn | ({size} << 32));",
+                size = self.buffer_size,
+                max = memory::ARRAY_COUNT_MAX,
+                tag = TAG_STRING + index as u64
+            )
+        };
+        let shown = self.buffer_size.clamp(1, memory::ARGV_MAX);
+        format!(
+            "{} {} $xb = (uint64){argv}; $xi = 0; while ($xi < {shown}) {{ \
+             $xp = (uint64 *)($xb + $xi * 8); if ($xb == 0 || $xp[0] == 0) {{ break; }} \
+             print({tag} + $xi, tid, str($xp[0], {bytes})); $xi++; }}",
+            count(argv, memory::ARGC_INDEX),
+            count(envp, memory::ENVC_INDEX),
+            tag = TAG_STRING + memory::ARGV_INDEX as u64,
+            // One more than shown tells a longer string (cut, `...`) from one of `-s` bytes.
+            bytes = self.buffer_size + 2,
+        )
     }
 
     /// At exit, before the exit record: `print(TAG_OUT + i, tid, mem(cpI[tid], N))`.

@@ -143,3 +143,25 @@ fn socket_addresses() {
         "{tv_sec=0, tv_nsec=1000000}"
     );
 }
+
+#[test]
+fn execve_arrays_as_strace_prints_them() {
+    use crate::memory::{ARGC_INDEX, ARGV_INDEX, ENVC_INDEX};
+    let packed = |n: u64| (n | (32 << 32)).to_le_bytes().to_vec();
+    let strings = vec![
+        (ARGC_INDEX, packed(3)),
+        (ENVC_INDEX, packed(25)),
+        (ARGV_INDEX, b"ls".to_vec()),
+        (ARGV_INDEX + 1, b"-la".to_vec()),
+        (ARGV_INDEX + 2, b"/etc/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".to_vec()),
+    ];
+    assert_eq!(
+        exec_array(true, 0x7ffc_0000, &strings).unwrap(),
+        r#"["ls", "-la", "/etc/aaaaaaaaaaaaaaaaaaaaaaaaaaa"...]"#
+    );
+    assert_eq!(exec_array(false, 0x7ffc_0000, &strings).unwrap(), "0x7ffc0000 /* 25 vars */");
+    // More strings than were copied: strace's `...` after the last shown.
+    let mut more = strings.clone();
+    more[0] = (ARGC_INDEX, packed(4));
+    assert_eq!(exec_array(true, 1, &more).unwrap().rsplit(", ").next(), Some("...]"));
+}
