@@ -53,6 +53,8 @@ pub enum Size {
     Buffer,
     /// A path the call fills (getcwd): whole, as strace prints paths.
     Path,
+    /// Not a copy: getdents' entries counted in the program, as 8 bytes.
+    DirEntries,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +91,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "read" | "pread64" | "recvfrom" | "readlink" => list!(c(1, Exit, Buffer)),
         "readlinkat" => list!(c(2, Exit, Buffer)),
         "getrandom" => list!(c(0, Exit, Buffer)),
+        "getdents64" | "getdents" => list!(c(1, Exit, Size::DirEntries)),
         "getcwd" => list!(c(0, Exit, Path)),
         "sendto" => list!(c(1, Entry, Buffer), c(4, Entry, Bytes(SOCKADDR))),
         "newfstatat" => list!(c(2, Exit, Bytes(STAT_PREFIX))),
@@ -125,5 +128,6 @@ pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
         Bytes(n) => n,
         Buffer => buffer.max(1),
         Path => path,
+        Size::DirEntries => 8,
     }
 }

@@ -358,7 +358,7 @@ impl Plan<'_> {
         if self.failure {
             pred.push_str(&format!(" && {ret} < 0"));
         }
-        let copies = match self.copies_at_exit(id).trim() {
+        let copies = match self.copies_at_exit(id, ret).trim() {
             "" => String::new(),
             c => format!("{c} "),
         };

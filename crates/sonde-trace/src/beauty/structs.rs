@@ -31,6 +31,9 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         }
         ("getrandom", 0) => Some(quote::hex_buffer(out?, len)),
         ("getcwd", 0) => Some(quote::c_string(out?)),
+        ("getdents64" | "getdents", 1) => {
+            Some(format!("{:#x} /* {} entries */", c.raw[1], u64_at(out?, 0)?))
+        }
         ("sendto", 1) => Some(quote::buffer(c.input?, c.raw[2])),
         ("sendto", 4) | ("connect" | "bind", 1) => sockaddr(c.input?, c.raw[arg + 1]),
         ("newfstatat", 2) | ("fstat" | "stat" | "lstat", 1) => stat(out?),

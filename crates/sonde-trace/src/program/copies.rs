@@ -97,7 +97,7 @@ impl Plan<'_> {
     }
 
     /// At exit, before the exit record: `print(TAG_OUT + i, tid, mem(cpI[tid], N))`.
-    pub(super) fn copies_at_exit(&self, id: &str) -> String {
+    pub(super) fn copies_at_exit(&self, id: &str, ret: &str) -> String {
         // A failed call filled nothing: strace shows its pointers.
         if self.mode != Mode::Lines || self.failure {
             return String::new();
@@ -106,17 +106,28 @@ impl Plan<'_> {
         let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for (nr, copies) in &list {
             for c in copies.iter().filter(|c| c.when == When::Exit) {
-                let action = format!(
-                    "print({}, tid, mem(cp{}[tid], {}));",
-                    TAG_OUT + c.arg as u64,
-                    c.arg,
-                    self.copy_bytes(c)
-                );
+                let tag = TAG_OUT + c.arg as u64;
+                let action = match c.size {
+                    memory::Size::DirEntries => dir_entries(tag, c.arg, ret),
+                    _ => {
+                        format!("print({tag}, tid, mem(cp{}[tid], {}));", c.arg, self.copy_bytes(c))
+                    }
+                };
                 groups.entry(action).or_default().push(*nr);
             }
         }
         guarded(groups, id, test)
     }
+}
+
+/// getdents' entries, counted by walking their lengths (`d_reclen`, at 16 in both layouts).
+fn dir_entries(tag: u64, arg: usize, ret: &str) -> String {
+    format!(
+        "$db = cp{arg}[tid]; $dl = {ret}; $do = 0; $dn = 0; \
+         while ($dn < {max} && $do < $dl) {{ $dr = (uint16 *)($db + $do + 16); \
+         if ($dr[0] == 0) {{ break; }} $do += $dr[0]; $dn++; }} print({tag}, tid, $dn);",
+        max = memory::ARRAY_COUNT_MAX * 4
+    )
 }
 
 /// Each action under `if (id == A || id == B)`, or bare when the program has one syscall.

@@ -165,3 +165,13 @@ fn execve_arrays_as_strace_prints_them() {
     more[0] = (ARGC_INDEX, packed(4));
     assert_eq!(exec_array(true, 1, &more).unwrap().rsplit(", ").next(), Some("...]"));
 }
+
+#[test]
+fn directory_entries_are_counted() {
+    let raw = [3, 0x55d0_0000_1000, 32768, 0, 0, 0];
+    let n = 156u64.to_le_bytes();
+    assert_eq!(
+        decode("getdents64", 1, &call(&raw, 4952, None, Some(&n))).unwrap(),
+        "0x55d000001000 /* 156 entries */"
+    );
+}
