@@ -87,6 +87,8 @@ pub struct Plan<'a> {
     /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
     /// call that summaries never read.
     pub raw_tracepoints: bool,
+    /// strace's layout: copy the user memory its decoders read (structs, filled buffers).
+    pub copies: bool,
 }
 
 impl Plan<'_> {

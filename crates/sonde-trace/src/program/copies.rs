@@ -32,7 +32,7 @@ impl Plan<'_> {
     /// At entry: `print(TAG_IN + i, tid, mem(ARG, N))` and `cpI[tid] = ARG`, each under the
     /// syscalls that need it.
     pub(super) fn copies_at_entry(&self, id: &str, arg: &dyn Fn(usize) -> String) -> String {
-        if self.mode != Mode::Lines {
+        if self.mode != Mode::Lines || !self.copies {
             return String::new();
         }
         let (list, test) = self.copied(id);
@@ -99,7 +99,7 @@ impl Plan<'_> {
     /// At exit, before the exit record: `print(TAG_OUT + i, tid, mem(cpI[tid], N))`.
     pub(super) fn copies_at_exit(&self, id: &str, ret: &str) -> String {
         // A failed call filled nothing: strace shows its pointers.
-        if self.mode != Mode::Lines || self.failure {
+        if self.mode != Mode::Lines || !self.copies || self.failure {
             return String::new();
         }
         let (list, test) = self.copied(id);
