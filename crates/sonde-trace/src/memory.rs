@@ -76,6 +76,8 @@ pub const STAT_PREFIX: usize = 64;
 pub const STATX_PREFIX: usize = 48;
 pub const SIGACTION: usize = 32;
 pub const SOCKADDR: usize = 112;
+/// utsname's sysname and nodename, 65 bytes each: what strace shows.
+pub const UTSNAME_PREFIX: usize = 130;
 
 /// A constant list (a `const fn` call is not promoted to a static on its own).
 macro_rules! list {
@@ -102,6 +104,9 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "prlimit64" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
         "getrlimit" => list!(c(1, Exit, Bytes(16))),
         "wait4" => list!(c(1, Exit, Bytes(4))),
+        "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
+        "getgroups" => list!(c(1, Exit, Bytes(128))),
+        "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),
         "pipe" | "pipe2" => list!(c(0, Exit, Bytes(8))),
         "socketpair" => list!(c(3, Exit, Bytes(8))),
         "connect" | "bind" => list!(c(1, Entry, Bytes(SOCKADDR))),

@@ -65,6 +65,7 @@ pub const IOCTL: Table = &[
     (0x5451, "FIOCLEX"),
     (0x5452, "FIOASYNC"),
     (0x80045430, "TIOCGPTN"),
+    (0x40049409, "BTRFS_IOC_CLONE or FICLONE"),
 ];
 
 pub const ARCH_PRCTL: Table = &[
@@ -133,8 +134,9 @@ pub const WAIT_OPTIONS: Table = &[
     (0x4000_0000, "__WALL"),
     (0x8000_0000, "__WCLONE"),
 ];
-/// strace lists the basic set before its members, so a full set prints as one name.
+/// strace lists the sets before their members, so a full set prints as one name.
 pub const STATX_MASK: Table = &[
+    (0xfff, "STATX_ALL"),
     (0x7ff, "STATX_BASIC_STATS"),
     (0x1, "STATX_TYPE"),
     (0x2, "STATX_MODE"),

@@ -18,6 +18,12 @@ pub fn shape(name: &str, raw: &[u64; 6], mut texts: Vec<String>) -> Vec<String> 
         "futex" => texts = futex(raw, texts),
         "clone" => texts = clone(raw),
         "ioctl" if matches!(raw[1], 0x5450 | 0x5451) => texts.truncate(2),
+        // FICLONE's argument is the source fd.
+        "ioctl" if raw[1] == 0x40049409 => {
+            if let Some(t) = texts.get_mut(2) {
+                *t = (raw[2] as i32).to_string();
+            }
+        }
         "socket" if matches!(raw[0] as i32, libc::AF_INET | libc::AF_INET6) => {
             if let Some(t) = texts.get_mut(2) {
                 *t = one(raw[2] as i64, consts::IP_PROTOCOLS);

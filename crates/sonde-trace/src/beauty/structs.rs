@@ -45,6 +45,32 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("prlimit64", 2) => rlimit(c.input?),
         ("prlimit64", 3) | ("getrlimit", 1) => rlimit(out?),
         ("wait4", 1) if c.ret > 0 => wait_status(out?),
+        ("uname", 0) => {
+            let o = out?;
+            let (sys, node) = (o.get(..65)?, o.get(65..130)?);
+            Some(format!(
+                "{{sysname={}, nodename={}, ...}}",
+                quote::c_string(sys),
+                quote::c_string(node)
+            ))
+        }
+        // As many groups as it returned, of those the copy holds.
+        ("getgroups", 1) => {
+            let o = out?;
+            let n = (c.ret as usize).min(c.raw[0] as usize).min(o.len() / 4);
+            let ids: Vec<String> =
+                (0..n).filter_map(|k| u32_at(o, k * 4)).map(|g| g.to_string()).collect();
+            Some(format!("[{}]", ids.join(", ")))
+        }
+        ("sched_getaffinity", 2) => {
+            let o = out?;
+            let bytes = &o[..(c.ret as usize).min(o.len())];
+            let cpus: Vec<String> = (0..bytes.len() * 8)
+                .filter(|i| bytes[i / 8] & (1 << (i % 8)) != 0)
+                .map(|i| i.to_string())
+                .collect();
+            Some(format!("[{}]", cpus.join(" ")))
+        }
         ("pipe" | "pipe2", 0) | ("socketpair", 3) => {
             let o = out?;
             Some(format!("[{}, {}]", int(o, 0)?, int(o, 4)?))

@@ -175,3 +175,24 @@ fn directory_entries_are_counted() {
         "0x55d000001000 /* 156 entries */"
     );
 }
+
+#[test]
+fn uname_groups_and_cpus() {
+    let mut u = vec![0u8; 130];
+    u[..5].copy_from_slice(b"Linux");
+    u[65..67].copy_from_slice(b"vm");
+    let raw = [0x7ffd_0000, 0, 0, 0, 0, 0];
+    assert_eq!(
+        decode("uname", 0, &call(&raw, 0, None, Some(&u))).unwrap(),
+        r#"{sysname="Linux", nodename="vm", ...}"#
+    );
+    let raw = [0, 0x7ffd_0000, 0, 0, 0, 0];
+    assert_eq!(decode("getgroups", 1, &call(&raw, 0, None, Some(&[0; 128]))).unwrap(), "[]");
+    let raw = [2, 0x7ffd_0000, 0, 0, 0, 0];
+    let g = [0u32.to_le_bytes(), 27u32.to_le_bytes()].concat();
+    assert_eq!(decode("getgroups", 1, &call(&raw, 2, None, Some(&g))).unwrap(), "[0, 27]");
+    let raw = [0, 128, 0x7ffd_0000, 0, 0, 0];
+    let mut set = vec![0u8; 128];
+    set[0] = 0b11;
+    assert_eq!(decode("sched_getaffinity", 2, &call(&raw, 32, None, Some(&set))).unwrap(), "[0 1]");
+}
