@@ -484,6 +484,7 @@ pub mod consts;
 pub mod quote;
 pub mod strace;
 pub mod structs;
+pub mod system;
 
 #[cfg(test)]
 mod tests;

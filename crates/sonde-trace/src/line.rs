@@ -3,7 +3,7 @@
 
 use crate::beauty::{self, structs, Kind};
 use crate::errno;
-use crate::memory;
+use crate::memory::{self, When};
 use crate::names::{fd_text, pid_text, Names};
 use crate::syscalls::Syscall;
 use std::fmt::Write;
@@ -94,7 +94,13 @@ impl Call {
                 return structs::exec_array(i == argv, raw, &self.entry.strings);
             }
         }
-        let (input, output) = (copy(memory::in_index(i)), copy(memory::out_index(i)));
+        let (mut input, mut output) = (copy(memory::in_index(i)), copy(memory::out_index(i)));
+        let both = memory::copies(syscall).iter().any(|c| c.arg == i && c.when == When::Both);
+        if both {
+            // What the call read, copied again at its exit (the copy to trust).
+            input = output.or(input);
+            output = None;
+        }
         if input.is_none() && output.is_none() {
             return None;
         }

@@ -4,6 +4,7 @@
 //! [`TAG_OUT`]/[`TAG_IN`] + the argument's index, kept with the call's entry strings at
 //! [`out_index`]/[`in_index`].
 
+use crate::beauty::system;
 use crate::program::TAG_STRING;
 
 /// Tag of a copy made at exit: `TAG_OUT + argument index`.
@@ -44,6 +45,19 @@ pub fn exec_arrays(syscall: &str) -> Option<(usize, usize)> {
 pub enum When {
     Entry,
     Exit,
+    /// What the call reads, copied at entry and again at exit: the kernel has faulted its page
+    /// in by then, where the copy at entry may have found it absent. The exit's copy wins.
+    Both,
+}
+
+impl When {
+    pub fn at_entry(self) -> bool {
+        self != When::Exit
+    }
+
+    pub fn at_exit(self) -> bool {
+        self != When::Entry
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +83,7 @@ const fn c(arg: usize, when: When, size: Size) -> Copy {
 }
 
 use Size::{Buffer, Bytes, Path};
-use When::{Entry, Exit};
+use When::{Both, Entry, Exit};
 
 /// x86-64 sizes of what strace shows (prefixes where it shows only the first fields).
 pub const STAT_PREFIX: usize = 64;
@@ -95,28 +109,31 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "getrandom" => list!(c(0, Exit, Buffer)),
         "getdents64" | "getdents" => list!(c(1, Exit, Size::DirEntries)),
         "getcwd" => list!(c(0, Exit, Path)),
-        "sendto" => list!(c(1, Entry, Buffer), c(4, Entry, Bytes(SOCKADDR))),
+        "sendto" => list!(c(1, Both, Buffer), c(4, Both, Bytes(SOCKADDR))),
         "newfstatat" => list!(c(2, Exit, Bytes(STAT_PREFIX))),
         "fstat" | "stat" | "lstat" => list!(c(1, Exit, Bytes(STAT_PREFIX))),
         "statx" => list!(c(4, Exit, Bytes(STATX_PREFIX))),
-        "rt_sigaction" => list!(c(1, Entry, Bytes(SIGACTION)), c(2, Exit, Bytes(SIGACTION))),
-        "rt_sigprocmask" => list!(c(1, Entry, Bytes(8)), c(2, Exit, Bytes(8))),
-        "prlimit64" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
+        "rt_sigaction" => list!(c(1, Both, Bytes(SIGACTION)), c(2, Exit, Bytes(SIGACTION))),
+        "rt_sigprocmask" => list!(c(1, Both, Bytes(8)), c(2, Exit, Bytes(8))),
+        "prlimit64" => list!(c(2, Both, Bytes(16)), c(3, Exit, Bytes(16))),
         "getrlimit" => list!(c(1, Exit, Bytes(16))),
         "wait4" => list!(c(1, Exit, Bytes(4))),
+        "statfs" | "fstatfs" => list!(c(1, Exit, Bytes(system::STATFS))),
+        "sysinfo" => list!(c(0, Exit, Bytes(system::SYSINFO))),
+        "clone3" => list!(c(0, Both, Bytes(system::CLONE_ARGS))),
         "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
         "getgroups" => list!(c(1, Exit, Bytes(128))),
         "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),
         "pipe" | "pipe2" => list!(c(0, Exit, Bytes(8))),
         "socketpair" => list!(c(3, Exit, Bytes(8))),
-        "connect" | "bind" => list!(c(1, Entry, Bytes(SOCKADDR))),
+        "connect" | "bind" => list!(c(1, Both, Bytes(SOCKADDR))),
         "getsockname" | "getpeername" | "accept" | "accept4" => {
             list!(c(1, Exit, Bytes(SOCKADDR)), c(2, Entry, Bytes(4)), c(2, Exit, Bytes(4)))
         }
         // The time left is written only when a signal interrupts the sleep.
         "clock_nanosleep" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
         "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
-        "setsockopt" => list!(c(3, Entry, Bytes(4))),
+        "setsockopt" => list!(c(3, Both, Bytes(4))),
         _ => &[],
     }
 }

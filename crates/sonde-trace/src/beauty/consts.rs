@@ -11,6 +11,14 @@ pub fn signal(v: i64) -> String {
     }
 }
 
+/// `0`, or the signal's name (clone3's exit_signal).
+pub fn signal_or_zero(v: i64) -> String {
+    match v {
+        0 => "0".into(),
+        v => signal(v),
+    }
+}
+
 /// The signal's name with `SIG`, as strace spells it.
 pub fn signal_name(v: i64) -> Option<String> {
     if let Some((_, n)) = super::SIGNALS.iter().find(|(x, _)| *x as i64 == v) {

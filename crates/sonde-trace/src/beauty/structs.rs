@@ -5,6 +5,7 @@
 
 use super::consts::{self, flags_or_zero, STATX_MASK};
 use super::quote;
+use super::system;
 use super::Table;
 
 /// What one call's copies hold.
@@ -45,6 +46,9 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("prlimit64", 2) => rlimit(c.input?),
         ("prlimit64", 3) | ("getrlimit", 1) => rlimit(out?),
         ("wait4", 1) if c.ret > 0 => wait_status(out?),
+        ("statfs" | "fstatfs", 1) => system::statfs(out?),
+        ("sysinfo", 0) => system::sysinfo(out?),
+        ("clone3", 0) => system::clone_args(c.input?, c.ret),
         ("uname", 0) => {
             let o = out?;
             let (sys, node) = (o.get(..65)?, o.get(65..130)?);

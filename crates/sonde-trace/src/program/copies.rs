@@ -3,7 +3,7 @@
 //! before the exit record.
 
 use super::{Mode, Plan};
-use crate::memory::{self, When, TAG_IN, TAG_OUT};
+use crate::memory::{self, TAG_IN, TAG_OUT};
 use crate::program::TAG_STRING;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -39,16 +39,19 @@ impl Plan<'_> {
         let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for (nr, copies) in &list {
             for c in copies.iter() {
-                let action = match c.when {
-                    When::Entry => format!(
+                if c.when.at_entry() {
+                    let action = format!(
                         "print({}, tid, mem({}, {}));",
                         TAG_IN + c.arg as u64,
                         arg(c.arg),
                         self.copy_bytes(c)
-                    ),
-                    When::Exit => format!("cp{}[tid] = {};", c.arg, arg(c.arg)),
-                };
-                groups.entry(action).or_default().push(*nr);
+                    );
+                    groups.entry(action).or_default().push(*nr);
+                }
+                if c.when.at_exit() {
+                    let action = format!("cp{}[tid] = {};", c.arg, arg(c.arg));
+                    groups.entry(action).or_default().push(*nr);
+                }
             }
         }
         for (nr, name) in self.copied_names(id) {
@@ -105,7 +108,7 @@ impl Plan<'_> {
         let (list, test) = self.copied(id);
         let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for (nr, copies) in &list {
-            for c in copies.iter().filter(|c| c.when == When::Exit) {
+            for c in copies.iter().filter(|c| c.when.at_exit()) {
                 let tag = TAG_OUT + c.arg as u64;
                 let action = match c.size {
                     memory::Size::DirEntries => dir_entries(tag, c.arg, ret),
