@@ -2,15 +2,8 @@
 //! `struct sysinfo`, clone3's `struct clone_args`. x86-64 layouts.
 
 use super::consts::flags_or_zero;
+use super::structs::{u32_at, u64_at};
 use super::Table;
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
 
 /// `%#x` as C prints it: `0` for zero.
 fn hex(v: u64) -> String {
