@@ -481,10 +481,12 @@ const CLONE: Table = table!(
 );
 
 pub mod consts;
+pub mod prctl;
 pub mod quote;
 pub mod strace;
 pub mod structs;
 pub mod system;
+pub mod tty;
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,7 @@
 //! [`TAG_OUT`]/[`TAG_IN`] + the argument's index, kept with the call's entry strings at
 //! [`out_index`]/[`in_index`].
 
-use crate::beauty::system;
+use crate::beauty::{system, tty};
 use crate::program::TAG_STRING;
 
 /// Tag of a copy made at exit: `TAG_OUT + argument index`.
@@ -121,6 +121,9 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "statfs" | "fstatfs" => list!(c(1, Exit, Bytes(system::STATFS))),
         "sysinfo" => list!(c(0, Exit, Bytes(system::SYSINFO))),
         "clone3" => list!(c(0, Both, Bytes(system::CLONE_ARGS))),
+        "ioctl" => list!(c(2, Both, Bytes(tty::IOCTL_ARG))),
+        // PR_SET_NAME's name (read), PR_GET_NAME's (filled): 16 bytes.
+        "prctl" => list!(c(1, Both, Bytes(16))),
         "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
         "getgroups" => list!(c(1, Exit, Bytes(128))),
         "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),

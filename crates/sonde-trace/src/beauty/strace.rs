@@ -17,9 +17,10 @@ pub fn shape(name: &str, raw: &[u64; 6], mut texts: Vec<String>) -> Vec<String> 
         }
         "futex" => texts = futex(raw, texts),
         "clone" => texts = clone(raw),
+        "prctl" => texts = super::prctl::args(raw, texts),
         "ioctl" if matches!(raw[1], 0x5450 | 0x5451) => texts.truncate(2),
-        // FICLONE's argument is the source fd.
-        "ioctl" if raw[1] == 0x40049409 => {
+        // FICLONE's argument is the source fd, TIOCSCTTY's and TCFLSH's an int.
+        "ioctl" if matches!(raw[1], 0x40049409 | 0x540e | 0x540b | 0x540a) => {
             if let Some(t) = texts.get_mut(2) {
                 *t = (raw[2] as i32).to_string();
             }

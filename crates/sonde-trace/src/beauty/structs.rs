@@ -6,6 +6,7 @@
 use super::consts::{self, flags_or_zero, STATX_MASK};
 use super::quote;
 use super::system;
+use super::tty;
 use super::Table;
 
 /// What one call's copies hold.
@@ -47,6 +48,12 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("prlimit64", 3) | ("getrlimit", 1) => rlimit(out?),
         ("wait4", 1) if c.ret > 0 => wait_status(out?),
         ("statfs" | "fstatfs", 1) => system::statfs(out?),
+        ("prctl", 1) => match c.raw[0] as i32 {
+            libc::PR_SET_NAME => Some(quote::c_string(c.input?)),
+            libc::PR_GET_NAME if ok => Some(quote::c_string(c.input?)),
+            _ => None,
+        },
+        ("ioctl", 2) => tty::ioctl_arg(c.raw[1] as u32, c.input?, c.ret),
         ("sysinfo", 0) => system::sysinfo(out?),
         ("clone3", 0) => system::clone_args(c.input?, c.ret),
         ("uname", 0) => {
