@@ -57,6 +57,7 @@ pub enum Consts {
     OFlags,
     /// accept4's SOCK_CLOEXEC|SOCK_NONBLOCK.
     SockFlags,
+    SfdFlags,
 }
 
 /// The beautifier for argument `arg` of syscall `syscall`.
@@ -102,6 +103,7 @@ fn consts_kind(syscall: &str, arg: &str) -> Option<Consts> {
         ("madvise", "behavior") => Consts::Madvise,
         ("epoll_create1", "flags") => Consts::EpollFlags,
         ("eventfd2", "flags") => Consts::EfdFlags,
+        ("signalfd4", "flags") => Consts::SfdFlags,
         ("setsockopt" | "getsockopt", "level") => Consts::SockLevel,
         ("sendto" | "recvfrom" | "sendmsg" | "recvmsg" | "recvmmsg" | "sendmmsg", "flags") => {
             Consts::MsgFlags
@@ -201,6 +203,7 @@ fn consts_format(c: Consts, raw: u64, v: i64) -> String {
         Consts::Shutdown => one(v, k::SHUTDOWN),
         Consts::OFlags => k::flags_or_zero(raw, OPEN),
         Consts::SockFlags => k::flags_or_zero(raw, SOCK_FLAGS),
+        Consts::SfdFlags => k::flags_or_zero(raw, k::SFD_FLAGS),
     }
 }
 
@@ -481,6 +484,7 @@ const CLONE: Table = table!(
 );
 
 pub mod consts;
+pub mod poll;
 pub mod prctl;
 pub mod quote;
 pub mod strace;

@@ -104,6 +104,12 @@ impl Call {
         if input.is_none() && output.is_none() {
             return None;
         }
+        // A copy that failed is zeros: the string copy of the same bytes, where there is one,
+        // says so (it stops at the first NUL, and is not empty).
+        let string = copy(i).filter(|s| !s.is_empty());
+        if input.is_some_and(|b| b.iter().all(|&x| x == 0)) && string.is_some() {
+            return None;
+        }
         let c = structs::Copied { raw: &self.entry.args, ret: self.ret, input, output };
         structs::decode(syscall, i, &c)
     }
@@ -159,11 +165,26 @@ impl Call {
             },
             None if self.ret > 0xffff_ffff || self.ret < 0 => format!("{:#x}", self.ret),
             None => {
-                match sc.and_then(|s| beauty::strace::result(&s.name, &self.entry.args, self.ret)) {
+                let decoded = sc.and_then(|s| {
+                    let from_copy = self.memory_result(&s.name);
+                    from_copy
+                        .or_else(|| beauty::strace::result(&s.name, &self.entry.args, self.ret))
+                });
+                match decoded {
                     Some(text) => text,
                     None => self.plain_result(sc, names),
                 }
             }
+        }
+    }
+
+    /// A successful result strace follows with what the call filled: poll's entries that fired.
+    fn memory_result(&self, syscall: &str) -> Option<String> {
+        let out = memory::out_index(0);
+        let copy = self.entry.strings.iter().find(|(j, _)| *j == out).map(|(_, b)| b.as_slice());
+        match syscall {
+            "poll" | "ppoll" => beauty::poll::fired(copy?, self.entry.args[1], self.ret),
+            _ => None,
         }
     }
 
@@ -362,25 +383,8 @@ fn mode_unused(name: &str, args: &[u64; 6]) -> bool {
 /// when the copy was shorter.
 fn quote(bytes: &[u8], len: Option<u64>) -> String {
     let (shown, cut) = shown(bytes, len);
-    let mut s = String::from("\"");
-    for &b in shown {
-        match b {
-            b'"' => s.push_str("\\\""),
-            b'\\' => s.push_str("\\\\"),
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            0 if len.is_some() => s.push_str("\\0"),
-            0x20..=0x7e => s.push(b as char),
-            _ => {
-                let _ = write!(s, "\\{:o}", b);
-            }
-        }
-    }
-    s.push('"');
-    if cut {
-        s.push_str("...");
-    }
-    s
+    let dots = if cut { "..." } else { "" };
+    format!("\"{}\"{dots}", beauty::quote::escape(shown))
 }
 
 /// What of a copied string is shown: up to its NUL, or a buffer up to its length (NULs kept);

@@ -4,7 +4,7 @@
 //! [`TAG_OUT`]/[`TAG_IN`] + the argument's index, kept with the call's entry strings at
 //! [`out_index`]/[`in_index`].
 
-use crate::beauty::{system, tty};
+use crate::beauty::{poll, system, tty};
 use crate::program::TAG_STRING;
 
 /// Tag of a copy made at exit: `TAG_OUT + argument index`.
@@ -104,7 +104,16 @@ macro_rules! list {
 /// The copies a syscall's decoders need.
 pub fn copies(syscall: &str) -> &'static [Copy] {
     match syscall {
-        "read" | "pread64" | "recvfrom" | "readlink" => list!(c(1, Exit, Buffer)),
+        "read" | "pread64" | "readlink" => list!(c(1, Exit, Buffer)),
+        "recvfrom" => list!(
+            c(1, Exit, Buffer),
+            c(4, Exit, Bytes(SOCKADDR)),
+            c(5, Entry, Bytes(4)),
+            c(5, Exit, Bytes(4))
+        ),
+        // The written bytes whole (the string copy stops at a NUL).
+        "write" | "pwrite64" => list!(c(1, Entry, Buffer)),
+        "signalfd4" | "signalfd" => list!(c(1, Both, Bytes(8))),
         "readlinkat" => list!(c(2, Exit, Buffer)),
         "getrandom" => list!(c(0, Exit, Buffer)),
         "getdents64" | "getdents" => list!(c(1, Exit, Size::DirEntries)),
@@ -124,6 +133,8 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "ioctl" => list!(c(2, Both, Bytes(tty::IOCTL_ARG))),
         // PR_SET_NAME's name (read), PR_GET_NAME's (filled): 16 bytes.
         "prctl" => list!(c(1, Both, Bytes(16))),
+        // The array at entry (events) and at exit (revents).
+        "poll" | "ppoll" => list!(c(0, Entry, Bytes(poll::BYTES)), c(0, Exit, Bytes(poll::BYTES))),
         "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
         "getgroups" => list!(c(1, Exit, Bytes(128))),
         "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),
@@ -137,6 +148,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "clock_nanosleep" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
         "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
         "setsockopt" => list!(c(3, Both, Bytes(4))),
+        "getsockopt" => list!(c(3, Exit, Bytes(4)), c(4, Entry, Bytes(4)), c(4, Exit, Bytes(4))),
         _ => &[],
     }
 }
@@ -144,7 +156,10 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
 /// The first argument the call fills (copied at exit): strace prints it and the arguments
 /// after it only when the call returns.
 pub fn first_filled(syscall: &str) -> Option<usize> {
-    copies(syscall).iter().filter(|c| c.when == When::Exit).map(|c| c.arg).min()
+    let all = copies(syscall);
+    // An argument also copied at entry (poll's array, a socklen) is printed at entry.
+    let read = |arg: usize| all.iter().any(|c| c.arg == arg && c.when.at_entry());
+    all.iter().filter(|c| c.when == When::Exit && !read(c.arg)).map(|c| c.arg).min()
 }
 
 /// The bytes a copy takes, given `-s`.

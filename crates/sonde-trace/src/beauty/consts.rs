@@ -225,8 +225,34 @@ pub const EFD_FLAGS: Table = &[
     (libc::O_CLOEXEC as u64, "EFD_CLOEXEC"),
 ];
 pub const FD_FLAGS: Table = &[(1, "FD_CLOEXEC")];
-pub const SOCK_LEVELS: Table =
-    table!(SOL_SOCKET, IPPROTO_IP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_IPV6);
+/// strace names levels `SOL_*`.
+pub const SOCK_LEVELS: Table = &[
+    (0, "SOL_IP"),
+    (1, "SOL_SOCKET"),
+    (6, "SOL_TCP"),
+    (17, "SOL_UDP"),
+    (41, "SOL_IPV6"),
+    (58, "SOL_ICMPV6"),
+    (270, "SOL_NETLINK"),
+];
+pub const IP_OPTS: Table = table!(
+    IP_TOS,
+    IP_TTL,
+    IP_HDRINCL,
+    IP_OPTIONS,
+    IP_PKTINFO,
+    IP_MTU_DISCOVER,
+    IP_RECVERR,
+    IP_RECVTTL,
+    IP_MULTICAST_IF,
+    IP_MULTICAST_TTL,
+    IP_MULTICAST_LOOP,
+    IP_ADD_MEMBERSHIP,
+);
+pub const IPV6_OPTS: Table =
+    table!(IPV6_UNICAST_HOPS, IPV6_MTU_DISCOVER, IPV6_RECVERR, IPV6_V6ONLY, IPV6_TCLASS);
+pub const SFD_FLAGS: Table =
+    &[(libc::O_NONBLOCK as u64, "SFD_NONBLOCK"), (libc::O_CLOEXEC as u64, "SFD_CLOEXEC")];
 pub const SOL_SOCKET_OPTS: Table = table!(
     SO_DEBUG,
     SO_REUSEADDR,
@@ -267,6 +293,44 @@ pub const MSG_FLAGS: Table = table!(
 );
 pub const IP_PROTOCOLS: Table =
     table!(IPPROTO_IP, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMPV6, IPPROTO_RAW);
+pub const NETLINK_PROTOCOLS: Table = &[
+    (0, "NETLINK_ROUTE"),
+    (1, "NETLINK_UNUSED"),
+    (2, "NETLINK_USERSOCK"),
+    (3, "NETLINK_FIREWALL"),
+    (4, "NETLINK_SOCK_DIAG"),
+    (5, "NETLINK_NFLOG"),
+    (6, "NETLINK_XFRM"),
+    (7, "NETLINK_SELINUX"),
+    (8, "NETLINK_ISCSI"),
+    (9, "NETLINK_AUDIT"),
+    (10, "NETLINK_FIB_LOOKUP"),
+    (11, "NETLINK_CONNECTOR"),
+    (12, "NETLINK_NETFILTER"),
+    (13, "NETLINK_IP6_FW"),
+    (14, "NETLINK_DNRTMSG"),
+    (15, "NETLINK_KOBJECT_UEVENT"),
+    (16, "NETLINK_GENERIC"),
+    (18, "NETLINK_SCSITRANSPORT"),
+    (19, "NETLINK_ECRYPTFS"),
+    (20, "NETLINK_RDMA"),
+    (21, "NETLINK_CRYPTO"),
+    (22, "NETLINK_SMC"),
+];
+pub const NETLINK_OPTS: Table = &[
+    (1, "NETLINK_ADD_MEMBERSHIP"),
+    (2, "NETLINK_DROP_MEMBERSHIP"),
+    (3, "NETLINK_PKTINFO"),
+    (4, "NETLINK_BROADCAST_ERROR"),
+    (5, "NETLINK_NO_ENOBUFS"),
+    (6, "NETLINK_RX_RING"),
+    (7, "NETLINK_TX_RING"),
+    (8, "NETLINK_LISTEN_ALL_NSID"),
+    (9, "NETLINK_LIST_MEMBERSHIPS"),
+    (10, "NETLINK_CAP_ACK"),
+    (11, "NETLINK_EXT_ACK"),
+    (12, "NETLINK_GET_STRICT_CHK"),
+];
 pub const SHUTDOWN: Table = table!(SHUT_RD, SHUT_WR, SHUT_RDWR);
 
 #[cfg(test)]

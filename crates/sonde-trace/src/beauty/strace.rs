@@ -25,9 +25,14 @@ pub fn shape(name: &str, raw: &[u64; 6], mut texts: Vec<String>) -> Vec<String> 
                 *t = (raw[2] as i32).to_string();
             }
         }
-        "socket" if matches!(raw[0] as i32, libc::AF_INET | libc::AF_INET6) => {
+        "socket" | "socketpair" => {
+            let table = match raw[0] as i32 {
+                libc::AF_INET | libc::AF_INET6 => consts::IP_PROTOCOLS,
+                libc::AF_NETLINK => consts::NETLINK_PROTOCOLS,
+                _ => return texts,
+            };
             if let Some(t) = texts.get_mut(2) {
-                *t = one(raw[2] as i64, consts::IP_PROTOCOLS);
+                *t = one(raw[2] as i64, table);
             }
         }
         "setsockopt" | "getsockopt" => {
@@ -141,6 +146,9 @@ fn sockopt_name(level: i32, name: i32) -> String {
     let table = match level {
         libc::SOL_SOCKET => consts::SOL_SOCKET_OPTS,
         libc::IPPROTO_TCP => consts::TCP_OPTS,
+        libc::SOL_NETLINK => consts::NETLINK_OPTS,
+        libc::IPPROTO_IP => consts::IP_OPTS,
+        libc::IPPROTO_IPV6 => consts::IPV6_OPTS,
         _ => return name.to_string(),
     };
     one(name as i64, table)

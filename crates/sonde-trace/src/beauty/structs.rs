@@ -4,6 +4,7 @@
 //! x86-64 layouts (the kernel's uapi structs, stable across kernels).
 
 use super::consts::{self, flags_or_zero, STATX_MASK};
+use super::poll;
 use super::quote;
 use super::system;
 use super::tty;
@@ -36,7 +37,7 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("getdents64" | "getdents", 1) => {
             Some(format!("{:#x} /* {} entries */", c.raw[1], u64_at(out?, 0)?))
         }
-        ("sendto", 1) => Some(quote::buffer(c.input?, c.raw[2])),
+        ("sendto" | "write" | "pwrite64", 1) => Some(quote::buffer(c.input?, c.raw[2])),
         ("sendto", 4) | ("connect" | "bind", 1) => sockaddr(c.input?, c.raw[arg + 1]),
         ("newfstatat", 2) | ("fstat" | "stat" | "lstat", 1) => stat(out?),
         ("statx", 4) => statx(out?),
@@ -53,6 +54,7 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
             libc::PR_GET_NAME if ok => Some(quote::c_string(c.input?)),
             _ => None,
         },
+        ("poll" | "ppoll", 0) => Some(poll::array(c.input?, c.raw[1])),
         ("ioctl", 2) => tty::ioctl_arg(c.raw[1] as u32, c.input?, c.ret),
         ("sysinfo", 0) => system::sysinfo(out?),
         ("clone3", 0) => system::clone_args(c.input?, c.ret),
@@ -87,8 +89,21 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
             Some(format!("[{}, {}]", int(o, 0)?, int(o, 4)?))
         }
         // The length the kernel wrote is another argument's: the family says how much to read.
-        ("getsockname" | "getpeername" | "accept" | "accept4", 1) => sockaddr(out?, u64::MAX),
-        ("getsockname" | "getpeername" | "accept" | "accept4", 2) => {
+        ("getsockname" | "getpeername" | "accept" | "accept4", 1) | ("recvfrom", 4) => {
+            sockaddr(out?, u64::MAX)
+        }
+        ("signalfd4" | "signalfd", 1) => Some(sigset(c.input?)),
+        ("getsockopt", 3) => {
+            let v = int(out?, 0)?;
+            let errno = crate::errno::name(v).filter(|_| v != 0);
+            match (c.raw[1] as i32, c.raw[2] as i32, errno) {
+                (libc::SOL_SOCKET, libc::SO_ERROR, Some(name)) => Some(format!("[{name}]")),
+                _ => Some(format!("[{v}]")),
+            }
+        }
+        ("getsockname" | "getpeername" | "accept" | "accept4", 2)
+        | ("getsockopt", 4)
+        | ("recvfrom", 5) => {
             let before = int(c.input?, 0)?;
             match out.and_then(|o| int(o, 0)) {
                 Some(after) if after != before => Some(format!("[{before} => {after}]")),
@@ -312,6 +327,11 @@ fn sockaddr(b: &[u8], len: u64) -> Option<String> {
                 a[3]
             ))
         }
+        libc::AF_NETLINK => Some(format!(
+            "{{sa_family=AF_NETLINK, nl_pid={}, nl_groups={:08x}}}",
+            u32_at(b, 4)?,
+            u32_at(b, 8)?
+        )),
         libc::AF_INET6 => {
             let addr: [u8; 16] = b.get(8..24)?.try_into().ok()?;
             Some(format!(

@@ -240,3 +240,31 @@ fn what_a_call_fills_is_printed_when_it_returns() {
         "read(0, 0x7fff0000, 16320) = -1 EINTR (Interrupted system call)"
     );
 }
+
+#[test]
+fn written_bytes_keep_their_nuls_unless_the_copy_failed() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let write = |copy: &[u8]| Call {
+        entry: Entry {
+            tid: 100,
+            pid: 100,
+            time_ns: 0,
+            nr: 1,
+            args: [4, 0x7fff_0000, 10240, 0, 0, 0],
+            comm: "tar".into(),
+            strings: vec![(1, b"etc/".to_vec()), (crate::memory::in_index(1), copy.to_vec())],
+        },
+        exit_ns: 0,
+        ret: 10240,
+    };
+    let sc = t.get(1);
+    assert_eq!(
+        write(b"etc/\0\0\0\0").strace_line(sc, 100, &NoNames),
+        r#"write(4, "etc/\0\0\0\0"..., 10240) = 10240"#
+    );
+    // The copy of whole bytes failed (zeros): the string copy is shown.
+    assert_eq!(
+        write(&[0; 8]).strace_line(sc, 100, &NoNames),
+        r#"write(4, "etc/"..., 10240) = 10240"#
+    );
+}

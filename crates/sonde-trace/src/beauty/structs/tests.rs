@@ -196,3 +196,28 @@ fn uname_groups_and_cpus() {
     set[0] = 0b11;
     assert_eq!(decode("sched_getaffinity", 2, &call(&raw, 32, None, Some(&set))).unwrap(), "[0 1]");
 }
+
+#[test]
+fn netlink_and_socket_options() {
+    let mut nl = vec![0u8; 12];
+    nl[0..2].copy_from_slice(&16u16.to_le_bytes());
+    let raw = [3, 0x7ffd_0000, 12, 0, 0, 0];
+    assert_eq!(
+        decode("bind", 1, &call(&raw, 0, Some(&nl), None)).unwrap(),
+        "{sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}"
+    );
+    let raw = [5, 1, 4, 0x7ffd_0000, 0x7ffd_0100, 0];
+    let refused = 111u32.to_le_bytes();
+    assert_eq!(
+        decode("getsockopt", 3, &call(&raw, 0, None, Some(&refused))).unwrap(),
+        "[ECONNREFUSED]"
+    );
+    let four = 4u32.to_le_bytes();
+    assert_eq!(decode("getsockopt", 4, &call(&raw, 0, Some(&four), Some(&four))).unwrap(), "[4]");
+    let t = crate::beauty::strace::shape(
+        "socket",
+        &[16, 3, 0, 0, 0, 0],
+        vec!["AF_NETLINK".into(), "SOCK_RAW".into(), "0".into()],
+    );
+    assert_eq!(t[2], "NETLINK_ROUTE");
+}
