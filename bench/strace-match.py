@@ -87,6 +87,17 @@ def programs(work):
                        "find /etc -maxdepth 1 -name '*.conf' | sort | head -3; "
                        "cp /etc/hostname %s/copy && rm %s/copy; du -s /etc/ssl; df /" % (work, work)]),
     ]
+    # Each run starts without the archive (the other run's would change what tar sees).
+    tgz = os.path.join(work, "certs.tgz")
+    progs.append(("tar czf (tar and gzip)", ["sh", "-c", "rm -f %s; tar czf %s /etc/ssl/certs" % (tgz, tgz)]))
+    progs.append(("getent hosts localhost", ["getent", "hosts", "localhost"]))
+    if shutil.which("perl"):
+        progs.append(("perl -e", ["perl", "-e", "print 1"]))
+    if shutil.which("script"):
+        # A terminal: ioctls that succeed, poll.
+        progs.append(("script (a pty) running ls", ["script", "-qc", "ls /", "/dev/null"]))
+    if shutil.which("ip"):
+        progs.append(("ip addr (netlink)", ["ip", "addr"]))
     repo = os.path.join(work, "repo")
     if shutil.which("git") and not os.path.isdir(os.path.join(repo, ".git")):
         os.makedirs(repo, exist_ok=True)
