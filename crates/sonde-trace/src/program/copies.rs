@@ -146,3 +146,98 @@ fn guarded(groups: BTreeMap<String, Vec<u32>>, id: &str, test: bool) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::parse_program;
+    use crate::fixtures::fixtures;
+    use crate::program::{Mode, Plan, Targets};
+    use crate::select::Selection;
+    use crate::syscalls::SyscallTable;
+    use sonde_compile::Options;
+
+    fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, copies: bool) -> Plan<'a> {
+        Plan {
+            table: t,
+            selection: sel,
+            targets: Targets::Pids(vec![42]),
+            follow: true,
+            mode: Mode::Lines,
+            failure: false,
+            duration_ns: None,
+            string_size: 256,
+            buffer_size: crate::program::BUFFER_BYTES,
+            filter: None,
+            uid: None,
+            cpus: Vec::new(),
+            stacks: false,
+            events: Vec::new(),
+            raw_tracepoints: false,
+            copies,
+        }
+    }
+
+    /// The plan's program, compiled against the fixture kernel's formats.
+    fn compiled(p: &Plan) -> String {
+        let text = p.program();
+        let opts = Options::new();
+        let checked = parse_program(&text, None)
+            .and_then(|ast| sonde_compile::check(&ast, &fixtures(), &opts))
+            .and_then(|typed| sonde_compile::lower(&typed, &opts));
+        if let Err(d) = checked {
+            panic!("{text}\n{d:?}");
+        }
+        text
+    }
+
+    #[test]
+    fn strace_s_layout_copies_what_its_decoders_read() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
+        let text = compiled(&plan(&t, &sel, true));
+        let at = |tp: &str| text.lines().find(|l| l.contains(tp)).unwrap().to_string();
+        // fstat fills its stat: the pointer saved at entry, 64 bytes copied at exit before the
+        // exit record; read's bytes likewise, -s of them.
+        assert!(at("sys_enter_newfstat ").contains("cp1[tid] = args->statbuf;"), "{text}");
+        let exit = at("sys_exit_newfstat ");
+        assert!(exit.contains("print(17, tid, mem(cp1[tid], 64)); print(2,"), "{text}");
+        assert!(at("sys_exit_read ").contains("print(17, tid, mem(cp1[tid], 32));"), "{text}");
+        // write's bytes whole at entry; accept's socklen at entry and at exit.
+        assert!(at("sys_enter_write ").contains("print(23, tid, mem(args->buf, 32));"), "{text}");
+        let enter = at("sys_enter_accept ");
+        assert!(enter.contains("print(24, tid, mem(args->upeer_addrlen, 4));"), "{text}");
+        assert!(at("sys_exit_accept ").contains("print(18, tid, mem(cp2[tid], 4));"), "{text}");
+    }
+
+    #[test]
+    fn the_other_layouts_copy_nothing() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
+        let text = compiled(&plan(&t, &sel, false));
+        assert!(!text.contains("mem(") && !text.contains("cp1"), "{text}");
+    }
+
+    #[test]
+    fn many_syscalls_tell_theirs_apart_by_number() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection { nrs: (0..50).collect(), all: false };
+        let text = compiled(&plan(&t, &sel, true));
+        assert!(
+            text.contains("if (args->id == 0 || args->id == 5 || args->id == 43) { cp1[tid] = args->args[1]; }"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn execve_and_getdents_count_in_bounded_loops() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection::parse("read", &t).unwrap();
+        let arrays = plan(&t, &sel, true).exec_arrays("args->argv", "args->envp");
+        assert!(
+            arrays.contains("while ($xn < 1024)") && arrays.contains("str($xp[0], 34)"),
+            "{arrays}"
+        );
+        let dents = super::dir_entries(17, 1, "args->ret");
+        assert!(dents.contains("while ($dn < 4096 && $do < $dl)"), "{dents}");
+    }
+}
