@@ -113,6 +113,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         ),
         // The written bytes whole (the string copy stops at a NUL).
         "write" | "pwrite64" => list!(c(1, Entry, Buffer)),
+        "sigaltstack" => list!(c(0, Both, Bytes(24)), c(1, Exit, Bytes(24))),
         "signalfd4" | "signalfd" => list!(c(1, Both, Bytes(8))),
         "readlinkat" => list!(c(2, Exit, Buffer)),
         "getrandom" => list!(c(0, Exit, Buffer)),

@@ -93,6 +93,8 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
             sockaddr(out?, u64::MAX)
         }
         ("signalfd4" | "signalfd", 1) => Some(sigset(c.input?)),
+        ("sigaltstack", 0) => stack_t(c.input?),
+        ("sigaltstack", 1) => stack_t(out?),
         ("getsockopt", 3) => {
             let v = int(out?, 0)?;
             let errno = crate::errno::name(v).filter(|_| v != 0);
@@ -168,12 +170,17 @@ pub fn mode(m: u32) -> String {
         libc::S_IFSOCK => "S_IFSOCK|",
         _ => "",
     };
-    let perm = m & 0o7777;
-    let digits = match perm {
+    let special: String =
+        [(libc::S_ISUID, "S_ISUID|"), (libc::S_ISGID, "S_ISGID|"), (libc::S_ISVTX, "S_ISVTX|")]
+            .iter()
+            .filter(|(bit, _)| m & bit != 0)
+            .map(|(_, name)| *name)
+            .collect();
+    let digits = match m & 0o777 {
         0 => "0".to_string(),
         p => format!("0{p:o}"),
     };
-    format!("{kind}{digits:0>3}")
+    format!("{kind}{special}{digits:0>3}")
 }
 
 fn makedev(dev: u64) -> String {
@@ -296,6 +303,21 @@ fn wait_status(b: &[u8]) -> Option<String> {
         format!("WIFSIGNALED(s) && WTERMSIG(s) == {}{core}", sig(s & 0x7f))
     };
     Some(format!("[{{{text}}}]"))
+}
+
+const SS_FLAGS: Table = &[(1, "SS_ONSTACK"), (2, "SS_DISABLE"), (0x8000_0000, "SS_AUTODISARM")];
+
+/// sigaltstack's stack_t: ss_sp, ss_flags (an int), ss_size.
+fn stack_t(b: &[u8]) -> Option<String> {
+    let sp = match u64_at(b, 0)? {
+        0 => "NULL".to_string(),
+        p => format!("{p:#x}"),
+    };
+    Some(format!(
+        "{{ss_sp={sp}, ss_flags={}, ss_size={}}}",
+        flags_or_zero(u32_at(b, 8)? as u64, SS_FLAGS),
+        u64_at(b, 16)?
+    ))
 }
 
 fn timespec(b: &[u8]) -> Option<String> {

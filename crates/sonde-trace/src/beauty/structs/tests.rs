@@ -221,3 +221,18 @@ fn netlink_and_socket_options() {
     );
     assert_eq!(t[2], "NETLINK_ROUTE");
 }
+
+#[test]
+fn special_mode_bits_and_alternate_stacks() {
+    assert_eq!(mode(0o41777), "S_IFDIR|S_ISVTX|0777");
+    assert_eq!(mode(0o104755), "S_IFREG|S_ISUID|0755");
+    assert_eq!(mode(0o100000), "S_IFREG|000");
+    let mut st = 0x7f00_0000_1000u64.to_le_bytes().to_vec();
+    st.extend(0u64.to_le_bytes());
+    st.extend(65536u64.to_le_bytes());
+    let raw = [0x7ffd_0000, 0, 0, 0, 0, 0];
+    assert_eq!(
+        decode("sigaltstack", 0, &call(&raw, 0, Some(&st), None)).unwrap(),
+        "{ss_sp=0x7f0000001000, ss_flags=0, ss_size=65536}"
+    );
+}
