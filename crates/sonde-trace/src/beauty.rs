@@ -28,6 +28,36 @@ pub enum Kind {
     FcntlCmd,
     PrctlOption,
     CloneFlags,
+    /// faccessat's flags: the bit AT_REMOVEDIR has is AT_EACCESS there.
+    AccessAtFlags,
+    StatxFlags,
+    Consts(Consts),
+}
+
+/// Arguments named from one of [`consts`]' tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Consts {
+    Ioctl,
+    ArchPrctl,
+    Resource,
+    Grnd,
+    Fadvise,
+    SigHow,
+    WaitOptions,
+    StatxMask,
+    Clock,
+    TimerFlags,
+    Madvise,
+    EpollFlags,
+    EfdFlags,
+    SockLevel,
+    MsgFlags,
+    Shutdown,
+    /// O_* flags without an access mode (pipe2, dup3).
+    OFlags,
+    /// accept4's SOCK_CLOEXEC|SOCK_NONBLOCK.
+    SockFlags,
+    SfdFlags,
 }
 
 /// The beautifier for argument `arg` of syscall `syscall`.
@@ -45,6 +75,46 @@ pub fn kind(syscall: &str, arg: &str, is_pointer: bool) -> Kind {
             | "fd_out" | "fs_fd" | "fanotify_fd" | "ruleset_fd" | "pidfd" | "group_fd",
         ) => Kind::Fd,
         ("open" | "openat" | "creat" | "mq_open", "flags") => Kind::OpenFlags,
+        ("faccessat" | "faccessat2", "flags" | "flag") => Kind::AccessAtFlags,
+        ("statx", "flags") => Kind::StatxFlags,
+        ("kill" | "tkill" | "tgkill" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo", "sig") => {
+            Kind::Signal
+        }
+        _ => match consts_kind(syscall, arg) {
+            Some(c) => Kind::Consts(c),
+            None => plain_kind(syscall, arg),
+        },
+    }
+}
+
+fn consts_kind(syscall: &str, arg: &str) -> Option<Consts> {
+    Some(match (syscall, arg) {
+        ("pipe2" | "dup3", "flags") => Consts::OFlags,
+        ("ioctl", "cmd") => Consts::Ioctl,
+        ("arch_prctl", "option") => Consts::ArchPrctl,
+        ("prlimit64" | "getrlimit" | "setrlimit", "resource") => Consts::Resource,
+        ("getrandom", "flags") => Consts::Grnd,
+        ("fadvise64", "advice") => Consts::Fadvise,
+        ("rt_sigprocmask", "how") => Consts::SigHow,
+        ("wait4" | "waitid", "options") => Consts::WaitOptions,
+        ("statx", "mask") => Consts::StatxMask,
+        (_, "which_clock") => Consts::Clock,
+        ("clock_nanosleep", "flags") => Consts::TimerFlags,
+        ("madvise", "behavior") => Consts::Madvise,
+        ("epoll_create1", "flags") => Consts::EpollFlags,
+        ("eventfd2", "flags") => Consts::EfdFlags,
+        ("signalfd4", "flags") => Consts::SfdFlags,
+        ("setsockopt" | "getsockopt", "level") => Consts::SockLevel,
+        ("sendto" | "recvfrom" | "sendmsg" | "recvmsg" | "recvmmsg" | "sendmmsg", "flags") => {
+            Consts::MsgFlags
+        }
+        ("shutdown", "how") => Consts::Shutdown,
+        _ => return None,
+    })
+}
+
+fn plain_kind(syscall: &str, arg: &str) -> Kind {
+    match (syscall, arg) {
         (_, "mode") if syscall.contains("access") => Kind::AccessMode,
         (
             "open" | "openat" | "creat" | "mkdir" | "mkdirat" | "chmod" | "fchmod" | "fchmodat",
@@ -59,13 +129,13 @@ pub fn kind(syscall: &str, arg: &str, is_pointer: bool) -> Kind {
         (_, "prot") => Kind::Prot,
         ("mmap", "flags") => Kind::MmapFlags,
         (_, "whence") => Kind::Whence,
-        (
-            "kill" | "tkill" | "tgkill" | "rt_sigaction" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo",
-            "sig",
-        ) => Kind::Signal,
+        ("rt_sigaction", "sig") => Kind::Signal,
+        ("ioctl", "arg") => Kind::Hex,
+        ("arch_prctl", "arg2") | ("mmap", "off") | ("rseq", "rseq_len" | "sig") => Kind::HexNum,
         ("futex", "op") => Kind::FutexOp,
         ("socket" | "socketpair", "family") => Kind::Domain,
         ("socket" | "socketpair", "type") => Kind::SockType,
+        ("accept4", "flags") => Kind::Consts(Consts::SockFlags),
         ("fcntl", "cmd") => Kind::FcntlCmd,
         ("prctl", "option") => Kind::PrctlOption,
         ("prctl", "arg2" | "arg3" | "arg4" | "arg5") => Kind::HexNum,
@@ -80,7 +150,9 @@ pub fn format(kind: Kind, raw: u64, signed: bool, bytes: u8) -> String {
     let v = as_int(raw, signed, bytes);
     let i = v as i32;
     match kind {
-        Kind::Int | Kind::Fd | Kind::Pid => v.to_string(),
+        Kind::Int | Kind::Pid => v.to_string(),
+        // strace prints every fd as an int, whatever type the kernel declares.
+        Kind::Fd => i.to_string(),
         Kind::Hex if raw == 0 => "NULL".into(),
         Kind::HexNum if raw == 0 => "0".into(),
         Kind::Hex | Kind::HexNum => format!("{:#x}", raw),
@@ -97,13 +169,41 @@ pub fn format(kind: Kind, raw: u64, signed: bool, bytes: u8) -> String {
         Kind::Prot => flags(raw, PROT),
         Kind::MmapFlags => mmap_flags(raw),
         Kind::Whence => one(v, WHENCE),
-        Kind::Signal => one(v, SIGNALS),
+        Kind::Signal => consts::signal(v),
         Kind::FutexOp => futex_op(raw as u32),
         Kind::Domain => one(v, DOMAINS),
         Kind::SockType => sock_type(raw as u32),
         Kind::FcntlCmd => one(v, FCNTL),
         Kind::PrctlOption => one(v, PRCTL),
         Kind::CloneFlags => clone_flags(raw),
+        Kind::AccessAtFlags => consts::flags_or_zero(raw, ACCESS_AT),
+        Kind::StatxFlags => consts::statx_flags(raw),
+        Kind::Consts(c) => consts_format(c, raw, v),
+    }
+}
+
+fn consts_format(c: Consts, raw: u64, v: i64) -> String {
+    use consts as k;
+    match c {
+        Consts::Ioctl => k::ioctl_request(raw as u32),
+        Consts::ArchPrctl => one(v, k::ARCH_PRCTL),
+        Consts::Resource => one(v, k::RESOURCES),
+        Consts::Grnd => k::flags_or_zero(raw, k::GRND),
+        Consts::Fadvise => one(v, k::FADVISE),
+        Consts::SigHow => one(v, k::SIG_HOW),
+        Consts::WaitOptions => k::flags_or_zero(raw & 0xffff_ffff, k::WAIT_OPTIONS),
+        Consts::StatxMask => k::flags_or_zero(raw, k::STATX_MASK),
+        Consts::Clock => one(v, k::CLOCKS),
+        Consts::TimerFlags => k::flags_or_zero(raw, k::TIMER_FLAGS),
+        Consts::Madvise => one(v, k::MADVISE),
+        Consts::EpollFlags => k::flags_or_zero(raw, k::EPOLL_FLAGS),
+        Consts::EfdFlags => k::flags_or_zero(raw, k::EFD_FLAGS),
+        Consts::SockLevel => one(v, k::SOCK_LEVELS),
+        Consts::MsgFlags => k::flags_or_zero(raw, k::MSG_FLAGS),
+        Consts::Shutdown => one(v, k::SHUTDOWN),
+        Consts::OFlags => k::flags_or_zero(raw, OPEN),
+        Consts::SockFlags => k::flags_or_zero(raw, SOCK_FLAGS),
+        Consts::SfdFlags => k::flags_or_zero(raw, k::SFD_FLAGS),
     }
 }
 
@@ -120,10 +220,10 @@ pub fn as_int(raw: u64, signed: bool, bytes: u8) -> i64 {
     }
 }
 
-type Table = &'static [(u64, &'static str)];
+pub(crate) type Table = &'static [(u64, &'static str)];
 
 /// Set bits by name, in the table's order, then what is left in hex.
-fn flags(raw: u64, table: Table) -> String {
+pub(crate) fn flags(raw: u64, table: Table) -> String {
     let mut left = raw;
     let mut out: Vec<String> = Vec::new();
     for &(bit, name) in table {
@@ -138,14 +238,14 @@ fn flags(raw: u64, table: Table) -> String {
     out.join("|")
 }
 
-fn one(v: i64, table: Table) -> String {
+pub(crate) fn one(v: i64, table: Table) -> String {
     match table.iter().find(|(x, _)| *x as i64 == v) {
         Some((_, n)) => n.to_string(),
         None => v.to_string(),
     }
 }
 
-fn open_flags(raw: u32) -> String {
+pub(crate) fn open_flags(raw: u32) -> String {
     let access = match raw & libc::O_ACCMODE as u32 {
         0 => "O_RDONLY",
         1 => "O_WRONLY",
@@ -231,12 +331,13 @@ const OPEN: Table = &[
     (libc::O_DIRECT as u64, "O_DIRECT"),
     // libc defines O_LARGEFILE as 0 on 64-bit; the kernel's bit is 0o100000.
     (0o100000, "O_LARGEFILE"),
-    (libc::O_TMPFILE as u64, "O_TMPFILE"),
-    (libc::O_DIRECTORY as u64, "O_DIRECTORY"),
     (libc::O_NOFOLLOW as u64, "O_NOFOLLOW"),
     (libc::O_NOATIME as u64, "O_NOATIME"),
     (libc::O_CLOEXEC as u64, "O_CLOEXEC"),
     (libc::O_PATH as u64, "O_PATH"),
+    // O_TMPFILE includes O_DIRECTORY's bit; strace names O_DIRECTORY last.
+    (libc::O_TMPFILE as u64, "O_TMPFILE"),
+    (libc::O_DIRECTORY as u64, "O_DIRECTORY"),
 ];
 
 const ACCESS: Table = table!(R_OK, W_OK, X_OK);
@@ -251,6 +352,7 @@ const AT: Table = table!(
     AT_STATX_DONT_SYNC,
     AT_RECURSIVE,
 );
+const ACCESS_AT: Table = table!(AT_SYMLINK_NOFOLLOW, AT_EACCESS, AT_EMPTY_PATH);
 const PROT: Table = table!(PROT_READ, PROT_WRITE, PROT_EXEC, PROT_GROWSDOWN, PROT_GROWSUP);
 const MMAP: Table = table!(
     MAP_FIXED,
@@ -305,7 +407,7 @@ const DOMAINS: Table = table!(
 );
 const SOCK_TYPES: Table =
     table!(SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP);
-const SOCK_FLAGS: Table = table!(SOCK_NONBLOCK, SOCK_CLOEXEC);
+const SOCK_FLAGS: Table = table!(SOCK_CLOEXEC, SOCK_NONBLOCK);
 const FCNTL: Table = table!(
     F_DUPFD,
     F_GETFD,
@@ -380,6 +482,15 @@ const CLONE: Table = table!(
     CLONE_NEWNET,
     CLONE_IO,
 );
+
+pub mod consts;
+pub mod poll;
+pub mod prctl;
+pub mod quote;
+pub mod strace;
+pub mod structs;
+pub mod system;
+pub mod tty;
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ pub mod fds;
 pub mod filter;
 pub mod inflight;
 pub mod line;
+pub mod memory;
 pub mod names;
 pub mod nr;
 pub mod program;

@@ -1,8 +1,9 @@
 //! One traced call, put together from its entry and exit records, and its three spellings:
 //! perf trace's line, strace's line and a JSON object.
 
-use crate::beauty::{self, Kind};
+use crate::beauty::{self, structs, Kind};
 use crate::errno;
+use crate::memory::{self, When};
 use crate::names::{fd_text, pid_text, Names};
 use crate::syscalls::Syscall;
 use std::fmt::Write;
@@ -73,12 +74,44 @@ impl Call {
                 .collect();
         };
         self.facts(sc)
-            .map(|f| ArgText {
+            .enumerate()
+            .map(|(i, f)| ArgText {
                 name: f.name.to_string(),
                 raw: f.raw,
-                text: self.arg_text(&f, names),
+                text: self.memory_text(&sc.name, i).unwrap_or_else(|| self.arg_text(&f, names)),
             })
             .collect()
+    }
+
+    /// Argument `i` decoded from the memory the program copied for it, if any.
+    fn memory_text(&self, syscall: &str, i: usize) -> Option<String> {
+        let copy = |index: usize| {
+            self.entry.strings.iter().find(|(j, _)| *j == index).map(|(_, b)| b.as_slice())
+        };
+        if let Some((argv, envp)) = memory::exec_arrays(syscall) {
+            let raw = self.entry.args[i];
+            if (i == argv || i == envp) && raw != 0 {
+                return structs::exec_array(i == argv, raw, &self.entry.strings);
+            }
+        }
+        let (mut input, mut output) = (copy(memory::in_index(i)), copy(memory::out_index(i)));
+        let both = memory::copies(syscall).iter().any(|c| c.arg == i && c.when == When::Both);
+        if both {
+            // What the call read, copied again at its exit (the copy to trust).
+            input = output.or(input);
+            output = None;
+        }
+        if input.is_none() && output.is_none() {
+            return None;
+        }
+        // A copy that failed is zeros: the string copy of the same bytes, where there is one,
+        // says so (it stops at the first NUL, and is not empty).
+        let string = copy(i).filter(|s| !s.is_empty());
+        if input.is_some_and(|b| b.iter().all(|&x| x == 0)) && string.is_some() {
+            return None;
+        }
+        let c = structs::Copied { raw: &self.entry.args, ret: self.ret, input, output };
+        structs::decode(syscall, i, &c)
     }
 
     /// What the records say about each argument the format file names.
@@ -108,7 +141,8 @@ impl Call {
         let pid = self.entry.pid;
         match (f.copied, f.kind) {
             (Some(bytes), _) => quote(bytes, f.len),
-            (None, Kind::Fd) => fd_text(names, pid, f.value),
+            // An fd is an int whatever the declared type (mmap's is `unsigned long`).
+            (None, Kind::Fd) => fd_text(names, pid, f.value as i32 as i64),
             (None, Kind::Pid) => pid_text(names, f.value),
             (None, Kind::Dirfd) if f.value as i32 != libc::AT_FDCWD => fd_text(names, pid, f.value),
             (None, Kind::Dirfd) => match names.cwd(pid) {
@@ -124,15 +158,42 @@ impl Call {
     fn result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
         match self.errno() {
             Some(e) => match errno::name(e) {
+                // The kernel's restart codes never reach the program: strace shows `?`.
+                Some(n) if (512..=516).contains(&e) => format!("? {} ({})", n, errno::message(e)),
                 Some(n) => format!("-1 {} ({})", n, errno::message(e)),
                 None => format!("-1 {e}"),
             },
             None if self.ret > 0xffff_ffff || self.ret < 0 => format!("{:#x}", self.ret),
-            None => match sc.map(|s| returns(&s.name, &self.entry.args)) {
-                Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
-                Some(Some(Kind::Pid)) => pid_text(names, self.ret),
-                _ => self.ret.to_string(),
-            },
+            None => {
+                let decoded = sc.and_then(|s| {
+                    let from_copy = self.memory_result(&s.name);
+                    from_copy
+                        .or_else(|| beauty::strace::result(&s.name, &self.entry.args, self.ret))
+                });
+                match decoded {
+                    Some(text) => text,
+                    None => self.plain_result(sc, names),
+                }
+            }
+        }
+    }
+
+    /// A successful result strace follows with what the call filled: poll's entries that fired.
+    fn memory_result(&self, syscall: &str) -> Option<String> {
+        let out = memory::out_index(0);
+        let copy = self.entry.strings.iter().find(|(j, _)| *j == out).map(|(_, b)| b.as_slice());
+        match syscall {
+            "poll" | "ppoll" => beauty::poll::fired(copy?, self.entry.args[1], self.ret),
+            _ => None,
+        }
+    }
+
+    /// A successful call's return value: a new fd, a pid, or the number.
+    fn plain_result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
+        match sc.map(|s| returns(&s.name, &self.entry.args)) {
+            Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
+            Some(Some(Kind::Pid)) => pid_text(names, self.ret),
+            _ => self.ret.to_string(),
         }
     }
 
@@ -217,9 +278,9 @@ impl Call {
     }
 
     /// strace's two parts of a call another task's line interrupted (`strace -f`): its entry,
-    /// `[pid N] futex(0x..., FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>` (every argument is
-    /// decoded at entry, so all of them are here), or with `resumed` its end,
-    /// `[pid N] <... futex resumed>) = 0`.
+    /// `[pid N] futex(0x..., FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>`, or with `resumed`
+    /// its end, `[pid N] <... futex resumed>) = 0`. What the call fills and the arguments after
+    /// it are printed at its end: `read(0,  <unfinished ...>`, `<... read resumed>"ab", 9) = 2`.
     pub fn strace_split_line(
         &self,
         sc: Option<&Syscall>,
@@ -228,9 +289,22 @@ impl Call {
         resumed: bool,
     ) -> String {
         let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
-        match resumed {
-            true => format!("{prefix}<... {name} resumed>) = {}", self.result(sc, names)),
-            false => format!("{prefix}{name}({} <unfinished ...>", self.strace_args(sc, names)),
+        let args = self.strace_arg_texts(sc, names);
+        // strace prints what the call fills when it returns: those arguments and the ones
+        // after them go to the resumed line.
+        let split = sc.and_then(|s| memory::first_filled(&s.name)).filter(|&i| i < args.len());
+        match (resumed, split) {
+            (true, None) => format!("{prefix}<... {name} resumed>) = {}", self.result(sc, names)),
+            (true, Some(i)) => format!(
+                "{prefix}<... {name} resumed>{}) = {}",
+                args[i..].join(", "),
+                self.result(sc, names)
+            ),
+            (false, None) => format!("{prefix}{name}({} <unfinished ...>", args.join(", ")),
+            (false, Some(0)) => format!("{prefix}{name}( <unfinished ...>"),
+            (false, Some(i)) => {
+                format!("{prefix}{name}({},  <unfinished ...>", args[..i].join(", "))
+            }
         }
     }
 
@@ -243,12 +317,19 @@ impl Call {
     }
 
     fn strace_args(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
+        self.strace_arg_texts(sc, names).join(", ")
+    }
+
+    fn strace_arg_texts(&self, sc: Option<&Syscall>, names: &dyn Names) -> Vec<String> {
         let mut args: Vec<String> = self.args(sc, names).into_iter().map(|a| a.text).collect();
         if sc.is_some_and(|s| mode_unused(&s.name, &self.entry.args)) {
             // strace prints open's mode only when the call creates a file.
             args.pop();
         }
-        args.join(", ")
+        match sc {
+            Some(s) => beauty::strace::shape(&s.name, &self.entry.args, args),
+            None => args,
+        }
     }
 }
 
@@ -294,32 +375,16 @@ fn mode_unused(name: &str, args: &[u64; 6]) -> bool {
         "openat" => args[2],
         _ => return false,
     };
-    flags & (libc::O_CREAT | libc::O_TMPFILE) as u64 == 0
+    let tmpfile = libc::O_TMPFILE as u64;
+    flags & libc::O_CREAT as u64 == 0 && flags & tmpfile != tmpfile
 }
 
 /// A C string as strace quotes it; a buffer of `len` bytes is shown up to its length, with `...`
 /// when the copy was shorter.
 fn quote(bytes: &[u8], len: Option<u64>) -> String {
     let (shown, cut) = shown(bytes, len);
-    let mut s = String::from("\"");
-    for &b in shown {
-        match b {
-            b'"' => s.push_str("\\\""),
-            b'\\' => s.push_str("\\\\"),
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            0 if len.is_some() => s.push_str("\\0"),
-            0x20..=0x7e => s.push(b as char),
-            _ => {
-                let _ = write!(s, "\\{:o}", b);
-            }
-        }
-    }
-    s.push('"');
-    if cut {
-        s.push_str("...");
-    }
-    s
+    let dots = if cut { "..." } else { "" };
+    format!("\"{}\"{dots}", beauty::quote::escape(shown))
 }
 
 /// What of a copied string is shown: up to its NUL, or a buffer up to its length (NULs kept);

@@ -87,6 +87,8 @@ pub struct Plan<'a> {
     /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
     /// call that summaries never read.
     pub raw_tracepoints: bool,
+    /// strace's layout: copy the user memory its decoders read (structs, filled buffers).
+    pub copies: bool,
 }
 
 impl Plan<'_> {
@@ -283,6 +285,7 @@ impl Plan<'_> {
                 }
             }
         }
+        strings.push_str(&self.copies_at_entry("args->id", &|i| format!("args->args[{i}]")));
         self.enter(
             p,
             "tracepoint:raw_syscalls:sys_enter",
@@ -311,6 +314,7 @@ impl Plan<'_> {
                 );
             }
         }
+        strings.push_str(&self.copies_at_entry(&nr.to_string(), &|i| a[i].clone()));
         let tp = &sc.tracepoint;
         let (enter, exit) = (
             format!("tracepoint:syscalls:sys_enter_{tp}"),
@@ -356,13 +360,17 @@ impl Plan<'_> {
         if self.failure {
             pred.push_str(&format!(" && {ret} < 0"));
         }
+        let copies = match self.copies_at_exit(id, ret).trim() {
+            "" => String::new(),
+            c => format!("{c} "),
+        };
         let body = match self.mode {
             // The user stack first: its frames are named from the process's maps, read when
             // the record is, and the process may be about to exit.
             Mode::Lines if self.stacks => {
-                format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret}, ustack, kstack);")
+                format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret}, ustack, kstack);")
             }
-            Mode::Lines => format!("print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
+            Mode::Lines => format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
             Mode::Summary => format!(
                 // The id is read once (from the registers, at a raw exit).
                 "$id = {id}; @{MAP_STATS}[tid, $id] = stats($d); \
@@ -390,6 +398,8 @@ impl Plan<'_> {
         );
     }
 }
+
+mod copies;
 
 #[cfg(test)]
 mod tests;

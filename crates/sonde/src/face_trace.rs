@@ -151,6 +151,8 @@ fn plan<'a>(
         filter: a.filter.clone(),
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
         raw_tracepoints: a.summary() && sonde_compile::Env::btf(env).is_ok(),
+        // Only strace's layout prints what they hold: the others save their cost.
+        copies: a.layout == Layout::Strace,
     }
 }
 

@@ -192,3 +192,79 @@ fn json_arguments_are_raw_and_decoded_values() {
     let args = json_args(&call(999, [1, 2, 3, 4, 5, 6], 0), t.get(999), &NoNames);
     assert_eq!(args["arg5"], json!({"raw": 6, "value": 6}));
 }
+
+#[test]
+fn openat_mode_only_with_o_creat_or_the_whole_o_tmpfile() {
+    assert!(mode_unused("openat", &[0, 0, 0o2204000, 0, 0, 0]), "O_DIRECTORY is not O_TMPFILE");
+    assert!(!mode_unused("openat", &[0, 0, libc::O_TMPFILE as u64 | 2, 0o600, 0, 0]));
+    assert!(!mode_unused("openat", &[0, 0, 0o101, 0o644, 0, 0]));
+}
+
+#[test]
+fn what_a_call_fills_is_printed_when_it_returns() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let read = |ret: i64, filled: bool| {
+        let mut strings = Vec::new();
+        if filled {
+            strings.push((crate::memory::out_index(1), b"PackageKit\nX11\0".to_vec()));
+        }
+        Call {
+            entry: Entry {
+                tid: 100,
+                pid: 100,
+                time_ns: 1_000_000,
+                nr: 0,
+                args: [0, 0x7fff_0000, 16320, 0, 0, 0],
+                comm: "wc".into(),
+                strings,
+            },
+            exit_ns: 1_004_000,
+            ret,
+        }
+    };
+    let sc = t.get(0);
+    assert_eq!(
+        read(0, false).strace_split_line(sc, 100, &NoNames, false),
+        "read(0,  <unfinished ...>"
+    );
+    assert_eq!(
+        read(14, true).strace_split_line(sc, 100, &NoNames, true),
+        r#"<... read resumed>"PackageKit\nX11", 16320) = 14"#
+    );
+    assert_eq!(
+        read(14, true).strace_line(sc, 100, &NoNames),
+        r#"read(0, "PackageKit\nX11", 16320) = 14"#
+    );
+    assert_eq!(
+        read(-4, true).strace_line(sc, 100, &NoNames),
+        "read(0, 0x7fff0000, 16320) = -1 EINTR (Interrupted system call)"
+    );
+}
+
+#[test]
+fn written_bytes_keep_their_nuls_unless_the_copy_failed() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let write = |copy: &[u8]| Call {
+        entry: Entry {
+            tid: 100,
+            pid: 100,
+            time_ns: 0,
+            nr: 1,
+            args: [4, 0x7fff_0000, 10240, 0, 0, 0],
+            comm: "tar".into(),
+            strings: vec![(1, b"etc/".to_vec()), (crate::memory::in_index(1), copy.to_vec())],
+        },
+        exit_ns: 0,
+        ret: 10240,
+    };
+    let sc = t.get(1);
+    assert_eq!(
+        write(b"etc/\0\0\0\0").strace_line(sc, 100, &NoNames),
+        r#"write(4, "etc/\0\0\0\0"..., 10240) = 10240"#
+    );
+    // The copy of whole bytes failed (zeros): the string copy is shown.
+    assert_eq!(
+        write(&[0; 8]).strace_line(sc, 100, &NoNames),
+        r#"write(4, "etc/"..., 10240) = 10240"#
+    );
+}

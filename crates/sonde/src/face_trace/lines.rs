@@ -98,8 +98,14 @@ impl Lines<'_> {
             }
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
             tag @ tp::TAG_STRING.. => {
-                if let Some(Value::Str(b)) = v.get(2) {
-                    self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b.clone());
+                // Strings (str()), copied structs (mem()) and counts (execve's), as bytes.
+                let bytes = match v.get(2) {
+                    Some(Value::Str(b) | Value::Bytes(b)) => Some(b.clone()),
+                    Some(Value::Int { v, .. }) => Some(v.to_le_bytes().to_vec()),
+                    _ => None,
+                };
+                if let Some(b) = bytes {
+                    self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b);
                 }
             }
             tp::TAG_EXIT => {

@@ -1,0 +1,174 @@
+//! User memory the tracing program copies for strace's decoders: structs and buffers a call
+//! reads (copied at entry: a sigaction, a sockaddr) or fills (copied at exit from the pointer
+//! saved at entry: a struct stat, read's bytes). Each copy reaches user space as a record tagged
+//! [`TAG_OUT`]/[`TAG_IN`] + the argument's index, kept with the call's entry strings at
+//! [`out_index`]/[`in_index`].
+
+use crate::beauty::{poll, system, tty};
+use crate::program::TAG_STRING;
+
+/// Tag of a copy made at exit: `TAG_OUT + argument index`.
+pub const TAG_OUT: u64 = TAG_STRING + 6;
+/// Tag of a copy made at entry: `TAG_IN + argument index`.
+pub const TAG_IN: u64 = TAG_STRING + 12;
+
+/// Where the copy of argument `arg` made at exit is kept among the entry's strings.
+pub fn out_index(arg: usize) -> usize {
+    arg + 6
+}
+
+/// Where the copy of argument `arg` made at entry is kept among the entry's strings.
+pub fn in_index(arg: usize) -> usize {
+    arg + 12
+}
+
+/// execve's arrays: the count of argv's strings and of envp's (`-s` in the high 32 bits of
+/// each), then argv's first strings, one record each: tags `TAG_STRING + index`.
+pub const ARGC_INDEX: usize = 28;
+pub const ENVC_INDEX: usize = 29;
+pub const ARGV_INDEX: usize = 30;
+/// At most this many of argv's strings are copied (strace shows `-s` of them).
+pub const ARGV_MAX: usize = 48;
+/// Arrays longer than this are counted as this long.
+pub const ARRAY_COUNT_MAX: usize = 1024;
+
+/// execve's (or execveat's) argv and envp argument indexes.
+pub fn exec_arrays(syscall: &str) -> Option<(usize, usize)> {
+    match syscall {
+        "execve" => Some((1, 2)),
+        "execveat" => Some((2, 3)),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    Entry,
+    Exit,
+    /// What the call reads, copied at entry and again at exit: the kernel has faulted its page
+    /// in by then, where the copy at entry may have found it absent. The exit's copy wins.
+    Both,
+}
+
+impl When {
+    pub fn at_entry(self) -> bool {
+        self != When::Exit
+    }
+
+    pub fn at_exit(self) -> bool {
+        self != When::Entry
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    Bytes(usize),
+    /// strace's `-s`: the bytes of a buffer shown.
+    Buffer,
+    /// A path the call fills (getcwd): whole, as strace prints paths.
+    Path,
+    /// Not a copy: getdents' entries counted in the program, as 8 bytes.
+    DirEntries,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copy {
+    pub arg: usize,
+    pub when: When,
+    pub size: Size,
+}
+
+const fn c(arg: usize, when: When, size: Size) -> Copy {
+    Copy { arg, when, size }
+}
+
+use Size::{Buffer, Bytes, Path};
+use When::{Both, Entry, Exit};
+
+/// x86-64 sizes of what strace shows (prefixes where it shows only the first fields).
+pub const STAT_PREFIX: usize = 64;
+pub const STATX_PREFIX: usize = 48;
+pub const SIGACTION: usize = 32;
+pub const SOCKADDR: usize = 112;
+/// utsname's sysname and nodename, 65 bytes each: what strace shows.
+pub const UTSNAME_PREFIX: usize = 130;
+
+/// A constant list (a `const fn` call is not promoted to a static on its own).
+macro_rules! list {
+    ($($e:expr),*) => {{
+        const L: &[Copy] = &[$($e),*];
+        L
+    }};
+}
+
+/// The copies a syscall's decoders need.
+pub fn copies(syscall: &str) -> &'static [Copy] {
+    match syscall {
+        "read" | "pread64" | "readlink" => list!(c(1, Exit, Buffer)),
+        "recvfrom" => list!(
+            c(1, Exit, Buffer),
+            c(4, Exit, Bytes(SOCKADDR)),
+            c(5, Entry, Bytes(4)),
+            c(5, Exit, Bytes(4))
+        ),
+        // The written bytes whole (the string copy stops at a NUL).
+        "write" | "pwrite64" => list!(c(1, Entry, Buffer)),
+        "sigaltstack" => list!(c(0, Both, Bytes(24)), c(1, Exit, Bytes(24))),
+        "signalfd4" | "signalfd" => list!(c(1, Both, Bytes(8))),
+        "readlinkat" => list!(c(2, Exit, Buffer)),
+        "getrandom" => list!(c(0, Exit, Buffer)),
+        "getdents64" | "getdents" => list!(c(1, Exit, Size::DirEntries)),
+        "getcwd" => list!(c(0, Exit, Path)),
+        "sendto" => list!(c(1, Both, Buffer), c(4, Both, Bytes(SOCKADDR))),
+        "newfstatat" => list!(c(2, Exit, Bytes(STAT_PREFIX))),
+        "fstat" | "stat" | "lstat" => list!(c(1, Exit, Bytes(STAT_PREFIX))),
+        "statx" => list!(c(4, Exit, Bytes(STATX_PREFIX))),
+        "rt_sigaction" => list!(c(1, Both, Bytes(SIGACTION)), c(2, Exit, Bytes(SIGACTION))),
+        "rt_sigprocmask" => list!(c(1, Both, Bytes(8)), c(2, Exit, Bytes(8))),
+        "prlimit64" => list!(c(2, Both, Bytes(16)), c(3, Exit, Bytes(16))),
+        "getrlimit" => list!(c(1, Exit, Bytes(16))),
+        "wait4" => list!(c(1, Exit, Bytes(4))),
+        "statfs" | "fstatfs" => list!(c(1, Exit, Bytes(system::STATFS))),
+        "sysinfo" => list!(c(0, Exit, Bytes(system::SYSINFO))),
+        "clone3" => list!(c(0, Both, Bytes(system::CLONE_ARGS))),
+        "ioctl" => list!(c(2, Both, Bytes(tty::IOCTL_ARG))),
+        // PR_SET_NAME's name (read), PR_GET_NAME's (filled): 16 bytes.
+        "prctl" => list!(c(1, Both, Bytes(16))),
+        // The array at entry (events) and at exit (revents).
+        "poll" | "ppoll" => list!(c(0, Entry, Bytes(poll::BYTES)), c(0, Exit, Bytes(poll::BYTES))),
+        "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
+        "getgroups" => list!(c(1, Exit, Bytes(128))),
+        "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),
+        "pipe" | "pipe2" => list!(c(0, Exit, Bytes(8))),
+        "socketpair" => list!(c(3, Exit, Bytes(8))),
+        "connect" | "bind" => list!(c(1, Both, Bytes(SOCKADDR))),
+        "getsockname" | "getpeername" | "accept" | "accept4" => {
+            list!(c(1, Exit, Bytes(SOCKADDR)), c(2, Entry, Bytes(4)), c(2, Exit, Bytes(4)))
+        }
+        // The time left is written only when a signal interrupts the sleep.
+        "clock_nanosleep" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
+        "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
+        "setsockopt" => list!(c(3, Both, Bytes(4))),
+        "getsockopt" => list!(c(3, Exit, Bytes(4)), c(4, Entry, Bytes(4)), c(4, Exit, Bytes(4))),
+        _ => &[],
+    }
+}
+
+/// The first argument the call fills (copied at exit): strace prints it and the arguments
+/// after it only when the call returns.
+pub fn first_filled(syscall: &str) -> Option<usize> {
+    let all = copies(syscall);
+    // An argument also copied at entry (poll's array, a socklen) is printed at entry.
+    let read = |arg: usize| all.iter().any(|c| c.arg == arg && c.when.at_entry());
+    all.iter().filter(|c| c.when == When::Exit && !read(c.arg)).map(|c| c.arg).min()
+}
+
+/// The bytes a copy takes, given `-s`.
+pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
+    match size {
+        Bytes(n) => n,
+        Buffer => buffer.max(1),
+        Path => path,
+        Size::DirEntries => 8,
+    }
+}

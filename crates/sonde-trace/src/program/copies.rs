@@ -1,0 +1,243 @@
+//! The program's copies of user memory for strace's decoders ([`crate::memory`]): at entry the
+//! structs a call reads, and the pointers of those it fills (in `cpN[tid]`), copied at exit
+//! before the exit record.
+
+use super::{Mode, Plan};
+use crate::memory::{self, TAG_IN, TAG_OUT};
+use crate::program::TAG_STRING;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+impl Plan<'_> {
+    /// The syscalls an entry or exit program handles: one (its number as `id`) or the
+    /// selection's (told apart by `id`).
+    fn copied(&self, id: &str) -> (Vec<(u32, &'static [memory::Copy])>, bool) {
+        let one: Option<u32> = id.parse().ok();
+        let nrs: Vec<u32> = match one {
+            Some(nr) => vec![nr],
+            None => self.selection.nrs.iter().copied().filter(|&nr| self.filterable(nr)).collect(),
+        };
+        let list = nrs
+            .into_iter()
+            .filter_map(|nr| Some((nr, memory::copies(&self.table.get(nr)?.name))))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        (list, one.is_none())
+    }
+
+    fn copy_bytes(&self, c: &memory::Copy) -> usize {
+        memory::bytes(c.size, self.buffer_size, self.string_size)
+    }
+
+    /// At entry: `print(TAG_IN + i, tid, mem(ARG, N))` and `cpI[tid] = ARG`, each under the
+    /// syscalls that need it.
+    pub(super) fn copies_at_entry(&self, id: &str, arg: &dyn Fn(usize) -> String) -> String {
+        if self.mode != Mode::Lines || !self.copies {
+            return String::new();
+        }
+        let (list, test) = self.copied(id);
+        let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        for (nr, copies) in &list {
+            for c in copies.iter() {
+                if c.when.at_entry() {
+                    let action = format!(
+                        "print({}, tid, mem({}, {}));",
+                        TAG_IN + c.arg as u64,
+                        arg(c.arg),
+                        self.copy_bytes(c)
+                    );
+                    groups.entry(action).or_default().push(*nr);
+                }
+                if c.when.at_exit() {
+                    let action = format!("cp{}[tid] = {};", c.arg, arg(c.arg));
+                    groups.entry(action).or_default().push(*nr);
+                }
+            }
+        }
+        for (nr, name) in self.copied_names(id) {
+            if let Some((argv, envp)) = memory::exec_arrays(name) {
+                let action = self.exec_arrays(&arg(argv), &arg(envp));
+                groups.entry(action).or_default().push(nr);
+            }
+        }
+        guarded(groups, id, test)
+    }
+
+    fn copied_names(&self, id: &str) -> Vec<(u32, &str)> {
+        let nrs: Vec<u32> = match id.parse() {
+            Ok(nr) => vec![nr],
+            Err(_) => {
+                self.selection.nrs.iter().copied().filter(|&nr| self.filterable(nr)).collect()
+            }
+        };
+        nrs.into_iter().filter_map(|nr| Some((nr, self.table.get(nr)?.name.as_str()))).collect()
+    }
+
+    /// execve's arrays: how many strings each has (bounded loops, Linux 5.3+; `-s` in the count's
+    /// high 32 bits), and argv's first ones (`-s` of them, at most [`memory::ARGV_MAX`]).
+    fn exec_arrays(&self, argv: &str, envp: &str) -> String {
+        let count = |array: &str, index: usize| {
+            format!(
+                "$xb = (uint64){array}; $xn = 0; while ($xn < {max}) {{ \
+                 $xp = (uint64 *)($xb + $xn * 8); if ($xb == 0 || $xp[0] == 0) {{ break; }} \
+                 $xn++; }} print({tag}, tid, $xn | ({size} << 32));",
+                size = self.buffer_size,
+                max = memory::ARRAY_COUNT_MAX,
+                tag = TAG_STRING + index as u64
+            )
+        };
+        let shown = self.buffer_size.clamp(1, memory::ARGV_MAX);
+        format!(
+            "{} {} $xb = (uint64){argv}; $xi = 0; while ($xi < {shown}) {{ \
+             $xp = (uint64 *)($xb + $xi * 8); if ($xb == 0 || $xp[0] == 0) {{ break; }} \
+             print({tag} + $xi, tid, str($xp[0], {bytes})); $xi++; }}",
+            count(argv, memory::ARGC_INDEX),
+            count(envp, memory::ENVC_INDEX),
+            tag = TAG_STRING + memory::ARGV_INDEX as u64,
+            // One more than shown tells a longer string (cut, `...`) from one of `-s` bytes.
+            bytes = self.buffer_size + 2,
+        )
+    }
+
+    /// At exit, before the exit record: `print(TAG_OUT + i, tid, mem(cpI[tid], N))`.
+    pub(super) fn copies_at_exit(&self, id: &str, ret: &str) -> String {
+        // A failed call filled nothing: strace shows its pointers.
+        if self.mode != Mode::Lines || !self.copies || self.failure {
+            return String::new();
+        }
+        let (list, test) = self.copied(id);
+        let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        for (nr, copies) in &list {
+            for c in copies.iter().filter(|c| c.when.at_exit()) {
+                let tag = TAG_OUT + c.arg as u64;
+                let action = match c.size {
+                    memory::Size::DirEntries => dir_entries(tag, c.arg, ret),
+                    _ => {
+                        format!("print({tag}, tid, mem(cp{}[tid], {}));", c.arg, self.copy_bytes(c))
+                    }
+                };
+                groups.entry(action).or_default().push(*nr);
+            }
+        }
+        guarded(groups, id, test)
+    }
+}
+
+/// getdents' entries, counted by walking their lengths (`d_reclen`, at 16 in both layouts).
+fn dir_entries(tag: u64, arg: usize, ret: &str) -> String {
+    format!(
+        "$db = cp{arg}[tid]; $dl = {ret}; $do = 0; $dn = 0; \
+         while ($dn < {max} && $do < $dl) {{ $dr = (uint16 *)($db + $do + 16); \
+         if ($dr[0] == 0) {{ break; }} $do += $dr[0]; $dn++; }} print({tag}, tid, $dn);",
+        max = memory::ARRAY_COUNT_MAX * 4
+    )
+}
+
+/// Each action under `if (id == A || id == B)`, or bare when the program has one syscall.
+fn guarded(groups: BTreeMap<String, Vec<u32>>, id: &str, test: bool) -> String {
+    let mut out = String::new();
+    for (action, nrs) in groups {
+        if !test {
+            let _ = write!(out, " {action}");
+            continue;
+        }
+        let cond: Vec<String> = nrs.iter().map(|n| format!("{id} == {n}")).collect();
+        let _ = write!(out, " if ({}) {{ {action} }}", cond.join(" || "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::parse_program;
+    use crate::fixtures::fixtures;
+    use crate::program::{Mode, Plan, Targets};
+    use crate::select::Selection;
+    use crate::syscalls::SyscallTable;
+    use sonde_compile::Options;
+
+    fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, copies: bool) -> Plan<'a> {
+        Plan {
+            table: t,
+            selection: sel,
+            targets: Targets::Pids(vec![42]),
+            follow: true,
+            mode: Mode::Lines,
+            failure: false,
+            duration_ns: None,
+            string_size: 256,
+            buffer_size: crate::program::BUFFER_BYTES,
+            filter: None,
+            uid: None,
+            cpus: Vec::new(),
+            stacks: false,
+            events: Vec::new(),
+            raw_tracepoints: false,
+            copies,
+        }
+    }
+
+    /// The plan's program, compiled against the fixture kernel's formats.
+    fn compiled(p: &Plan) -> String {
+        let text = p.program();
+        let opts = Options::new();
+        let checked = parse_program(&text, None)
+            .and_then(|ast| sonde_compile::check(&ast, &fixtures(), &opts))
+            .and_then(|typed| sonde_compile::lower(&typed, &opts));
+        if let Err(d) = checked {
+            panic!("{text}\n{d:?}");
+        }
+        text
+    }
+
+    #[test]
+    fn strace_s_layout_copies_what_its_decoders_read() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
+        let text = compiled(&plan(&t, &sel, true));
+        let at = |tp: &str| text.lines().find(|l| l.contains(tp)).unwrap().to_string();
+        // fstat fills its stat: the pointer saved at entry, 64 bytes copied at exit before the
+        // exit record; read's bytes likewise, -s of them.
+        assert!(at("sys_enter_newfstat ").contains("cp1[tid] = args->statbuf;"), "{text}");
+        let exit = at("sys_exit_newfstat ");
+        assert!(exit.contains("print(17, tid, mem(cp1[tid], 64)); print(2,"), "{text}");
+        assert!(at("sys_exit_read ").contains("print(17, tid, mem(cp1[tid], 32));"), "{text}");
+        // write's bytes whole at entry; accept's socklen at entry and at exit.
+        assert!(at("sys_enter_write ").contains("print(23, tid, mem(args->buf, 32));"), "{text}");
+        let enter = at("sys_enter_accept ");
+        assert!(enter.contains("print(24, tid, mem(args->upeer_addrlen, 4));"), "{text}");
+        assert!(at("sys_exit_accept ").contains("print(18, tid, mem(cp2[tid], 4));"), "{text}");
+    }
+
+    #[test]
+    fn the_other_layouts_copy_nothing() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
+        let text = compiled(&plan(&t, &sel, false));
+        assert!(!text.contains("mem(") && !text.contains("cp1"), "{text}");
+    }
+
+    #[test]
+    fn many_syscalls_tell_theirs_apart_by_number() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection { nrs: (0..50).collect(), all: false };
+        let text = compiled(&plan(&t, &sel, true));
+        assert!(
+            text.contains("if (args->id == 0 || args->id == 5 || args->id == 43) { cp1[tid] = args->args[1]; }"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn execve_and_getdents_count_in_bounded_loops() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let sel = Selection::parse("read", &t).unwrap();
+        let arrays = plan(&t, &sel, true).exec_arrays("args->argv", "args->envp");
+        assert!(
+            arrays.contains("while ($xn < 1024)") && arrays.contains("str($xp[0], 34)"),
+            "{arrays}"
+        );
+        let dents = super::dir_entries(17, 1, "args->ret");
+        assert!(dents.contains("while ($dn < 4096 && $do < $dl)"), "{dents}");
+    }
+}
