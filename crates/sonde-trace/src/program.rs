@@ -14,6 +14,10 @@ use std::fmt::Write;
 /// Record tags: the first value of every `print()` the program makes.
 pub const TAG_ENTER: u64 = 1;
 pub const TAG_EXIT: u64 = 2;
+/// A signal delivered to a traced task, one sent to it, a traced task's end (`fate`).
+pub const TAG_SIGNAL: u64 = 3;
+pub const TAG_SENT: u64 = 4;
+pub const TAG_FATE: u64 = 5;
 /// `TAG_STRING + i`: the string argument `i` of the call just entered.
 pub const TAG_STRING: u64 = 10;
 /// `TAG_EVENT + k`: a record of the `k`th other event (`-e sched:sched_switch`).
@@ -87,6 +91,8 @@ pub struct Plan<'a> {
     /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
     /// call that summaries never read.
     pub raw_tracepoints: bool,
+    /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
+    pub fate: bool,
 }
 
 impl Plan<'_> {
@@ -149,12 +155,16 @@ impl Plan<'_> {
                 "tracepoint:sched:sched_process_fork /{target}/ {{ tr[args->child_pid] = 1; }}"
             );
         }
-        if self.follow || self.mode == Mode::Summary {
+        if self.follow || self.mode == Mode::Summary || self.shows_fate() {
             let name = if self.mode == Mode::Summary { "names[tid] = comm; " } else { "" };
             let forget = if self.follow { "delete tr[tid]; " } else { "" };
-            let _ =
-                writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
+            let fate = self.fate_exit();
+            let _ = writeln!(
+                p,
+                "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{fate}{forget}}}"
+            );
         }
+        self.fate_signals(&mut p, &target);
         // Events print lines: a summary (also -S's second program) leaves them out.
         let events = if self.mode == Mode::Lines { &self.events[..] } else { &[] };
         for (k, ev) in events.iter().enumerate() {
@@ -391,5 +401,6 @@ impl Plan<'_> {
     }
 }
 
+mod fate;
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! language; it is compiled, loaded and attached exactly as a script is (compiler, sonde-load,
 //! attach.rs), and its records come back to sonde-trace to become lines or a summary.
 
+mod fate;
 mod lines;
 mod names;
 pub mod stamp;
@@ -83,6 +84,11 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     calls.drain()?;
     let detaching = attached.detach(false);
     let mut lines = calls.lines;
+    if !plan.fate && !a.summary() {
+        if let (Some(pid), Some(status)) = (target.command_pid(), target.command_status()) {
+            lines.command_end(pid, status);
+        }
+    }
     if a.summary() {
         write_summary(a, &compiled, &loaded.maps, fast, &table, &mut lines)?;
     }
@@ -151,6 +157,7 @@ fn plan<'a>(
         filter: a.filter.clone(),
         // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
         raw_tracepoints: a.summary() && sonde_compile::Env::btf(env).is_ok(),
+        fate: sonde_compile::Env::btf(env).is_ok(),
     }
 }
 
@@ -234,6 +241,7 @@ fn lines<'a>(
         max: a.max_events,
         max_stack: a.max_stack,
         events,
+        sent: Default::default(),
     };
     if lines.max_stack > 0 {
         // kallsyms is read on the first kernel frame: before the command runs, not while its

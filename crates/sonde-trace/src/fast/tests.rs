@@ -62,6 +62,7 @@ fn summary<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         stacks: false,
         events: Vec::new(),
         raw_tracepoints: true,
+        fate: false,
     }
 }
 

@@ -57,6 +57,7 @@ fn answer(text: &str) -> usize {
         stacks: false,
         events: Vec::new(),
         raw_tracepoints: false,
+        fate: false,
     };
     if let Some(d) = plan.filter_misfit() {
         return in_filter(&[d], text.len());

@@ -24,6 +24,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         stacks: false,
         events: Vec::new(),
         raw_tracepoints: false,
+        fate: false,
     }
 }
 

@@ -40,6 +40,8 @@ pub struct Lines<'a> {
     pub max_stack: usize,
     /// Other events (`-e sched:sched_switch`), by their record tag's offset.
     pub events: Vec<Event>,
+    /// Signals sent to traced processes, not yet delivered.
+    pub sent: sonde_trace::fate::Sent,
 }
 
 impl Lines<'_> {
@@ -88,6 +90,11 @@ impl Lines<'_> {
                     strings: Vec::new(),
                 };
                 let name = self.table.get(entry.nr).map(|s| s.name.as_str());
+                // Its exit restores the registers the syscall number was in: it never pairs
+                // (summaries count it from the raw exit).
+                if name == Some("rt_sigreturn") {
+                    return;
+                }
                 if matches!(name, Some("exit" | "exit_group")) {
                     for piece in self.calls.no_return(entry) {
                         self.print(piece);
@@ -96,6 +103,7 @@ impl Lines<'_> {
                     self.calls.enter(entry);
                 }
             }
+            tag @ (tp::TAG_SIGNAL | tp::TAG_SENT | tp::TAG_FATE) => self.fate(tag, v),
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
             tag @ tp::TAG_STRING.. => {
                 if let Some(Value::Str(b)) = v.get(2) {
@@ -124,7 +132,7 @@ impl Lines<'_> {
     }
 
     /// Prints the piece, or hands a JSON record back unprinted for its stack to be added.
-    fn print(&mut self, piece: Piece) -> Option<Record> {
+    pub(super) fn print(&mut self, piece: Piece) -> Option<Record> {
         if self.full() {
             return None;
         }
@@ -200,7 +208,7 @@ impl Lines<'_> {
 
     /// A text line with what -t/-tt/-ttt/-r and -T add: the stamp after strace's `[pid N] ` or
     /// in place of perf's time column, the call's time at the end of strace's line.
-    fn stamped(&mut self, mut line: String, time_ns: u64, took: Option<u64>) -> String {
+    pub(super) fn stamped(&mut self, mut line: String, time_ns: u64, took: Option<u64>) -> String {
         if self.layout == Layout::Json {
             return line;
         }
