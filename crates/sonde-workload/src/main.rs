@@ -54,6 +54,9 @@ COMMANDS:
                       the rest of the command line in the main thread meanwhile;
                       the thread is joined (futex) after the last command
     kill PID SIG      one kill(PID, SIG) (SIG 0 only checks that PID exists)
+    catch SIG         a handler for SIG that does nothing (rt_sigaction)
+    raise SIG         one kill(own pid, SIG)
+    segv              a load from address 0 (SIGSEGV, SEGV_MAPERR)
     exit CODE         exit_group(CODE) at once; later commands do not run
     exec ARGV0 ARGS.. execve(2) this program with argv ARGV0 ARGS.. (the rest of the
                       command line, run by the new image): `exec wl getpid 1`
@@ -311,6 +314,17 @@ fn print_bpf_ids() {
     }
 }
 
+/// `catch SIG`: a handler that returns at once, so the signal is delivered and survived.
+fn catch(sig: libc::c_int) {
+    extern "C" fn nothing(_: libc::c_int) {}
+    let handler: extern "C" fn(libc::c_int) = nothing;
+    let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
+    act.sa_sigaction = handler as libc::sighandler_t;
+    if unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) } < 0 {
+        die(&format!("sigaction({sig}): errno {}", errno()));
+    }
+}
+
 /// `thread-sleep MS`: a thread asleep in the kernel while the main thread goes on.
 fn thread_sleep(ms: u64) -> std::thread::JoinHandle<()> {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -369,6 +383,14 @@ fn run(args: &[String]) {
                 let sig = num("SIG", it.next());
                 unsafe { libc::syscall(libc::SYS_kill, pid as libc::pid_t, sig as libc::c_int) };
             }
+            "catch" => catch(num("SIG", it.next()) as libc::c_int),
+            "raise" => {
+                let sig = num("SIG", it.next()) as libc::c_int;
+                unsafe { libc::syscall(libc::SYS_kill, std::process::id() as libc::pid_t, sig) };
+            }
+            "segv" => unsafe {
+                std::ptr::read_volatile(std::hint::black_box(std::ptr::null::<u8>()));
+            },
             "thread-sleep" => threads.push(thread_sleep(num("MS", it.next()))),
             "comm" => set_comm(arg("NAME", it.next())),
             "cpu" => pin_to_cpu(num("N", it.next())),
