@@ -69,7 +69,12 @@ impl SigInfo {
             f.push(format!("si_errno={}", errno_name(self.errno)));
         }
         let kill = || vec![format!("si_pid={}", self.pid()), format!("si_uid={}", self.uid())];
-        let value = || vec![format!("si_int={}", self.status), format!("si_ptr={}", pointer(self.status as u32 as u64))];
+        let value = || {
+            vec![
+                format!("si_int={}", self.status),
+                format!("si_ptr={}", pointer(self.status as u32 as u64)),
+            ]
+        };
         match self.code {
             SI_USER | SI_TKILL => f.extend(kill()),
             SI_QUEUE | SI_MESGQ => {
@@ -214,7 +219,9 @@ pub fn exit_line(exit_code: u32) -> String {
     let sig = (exit_code & 0x7f) as i32;
     match sig {
         0 => format!("+++ exited with {} +++", (exit_code >> 8) & 0xff),
-        _ if exit_code & 0x80 != 0 => format!("+++ killed by {} (core dumped) +++", signal_name(sig)),
+        _ if exit_code & 0x80 != 0 => {
+            format!("+++ killed by {} (core dumped) +++", signal_name(sig))
+        }
         _ => format!("+++ killed by {} +++", signal_name(sig)),
     }
 }

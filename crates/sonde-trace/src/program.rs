@@ -20,6 +20,8 @@ pub const TAG_SENT: u64 = 4;
 pub const TAG_FATE: u64 = 5;
 /// `TAG_STRING + i`: the string argument `i` of the call just entered.
 pub const TAG_STRING: u64 = 10;
+/// `TAG_AGAIN + i`: path argument `i` read again at the call's exit (`reread`).
+pub const TAG_AGAIN: u64 = 20;
 /// `TAG_EVENT + k`: a record of the `k`th other event (`-e sched:sched_switch`).
 pub const TAG_EVENT: u64 = 100;
 
@@ -259,7 +261,7 @@ impl Plan<'_> {
             self.enter(p, "rawtracepoint:sys_enter", &format!("{target}{set}"), "arg1", &[], "");
             let id = "arg0->orig_ax";
             let set = self.set(p, id);
-            self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1");
+            self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1", "");
             if crate::fast::applies(self) {
                 // The site of the hand-built pair's third program (see `fast`).
                 let _ = writeln!(p, "rawtracepoint:sched_switch {{ }}");
@@ -283,9 +285,11 @@ impl Plan<'_> {
                     .map(|n| format!("args->id == {n}"))
                     .collect();
                 if !ids.is_empty() && self.mode == Mode::Lines {
+                    let ptr = format!("args->args[{i}]");
+                    let again = if buffers { String::new() } else { self.remember_unread(&ptr, i) };
                     let _ = write!(
                         strings,
-                        " if ({}) {{ print({}, tid, str(args->args[{i}], {})); }}",
+                        " if ({}) {{ print({}, tid, str({ptr}, {}));{again} }}",
                         ids.join(" || "),
                         TAG_STRING + i as u64,
                         self.string_size(buffers)
@@ -302,7 +306,8 @@ impl Plan<'_> {
             &strings,
         );
         let pred = format!("{target}{set}");
-        self.exit(p, "tracepoint:raw_syscalls:sys_exit", &pred, "args->id", "args->ret");
+        let again = self.read_again(&self.path_positions(self.selection.nrs.iter().copied()));
+        self.exit(p, "tracepoint:raw_syscalls:sys_exit", &pred, "args->id", "args->ret", &again);
     }
 
     fn one_syscall(&self, p: &mut String, nr: u32, target: &str) {
@@ -312,13 +317,17 @@ impl Plan<'_> {
         let mut strings = String::new();
         if self.mode == Mode::Lines {
             for (i, arg) in sc.args.iter().enumerate().filter(|(_, a)| a.is_string) {
+                let buffer = arg.name.contains("buf");
                 let _ = write!(
                     strings,
                     " print({}, tid, str(args->{}, {}));",
                     TAG_STRING + i as u64,
                     arg.name,
-                    self.string_size(arg.name.contains("buf"))
+                    self.string_size(buffer)
                 );
+                if !buffer {
+                    strings.push_str(&self.remember_unread(&format!("args->{}", arg.name), i));
+                }
             }
         }
         let tp = &sc.tracepoint;
@@ -327,7 +336,8 @@ impl Plan<'_> {
             format!("tracepoint:syscalls:sys_exit_{tp}"),
         );
         self.enter(p, &enter, target, &nr.to_string(), &a, &strings);
-        self.exit(p, &exit, target, &nr.to_string(), "args->ret");
+        let again = self.read_again(&self.path_positions(std::iter::once(nr)));
+        self.exit(p, &exit, target, &nr.to_string(), "args->ret", &again);
     }
 
     /// Paths get the full size; a buffer (write's) only its first `-s` bytes, as strace shows
@@ -361,7 +371,7 @@ impl Plan<'_> {
         let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{record} }}");
     }
 
-    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str) {
+    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, again: &str) {
         let mut pred = pred.to_string();
         if self.failure {
             pred.push_str(&format!(" && {ret} < 0"));
@@ -382,7 +392,7 @@ impl Plan<'_> {
             ),
         };
         if self.duration_ns.is_none() && self.mode == Mode::Lines {
-            let _ = writeln!(p, "{tp} /{pred}/ {{ {body} }}");
+            let _ = writeln!(p, "{tp} /{pred}/ {{ {again}{body} }}");
             return;
         }
         // The start time is looked up once (a predicate cannot bind it) and the call is
@@ -396,11 +406,12 @@ impl Plan<'_> {
         let reset = if self.filter.is_some() { " st[tid] = 0;" } else { "" };
         let _ = writeln!(
             p,
-            "{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {body} }}{reset} }}"
+            "{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
         );
     }
 }
 
 mod fate;
+mod reread;
 #[cfg(test)]
 mod tests;

@@ -4,34 +4,48 @@ use super::*;
 fn signal_lines_as_strace_prints_them() {
     // Texts from strace 6.x on this host.
     let kill = SigInfo { signo: 10, word: 3237, ..SigInfo::default() };
-    assert_eq!(kill.line(), "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=3237, si_uid=0} ---");
-    let child = SigInfo {
-        signo: 17,
-        code: 1,
-        word: 3238,
-        status: 2,
-        ..SigInfo::default()
-    };
+    assert_eq!(
+        kill.line(),
+        "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=3237, si_uid=0} ---"
+    );
+    let child = SigInfo { signo: 17, code: 1, word: 3238, status: 2, ..SigInfo::default() };
     assert_eq!(
         child.line(),
         "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=3238, si_uid=0, si_status=2, si_utime=0, si_stime=0} ---"
     );
     let killed = SigInfo { code: 2, status: 9, ..child };
-    assert!(killed.line().contains("si_code=CLD_KILLED, si_pid=3238, si_uid=0, si_status=SIGKILL,"));
+    assert!(killed
+        .line()
+        .contains("si_code=CLD_KILLED, si_pid=3238, si_uid=0, si_status=SIGKILL,"));
     let fault = SigInfo { signo: 11, code: 1, word: 0, ..SigInfo::default() };
-    assert_eq!(fault.line(), "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---");
+    assert_eq!(
+        fault.line(),
+        "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---"
+    );
     let at = SigInfo { word: 0x1234, ..fault };
-    assert_eq!(at.line(), "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x1234} ---");
+    assert_eq!(
+        at.line(),
+        "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x1234} ---"
+    );
     let kernel = SigInfo::without_info(11, 1, 5, 6);
-    assert_eq!(kernel.line(), "--- SIGSEGV {si_signo=SIGSEGV, si_code=SI_KERNEL, si_addr=NULL} ---");
+    assert_eq!(
+        kernel.line(),
+        "--- SIGSEGV {si_signo=SIGSEGV, si_code=SI_KERNEL, si_addr=NULL} ---"
+    );
     let tkill = SigInfo { signo: 33, code: -6, word: 7 | 1000 << 32, ..SigInfo::default() };
-    assert_eq!(tkill.line(), "--- SIGRT_1 {si_signo=SIGRT_1, si_code=SI_TKILL, si_pid=7, si_uid=1000} ---");
+    assert_eq!(
+        tkill.line(),
+        "--- SIGRT_1 {si_signo=SIGRT_1, si_code=SI_TKILL, si_pid=7, si_uid=1000} ---"
+    );
 }
 
 #[test]
 fn a_signal_sent_without_siginfo_is_the_senders() {
     let s = SigInfo::without_info(13, 0, 42, 1000);
-    assert_eq!(s.line(), "--- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER, si_pid=42, si_uid=1000} ---");
+    assert_eq!(
+        s.line(),
+        "--- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER, si_pid=42, si_uid=1000} ---"
+    );
 }
 
 #[test]

@@ -73,7 +73,18 @@ fn everything_uses_raw_syscalls_without_a_set() {
     let text = compiles(&p);
     assert!(text.contains("tracepoint:raw_syscalls:sys_enter /pid != 7/"), "{text}");
     assert!(
-        text.contains("if (args->id == 257) { print(11, tid, str(args->args[1], 256)); }"),
+        text.contains(
+            "if (args->id == 257) { print(11, tid, str(args->args[1], 256)); \
+             if (args->args[1] != 0 && strncmp(str(args->args[1], 2), \"\", 1) == 0) \
+             { ur[tid, 1] = args->args[1]; } }"
+        ),
+        "{text}"
+    );
+    // The paths unread at entry are read again at exit, before the exit's record.
+    assert!(
+        text.contains(
+            "$u1 = ur[tid, 1]; if ($u1) { print(21, tid, str($u1, 256)); delete ur[tid, 1]; }"
+        ),
         "{text}"
     );
     assert!(
@@ -266,4 +277,29 @@ fn other_events_print_their_fields() {
     );
     p.mode = Mode::Summary;
     assert!(!p.program().contains("print(100,"), "a summary prints no events");
+}
+
+#[test]
+fn lines_show_the_fate_where_btf_types_it() {
+    let t = table();
+    let sel = Selection::parse("openat", &t).unwrap();
+    let p = Plan { fate: true, ..plan(&t, &sel, Mode::Lines) };
+    let text = p.program();
+    assert!(
+        text.contains("print(5, tid, pid, nsecs, curtask->exit_code, comm); delete tr[tid];"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rawtracepoint:signal_deliver /(pid == 42 || tr[tid]) && arg0 != 9/"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "rawtracepoint:signal_generate /(arg2->tgid == 42 || tr[arg2->pid]) && arg0 != 9/"
+        ),
+        "{text}"
+    );
+    // Summaries show no fate.
+    let s = Plan { fate: true, ..plan(&t, &sel, Mode::Summary) }.program();
+    assert!(!s.contains("signal_") && !s.contains("exit_code"), "{s}");
 }

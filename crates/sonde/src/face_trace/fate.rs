@@ -50,7 +50,9 @@ impl Lines<'_> {
             tp::TAG_SENT => {
                 // Sent without a siginfo of its own (`SEND_SIG_NOINFO`, `SEND_SIG_PRIV`).
                 let info = match int(11) {
-                    p @ (0 | 1) => SigInfo::without_info(info.signo, p, int(13) as u32, int(14) as u32),
+                    p @ (0 | 1) => {
+                        SigInfo::without_info(info.signo, p, int(13) as u32, int(14) as u32)
+                    }
                     _ => info,
                 };
                 match int(12) {
@@ -67,7 +69,12 @@ impl Lines<'_> {
 
     /// The command's end from its wait status, where the kernel's exit code could not be read.
     pub fn command_end(&mut self, pid: u32, status: i32) {
-        let task = Task { tid: pid, pid, time_ns: sonde_kernel::host::clock::monotonic_ns(), comm: String::new() };
+        let task = Task {
+            tid: pid,
+            pid,
+            time_ns: sonde_kernel::host::clock::monotonic_ns(),
+            comm: String::new(),
+        };
         self.exit(task, fate::exit_code_of_status(status));
     }
 
@@ -127,8 +134,7 @@ impl Lines<'_> {
                 self.stamped(line, task.time_ns, None)
             }
             Layout::Perf => {
-                let head =
-                    line::perf_head(task.time_ns, None, self.start_ns, &task.comm, task.tid);
+                let head = line::perf_head(task.time_ns, None, self.start_ns, &task.comm, task.tid);
                 self.stamped(format!("{head}{text}"), task.time_ns, None)
             }
         };

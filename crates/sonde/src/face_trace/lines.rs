@@ -105,12 +105,24 @@ impl Lines<'_> {
             }
             tag @ (tp::TAG_SIGNAL | tp::TAG_SENT | tp::TAG_FATE) => self.fate(tag, v),
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
-            tag @ tp::TAG_STRING.. => {
+            tag @ tp::TAG_AGAIN.. => {
                 if let Some(Value::Str(b)) = v.get(2) {
-                    self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b.clone());
+                    self.calls.string_again(tid, (tag - tp::TAG_AGAIN) as usize, b.clone());
+                }
+            }
+            tag @ tp::TAG_STRING.. => {
+                let i = (tag - tp::TAG_STRING) as usize;
+                if let Some(Value::Str(b)) = v.get(2) {
+                    // Unread or empty: the copy at its exit says which (else its pointer shows).
+                    if !(b.first().is_none_or(|&c| c == 0) && self.unsure_path(tid, i)) {
+                        self.calls.string(tid, i, b.clone());
+                    }
                 }
             }
             tp::TAG_EXIT => {
+                if int(4) as i64 == -(libc::EFAULT as i64) {
+                    self.unreadable_paths(tid);
+                }
                 let pieces = self.calls.exit(tid, int(3) as u32, int(2), int(4) as i64);
                 let text = |i: usize| match v.get(i) {
                     Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
@@ -128,6 +140,25 @@ impl Lines<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Is argument `i` of `tid`'s open call a path (not a buffer) at a non-NULL pointer?
+    fn unsure_path(&self, tid: u32, i: usize) -> bool {
+        let Some(entry) = self.calls.entry(tid) else { return false };
+        let arg = self.table.get(entry.nr).and_then(|sc| sc.args.get(i));
+        arg.is_some_and(|a| !a.name.contains("buf")) && entry.args.get(i).is_some_and(|&p| p != 0)
+    }
+
+    /// The call failed with EFAULT: its empty paths were memory no one could read, shown as
+    /// their pointers (as strace shows them).
+    fn unreadable_paths(&mut self, tid: u32) {
+        let Some(nr) = self.calls.entry(tid).map(|e| e.nr) else { return };
+        let Some(sc) = self.table.get(nr) else { return };
+        let path =
+            |i: usize| sc.args.get(i).is_some_and(|a| a.is_string && !a.name.contains("buf"));
+        if let Some(e) = self.calls.entry_mut(tid) {
+            e.strings.retain(|(i, b)| !(path(*i) && b.first().is_none_or(|&c| c == 0)));
         }
     }
 
