@@ -123,6 +123,14 @@ impl Record {
         Record::new(Type::LostEvents, serde_json::json!({ "events": events }))
     }
 
+    /// `sonde trace`'s losses: the records dropped, and the calls among `calls_made` that
+    /// printed no line for it (lines printed + `calls` = `calls_made`).
+    pub fn lost_calls(events: u64, calls: u64, calls_made: u64) -> Record {
+        let data =
+            serde_json::json!({ "events": events, "calls": calls, "calls_made": calls_made });
+        Record::new(Type::LostEvents, data)
+    }
+
     /// Runs of one probe the kernel skipped (sonde's own record; bpftrace has none).
     pub fn missed_runs(probe: &str, runs: u64) -> Record {
         Record::new(Type::MissedRuns, serde_json::json!({ "probe": probe, "runs": runs }))

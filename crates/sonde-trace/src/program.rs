@@ -191,7 +191,9 @@ impl Plan<'_> {
             );
         }
         if self.per_syscall() {
-            for &nr in self.selection.nrs.iter().filter(|&&nr| self.filterable(nr)) {
+            let skip = self.never_printed();
+            let nrs = self.selection.nrs.iter().filter(|&&nr| Some(nr) != skip);
+            for &nr in nrs.filter(|&&nr| self.filterable(nr)) {
                 self.one_syscall(&mut p, nr, &target);
             }
         } else {
@@ -239,16 +241,20 @@ impl Plan<'_> {
     /// The predicate part restricting `id` to the selected syscalls: none for all of them,
     /// inline comparisons for a few, a map BEGIN fills for many (that BEGIN written once).
     fn set(&self, p: &mut String, id: &str) -> String {
+        let skip = self.never_printed();
+        let nrs: Vec<u32> =
+            self.selection.nrs.iter().copied().filter(|&n| Some(n) != skip).collect();
         if self.selection.all {
-            String::new()
-        } else if self.selection.nrs.len() <= INLINE_SET_MAX {
-            let ids: Vec<String> =
-                self.selection.nrs.iter().map(|n| format!("{id} == {n}")).collect();
+            // Its exit has no number (-1): the registers it restored hold none.
+            skip.map_or(String::new(), |n| format!(" && {id} != {n} && {id} != -1"))
+        } else if nrs.is_empty() {
+            " && 0".into()
+        } else if nrs.len() <= INLINE_SET_MAX {
+            let ids: Vec<String> = nrs.iter().map(|n| format!("{id} == {n}")).collect();
             format!(" && ({})", ids.join(" || "))
         } else {
             if !p.contains("BEGIN { sel[") {
-                let fill: String =
-                    self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
+                let fill: String = nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
                 let _ = writeln!(p, "BEGIN {{ {fill}}}");
             }
             format!(" && sel[{id}]")
@@ -368,7 +374,8 @@ impl Plan<'_> {
             Some(_) => format!("{pred} && ({PLACEHOLDER})"),
             None => pred.to_string(),
         };
-        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{record} }}");
+        let made = self.made_at_entry(id);
+        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{made}{record} }}");
     }
 
     fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, again: &str) {
@@ -391,6 +398,7 @@ impl Plan<'_> {
                  if ({ret} < 0) {{ @{MAP_ERRNO}[tid, $id, -{ret}] = count(); }}"
             ),
         };
+        let again = format!("{again}{}", self.made_at_exit());
         if self.duration_ns.is_none() && self.mode == Mode::Lines {
             let _ = writeln!(p, "{tp} /{pred}/ {{ {again}{body} }}");
             return;
@@ -412,6 +420,8 @@ impl Plan<'_> {
 }
 
 mod fate;
+mod made;
 mod reread;
+pub use made::MAP_MADE;
 #[cfg(test)]
 mod tests;

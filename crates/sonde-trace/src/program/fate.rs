@@ -46,8 +46,21 @@ impl Plan<'_> {
         );
     }
 
-    /// The predicate on the task a signal is sent to (`arg2`).
+    /// The predicate on the task a signal is sent to (`arg2`): its user's, and the CPU's where
+    /// it is sent from (the task may run elsewhere).
     fn signalled(&self) -> String {
+        let mut t = self.signalled_tasks();
+        if let Some(uid) = self.uid {
+            t.push_str(&format!(" && arg2->cred->uid.val == {uid}"));
+        }
+        if !self.cpus.is_empty() {
+            let c: Vec<String> = self.cpus.iter().map(|c| format!("cpu == {c}")).collect();
+            t.push_str(&format!(" && ({})", c.join(" || ")));
+        }
+        t
+    }
+
+    fn signalled_tasks(&self) -> String {
         match &self.targets {
             Targets::Tids(tids) => {
                 let t: Vec<String> = tids.iter().map(|t| format!("arg2->pid == {t}")).collect();

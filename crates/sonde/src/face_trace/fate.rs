@@ -7,10 +7,18 @@ use crate::cli::trace::Layout;
 use sonde_output::value::Value;
 use sonde_output::{Record, Type};
 use sonde_trace::fate::{self, SigInfo, GENERATE_DELIVERED, GENERATE_IGNORED};
-use sonde_trace::line;
 use sonde_trace::names::until_nul;
 use sonde_trace::program as tp;
 use std::io::Write;
+
+/// Which fate lines are printed (strace's -qq, -qqq leave them out), and the signals sent
+/// but not yet seen delivered.
+#[derive(Default)]
+pub struct Fates {
+    pub exits: bool,
+    pub signals: bool,
+    pub sent: fate::Sent,
+}
 
 /// Who a line is about.
 struct Task {
@@ -44,7 +52,7 @@ impl Lines<'_> {
         };
         match tag {
             tp::TAG_SIGNAL => {
-                self.sent.delivered(task.pid, info.signo);
+                self.fates.sent.delivered(task.pid, info.signo);
                 self.signal(Task { comm: text(11), ..task }, &info);
             }
             tp::TAG_SENT => {
@@ -58,7 +66,7 @@ impl Lines<'_> {
                 match int(12) {
                     // A tracer would have seen an ignored signal delivered.
                     GENERATE_IGNORED => self.signal(task, &info),
-                    GENERATE_DELIVERED => self.sent.sent(task.pid, info),
+                    GENERATE_DELIVERED => self.fates.sent.sent(task.pid, info),
                     _ => {}
                 }
             }
@@ -79,6 +87,9 @@ impl Lines<'_> {
     }
 
     fn signal(&mut self, task: Task, info: &SigInfo) {
+        if !self.fates.signals {
+            return;
+        }
         let json = serde_json::json!({
             "signal": fate::signal_name(info.signo),
             "code": info.code,
@@ -88,12 +99,15 @@ impl Lines<'_> {
     }
 
     fn exit(&mut self, task: Task, exit_code: u32) {
-        if let Some(info) = self.sent.killing(task.pid, exit_code) {
+        if let Some(info) = self.fates.sent.killing(task.pid, exit_code) {
             let t = Task { comm: task.comm.clone(), ..task };
             self.signal(t, &info);
         }
         if task.tid == task.pid {
-            self.sent.ended(task.pid);
+            self.fates.sent.ended(task.pid);
+        }
+        if !self.fates.exits {
+            return;
         }
         let killed = fate::killed_by(exit_code);
         let json = serde_json::json!({
@@ -105,10 +119,11 @@ impl Lines<'_> {
         self.task_line(&task, fate::exit_line(exit_code), Type::TraceExit, json);
     }
 
-    /// A line about a task, after the calls it interrupts: strace's `[pid N] ` before it, perf
-    /// trace's head, or a JSON record.
+    /// A line about a task, after the calls it interrupts: strace's `[pid N] ` before it, or a
+    /// JSON record.
     fn task_line(&mut self, task: &Task, text: String, ty: Type, mut json: serde_json::Value) {
-        if self.full() {
+        // perf trace's layout is perf trace's: it prints neither.
+        if self.full() || self.layout == Layout::Perf {
             return;
         }
         for piece in self.calls.event() {
@@ -133,12 +148,9 @@ impl Lines<'_> {
                 };
                 self.stamped(line, task.time_ns, None)
             }
-            Layout::Perf => {
-                let head = line::perf_head(task.time_ns, None, self.start_ns, &task.comm, task.tid);
-                self.stamped(format!("{head}{text}"), task.time_ns, None)
-            }
+            Layout::Perf => return,
         };
-        self.printed += 1;
+        // Not counted for --max-events: it counts calls and events.
         let _ = writeln!(self.out, "{line}");
     }
 }

@@ -35,13 +35,20 @@ pub struct Lines<'a> {
     pub main_tid: u32,
     pub layout: Layout,
     pub printed: u64,
+    /// Calls printed (whole, resumed, or never returning): with the calls lost, the calls made.
+    pub calls_printed: u64,
+    /// Tasks seen entering a call, and exits seen before any entry of their task: calls that
+    /// began before they were traced (the held command's wait, a new task's return from
+    /// clone, a -p thread's call in progress) are made but no line is due for them.
+    pub entered: std::collections::HashSet<u32>,
+    pub exits_before_entry: u64,
     pub max: Option<u64>,
     /// `--max-stack`: frames shown under each call (0: none).
     pub max_stack: usize,
     /// Other events (`-e sched:sched_switch`), by their record tag's offset.
     pub events: Vec<Event>,
-    /// Signals sent to traced processes, not yet delivered.
-    pub sent: sonde_trace::fate::Sent,
+    /// Signals and tasks' ends.
+    pub fates: super::fate::Fates,
 }
 
 impl Lines<'_> {
@@ -75,6 +82,7 @@ impl Lines<'_> {
         let tid = int(1) as u32;
         match int(0) {
             tp::TAG_ENTER => {
+                self.entered.insert(tid);
                 let comm = match v.get(11) {
                     Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
                     _ => String::new(),
@@ -90,11 +98,6 @@ impl Lines<'_> {
                     strings: Vec::new(),
                 };
                 let name = self.table.get(entry.nr).map(|s| s.name.as_str());
-                // Its exit restores the registers the syscall number was in: it never pairs
-                // (summaries count it from the raw exit).
-                if name == Some("rt_sigreturn") {
-                    return;
-                }
                 if matches!(name, Some("exit" | "exit_group")) {
                     for piece in self.calls.no_return(entry) {
                         self.print(piece);
@@ -120,6 +123,9 @@ impl Lines<'_> {
                 }
             }
             tp::TAG_EXIT => {
+                if self.entered.insert(tid) {
+                    self.exits_before_entry += 1;
+                }
                 if int(4) as i64 == -(libc::EFAULT as i64) {
                     self.unreadable_paths(tid);
                 }
@@ -192,6 +198,7 @@ impl Lines<'_> {
                 let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
                 let sc = self.table.get(entry.nr);
                 self.printed += 1;
+                self.calls_printed += 1;
                 match self.layout {
                     Layout::Json => {
                         let mut j = call.json(sc, names);
@@ -212,6 +219,7 @@ impl Lines<'_> {
                     let record = Record::new(Type::TraceCall, call.json(sc, names));
                     self.names.after(call, name);
                     self.printed += 1;
+                    self.calls_printed += 1;
                     return Some(record);
                 }
                 let line = match (self.layout, &piece) {
@@ -229,6 +237,7 @@ impl Lines<'_> {
                 };
                 self.names.after(call, name);
                 self.printed += 1;
+                self.calls_printed += 1;
                 line
             }
         };
