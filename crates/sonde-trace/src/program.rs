@@ -89,9 +89,10 @@ pub struct Plan<'a> {
     pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
     pub filter: Option<Filter>,
-    /// The kernel's BTF types the raw `sys_enter`/`sys_exit` tracepoints: summaries attach there
-    /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
-    /// call that summaries never read.
+    /// The kernel's BTF types the raw tracepoints (`sys_enter`, `sys_exit`, the task
+    /// lifecycle's): every syscall is traced there (`rawtracepoint:`) rather than on
+    /// `raw_syscalls`' perf events, which build a record per call and take a grace period each
+    /// to detach (`site`).
     pub raw_tracepoints: bool,
     /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
     pub fate: bool,
@@ -152,19 +153,14 @@ impl Plan<'_> {
         let target = self.target();
         if self.follow {
             // Children and threads: every task a traced task creates is traced (tr, by tid).
-            let _ = writeln!(
-                p,
-                "tracepoint:sched:sched_process_fork /{target}/ {{ tr[args->child_pid] = 1; }}"
-            );
+            let site = self.site();
+            let _ = writeln!(p, "{} /{target}/ {{ tr[{}] = 1; }}", site.fork, site.child);
         }
         if self.follow || self.mode == Mode::Summary || self.shows_fate() {
             let name = if self.mode == Mode::Summary { "names[tid] = comm; " } else { "" };
             let forget = if self.follow { "delete tr[tid]; " } else { "" };
             let fate = self.fate_exit();
-            let _ = writeln!(
-                p,
-                "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{fate}{forget}}}"
-            );
+            let _ = writeln!(p, "{} /{target}/ {{ {name}{fate}{forget}}}", self.site().task_exit);
         }
         self.fate_signals(&mut p, &target);
         // Events print lines: a summary (also -S's second program) leaves them out.
@@ -262,20 +258,22 @@ impl Plan<'_> {
     }
 
     fn raw(&self, p: &mut String, target: &str) {
+        let site = self.site();
         if self.raw_btf() {
-            let set = self.set(p, "arg1");
-            self.enter(p, "rawtracepoint:sys_enter", &format!("{target}{set}"), "arg1", &[], "");
-            let id = "arg0->orig_ax";
+            let set = self.set(p, &site.enter_id);
+            let pred = format!("{target}{set}");
+            self.enter(p, site.enter, &pred, &site.enter_id, &[], "");
+            let id = &site.exit_id;
             let set = self.set(p, id);
-            self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1", "");
+            self.exit(p, site.exit, &format!("{target}{set}"), id, site.ret, "");
             if crate::fast::applies(self) {
                 // The site of the hand-built pair's third program (see `fast`).
                 let _ = writeln!(p, "rawtracepoint:sched_switch {{ }}");
             }
             return;
         }
-        let set = self.set(p, "args->id");
-        let a: Vec<String> = (0..6).map(|i| format!("args->args[{i}]")).collect();
+        let set = self.set(p, &site.enter_id);
+        let a = &site.args;
         let mut strings = String::new();
         for i in 0..6 {
             // Paths and written buffers copy different sizes: one branch each.
@@ -288,11 +286,11 @@ impl Plan<'_> {
                         let arg = self.table.get(nr).and_then(|s| s.args.get(i));
                         arg.is_some_and(|a| a.is_string && a.name.contains("buf") == buffers)
                     })
-                    .map(|n| format!("args->id == {n}"))
+                    .map(|n| format!("{} == {n}", site.enter_id))
                     .collect();
                 if !ids.is_empty() && self.mode == Mode::Lines {
-                    let ptr = format!("args->args[{i}]");
-                    let again = if buffers { String::new() } else { self.remember_unread(&ptr, i) };
+                    let ptr = &a[i];
+                    let again = if buffers { String::new() } else { self.remember_unread(ptr, i) };
                     let _ = write!(
                         strings,
                         " if ({}) {{ print({}, tid, str({ptr}, {}));{again} }}",
@@ -303,17 +301,11 @@ impl Plan<'_> {
                 }
             }
         }
-        self.enter(
-            p,
-            "tracepoint:raw_syscalls:sys_enter",
-            &format!("{target}{set}"),
-            "args->id",
-            &a,
-            &strings,
-        );
+        self.enter(p, site.enter, &format!("{target}{set}"), &site.enter_id, a, &strings);
+        let set = self.set(p, &site.exit_id);
         let pred = format!("{target}{set}");
         let again = self.read_again(&self.path_positions(self.selection.nrs.iter().copied()));
-        self.exit(p, "tracepoint:raw_syscalls:sys_exit", &pred, "args->id", "args->ret", &again);
+        self.exit(p, site.exit, &pred, &site.exit_id, site.ret, &again);
     }
 
     fn one_syscall(&self, p: &mut String, nr: u32, target: &str) {
@@ -422,6 +414,7 @@ impl Plan<'_> {
 mod fate;
 mod made;
 mod reread;
+mod site;
 pub use made::MAP_MADE;
 #[cfg(test)]
 mod tests;

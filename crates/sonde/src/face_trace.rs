@@ -212,8 +212,7 @@ fn plan<'a>(
         string_size: STRING_SIZE,
         buffer_size: a.string_limit,
         filter: a.filter.clone(),
-        // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
-        raw_tracepoints: a.summary() && sonde_compile::Env::btf(env).is_ok(),
+        raw_tracepoints: sonde_compile::Env::btf(env).is_ok(),
         // perf trace's layout prints no fate: nothing to attach for it.
         fate: a.layout != Layout::Perf
             && (a.show_exits || a.show_signals)

@@ -151,12 +151,28 @@ fn summaries_use_the_btf_raw_tracepoints_where_the_kernel_types_them() {
     assert!(text.contains("$id = arg0->orig_ax;"), "{text}");
     assert!(text.contains("if (arg1 < 0) { @errs[tid, $id, -arg1] = count(); }"), "{text}");
     assert!(!text.contains("raw_syscalls"), "{text}");
-    // Lines still come from raw_syscalls (its record holds the arguments), and so does a
-    // filter, which may name them.
+    // Lines too, the arguments read from the registers, the children followed on the raw
+    // lifecycle tracepoints (no perf event to wait for at detach).
     let lines = Plan { mode: Mode::Lines, ..p.clone() }.program();
-    assert!(lines.contains("tracepoint:raw_syscalls:sys_enter"), "{lines}");
+    #[cfg(target_arch = "x86_64")]
+    assert!(
+        lines.contains("print(1, tid, pid, nsecs, arg1, arg0->di, arg0->si, arg0->dx, arg0->r10, arg0->r8, arg0->r9, comm);"),
+        "{lines}"
+    );
+    assert!(
+        lines.contains(
+            "rawtracepoint:sched_process_fork /(pid == 42 || tr[tid])/ { tr[arg1->pid] = 1; }"
+        ),
+        "{lines}"
+    );
+    assert!(lines.contains("rawtracepoint:sched_process_exit"), "{lines}");
+    assert!(lines.lines().all(|l| l.starts_with("rawtracepoint:")), "{lines}");
+    // A filter naming no argument there too; without BTF, raw_syscalls.
     let filtered = Plan { filter: filter("comm != \"x\""), ..p.clone() }.program();
-    assert!(filtered.contains("tracepoint:raw_syscalls:sys_exit"), "{filtered}");
+    assert!(filtered.contains("rawtracepoint:sys_exit"), "{filtered}");
+    let plain = Plan { mode: Mode::Lines, raw_tracepoints: false, ..p.clone() }.program();
+    assert!(plain.contains("tracepoint:raw_syscalls:sys_enter"), "{plain}");
+    assert!(plain.contains("tracepoint:sched:sched_process_fork"), "{plain}");
 }
 
 #[test]
