@@ -274,33 +274,7 @@ impl Plan<'_> {
         }
         let set = self.set(p, &site.enter_id);
         let a = &site.args;
-        let mut strings = String::new();
-        for i in 0..6 {
-            // Paths and written buffers copy different sizes: one branch each.
-            for buffers in [false, true] {
-                let ids: Vec<String> = self
-                    .selection
-                    .nrs
-                    .iter()
-                    .filter(|&&nr| {
-                        let arg = self.table.get(nr).and_then(|s| s.args.get(i));
-                        arg.is_some_and(|a| a.is_string && a.name.contains("buf") == buffers)
-                    })
-                    .map(|n| format!("{} == {n}", site.enter_id))
-                    .collect();
-                if !ids.is_empty() && self.mode == Mode::Lines {
-                    let ptr = &a[i];
-                    let again = if buffers { String::new() } else { self.remember_unread(ptr, i) };
-                    let _ = write!(
-                        strings,
-                        " if ({}) {{ print({}, tid, str({ptr}, {}));{again} }}",
-                        ids.join(" || "),
-                        TAG_STRING + i as u64,
-                        self.string_size(buffers)
-                    );
-                }
-            }
-        }
+        let strings = self.raw_strings(p, &site.enter_id, a);
         self.enter(p, site.enter, &format!("{target}{set}"), &site.enter_id, a, &strings);
         let set = self.set(p, &site.exit_id);
         let pred = format!("{target}{set}");
@@ -415,6 +389,7 @@ mod fate;
 mod made;
 mod reread;
 mod site;
+mod strings;
 pub use made::MAP_MADE;
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@ mod fate;
 mod lines;
 mod names;
 pub mod stamp;
+mod table;
 
 use crate::cli::trace::{Layout, Output, Show, Trace};
 use crate::collect::Collector;
@@ -47,7 +48,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
     let env = HostEnv::new();
-    let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
+    let table = table::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
     let (selection, events) = select(a, &table, &env)?;
     // --tid threads are watched as -p processes are: the run ends when they do.
     let watched: Vec<u32> = a.pids.iter().chain(&a.tids).copied().collect();
