@@ -211,16 +211,21 @@ impl Plan<'_> {
     }
 
     fn tasks(&self) -> String {
+        self.tasks_of("tid", "pid")
+    }
+
+    /// The targets as a predicate on a task whose thread and process ids are `tid` and `pid`.
+    fn tasks_of(&self, tid: &str, pid: &str) -> String {
         match &self.targets {
             Targets::Tids(tids) => {
-                let t: Vec<String> = tids.iter().map(|t| format!("tid == {t}")).collect();
+                let t: Vec<String> = tids.iter().map(|t| format!("{tid} == {t}")).collect();
                 format!("({})", t.join(" || "))
             }
-            Targets::AllBut(me) => format!("pid != {me}"),
+            Targets::AllBut(me) => format!("{pid} != {me}"),
             Targets::Pids(pids) => {
-                let mut t: Vec<String> = pids.iter().map(|p| format!("pid == {p}")).collect();
+                let mut t: Vec<String> = pids.iter().map(|p| format!("{pid} == {p}")).collect();
                 if self.follow {
-                    t.push("tr[tid]".into());
+                    t.push(format!("tr[{tid}]"));
                 }
                 format!("({})", t.join(" || "))
             }

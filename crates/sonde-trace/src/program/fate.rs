@@ -3,7 +3,7 @@
 //! read the kernel's `kernel_siginfo` and `task_struct` through BTF (`rawtracepoint:` arguments
 //! and `curtask`): without BTF the command's end is printed from its wait status alone.
 
-use super::{Mode, Plan, Targets, TAG_FATE, TAG_SENT, TAG_SIGNAL};
+use super::{Mode, Plan, TAG_FATE, TAG_SENT, TAG_SIGNAL};
 use std::fmt::Write;
 
 /// The siginfo fields a line shows, read from `$i` (a `struct kernel_siginfo *`).
@@ -49,7 +49,7 @@ impl Plan<'_> {
     /// The predicate on the task a signal is sent to (`arg2`): its user's, and the CPU's where
     /// it is sent from (the task may run elsewhere).
     fn signalled(&self) -> String {
-        let mut t = self.signalled_tasks();
+        let mut t = self.tasks_of("arg2->pid", "arg2->tgid");
         if let Some(uid) = self.uid {
             t.push_str(&format!(" && arg2->cred->uid.val == {uid}"));
         }
@@ -58,23 +58,5 @@ impl Plan<'_> {
             t.push_str(&format!(" && ({})", c.join(" || ")));
         }
         t
-    }
-
-    fn signalled_tasks(&self) -> String {
-        match &self.targets {
-            Targets::Tids(tids) => {
-                let t: Vec<String> = tids.iter().map(|t| format!("arg2->pid == {t}")).collect();
-                format!("({})", t.join(" || "))
-            }
-            Targets::AllBut(me) => format!("arg2->tgid != {me}"),
-            Targets::Pids(pids) => {
-                let mut t: Vec<String> =
-                    pids.iter().map(|p| format!("arg2->tgid == {p}")).collect();
-                if self.follow {
-                    t.push("tr[arg2->pid]".into());
-                }
-                format!("({})", t.join(" || "))
-            }
-        }
     }
 }
