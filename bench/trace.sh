@@ -1,7 +1,8 @@
 #!/bin/sh
 # sonde trace's overhead on the worst case, dd bs=1 (two syscalls per byte), against strace and
 # perf trace where installed: the median elapsed time of each mode over ROUNDS interleaved
-# rounds, as a ratio to the untraced baseline. Run as root from the repository:
+# rounds, as a ratio to the untraced baseline; then a short run whole (`-- /bin/true`: start,
+# attach, detach). Run as root from the repository:
 #   bench/trace.sh            (builds sonde; SONDE=/path/to/sonde measures a given binary)
 #   MODES="baseline sonde_s floor_clock" ROUNDS=9 bench/trace.sh    (some modes, more rounds:
 #                             without strace's 100 s runs between them the medians hold still)
@@ -48,9 +49,32 @@ for m in $modes; do
   t=$(median <"$tmp/$m")
   echo "| $m | $t | $(awk -v t="$t" -v b="$base" 'BEGIN {printf "%.2fx", t / b}') |"
 done
-# Every line of the all-lines mode is printed or counted as lost: dd bs=1 count=500k makes
-# 512000 reads and 512000 writes.
+# Every call of the all-lines mode is printed or counted as lost: lines + lost = made.
 out=$($SONDE trace -o - -e read,write -- $DD 2>"$tmp/err" | grep -c '^' || true)
-lost=$(sed -n 's/^sonde: \([0-9]*\) events lost.*/\1/p' "$tmp/err")
+lost=$(sed -n 's/^sonde: \([0-9]*\) calls lost of \([0-9]*\) made.*/\1 \2/p' "$tmp/err")
 echo
-echo "all-lines check (-e read,write): $out lines printed, ${lost:-0} events lost"
+echo "all-lines check (-e read,write): $out lines printed; calls lost and made: ${lost:-0 (none lost)}"
+
+# A short run, whole: sonde trace's start and end against strace's and perf trace's, the median
+# of TRUE_ROUNDS interleaved runs of each, in milliseconds (date +%s%N around each).
+TRUE_ROUNDS=${TRUE_ROUNDS:-15}
+ms() { _s=$(date +%s%N); "$@" >/dev/null 2>&1; _e=$(date +%s%N); echo $(((_e - _s) / 1000)); }
+true_modes="true sonde_true"
+command -v strace >/dev/null && true_modes="$true_modes strace_true"
+command -v perf >/dev/null && true_modes="$true_modes perf_true"
+for r in $(seq "$TRUE_ROUNDS"); do
+  for m in $true_modes; do
+    case $m in
+      true) ms /bin/true ;;
+      sonde_true) ms $SONDE trace -o /dev/null -- /bin/true ;;
+      strace_true) ms strace -f -o /dev/null /bin/true ;;
+      perf_true) ms perf trace -o /dev/null /bin/true ;;
+    esac >>"$tmp/$m"
+  done
+done
+echo
+echo "| /bin/true | ms (median of $TRUE_ROUNDS) |"
+echo "|---|---|"
+for m in $true_modes; do
+  echo "| $m | $(median <"$tmp/$m" | awk '{ printf "%.1f", $1 / 1000 }') |"
+done

@@ -30,6 +30,8 @@ pub enum Type {
     TraceCall,
     TraceEvent,
     TraceSummary,
+    TraceSignal,
+    TraceExit,
     // `sonde probe`.
     ProbeEvent,
     ProbeFrame,
@@ -39,7 +41,7 @@ pub enum Type {
 }
 
 impl Type {
-    pub const ALL: [Type; 20] = [
+    pub const ALL: [Type; 22] = [
         Type::AttachedProbes,
         Type::Printf,
         Type::Value,
@@ -56,6 +58,8 @@ impl Type {
         Type::TraceCall,
         Type::TraceEvent,
         Type::TraceSummary,
+        Type::TraceSignal,
+        Type::TraceExit,
         Type::ProbeEvent,
         Type::ProbeFrame,
         Type::GraphCall,
@@ -81,6 +85,8 @@ impl Type {
             Type::TraceCall => "trace_call",
             Type::TraceEvent => "trace_event",
             Type::TraceSummary => "trace_summary",
+            Type::TraceSignal => "trace_signal",
+            Type::TraceExit => "trace_exit",
             Type::ProbeEvent => "probe_event",
             Type::ProbeFrame => "probe_frame",
             Type::GraphCall => "graph_call",
@@ -115,6 +121,14 @@ impl Record {
     /// `events` records the kernel dropped because the buffer was full.
     pub fn lost_events(events: u64) -> Record {
         Record::new(Type::LostEvents, serde_json::json!({ "events": events }))
+    }
+
+    /// `sonde trace`'s losses: the records dropped, and the calls among `calls_made` that
+    /// printed no line for it (lines printed + `calls` = `calls_made`).
+    pub fn lost_calls(events: u64, calls: u64, calls_made: u64) -> Record {
+        let data =
+            serde_json::json!({ "events": events, "calls": calls, "calls_made": calls_made });
+        Record::new(Type::LostEvents, data)
     }
 
     /// Runs of one probe the kernel skipped (sonde's own record; bpftrace has none).

@@ -79,6 +79,20 @@ impl InFlight {
         }
     }
 
+    /// A path argument read again at the call's exit: kept when the entry had none.
+    pub fn string_again(&mut self, tid: u32, index: usize, bytes: Vec<u8>) {
+        if let Some(o) = self.open.get_mut(&tid) {
+            if !o.entry.strings.iter().any(|(i, _)| *i == index) {
+                o.entry.strings.push((index, bytes));
+            }
+        }
+    }
+
+    /// The open entry of `tid`, to amend before its exit.
+    pub fn entry_mut(&mut self, tid: u32) -> Option<&mut Entry> {
+        self.open.get_mut(&tid).map(|o| &mut o.entry)
+    }
+
     /// The open entry of `tid`, if any.
     pub fn entry(&self, tid: u32) -> Option<&Entry> {
         self.open.get(&tid).map(|o| &o.entry)

@@ -8,6 +8,7 @@ pub mod beauty;
 pub mod errno;
 pub mod events;
 pub mod fast;
+pub mod fate;
 pub mod fds;
 pub mod filter;
 pub mod inflight;

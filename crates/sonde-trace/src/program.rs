@@ -14,8 +14,14 @@ use std::fmt::Write;
 /// Record tags: the first value of every `print()` the program makes.
 pub const TAG_ENTER: u64 = 1;
 pub const TAG_EXIT: u64 = 2;
+/// A signal delivered to a traced task, one sent to it, a traced task's end (`fate`).
+pub const TAG_SIGNAL: u64 = 3;
+pub const TAG_SENT: u64 = 4;
+pub const TAG_FATE: u64 = 5;
 /// `TAG_STRING + i`: the string argument `i` of the call just entered.
 pub const TAG_STRING: u64 = 10;
+/// `TAG_AGAIN + i`: path argument `i` read again at the call's exit (`reread`).
+pub const TAG_AGAIN: u64 = 90;
 /// `TAG_EVENT + k`: a record of the `k`th other event (`-e sched:sched_switch`).
 pub const TAG_EVENT: u64 = 100;
 
@@ -83,12 +89,15 @@ pub struct Plan<'a> {
     pub cpus: Vec<u32>,
     /// `--filter`: a predicate in sonde's language, checked at each call's entry.
     pub filter: Option<Filter>,
-    /// The kernel's BTF types the raw `sys_enter`/`sys_exit` tracepoints: summaries attach there
-    /// (`rawtracepoint:`) rather than to `raw_syscalls`' perf events, which build a record per
-    /// call that summaries never read.
+    /// The kernel's BTF types the raw tracepoints (`sys_enter`, `sys_exit`, the task
+    /// lifecycle's): every syscall is traced there (`rawtracepoint:`) rather than on
+    /// `raw_syscalls`' perf events, which build a record per call and take a grace period each
+    /// to detach (`site`).
     pub raw_tracepoints: bool,
     /// strace's layout: copy the user memory its decoders read (structs, filled buffers).
     pub copies: bool,
+    /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
+    pub fate: bool,
 }
 
 impl Plan<'_> {
@@ -146,17 +155,16 @@ impl Plan<'_> {
         let target = self.target();
         if self.follow {
             // Children and threads: every task a traced task creates is traced (tr, by tid).
-            let _ = writeln!(
-                p,
-                "tracepoint:sched:sched_process_fork /{target}/ {{ tr[args->child_pid] = 1; }}"
-            );
+            let site = self.site();
+            let _ = writeln!(p, "{} /{target}/ {{ tr[{}] = 1; }}", site.fork, site.child);
         }
-        if self.follow || self.mode == Mode::Summary {
+        if self.follow || self.mode == Mode::Summary || self.shows_fate() {
             let name = if self.mode == Mode::Summary { "names[tid] = comm; " } else { "" };
             let forget = if self.follow { "delete tr[tid]; " } else { "" };
-            let _ =
-                writeln!(p, "tracepoint:sched:sched_process_exit /{target}/ {{ {name}{forget}}}");
+            let fate = self.fate_exit();
+            let _ = writeln!(p, "{} /{target}/ {{ {name}{fate}{forget}}}", self.site().task_exit);
         }
+        self.fate_signals(&mut p, &target);
         // Events print lines: a summary (also -S's second program) leaves them out.
         let events = if self.mode == Mode::Lines { &self.events[..] } else { &[] };
         for (k, ev) in events.iter().enumerate() {
@@ -181,7 +189,9 @@ impl Plan<'_> {
             );
         }
         if self.per_syscall() {
-            for &nr in self.selection.nrs.iter().filter(|&&nr| self.filterable(nr)) {
+            let skip = self.never_printed();
+            let nrs = self.selection.nrs.iter().filter(|&&nr| Some(nr) != skip);
+            for &nr in nrs.filter(|&&nr| self.filterable(nr)) {
                 self.one_syscall(&mut p, nr, &target);
             }
         } else {
@@ -203,16 +213,21 @@ impl Plan<'_> {
     }
 
     fn tasks(&self) -> String {
+        self.tasks_of("tid", "pid")
+    }
+
+    /// The targets as a predicate on a task whose thread and process ids are `tid` and `pid`.
+    fn tasks_of(&self, tid: &str, pid: &str) -> String {
         match &self.targets {
             Targets::Tids(tids) => {
-                let t: Vec<String> = tids.iter().map(|t| format!("tid == {t}")).collect();
+                let t: Vec<String> = tids.iter().map(|t| format!("{tid} == {t}")).collect();
                 format!("({})", t.join(" || "))
             }
-            Targets::AllBut(me) => format!("pid != {me}"),
+            Targets::AllBut(me) => format!("{pid} != {me}"),
             Targets::Pids(pids) => {
-                let mut t: Vec<String> = pids.iter().map(|p| format!("pid == {p}")).collect();
+                let mut t: Vec<String> = pids.iter().map(|p| format!("{pid} == {p}")).collect();
                 if self.follow {
-                    t.push("tr[tid]".into());
+                    t.push(format!("tr[{tid}]"));
                 }
                 format!("({})", t.join(" || "))
             }
@@ -229,16 +244,20 @@ impl Plan<'_> {
     /// The predicate part restricting `id` to the selected syscalls: none for all of them,
     /// inline comparisons for a few, a map BEGIN fills for many (that BEGIN written once).
     fn set(&self, p: &mut String, id: &str) -> String {
+        let skip = self.never_printed();
+        let nrs: Vec<u32> =
+            self.selection.nrs.iter().copied().filter(|&n| Some(n) != skip).collect();
         if self.selection.all {
-            String::new()
-        } else if self.selection.nrs.len() <= INLINE_SET_MAX {
-            let ids: Vec<String> =
-                self.selection.nrs.iter().map(|n| format!("{id} == {n}")).collect();
+            // Its exit has no number (-1): the registers it restored hold none.
+            skip.map_or(String::new(), |n| format!(" && {id} != {n} && {id} != -1"))
+        } else if nrs.is_empty() {
+            " && 0".into()
+        } else if nrs.len() <= INLINE_SET_MAX {
+            let ids: Vec<String> = nrs.iter().map(|n| format!("{id} == {n}")).collect();
             format!(" && ({})", ids.join(" || "))
         } else {
             if !p.contains("BEGIN { sel[") {
-                let fill: String =
-                    self.selection.nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
+                let fill: String = nrs.iter().map(|n| format!("sel[{n}] = 1; ")).collect();
                 let _ = writeln!(p, "BEGIN {{ {fill}}}");
             }
             format!(" && sel[{id}]")
@@ -246,56 +265,29 @@ impl Plan<'_> {
     }
 
     fn raw(&self, p: &mut String, target: &str) {
+        let site = self.site();
         if self.raw_btf() {
-            let set = self.set(p, "arg1");
-            self.enter(p, "rawtracepoint:sys_enter", &format!("{target}{set}"), "arg1", &[], "");
-            let id = "arg0->orig_ax";
+            let set = self.set(p, &site.enter_id);
+            let pred = format!("{target}{set}");
+            self.enter(p, site.enter, &pred, &site.enter_id, &[], "");
+            let id = &site.exit_id;
             let set = self.set(p, id);
-            self.exit(p, "rawtracepoint:sys_exit", &format!("{target}{set}"), id, "arg1");
+            self.exit(p, site.exit, &format!("{target}{set}"), id, site.ret, "");
             if crate::fast::applies(self) {
                 // The site of the hand-built pair's third program (see `fast`).
                 let _ = writeln!(p, "rawtracepoint:sched_switch {{ }}");
             }
             return;
         }
-        let set = self.set(p, "args->id");
-        let a: Vec<String> = (0..6).map(|i| format!("args->args[{i}]")).collect();
-        let mut strings = String::new();
-        for i in 0..6 {
-            // Paths and written buffers copy different sizes: one branch each.
-            for buffers in [false, true] {
-                let ids: Vec<String> = self
-                    .selection
-                    .nrs
-                    .iter()
-                    .filter(|&&nr| {
-                        let arg = self.table.get(nr).and_then(|s| s.args.get(i));
-                        arg.is_some_and(|a| a.is_string && a.name.contains("buf") == buffers)
-                    })
-                    .map(|n| format!("args->id == {n}"))
-                    .collect();
-                if !ids.is_empty() && self.mode == Mode::Lines {
-                    let _ = write!(
-                        strings,
-                        " if ({}) {{ print({}, tid, str(args->args[{i}], {})); }}",
-                        ids.join(" || "),
-                        TAG_STRING + i as u64,
-                        self.string_size(buffers)
-                    );
-                }
-            }
-        }
-        strings.push_str(&self.copies_at_entry("args->id", &|i| format!("args->args[{i}]")));
-        self.enter(
-            p,
-            "tracepoint:raw_syscalls:sys_enter",
-            &format!("{target}{set}"),
-            "args->id",
-            &a,
-            &strings,
-        );
+        let set = self.set(p, &site.enter_id);
+        let a = &site.args;
+        let mut strings = self.raw_strings(p, &site.enter_id, a);
+        strings.push_str(&self.copies_at_entry(&site.enter_id, &|i| a[i].clone()));
+        self.enter(p, site.enter, &format!("{target}{set}"), &site.enter_id, a, &strings);
+        let set = self.set(p, &site.exit_id);
         let pred = format!("{target}{set}");
-        self.exit(p, "tracepoint:raw_syscalls:sys_exit", &pred, "args->id", "args->ret");
+        let again = self.read_again(&self.path_positions(self.selection.nrs.iter().copied()));
+        self.exit(p, site.exit, &pred, &site.exit_id, site.ret, &again);
     }
 
     fn one_syscall(&self, p: &mut String, nr: u32, target: &str) {
@@ -305,13 +297,17 @@ impl Plan<'_> {
         let mut strings = String::new();
         if self.mode == Mode::Lines {
             for (i, arg) in sc.args.iter().enumerate().filter(|(_, a)| a.is_string) {
+                let buffer = arg.name.contains("buf");
                 let _ = write!(
                     strings,
                     " print({}, tid, str(args->{}, {}));",
                     TAG_STRING + i as u64,
                     arg.name,
-                    self.string_size(arg.name.contains("buf"))
+                    self.string_size(buffer)
                 );
+                if !buffer {
+                    strings.push_str(&self.remember_unread(&format!("args->{}", arg.name), i));
+                }
             }
         }
         strings.push_str(&self.copies_at_entry(&nr.to_string(), &|i| a[i].clone()));
@@ -321,7 +317,8 @@ impl Plan<'_> {
             format!("tracepoint:syscalls:sys_exit_{tp}"),
         );
         self.enter(p, &enter, target, &nr.to_string(), &a, &strings);
-        self.exit(p, &exit, target, &nr.to_string(), "args->ret");
+        let again = self.read_again(&self.path_positions(std::iter::once(nr)));
+        self.exit(p, &exit, target, &nr.to_string(), "args->ret", &again);
     }
 
     /// Paths get the full size; a buffer (write's) only its first `-s` bytes, as strace shows
@@ -352,10 +349,11 @@ impl Plan<'_> {
             Some(_) => format!("{pred} && ({PLACEHOLDER})"),
             None => pred.to_string(),
         };
-        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{record} }}");
+        let made = self.made_at_entry(id);
+        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{made}{record} }}");
     }
 
-    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str) {
+    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, again: &str) {
         let mut pred = pred.to_string();
         if self.failure {
             pred.push_str(&format!(" && {ret} < 0"));
@@ -379,8 +377,9 @@ impl Plan<'_> {
                  if ({ret} < 0) {{ @{MAP_ERRNO}[tid, $id, -{ret}] = count(); }}"
             ),
         };
+        let again = format!("{again}{}", self.made_at_exit());
         if self.duration_ns.is_none() && self.mode == Mode::Lines {
-            let _ = writeln!(p, "{tp} /{pred}/ {{ {body} }}");
+            let _ = writeln!(p, "{tp} /{pred}/ {{ {again}{body} }}");
             return;
         }
         // The start time is looked up once (a predicate cannot bind it) and the call is
@@ -394,12 +393,18 @@ impl Plan<'_> {
         let reset = if self.filter.is_some() { " st[tid] = 0;" } else { "" };
         let _ = writeln!(
             p,
-            "{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {body} }}{reset} }}"
+            "{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
         );
     }
 }
 
 mod copies;
 
+mod fate;
+mod made;
+mod reread;
+mod site;
+mod strings;
+pub use made::MAP_MADE;
 #[cfg(test)]
 mod tests;

@@ -127,3 +127,4 @@ fn arg(f: &sonde_compile::types::Field, text: &str) -> Option<Arg> {
 
 #[cfg(test)]
 mod tests;
+mod text;

@@ -55,6 +55,12 @@ COMMANDS:
                       the rest of the command line in the main thread meanwhile;
                       the thread is joined (futex) after the last command
     kill PID SIG      one kill(PID, SIG) (SIG 0 only checks that PID exists)
+    catch SIG         a handler for SIG that does nothing (rt_sigaction)
+    raise SIG         one kill(own pid, SIG)
+    segv              a load from address 0 (SIGSEGV, SEGV_MAPERR)
+    openat-cold PATH  one openat(PATH) with PATH in a page mapped but never touched (a
+                      tracer's copy at entry cannot fault it in)
+    openat-bad        one openat() of a path in a page that cannot be read (EFAULT)
     exit CODE         exit_group(CODE) at once; later commands do not run
     exec ARGV0 ARGS.. execve(2) this program with argv ARGV0 ARGS.. (the rest of the
                       command line, run by the new image): `exec wl getpid 1`
@@ -192,6 +198,40 @@ fn connect_udp(n: u64, port: u64) {
     unsafe { close(fd) };
 }
 
+/// `openat-cold PATH`: the path written to a memfd, then mapped: its page is in the page cache
+/// but not in this process's page tables until the kernel reads it.
+fn openat_cold(path: &str) {
+    let c = cstr(path);
+    let bytes = c.as_bytes_with_nul();
+    unsafe {
+        let fd = libc::memfd_create(c"cold".as_ptr(), 0);
+        if fd < 0 || libc::write(fd, bytes.as_ptr().cast(), bytes.len()) != bytes.len() as isize {
+            die(&format!("memfd: errno {}", errno()));
+        }
+        let page = libc::mmap(std::ptr::null_mut(), 4096, libc::PROT_READ, libc::MAP_SHARED, fd, 0);
+        if page == libc::MAP_FAILED {
+            die(&format!("mmap: errno {}", errno()));
+        }
+        // Not through a CStr: reading it here would fault the page in.
+        let got = libc::syscall(libc::SYS_openat, libc::AT_FDCWD, page, libc::O_RDONLY);
+        if got >= 0 {
+            close(got);
+        }
+    }
+}
+
+/// `openat-bad`: openat() of a page no one may read: EFAULT.
+fn openat_bad() {
+    unsafe {
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        let page = libc::mmap(std::ptr::null_mut(), 4096, libc::PROT_NONE, flags, -1, 0);
+        if page == libc::MAP_FAILED {
+            die(&format!("mmap: errno {}", errno()));
+        }
+        libc::syscall(libc::SYS_openat, libc::AT_FDCWD, page, libc::O_RDONLY);
+    }
+}
+
 fn openat(n: u64, path: &str) {
     let c = cstr(path);
     for _ in 0..n {
@@ -312,6 +352,17 @@ fn print_bpf_ids() {
     }
 }
 
+/// `catch SIG`: a handler that returns at once, so the signal is delivered and survived.
+fn catch(sig: libc::c_int) {
+    extern "C" fn nothing(_: libc::c_int) {}
+    let handler: extern "C" fn(libc::c_int) = nothing;
+    let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
+    act.sa_sigaction = handler as libc::sighandler_t;
+    if unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) } < 0 {
+        die(&format!("sigaction({sig}): errno {}", errno()));
+    }
+}
+
 /// `thread-sleep MS`: a thread asleep in the kernel while the main thread goes on.
 fn thread_sleep(ms: u64) -> std::thread::JoinHandle<()> {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -375,6 +426,16 @@ fn run(args: &[String]) {
                 let sig = num("SIG", it.next());
                 unsafe { libc::syscall(libc::SYS_kill, pid as libc::pid_t, sig as libc::c_int) };
             }
+            "catch" => catch(num("SIG", it.next()) as libc::c_int),
+            "raise" => {
+                let sig = num("SIG", it.next()) as libc::c_int;
+                unsafe { libc::syscall(libc::SYS_kill, std::process::id() as libc::pid_t, sig) };
+            }
+            "openat-cold" => openat_cold(arg("PATH", it.next())),
+            "openat-bad" => openat_bad(),
+            "segv" => unsafe {
+                std::ptr::read_volatile(std::hint::black_box(std::ptr::null::<u8>()));
+            },
             "thread-sleep" => threads.push(thread_sleep(num("MS", it.next()))),
             "comm" => set_comm(arg("NAME", it.next())),
             "cpu" => pin_to_cpu(num("N", it.next())),

@@ -2,9 +2,11 @@
 //! language; it is compiled, loaded and attached exactly as a script is (compiler, sonde-load,
 //! attach.rs), and its records come back to sonde-trace to become lines or a summary.
 
+mod fate;
 mod lines;
 mod names;
 pub mod stamp;
+mod table;
 
 use crate::cli::trace::{Layout, Output, Show, Trace};
 use crate::collect::Collector;
@@ -46,7 +48,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
     let env = HostEnv::new();
-    let table = SyscallTable::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
+    let table = table::load(&env).map_err(|e| Failure::Setup(e.to_string()))?;
     let (selection, events) = select(a, &table, &env)?;
     // --tid threads are watched as -p processes are: the run ends when they do.
     let watched: Vec<u32> = a.pids.iter().chain(&a.tids).copied().collect();
@@ -83,26 +85,88 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     calls.drain()?;
     let detaching = attached.detach(false);
     let mut lines = calls.lines;
+    if !plan.fate && !a.summary() {
+        if let (Some(pid), Some(status)) = (target.command_pid(), target.command_status()) {
+            lines.command_end(pid, status);
+        }
+    }
     if a.summary() {
         write_summary(a, &compiled, &loaded.maps, fast, &table, &mut lines)?;
     }
-    let lost = lines.collector.lost_events().map_err(Failure::kernel)?;
+    let losses = losses(&compiled, &mut lines, plan.counts_at_entry())?;
     if a.json() {
         // The command's own end (not sonde ending it), then the losses, always last.
         if let (Some(pid), Some(status)) = (target.command_pid(), target.command_status()) {
             let _ = writeln!(lines.out, "{}", Record::exit(pid, status));
         }
-        let _ = writeln!(lines.out, "{}", Record::lost_events(lost));
+        let record = match losses.made {
+            Some(made) => Record::lost_calls(losses.records, losses.calls, made),
+            None => Record::lost_events(losses.records),
+        };
+        let _ = writeln!(lines.out, "{record}");
     }
     let _ = lines.out.flush();
     // Once the output failed, its one sentence is all there is to say.
-    if lost > 0 && !a.json() && health.failure().is_none() {
-        eprintln!(
-            "sonde: {lost} events lost (the ring buffer was full; the traced programs ran on)"
-        );
+    if !a.json() && health.failure().is_none() {
+        if let Some(sentence) = losses.sentence() {
+            eprintln!("sonde: {sentence}");
+        }
     }
     detaching.finish();
+    let lost = losses.calls.max(losses.records.min(1));
     Ok(crate::run::conclude(reason, &mut target, &health, lost, a.keep_going))
+}
+
+/// What the full ring buffer cost: records dropped, and (for lines) the calls they belonged to.
+struct Losses {
+    records: u64,
+    /// Calls made that printed no line, counted only when records were dropped (a call that
+    /// began before sonde attached is no loss).
+    calls: u64,
+    /// Calls a line was due for, counted in the kernel (lines only).
+    made: Option<u64>,
+}
+
+impl Losses {
+    fn sentence(&self) -> Option<String> {
+        let why = "the ring buffer was full; the traced programs ran on";
+        match (self.records, self.made) {
+            (0, _) => None,
+            (_, Some(made)) if self.calls > 0 => {
+                Some(format!("{} calls lost of {made} made ({why})", self.calls))
+            }
+            (n, _) => Some(format!("{n} records lost ({why})")),
+        }
+    }
+}
+
+fn losses(compiled: &Compiled, lines: &mut Lines, at_entry: bool) -> Result<Losses, Failure> {
+    let records = lines.collector.lost_events().map_err(Failure::kernel)?;
+    let made = match compiled
+        .user_maps
+        .iter()
+        .position(|m| m.name.trim_start_matches('@') == tp::MAP_MADE)
+    {
+        Some(i) => match lines.collector.map(i, &mut lines.symbols).map_err(Failure::kernel)? {
+            MapEntries::Values(rows) => Some(
+                rows.iter()
+                    .map(|(_, v)| match v {
+                        Value::Int { v, .. } => *v,
+                        _ => 0,
+                    })
+                    .sum::<u64>(),
+            ),
+            _ => None,
+        },
+        None => None,
+    };
+    let before = if at_entry { 0 } else { lines.exits_before_entry };
+    let made = made.map(|m| m.saturating_sub(before));
+    let calls = match (records, made) {
+        (1.., Some(m)) => m.saturating_sub(lines.calls_printed),
+        _ => 0,
+    };
+    Ok(Losses { records, calls, made })
 }
 
 /// `-e`: the syscalls traced, and the other events in the same time line.
@@ -149,10 +213,13 @@ fn plan<'a>(
         string_size: STRING_SIZE,
         buffer_size: a.string_limit,
         filter: a.filter.clone(),
-        // Loading BTF costs ~2 ms: only summaries use the raw tracepoints it types.
-        raw_tracepoints: a.summary() && sonde_compile::Env::btf(env).is_ok(),
+        raw_tracepoints: sonde_compile::Env::btf(env).is_ok(),
         // Only strace's layout prints what they hold: the others save their cost.
         copies: a.layout == Layout::Strace,
+        // perf trace's layout prints no fate: nothing to attach for it.
+        fate: a.layout != Layout::Perf
+            && (a.show_exits || a.show_signals)
+            && sonde_compile::Env::btf(env).is_ok(),
     }
 }
 
@@ -233,9 +300,17 @@ fn lines<'a>(
         main_tid: target.command_pid().unwrap_or(0),
         layout,
         printed: 0,
+        calls_printed: 0,
+        entered: Default::default(),
+        exits_before_entry: 0,
         max: a.max_events,
         max_stack: a.max_stack,
         events,
+        fates: fate::Fates {
+            exits: a.show_exits,
+            signals: a.show_signals,
+            sent: Default::default(),
+        },
     };
     if lines.max_stack > 0 {
         // kallsyms is read on the first kernel frame: before the command runs, not while its

@@ -131,6 +131,10 @@ fn sonde_traces_records_are_valid() {
         "3",
         "getpid",
         "2",
+        "catch",
+        "10",
+        "raise",
+        "10",
         "exit",
         "3",
     ]);
@@ -139,7 +143,8 @@ fn sonde_traces_records_are_valid() {
     let t = types(&r);
     assert_eq!(t[0], "attached_probes", "{}", o.describe());
     assert_eq!(t[t.len() - 1], "lost_events", "{}", o.describe());
-    has_all(&r, &["trace_call", "trace_event", "trace_summary", "exit"], &o);
+    let want = ["trace_call", "trace_event", "trace_signal", "trace_exit", "trace_summary", "exit"];
+    has_all(&r, &want, &o);
     let exit = r.iter().find(|x| x["type"] == "exit").unwrap();
     assert_eq!(exit["data"]["status"], 3, "{}", o.describe());
     // exit_group never returns; the others carry their stacks.

@@ -45,7 +45,8 @@ fn lines_match_strace_names_returns_errnos_strings_and_flags() {
         return;
     }
     let expr = "openat,getpid,write,close";
-    let ours = trace(&["--strace", "-e", expr], WL);
+    // strace runs with -qq: no `+++ exited with 0 +++`.
+    let ours = trace(&["--strace", "-qq", "-e", expr], WL);
     let ours: Vec<String> = ours.lines().iter().map(|s| s.to_string()).collect();
     let theirs = strace(expr, WL);
     let marker = "/nonexistent_sonde";
@@ -293,7 +294,7 @@ fn a_filter_selects_calls_in_the_kernel_by_their_arguments() {
     }
     let wl = ["openat", "2", "/nonexistent_sonde", "openat", "1", "/etc/hostname", "getpid", "2"];
     let filter = r#"str(args->filename) == "/etc/hostname" && comm == "sonde-workload""#;
-    let out = trace(&["--strace", "-e", "openat,getpid", "--filter", filter], &wl);
+    let out = trace(&["--strace", "-qq", "-e", "openat,getpid", "--filter", filter], &wl);
     // getpid has no filename: it is not traced at all.
     assert_eq!(
         out.lines(),

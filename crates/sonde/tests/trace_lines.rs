@@ -4,6 +4,9 @@
 
 mod common;
 
+// strace's lines here come from `strace -qq` (no `+++ exited with 0 +++`): sonde's are asked
+// for the same way.
+
 use common::trace::{skip, strace_installed, strace_with, trace};
 use common::{sonde, workload};
 use std::process::Command;
@@ -16,7 +19,7 @@ fn fds_show_their_paths_as_strace_y_does() {
         return;
     }
     let expr = "openat,read,write,close";
-    let out = trace(&["--strace", "-y", "-e", expr], FDS);
+    let out = trace(&["--strace", "-qq", "-y", "-e", expr], FDS);
     let ours = out.lines();
     let start = ours
         .iter()
@@ -54,7 +57,7 @@ fn fds_show_their_paths_as_strace_y_does() {
         assert_eq!(got, theirs);
     }
     // Without -y, strace's plain numbers.
-    let out = trace(&["--strace", "-e", "close"], FDS);
+    let out = trace(&["--strace", "-qq", "-e", "close"], FDS);
     assert!(out.lines().contains(&"close(3) = 0"), "{}", out.describe());
 }
 
@@ -167,7 +170,7 @@ fn strace_layout_splits_interleaved_calls_as_strace_f() {
     // futex: the sleep is split by the getpids, the futex by the sleep's end.
     let wl = ["thread-sleep", "100", "getpid", "2"];
     let expr = "nanosleep,getpid,futex";
-    let out = trace(&["--strace", "-e", expr], &wl);
+    let out = trace(&["--strace", "-qq", "-e", expr], &wl);
     let lines = out.lines();
     // The shell that starts the workload makes a getpid of its own first.
     let start = lines.iter().position(|l| l.starts_with("[pid ")).unwrap_or_default();
@@ -224,7 +227,7 @@ fn calls_that_never_return_print_at_their_entry() {
     if skip() {
         return;
     }
-    let out = trace(&["--strace", "-e", "exit_group"], &["exit", "0"]);
+    let out = trace(&["--strace", "-qq", "-e", "exit_group"], &["exit", "0"]);
     assert_eq!(out.lines(), ["exit_group(0) = ?"], "{}", out.describe());
     if strace_installed() {
         let theirs = strace_with(&[], "exit_group", &["exit", "0"]);
@@ -318,7 +321,7 @@ fn stacks_print_under_their_calls() {
     let user = user.unwrap_or_else(|| panic!("{}", out.describe()));
     assert!(frames[..user].iter().all(|f| !f.contains(" (/")), "{}", out.describe());
     // --max-stack N: the first N frames; strace's layout marks them as strace -k does.
-    let out = trace(&["--strace", "--max-stack", "2", "-e", "getppid"], &wl);
+    let out = trace(&["--strace", "-qq", "--max-stack", "2", "-e", "getppid"], &wl);
     let lines = out.lines();
     let at = lines.iter().position(|l| l.starts_with("getppid() = ")).expect("getppid");
     assert_eq!(lines.len(), at + 3, "{}", out.describe());

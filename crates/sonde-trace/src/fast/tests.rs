@@ -63,6 +63,7 @@ fn summary<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         events: Vec::new(),
         raw_tracepoints: true,
         copies: false,
+        fate: false,
     }
 }
 

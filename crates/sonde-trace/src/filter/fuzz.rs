@@ -58,6 +58,7 @@ fn answer(text: &str) -> usize {
         events: Vec::new(),
         raw_tracepoints: false,
         copies: true,
+        fate: false,
     };
     if let Some(d) = plan.filter_misfit() {
         return in_filter(&[d], text.len());

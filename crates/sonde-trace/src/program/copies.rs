@@ -174,6 +174,7 @@ mod tests {
             events: Vec::new(),
             raw_tracepoints: false,
             copies,
+            fate: false,
         }
     }
 

@@ -25,6 +25,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         events: Vec::new(),
         raw_tracepoints: false,
         copies: true,
+        fate: false,
     }
 }
 
@@ -73,12 +74,26 @@ fn everything_uses_raw_syscalls_without_a_set() {
     let text = compiles(&p);
     assert!(text.contains("tracepoint:raw_syscalls:sys_enter /pid != 7/"), "{text}");
     assert!(
-        text.contains("if (args->id == 257) { print(11, tid, str(args->args[1], 256)); }"),
+        text.contains(
+            "$k = sk[args->id]; if ($k & 2) { print(11, tid, str(args->args[1], 256)); \
+             if (args->args[1] != 0 && strncmp(str(args->args[1], 2), \"\", 1) == 0) \
+             { ur[tid, 1] = args->args[1]; } }"
+        ),
+        "{text}"
+    );
+    // Which arguments are strings: one lookup a call, in a map BEGIN fills (openat's second a
+    // path, bit 1; write's second a buffer, bit 8 + 1).
+    assert!(text.contains("BEGIN { sk[1] = 512; sk[257] = 2; }"), "{text}");
+    // The paths unread at entry are read again at exit, before the exit's record.
+    assert!(
+        text.contains(
+            "$u1 = ur[tid, 1]; if ($u1) { print(21, tid, str($u1, 256)); delete ur[tid, 1]; }"
+        ),
         "{text}"
     );
     assert!(
         // strace's 32 bytes, and str()'s NUL.
-        text.contains("if (args->id == 1) { print(11, tid, str(args->args[1], 33)); }"),
+        text.contains("if ($k & 512) { print(11, tid, str(args->args[1], 33)); }"),
         "write's buffer: {text}"
     );
     assert!(!text.contains("sched_process"), "{text}");
@@ -93,7 +108,11 @@ fn failures_and_durations_are_filtered_in_the_kernel() {
     p.duration_ns = Some(5_000_000);
     let text = compiles(&p);
     assert!(text.contains("args->ret < 0/ { $s = st[tid]; $d = nsecs - $s;"), "{text}");
-    assert!(text.contains("if ($s && $d >= 5000000) { print(2, tid, nsecs,"), "{text}");
+    // Counted as made where it is chosen for a line.
+    assert!(
+        text.contains("if ($s && $d >= 5000000) { @made = count(); print(2, tid, nsecs,"),
+        "{text}"
+    );
     let read = text.lines().find(|l| l.contains("sys_enter_read ")).unwrap();
     assert!(!read.contains("str(args->buf"), "read's buffer is filled by the call: {text}");
     assert!(text.contains("print(11, tid, str(args->buf, 33))"), "write's is copied: {text}");
@@ -136,12 +155,31 @@ fn summaries_use_the_btf_raw_tracepoints_where_the_kernel_types_them() {
     assert!(text.contains("$id = arg0->orig_ax;"), "{text}");
     assert!(text.contains("if (arg1 < 0) { @errs[tid, $id, -arg1] = count(); }"), "{text}");
     assert!(!text.contains("raw_syscalls"), "{text}");
-    // Lines still come from raw_syscalls (its record holds the arguments), and so does a
-    // filter, which may name them.
+    // Lines too, the arguments read from the registers, the children followed on the raw
+    // lifecycle tracepoints (no perf event to wait for at detach).
     let lines = Plan { mode: Mode::Lines, ..p.clone() }.program();
-    assert!(lines.contains("tracepoint:raw_syscalls:sys_enter"), "{lines}");
+    #[cfg(target_arch = "x86_64")]
+    assert!(
+        lines.contains("print(1, tid, pid, nsecs, arg1, arg0->di, arg0->si, arg0->dx, arg0->r10, arg0->r8, arg0->r9, comm);"),
+        "{lines}"
+    );
+    assert!(
+        lines.contains(
+            "rawtracepoint:sched_process_fork /(pid == 42 || tr[tid])/ { tr[arg1->pid] = 1; }"
+        ),
+        "{lines}"
+    );
+    assert!(lines.contains("rawtracepoint:sched_process_exit"), "{lines}");
+    assert!(
+        lines.lines().all(|l| l.starts_with("rawtracepoint:") || l.starts_with("BEGIN")),
+        "{lines}"
+    );
+    // A filter naming no argument there too; without BTF, raw_syscalls.
     let filtered = Plan { filter: filter("comm != \"x\""), ..p.clone() }.program();
-    assert!(filtered.contains("tracepoint:raw_syscalls:sys_exit"), "{filtered}");
+    assert!(filtered.contains("rawtracepoint:sys_exit"), "{filtered}");
+    let plain = Plan { mode: Mode::Lines, raw_tracepoints: false, ..p.clone() }.program();
+    assert!(plain.contains("tracepoint:raw_syscalls:sys_enter"), "{plain}");
+    assert!(plain.contains("tracepoint:sched:sched_process_fork"), "{plain}");
 }
 
 #[test]
@@ -266,4 +304,29 @@ fn other_events_print_their_fields() {
     );
     p.mode = Mode::Summary;
     assert!(!p.program().contains("print(100,"), "a summary prints no events");
+}
+
+#[test]
+fn lines_show_the_fate_where_btf_types_it() {
+    let t = table();
+    let sel = Selection::parse("openat", &t).unwrap();
+    let p = Plan { fate: true, ..plan(&t, &sel, Mode::Lines) };
+    let text = p.program();
+    assert!(
+        text.contains("print(5, tid, pid, nsecs, curtask->exit_code, comm); delete tr[tid];"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rawtracepoint:signal_deliver /(pid == 42 || tr[tid]) && arg0 != 9/"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "rawtracepoint:signal_generate /(arg2->tgid == 42 || tr[arg2->pid]) && arg0 != 9/"
+        ),
+        "{text}"
+    );
+    // Summaries show no fate.
+    let s = Plan { fate: true, ..plan(&t, &sel, Mode::Summary) }.program();
+    assert!(!s.contains("signal_") && !s.contains("exit_code"), "{s}");
 }

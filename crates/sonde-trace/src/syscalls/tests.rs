@@ -21,3 +21,14 @@ fn a_kernel_without_syscall_tracepoints_is_said_in_a_sentence() {
     let e = SyscallTable::load(&empty).unwrap_err();
     assert!(e.to_string().starts_with("cannot list the syscall tracepoints"), "{e}");
 }
+
+#[test]
+fn the_table_reads_back_from_its_text() {
+    let t = SyscallTable::load(&crate::fixtures::fixtures()).unwrap();
+    let again = SyscallTable::from_text(&t.to_text()).unwrap();
+    assert_eq!(again.iter().collect::<Vec<_>>(), t.iter().collect::<Vec<_>>());
+    assert!(SyscallTable::from_text("").is_none());
+    assert!(SyscallTable::from_text("sonde syscall table 0\n1 write write\n").is_none());
+    assert!(SyscallTable::from_text("sonde syscall table 1\n1 write write fd:x:i\n").is_none());
+    assert!(SyscallTable::from_text("sonde syscall table 1\n").is_none());
+}

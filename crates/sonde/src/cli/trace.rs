@@ -58,6 +58,10 @@ pub struct TraceArgs {
     /// Trace these processes (comma-separated) and what they start.
     #[arg(short = 'p', long = "pid", value_name = "PID[,PID]", value_delimiter = ',')]
     pub pids: Vec<u32>,
+    /// strace's -q: sonde prints no attach or detach messages; -qq also leaves out each task's
+    /// `+++ exited with N +++`, -qqq the signals' `--- SIGNAME {...} ---` too.
+    #[arg(short = 'q', long = "quiet", action = ArgAction::Count)]
+    pub quiet: u8,
     /// Only failed calls (strace's -Z).
     #[arg(short = 'Z', long = "failed-only", visible_alias = "failure")]
     pub failure: bool,
@@ -170,6 +174,10 @@ pub struct Trace {
     pub events: Vec<Spec>,
     pub filter: Option<Filter>,
     pub failure: bool,
+    /// strace layout and JSON: each task's end (`+++ exited with N +++`; -qq leaves it out).
+    pub show_exits: bool,
+    /// strace layout and JSON: signals delivered (`--- SIGNAME {...} ---`; -qqq leaves them out).
+    pub show_signals: bool,
     pub min_duration_ns: Option<u64>,
     pub show: Show,
     pub errno_summary: bool,
@@ -229,6 +237,8 @@ impl TraceArgs {
             events,
             filter: self.filter.as_deref().map(parse_filter).transpose()?,
             failure: self.failure || status_failed,
+            show_exits: self.quiet < 2,
+            show_signals: self.quiet < 3,
             min_duration_ns: self.min_duration,
             show: match (self.summary, self.with_summary) {
                 (true, _) => Show::Summary,

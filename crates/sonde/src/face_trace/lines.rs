@@ -35,11 +35,20 @@ pub struct Lines<'a> {
     pub main_tid: u32,
     pub layout: Layout,
     pub printed: u64,
+    /// Calls printed (whole, resumed, or never returning): with the calls lost, the calls made.
+    pub calls_printed: u64,
+    /// Tasks seen entering a call, and exits seen before any entry of their task: calls that
+    /// began before they were traced (the held command's wait, a new task's return from
+    /// clone, a -p thread's call in progress) are made but no line is due for them.
+    pub entered: std::collections::HashSet<u32>,
+    pub exits_before_entry: u64,
     pub max: Option<u64>,
     /// `--max-stack`: frames shown under each call (0: none).
     pub max_stack: usize,
     /// Other events (`-e sched:sched_switch`), by their record tag's offset.
     pub events: Vec<Event>,
+    /// Signals and tasks' ends.
+    pub fates: super::fate::Fates,
 }
 
 impl Lines<'_> {
@@ -73,6 +82,7 @@ impl Lines<'_> {
         let tid = int(1) as u32;
         match int(0) {
             tp::TAG_ENTER => {
+                self.entered.insert(tid);
                 let comm = match v.get(11) {
                     Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
                     _ => String::new(),
@@ -96,8 +106,15 @@ impl Lines<'_> {
                     self.calls.enter(entry);
                 }
             }
+            tag @ (tp::TAG_SIGNAL | tp::TAG_SENT | tp::TAG_FATE) => self.fate(tag, v),
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
+            tag @ tp::TAG_AGAIN.. => {
+                if let Some(Value::Str(b)) = v.get(2) {
+                    self.calls.string_again(tid, (tag - tp::TAG_AGAIN) as usize, b.clone());
+                }
+            }
             tag @ tp::TAG_STRING.. => {
+                let i = (tag - tp::TAG_STRING) as usize;
                 // Strings (str()), copied structs (mem()) and counts (execve's), as bytes.
                 let bytes = match v.get(2) {
                     Some(Value::Str(b) | Value::Bytes(b)) => Some(b.clone()),
@@ -105,10 +122,19 @@ impl Lines<'_> {
                     _ => None,
                 };
                 if let Some(b) = bytes {
-                    self.calls.string(tid, (tag - tp::TAG_STRING) as usize, b);
+                    // Unread or empty: the copy at its exit says which (else its pointer shows).
+                    if !(b.first().is_none_or(|&c| c == 0) && self.unsure_path(tid, i)) {
+                        self.calls.string(tid, i, b);
+                    }
                 }
             }
             tp::TAG_EXIT => {
+                if self.entered.insert(tid) {
+                    self.exits_before_entry += 1;
+                }
+                if int(4) as i64 == -(libc::EFAULT as i64) {
+                    self.unreadable_paths(tid);
+                }
                 let pieces = self.calls.exit(tid, int(3) as u32, int(2), int(4) as i64);
                 let text = |i: usize| match v.get(i) {
                     Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
@@ -129,8 +155,27 @@ impl Lines<'_> {
         }
     }
 
+    /// Is argument `i` of `tid`'s open call a path (not a buffer) at a non-NULL pointer?
+    fn unsure_path(&self, tid: u32, i: usize) -> bool {
+        let Some(entry) = self.calls.entry(tid) else { return false };
+        let arg = self.table.get(entry.nr).and_then(|sc| sc.args.get(i));
+        arg.is_some_and(|a| !a.name.contains("buf")) && entry.args.get(i).is_some_and(|&p| p != 0)
+    }
+
+    /// The call failed with EFAULT: its empty paths were memory no one could read, shown as
+    /// their pointers (as strace shows them).
+    fn unreadable_paths(&mut self, tid: u32) {
+        let Some(nr) = self.calls.entry(tid).map(|e| e.nr) else { return };
+        let Some(sc) = self.table.get(nr) else { return };
+        let path =
+            |i: usize| sc.args.get(i).is_some_and(|a| a.is_string && !a.name.contains("buf"));
+        if let Some(e) = self.calls.entry_mut(tid) {
+            e.strings.retain(|(i, b)| !(path(*i) && b.first().is_none_or(|&c| c == 0)));
+        }
+    }
+
     /// Prints the piece, or hands a JSON record back unprinted for its stack to be added.
-    fn print(&mut self, piece: Piece) -> Option<Record> {
+    pub(super) fn print(&mut self, piece: Piece) -> Option<Record> {
         if self.full() {
             return None;
         }
@@ -159,6 +204,7 @@ impl Lines<'_> {
                 let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
                 let sc = self.table.get(entry.nr);
                 self.printed += 1;
+                self.calls_printed += 1;
                 match self.layout {
                     Layout::Json => {
                         let mut j = call.json(sc, names);
@@ -179,6 +225,7 @@ impl Lines<'_> {
                     let record = Record::new(Type::TraceCall, call.json(sc, names));
                     self.names.after(call, name);
                     self.printed += 1;
+                    self.calls_printed += 1;
                     return Some(record);
                 }
                 let line = match (self.layout, &piece) {
@@ -196,6 +243,7 @@ impl Lines<'_> {
                 };
                 self.names.after(call, name);
                 self.printed += 1;
+                self.calls_printed += 1;
                 line
             }
         };
@@ -206,7 +254,7 @@ impl Lines<'_> {
 
     /// A text line with what -t/-tt/-ttt/-r and -T add: the stamp after strace's `[pid N] ` or
     /// in place of perf's time column, the call's time at the end of strace's line.
-    fn stamped(&mut self, mut line: String, time_ns: u64, took: Option<u64>) -> String {
+    pub(super) fn stamped(&mut self, mut line: String, time_ns: u64, took: Option<u64>) -> String {
         if self.layout == Layout::Json {
             return line;
         }

@@ -35,7 +35,6 @@ pub const NOT_YET: &[NotYet] = &[
     flag('n', "syscall numbers"),
     valued('O', "OVERHEAD", "the tracer's overhead taken off the summary's times"),
     valued('P', "PATH", "only the calls that use PATH"),
-    flag('q', "quieter attach, detach and exit messages"),
     valued('S', "SORTBY", "the summary's sort key").or("the summary is sorted by total time"),
     valued('u', "USER", "running the command as USER")
         .or("--uid USER traces only that user's tasks"),

@@ -1,0 +1,58 @@
+//! Paths the entry could not read (their page not yet faulted in: the kernel's tracepoints may
+//! not fault) are read again at the call's exit, when the call itself has brought the page in.
+//! The entry cannot tell an unread path from an empty one (both copy as zeros): it remembers
+//! the pointer of either, and user space shows the path from the exit's copy, or the pointer
+//! when there is none (`TAG_AGAIN`).
+
+use super::{Mode, Plan, TAG_AGAIN};
+
+/// The map of pointers to read again, by (tid, argument index).
+const UNREAD: &str = "ur";
+
+impl Plan<'_> {
+    /// After the entry's copy of path argument `i` (`ptr`): its pointer remembered when the
+    /// copy starts with a NUL.
+    pub(crate) fn remember_unread(&self, ptr: &str, i: usize) -> String {
+        if self.mode != Mode::Lines {
+            return String::new();
+        }
+        format!(
+            " if ({ptr} != 0 && strncmp(str({ptr}, 2), \"\", 1) == 0) {{ {UNREAD}[tid, {i}] = {ptr}; }}"
+        )
+    }
+
+    /// At the exit, before its record: the remembered paths at these argument positions, read
+    /// again.
+    pub(crate) fn read_again(&self, positions: &[usize]) -> String {
+        if self.mode != Mode::Lines {
+            return String::new();
+        }
+        positions
+            .iter()
+            .map(|i| {
+                format!(
+                    "$u{i} = {UNREAD}[tid, {i}]; if ($u{i}) {{ print({}, tid, str($u{i}, {})); delete {UNREAD}[tid, {i}]; }} ",
+                    TAG_AGAIN + *i as u64,
+                    self.string_size
+                )
+            })
+            .collect()
+    }
+
+    /// The argument positions holding a path (not a buffer) in any of these syscalls.
+    pub(crate) fn path_positions(&self, nrs: impl Iterator<Item = u32>) -> Vec<usize> {
+        let mut at: Vec<usize> = nrs
+            .filter_map(|nr| self.table.get(nr))
+            .flat_map(|sc| {
+                sc.args
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| a.is_string && !a.name.contains("buf"))
+                    .map(|(i, _)| i)
+            })
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at
+    }
+}
