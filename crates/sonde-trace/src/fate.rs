@@ -57,6 +57,12 @@ impl SigInfo {
         self.word as u32
     }
 
+    /// The SIGCONT by which `sonde` (its pid) releases the command it holds into its exec: a
+    /// signal of sonde's, not of the traced program's.
+    pub fn is_release_by(&self, sonde: u32) -> bool {
+        self.signo == libc::SIGCONT && self.code == SI_USER && self.pid() == sonde
+    }
+
     fn uid(&self) -> u32 {
         (self.word >> 32) as u32
     }

@@ -76,3 +76,14 @@ fn a_fatal_signal_never_delivered_is_said_once_before_the_end() {
     assert_eq!(sent.killing(7, 10).map(|s| s.signo), Some(10));
     assert_eq!(sent.killing(7, 10), None);
 }
+
+#[test]
+fn only_sondes_own_sigcont_is_the_release() {
+    let cont = |pid: u32| SigInfo::without_info(libc::SIGCONT, 0, pid, 0);
+    assert!(cont(4242).is_release_by(4242));
+    assert!(!cont(4243).is_release_by(4242), "another process's SIGCONT is the program's");
+    let usr1 = SigInfo::without_info(libc::SIGUSR1, 0, 4242, 0);
+    assert!(!usr1.is_release_by(4242), "only SIGCONT releases the held command");
+    let kernel = SigInfo::without_info(libc::SIGCONT, 1, 4242, 0);
+    assert!(!kernel.is_release_by(4242), "the kernel's SIGCONT is not sonde's");
+}

@@ -50,6 +50,9 @@ impl Lines<'_> {
             utime: int(9),
             stime: int(10),
         };
+        if info.is_release_by(std::process::id()) {
+            return;
+        }
         match tag {
             tp::TAG_SIGNAL => {
                 self.fates.sent.delivered(task.pid, info.signo);
