@@ -36,10 +36,11 @@ pub enum Type {
     // `sonde graph`.
     GraphCall,
     GraphSummary,
+    GraphError,
 }
 
 impl Type {
-    pub const ALL: [Type; 20] = [
+    pub const ALL: [Type; 21] = [
         Type::AttachedProbes,
         Type::Printf,
         Type::Value,
@@ -60,6 +61,7 @@ impl Type {
         Type::ProbeFrame,
         Type::GraphCall,
         Type::GraphSummary,
+        Type::GraphError,
     ];
 
     /// The `type` member's value.
@@ -85,6 +87,7 @@ impl Type {
             Type::ProbeFrame => "probe_frame",
             Type::GraphCall => "graph_call",
             Type::GraphSummary => "graph_summary",
+            Type::GraphError => "graph_error",
         }
     }
 }

@@ -5,3 +5,7 @@
 //! a tree, folded stacks, JSON or a Chrome/Perfetto trace.
 
 pub mod program;
+pub mod path;
+pub mod result;
+pub mod show;
+pub mod perfetto;
