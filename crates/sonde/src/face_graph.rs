@@ -2,6 +2,8 @@
 //! a tree with its timings, as folded stacks or as SVG flame graphs (crates/sonde-graph does
 //! the parsing and drawing; sonde-kernel's graph_tracer owns the tracefs settings).
 
+mod errors;
+
 use crate::cli::graph::{Graph, Mode};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -22,6 +24,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub fn run(a: &Graph) -> Result<i32, Failure> {
+    if let Some(e) = &a.errors {
+        return errors::run(a, e);
+    }
     crate::run::prepare(Needs::Tracefs)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
@@ -227,7 +232,7 @@ impl<'a> CallSink<'a> {
                     }
                 }
             }
-            Mode::Folded | Mode::Raw => {}
+            Mode::Folded | Mode::Raw | Mode::Perfetto => {}
         }
         Ok(())
     }
@@ -252,7 +257,7 @@ impl<'a> CallSink<'a> {
                     let _ = self.stdout.write_all(self.folded.text().as_bytes());
                 }
             },
-            Mode::Tree | Mode::Raw => {}
+            Mode::Tree | Mode::Raw | Mode::Perfetto => {}
         }
         let _ = self.stdout.flush();
         Ok(())

@@ -36,6 +36,11 @@ impl Frame {
     pub fn errno(&self) -> Option<i32> {
         result::errno(self.returns, self.result)
     }
+
+    /// Did it return an error (rather than only take long)?
+    pub fn failed(&self) -> bool {
+        self.errno().is_some() || (self.returns == Returns::Pointer && self.result == 0)
+    }
 }
 
 /// One argument of the entry function, as printed.

@@ -13,9 +13,11 @@ use std::fmt::Write;
 pub fn tree(call: &FailedCall, index: u64) -> String {
     let mut s = String::new();
     let Some(entry) = call.frames.first() else { return s };
+    // A slow call (--latency) may have succeeded.
+    let outcome = if entry.failed() { "failed with" } else { "returned" };
     let _ = writeln!(
         s,
-        "call {index}: {} failed with {} in {}-{} (tid {}), cpu {}, after {}",
+        "call {index}: {} {outcome} {} in {}-{} (tid {}), cpu {}, after {}",
         entry.name,
         entry.result_text(),
         call.comm,

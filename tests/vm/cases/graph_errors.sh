@@ -1,0 +1,78 @@
+# sonde graph --errors: openat of a path under a missing directory fails with -ENOENT in the
+# path walk; the failing path is printed with the function the error came from (a path-walk
+# function below path_openat), each frame's result, and the syscall's typed arguments; calls
+# that succeed print nothing; folded, JSON and Perfetto outputs of the same failure.
+# vm-timeout: 600
+F=/sys/kernel/tracing/available_filter_functions
+# The path walk's functions this kernel can probe (which are inlined differs by kernel).
+walk=""
+for f in do_filp_open path_openat link_path_walk walk_component step_into handle_mounts \
+	traverse_mounts lookup_fast lookup_slow __lookup_slow path_init complete_walk \
+	do_open may_open d_alloc_parallel; do
+	grep -qx "$f" "$F" && walk="$walk -a $f"
+done
+# A glob as well (one kprobe_multi link where the kernel has them).
+grep -q '^link_path_walk' "$F" && walk="$walk -a link_path_wal*"
+note "recorded inside do_sys_openat2:$walk"
+missing=/sonde-missing-dir/sub/file
+
+run_sonde graph --errors do_sys_openat2 $walk -- sonde-workload openat 1 "$missing"
+expect_status 0
+expect_match '^call 1: do_sys_openat2 failed with -ENOENT in sonde-workload-[0-9]+ \(tid [0-9]+\), cpu [0-9]+, after '
+# The entry function's BTF-typed arguments, the path among them.
+expect_match "^  do_sys_openat2\\(dfd=-100, filename=\"$missing\", how=0x[0-9a-f]+\\)$"
+# The failure's origin: the deepest frame, marked, and below path_openat in the walk.
+origin=$(sed -n 's/^ *[0-9.]* [num]*s  *\([^ ]*\) *\([a-z_0-9]*\)  <- the failure starts here$/\2 \1/p' "$SONDE_OUT_FILE")
+note "$(uname -r): the failure starts in: $origin"
+cat "$SONDE_OUT_FILE"
+check 'an origin is marked' test -n "$origin"
+case "${origin%% *}" in
+link_path_walk | walk_component | step_into | handle_mounts | traverse_mounts | lookup_* | __lookup_slow | path_init | complete_walk | do_open | may_open) ;;
+*) fail "the origin ${origin%% *} is not a path-walk function" ;;
+esac
+check 'the origin returned ENOENT' sh -c "echo '$origin' | grep -q 'ENOENT'"
+check 'path_openat is on the path' grep -qE '^ +[0-9.]+ [num]?s +ERR_PTR\(-ENOENT\) +path_openat$' "$SONDE_OUT_FILE"
+check 'one failed call' test "$(grep -c '^call ' "$SONDE_OUT_FILE")" = 1
+
+# Calls that succeed print nothing.
+run_sonde graph --errors do_sys_openat2 $walk -- sonde-workload openat 3 /proc/version
+expect_status 0
+check 'no call shown for successful opens' test "$(grep -c '^call ' "$SONDE_OUT_FILE")" = 0
+expect_stderr_match 'no call of do_sys_openat2 failed while recording'
+
+# The syscall wrapper as the entry: its arguments are the syscall's.
+run_sonde graph --errors __x64_sys_openat $walk -a do_sys_openat2 -- sonde-workload openat 1 "$missing"
+expect_status 0
+expect_match "^call 1: __x64_sys_openat failed with -ENOENT .*"
+expect_match "filename=\"$missing\""
+expect_match ' do_sys_openat2$'
+
+# JSON: the record names the origin; folded and Perfetto outputs of the same.
+run_sonde graph --errors --json do_sys_openat2 $walk -- sonde-workload openat 2 "$missing"
+expect_status 0
+check 'two graph_error records' test "$(grep -c '^{"type": "graph_error", ' "$SONDE_OUT_FILE")" = 2
+expect_match '"errno": 2, .*"origin": "[a-z_0-9]+", '
+expect_match '^\{"type": "graph_summary", "data": \{"calls": 2, "function": "do_sys_openat2", "incomplete_calls": 0\}\}$'
+run_sonde graph --errors -m folded do_sys_openat2 $walk -- sonde-workload openat 3 "$missing"
+expect_status 0
+expect_match '^do_sys_openat2;.*path_openat;.*_\[(ERR_PTR\()?-ENOENT\)?\] 3$'
+run_sonde graph --errors -m perfetto -o trace.json do_sys_openat2 $walk -- sonde-workload openat 1 "$missing"
+expect_status 0
+check 'a trace-event document' grep -q '^{"displayTimeUnit":"ns","otherData":{"producer":"sonde graph --errors"},"traceEvents":\[' trace.json
+check 'complete events' grep -q '"ph":"X"' trace.json
+check 'the origin marked' grep -q '"origin":true' trace.json
+
+# --latency: a slow call fails too (nanosleep is slow, and never an error here).
+deepest=hrtimer_nanosleep
+grep -qx do_nanosleep "$F" && deepest=do_nanosleep
+run_sonde graph --errors --latency 5ms __x64_sys_nanosleep -a hrtimer_nanosleep -a $deepest -- sonde-workload sleep 20
+expect_status 0
+expect_match '^call 1: __x64_sys_nanosleep returned 0 in sonde-workload'
+expect_match " $deepest  <- the failure starts here\$"
+
+# Bad input: one sentence each.
+run_sonde graph --errors do_sys_openat2 -a 'no_such_fn_xyz_*'
+expect_status 2
+expect_stderr_match 'no traceable kernel function matches `no_such_fn_xyz_\*`'
+run_sonde graph --errors -m svg do_sys_openat2
+expect_status 2
