@@ -309,12 +309,16 @@ fn check_output(a: &Graph) -> Result<(), Failure> {
 /// address when it is another name of a traceable function (`__x64_sys_getpid` is
 /// `__do_sys_getpid` on kernels that list only the latter).
 fn check_function(name: &str) -> Result<String, Failure> {
-    let env = HostEnv::new();
+    check_function_in(&HostEnv::new(), name)
+}
+
+/// [`check_function`] against `env`, whose function list is read once for many names.
+fn check_function_in(env: &HostEnv, name: &str) -> Result<String, Failure> {
     let listed = env.kernel_functions().map_err(|e| Failure::Setup(e.to_string()))?;
     if listed.iter().any(|f| f == name) {
         return Ok(name.to_string());
     }
-    if let Some(twin) = kernel_functions::twin_of(&env, name) {
+    if let Some(twin) = kernel_functions::twin_of(env, name) {
         return Ok(twin);
     }
     if env.kernel_symbol_exists(name) == Some(true) {

@@ -38,7 +38,7 @@ pub struct Functions {
 
 impl Functions {
     pub fn resolve(env: &HostEnv, entry: &str, also: &[String]) -> Result<Functions, Failure> {
-        let entry = super::super::check_function(entry)?;
+        let entry = super::super::check_function_in(env, entry)?;
         let mut inner: Vec<String> = Vec::new();
         for pattern in also {
             if is_glob(pattern) {
@@ -51,7 +51,7 @@ impl Functions {
                 }
                 inner.extend(hits);
             } else {
-                inner.push(super::super::check_function(pattern)?);
+                inner.push(super::super::check_function_in(env, pattern)?);
             }
         }
         inner.sort();
