@@ -4,8 +4,8 @@
 //! function that produced it. [`path`] puts the records back together; [`show`] prints a path as
 //! a tree, folded stacks, JSON or a Chrome/Perfetto trace.
 
-pub mod program;
 pub mod path;
+pub mod perfetto;
+pub mod program;
 pub mod result;
 pub mod show;
-pub mod perfetto;

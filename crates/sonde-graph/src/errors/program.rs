@@ -95,7 +95,8 @@ impl Plan {
                 p,
                 "tracepoint:sched:sched_process_fork /{tasks}/ {{ @tr[args->child_pid] = 1; }}"
             );
-            let _ = writeln!(p, "tracepoint:sched:sched_process_exit /{tasks}/ {{ delete @tr[tid]; }}");
+            let _ =
+                writeln!(p, "tracepoint:sched:sched_process_exit /{tasks}/ {{ delete @tr[tid]; }}");
         }
         let entry = match &self.comm {
             Some(c) => format!("{tasks} && comm == \"{}\"", escaped(c)),

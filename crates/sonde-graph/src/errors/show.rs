@@ -27,7 +27,8 @@ pub fn tree(call: &FailedCall, index: u64) -> String {
         duration(entry.duration_ns)
     );
     if !call.args.is_empty() {
-        let args: Vec<String> = call.args.iter().map(|a| format!("{}={}", a.name, a.text)).collect();
+        let args: Vec<String> =
+            call.args.iter().map(|a| format!("{}={}", a.name, a.text)).collect();
         let _ = writeln!(s, "  {}({})", entry.name, args.join(", "));
     }
     let width = call.frames.iter().map(|f| f.result_text().len()).max().unwrap_or(0).max(6);

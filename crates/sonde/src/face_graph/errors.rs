@@ -189,7 +189,10 @@ impl ErrorEvents<'_> {
                     tid,
                     comm,
                     cpu: int(4) as u32,
-                    frames: raw.iter().map(|f| self.functions.frame(f, &mut self.symbols)).collect(),
+                    frames: raw
+                        .iter()
+                        .map(|f| self.functions.frame(f, &mut self.symbols))
+                        .collect(),
                     args: self.functions.arg_values(v.get(7..).unwrap_or_default()),
                     unreturned: int(6),
                 };
@@ -258,10 +261,7 @@ impl ErrorEvents<'_> {
             );
         }
         if deep > 0 {
-            eprintln!(
-                "sonde: {deep} calls deeper than {} levels were not recorded",
-                ep::MAX_DEPTH
-            );
+            eprintln!("sonde: {deep} calls deeper than {} levels were not recorded", ep::MAX_DEPTH);
         }
         Ok(lost + self.broken)
     }

@@ -167,7 +167,8 @@ mod tests {
 
     #[test]
     fn arguments_print_by_their_type() {
-        let int = Param { name: "dfd".into(), ty: Type::Int { bytes: 4, signed: true }, kind: Arg::Int };
+        let int =
+            Param { name: "dfd".into(), ty: Type::Int { bytes: 4, signed: true }, kind: Arg::Int };
         assert_eq!(text(&int, &Value::uint(0xffff_ff9c)), "-100");
         let ptr = Param {
             name: "how".into(),
@@ -176,7 +177,8 @@ mod tests {
         };
         assert_eq!(text(&ptr, &Value::uint(0xffffc900)), "0xffffc900");
         assert_eq!(text(&ptr, &Value::uint(0)), "NULL");
-        let flags = Param { name: "f".into(), ty: Type::Int { bytes: 2, signed: false }, kind: Arg::Int };
+        let flags =
+            Param { name: "f".into(), ty: Type::Int { bytes: 2, signed: false }, kind: Arg::Int };
         assert_eq!(text(&flags, &Value::uint(0x1_0003)), "3");
     }
 
