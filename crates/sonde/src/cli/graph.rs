@@ -14,7 +14,7 @@ pub enum Mode {
     Svg,
     Folded,
     Raw,
-    /// --errors: a Chrome/Perfetto trace-event JSON timeline.
+    // --errors: a Chrome/Perfetto trace-event JSON timeline.
     Perfetto,
 }
 
