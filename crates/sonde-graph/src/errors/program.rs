@@ -31,8 +31,10 @@ pub enum Returns {
     Errno64,
     /// A pointer: NULL, or an `ERR_PTR(-errno)`.
     Pointer,
-    /// `void`, `bool` or unsigned: only slowness (`--latency`) fails it.
+    /// `bool` or unsigned: only slowness (`--latency`) fails it.
     Never,
+    /// `void`: no value (a trampoline has no `retval` for it), only slowness fails it.
+    Void,
     /// Unknown (no BTF): the errno range in the low 32 bits, which holds for `int` and `long`.
     Unknown,
 }
@@ -44,8 +46,39 @@ impl Returns {
             Returns::Errno32 | Returns::Unknown => "((int32)$r < 0 && (int32)$r >= -4095)",
             Returns::Errno64 => "((int64)$r < 0 && (int64)$r >= -4095)",
             Returns::Pointer => "($r == 0 || (int64)$r >= -4095 && (int64)$r < 0)",
-            Returns::Never => "0",
+            Returns::Never | Returns::Void => "0",
         }
+    }
+}
+
+/// A recorded function: its name, what failing looks like, and how it is probed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub returns: Returns,
+    /// fentry/fexit (BPF trampolines: no kretprobe instances to run out of while functions
+    /// sleep), else kprobe/kretprobe.
+    pub trampoline: bool,
+}
+
+impl Function {
+    fn entry_spec(&self) -> String {
+        let p = if self.trampoline { "fentry" } else { "kprobe" };
+        format!("{p}:{}", self.name)
+    }
+
+    fn return_spec(&self) -> String {
+        let p = if self.trampoline { "fexit" } else { "kretprobe" };
+        format!("{p}:{}", self.name)
+    }
+}
+
+/// The return value as a u64, in the language.
+fn retval(kind: Returns) -> &'static str {
+    if kind == Returns::Void {
+        "0"
+    } else {
+        "(uint64)retval"
     }
 }
 
@@ -69,10 +102,9 @@ pub enum Tasks {
 
 #[derive(Clone, Debug)]
 pub struct Plan {
-    pub entry: String,
-    pub entry_returns: Returns,
-    /// The functions recorded inside the entry function, each with its failure test.
-    pub inner: Vec<(String, Returns)>,
+    pub entry: Function,
+    /// The functions recorded inside the entry function.
+    pub inner: Vec<Function>,
     /// The entry function's arguments kept (arg0 first).
     pub args: Vec<Arg>,
     pub tasks: Tasks,
@@ -132,9 +164,9 @@ impl Plan {
         // A call of the entry function inside another is counted, not followed (en).
         let _ = writeln!(
             p,
-            "kprobe:{} /{tasks}/ {{ if (@ed[tid] > 0) {{ @en[tid] = @en[tid] + 1; return; }} \
+            "{} /{tasks}/ {{ if (@ed[tid] > 0) {{ @en[tid] = @en[tid] + 1; return; }} \
              @ed[tid] = 1; @en[tid] = 0; @sl[tid] = 0; @sp[tid] = 0; @et[tid, 0] = nsecs;{saves} }}",
-            self.entry
+            self.entry.entry_spec()
         );
     }
 
@@ -144,22 +176,22 @@ impl Plan {
         if self.inner.is_empty() {
             return;
         }
-        let all: Vec<String> = self.inner.iter().map(|(f, _)| format!("kprobe:{f}")).collect();
+        let all: Vec<String> = self.inner.iter().map(Function::entry_spec).collect();
         let _ = writeln!(
             p,
             "{} /@ed[tid] > 0/ {{ $d = @ed[tid]; @ed[tid] = $d + 1; \
              if ($d < {MAX_DEPTH}) {{ @et[tid, $d] = nsecs; }} else {{ @deep = count(); }} }}",
             all.join(", ")
         );
-        let mut kinds: Vec<Returns> = self.inner.iter().map(|(_, r)| *r).collect();
+        let mut kinds: Vec<Returns> = self.inner.iter().map(|f| f.returns).collect();
         kinds.sort();
         kinds.dedup();
         for kind in kinds {
             let names: Vec<String> = self
                 .inner
                 .iter()
-                .filter(|(_, r)| *r == kind)
-                .map(|(f, _)| format!("kretprobe:{f}"))
+                .filter(|f| f.returns == kind)
+                .map(Function::return_spec)
                 .collect();
             let _ = writeln!(
                 p,
@@ -177,11 +209,12 @@ impl Plan {
             None => String::new(),
         };
         format!(
-            "$t = @et[tid, $d]; $dur = nsecs - $t; $r = (uint64)retval; $f = (uint64)func; \
+            "$t = @et[tid, $d]; $dur = nsecs - $t; $r = {retval}; $f = (uint64)func; \
              $fail = {}{slow}; $l = @sl[tid]; $p = @sp[tid]; \
              if ($l > 0 && $d < $p) {{ if ($fail) {{ @sp[tid] = $d; {keep} }} else {{ @sl[tid] = 0; }} }} \
              else {{ if ($fail) {{ @sl[tid] = $d + 1; @sp[tid] = $d; {keep} }} }}",
             kind.test(),
+            retval = retval(kind),
             keep = "@sf[tid, $d] = $f; @sr[tid, $d] = $r; @sd[tid, $d] = $dur; @ss[tid, $d] = $t;",
         )
     }
@@ -193,15 +226,15 @@ impl Plan {
         let forget: String = (0..self.args.len()).map(|i| format!(" delete @a{i}[tid];")).collect();
         let _ = writeln!(
             p,
-            "kretprobe:{} /@ed[tid] > 0/ {{ if (@en[tid] > 0) {{ @en[tid] = @en[tid] - 1; return; }} \
+            "{} /@ed[tid] > 0/ {{ if (@en[tid] > 0) {{ @en[tid] = @en[tid] - 1; return; }} \
              $lost = @ed[tid] - 1; $d = 0; {} \
              if ($fail && @sl[tid] > 0 && @sp[tid] == 0) {{ $n = @sl[tid]; \
              for ($i : 0..{MAX_DEPTH}) {{ if ($i >= $n) {{ break; }} \
              print({TAG_FRAME}, tid, $i, @sf[tid, $i], @sr[tid, $i], @sd[tid, $i], @ss[tid, $i]); }} \
              print({TAG_CALL}, tid, pid, comm, cpu, $n, $lost{args}); }} \
              delete @ed[tid]; delete @en[tid]; delete @sl[tid]; delete @sp[tid];{forget} }}",
-            self.entry,
-            self.frame(self.entry_returns)
+            self.entry.return_spec(),
+            self.frame(self.entry.returns)
         );
     }
 }

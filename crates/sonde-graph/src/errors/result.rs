@@ -8,7 +8,7 @@ pub fn errno(returns: Returns, v: u64) -> Option<i32> {
     let e = match returns {
         Returns::Errno32 | Returns::Unknown => v as u32 as i32 as i64,
         Returns::Errno64 | Returns::Pointer => v as i64,
-        Returns::Never => return None,
+        Returns::Never | Returns::Void => return None,
     };
     sonde_trace::errno::of_return(e)
 }
@@ -30,6 +30,7 @@ pub fn text(returns: Returns, v: u64) -> String {
         (Returns::Errno32 | Returns::Unknown, None) => (v as u32 as i32).to_string(),
         (Returns::Errno64, None) => (v as i64).to_string(),
         (Returns::Never, None) => v.to_string(),
+        (Returns::Void, None) => "void".into(),
     }
 }
 

@@ -41,9 +41,8 @@ pub fn run(a: &Graph, e: &Errors) -> Result<i32, Failure> {
     let mut target = Target::new(a.command.as_ref(), &Vec::from_iter(a.pid))?;
     let pids = target.pids();
     let plan = Plan {
-        entry: functions.entry.clone(),
-        entry_returns: functions.returns(&functions.entry),
-        inner: functions.inner.iter().map(|f| (f.clone(), functions.returns(f))).collect(),
+        entry: functions.function(&functions.entry),
+        inner: functions.inner.iter().map(|f| functions.function(f)).collect(),
         args: functions.args.iter().map(|p| p.kind.clone()).collect(),
         tasks: if pids.is_empty() { Tasks::AllBut(std::process::id()) } else { Tasks::Pids(pids) },
         comm: a.comm.clone(),

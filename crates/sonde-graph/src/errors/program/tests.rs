@@ -30,19 +30,24 @@ impl Env for Kernel {
 }
 
 fn kernel(func_ip: bool) -> Kernel {
-    let functions = ["do_sys_openat2", "path_openat", "link_path_walk", "lookup_fast", "may_open"];
+    let functions =
+        ["do_sys_openat2", "path_openat", "link_path_walk", "lookup_fast", "may_open", "mntput"];
     Kernel { functions: functions.iter().map(|f| f.to_string()).collect(), func_ip }
+}
+
+fn function(name: &str, returns: Returns) -> Function {
+    Function { name: name.into(), returns, trampoline: false }
 }
 
 fn plan(tasks: Tasks) -> Plan {
     Plan {
-        entry: "do_sys_openat2".into(),
-        entry_returns: Returns::Errno64,
+        entry: function("do_sys_openat2", Returns::Errno64),
         inner: vec![
-            ("path_openat".into(), Returns::Pointer),
-            ("link_path_walk".into(), Returns::Errno32),
-            ("lookup_fast".into(), Returns::Pointer),
-            ("may_open".into(), Returns::Never),
+            function("path_openat", Returns::Pointer),
+            function("link_path_walk", Returns::Errno32),
+            function("lookup_fast", Returns::Pointer),
+            function("may_open", Returns::Never),
+            function("mntput", Returns::Void),
         ],
         args: vec![Arg::Int, Arg::Str, Arg::Int],
         tasks,
@@ -84,10 +89,10 @@ fn returns_share_one_program_per_failure_test_where_func_ip_exists() {
         })
         .map(|p| p.sites.len())
         .collect();
-    // Pointer (2 functions), errno32 and never: three programs, one link each.
+    // Pointer (2 functions), errno32, never and void: four programs, one link each.
     let mut rets = rets;
     rets.sort();
-    assert_eq!(rets, vec![1, 1, 2]);
+    assert_eq!(rets, vec![1, 1, 1, 2]);
 }
 
 #[test]
@@ -103,4 +108,52 @@ fn no_inner_function_leaves_the_entry_alone() {
     p.comm = None;
     p.latency_ns = None;
     compiles(&p.program(), &kernel(true));
+}
+
+/// The fixture kernel with this machine's BTF, for fentry/fexit.
+struct WithBtf(Kernel, sonde_btf::Btf);
+
+impl Env for WithBtf {
+    fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError> {
+        self.0.tracepoint_format(category, name)
+    }
+    fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+        self.0.tracepoints()
+    }
+    fn kernel_functions(&self) -> Result<&[String], EnvError> {
+        self.0.kernel_functions()
+    }
+    fn has_helper(&self, id: u32) -> bool {
+        self.0.has_helper(id)
+    }
+    fn kernel_symbol_address(&self, name: &str) -> Option<u64> {
+        self.0.kernel_symbol_address(name)
+    }
+    fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
+        Ok(&self.1)
+    }
+}
+
+#[test]
+fn trampolines_and_kprobes_mix_in_one_program() {
+    let Ok(btf) = sonde_btf::Btf::load_vmlinux() else {
+        eprintln!("skipped: this machine has no kernel BTF");
+        return;
+    };
+    for func_ip in [true, false] {
+        let env = WithBtf(kernel(func_ip), btf.clone());
+        let mut p = plan(Tasks::AllBut(1));
+        p.entry.trampoline = true;
+        for f in p.inner.iter_mut().filter(|f| f.name != "link_path_walk") {
+            f.trampoline = true;
+        }
+        let text = p.program();
+        assert!(text.contains("fexit:do_sys_openat2 /@ed[tid] > 0/"), "{text}");
+        assert!(text.contains("fentry:path_openat, kprobe:link_path_walk"), "{text}");
+        let c = match sonde_compile::compile(&text, &env, &Options::new()) {
+            Ok(c) => c,
+            Err(d) => panic!("{text}\n{d:?}"),
+        };
+        assert!(c.programs.len() > 6);
+    }
 }

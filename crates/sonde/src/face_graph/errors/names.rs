@@ -4,18 +4,21 @@
 
 use crate::error::Failure;
 use crate::host_env::HostEnv;
-use sonde_compile::provider::{kernel_functions, kprobe_signature};
+use sonde_compile::provider::{is_syscall_wrapper, kernel_functions, kprobe_signature};
 use sonde_compile::types::Type;
 use sonde_compile::Env;
 use sonde_graph::errors::path::{function_of, ArgValue, Frame, RawFrame};
-use sonde_graph::errors::program::{Arg, Returns};
+use sonde_graph::errors::program::{Arg, Function, Returns};
 use sonde_output::value::Value;
 use sonde_symbols::Symbolizer;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// More functions than this are refused: each is a kprobe and a kretprobe where the kernel has
 /// no kprobe_multi, and a glob this wide is seldom meant.
 const MAX_FUNCTIONS: usize = 4000;
+/// From this many functions on, kprobe_multi links (where the kernel has them) rather than a
+/// trampoline each.
+const MANY_FUNCTIONS: usize = 64;
 /// Arguments come in registers: the first six.
 const MAX_ARGS: usize = 6;
 /// How far past a function's kallsyms address `func` may point (an IBT landing pad).
@@ -33,6 +36,8 @@ pub struct Functions {
     pub inner: Vec<String>,
     pub args: Vec<Param>,
     returns: HashMap<String, Returns>,
+    /// The functions probed through BPF trampolines (fentry/fexit).
+    trampolines: HashSet<String>,
     by_addr: BTreeMap<u64, String>,
 }
 
@@ -64,20 +69,38 @@ impl Functions {
             )));
         }
         let mut returns = HashMap::new();
+        let mut trampolines = HashSet::new();
         let mut by_addr = BTreeMap::new();
+        // A kretprobe has a few instances per function, which sleeping calls of any task use
+        // up (nanosleep's on 5.10: returns missed); trampolines have no such limit, but each is
+        // a program and a link of its own: many functions go to kprobe_multi links instead.
+        let many = inner.len() >= MANY_FUNCTIONS && sonde_kernel::features::has_kprobe_multi();
         for f in inner.iter().chain([&entry]) {
             let sig = kprobe_signature(f, env);
-            returns.insert(f.clone(), sig.map_or(Returns::Unknown, |s| failure_test(&s.ret)));
+            let test = sig.as_ref().map_or(Returns::Unknown, |s| failure_test(&s.ret));
+            returns.insert(f.clone(), test);
+            if !many && trampoline_fits(env, f) {
+                trampolines.insert(f.clone());
+            }
             if let Some(a) = env.kernel_symbol_address(f) {
                 by_addr.insert(a, f.clone());
             }
         }
         let args = kprobe_signature(&entry, env).map(|s| params(&s.params)).unwrap_or_default();
-        Ok(Functions { entry, inner, args, returns, by_addr })
+        Ok(Functions { entry, inner, args, returns, trampolines, by_addr })
     }
 
     pub fn returns(&self, f: &str) -> Returns {
         self.returns.get(f).copied().unwrap_or(Returns::Unknown)
+    }
+
+    /// `f` as the program records it.
+    pub fn function(&self, f: &str) -> Function {
+        Function {
+            name: f.to_string(),
+            returns: self.returns(f),
+            trampoline: self.trampolines.contains(f),
+        }
     }
 
     /// A frame named: level 0 is the entry function, the others by their address.
@@ -112,6 +135,20 @@ impl Functions {
     }
 }
 
+/// Can `f` be an fentry/fexit: in BTF under its own name (not a compiler's `.part` copy), not a
+/// syscall wrapper (whose arguments kprobes read as the syscall's), and taking at most six
+/// integer or pointer arguments (what trampolines pass on every tested kernel).
+fn trampoline_fits(env: &HostEnv, f: &str) -> bool {
+    if is_syscall_wrapper(f) {
+        return false;
+    }
+    let Some(sig) = env.btf().ok().and_then(|b| sonde_compile::btf_types::func_sig(b, f)) else {
+        return false;
+    };
+    sig.params.len() <= MAX_ARGS
+        && sig.params.iter().all(|(_, t)| matches!(t, Type::Int { .. } | Type::Ptr { .. }))
+}
+
 fn is_glob(p: &str) -> bool {
     p.contains(['*', '?', '['])
 }
@@ -122,7 +159,8 @@ fn failure_test(ret: &Type) -> Returns {
         Type::Int { bytes: 8, signed: true } => Returns::Errno64,
         Type::Int { signed: true, .. } => Returns::Errno32,
         Type::Ptr { .. } => Returns::Pointer,
-        Type::Void | Type::Int { signed: false, .. } => Returns::Never,
+        Type::Void => Returns::Void,
+        Type::Int { signed: false, .. } => Returns::Never,
         _ => Returns::Unknown,
     }
 }
@@ -187,6 +225,6 @@ mod tests {
         assert_eq!(failure_test(&Type::Int { bytes: 4, signed: true }), Returns::Errno32);
         assert_eq!(failure_test(&Type::Int { bytes: 8, signed: true }), Returns::Errno64);
         assert_eq!(failure_test(&Type::Int { bytes: 1, signed: false }), Returns::Never);
-        assert_eq!(failure_test(&Type::Void), Returns::Never);
+        assert_eq!(failure_test(&Type::Void), Returns::Void);
     }
 }
