@@ -9,7 +9,7 @@ use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::run::bpf::Loaded;
-use crate::run::{poll, Events, Needs, Reason, Target};
+use crate::run::{Events, Needs, Reason, Target};
 use crate::signals;
 use names::Functions;
 use sonde_compile::{Compiled, Options};
@@ -28,7 +28,6 @@ use sonde_symbols::Symbolizer;
 use sonde_syntax::diag::SourceFile;
 use sonde_trace::names::until_nul;
 use std::io::Write;
-use std::time::{Duration, Instant};
 
 pub fn run(a: &Graph, e: &Errors) -> Result<i32, Failure> {
     crate::run::prepare(Needs::Bpf)?;
@@ -75,11 +74,7 @@ pub fn run(a: &Graph, e: &Errors) -> Result<i32, Failure> {
     for fd in target.wake_fds() {
         calls.ring.wake_on(fd).map_err(Failure::kernel)?;
     }
-    target.release();
-    let deadline = a.duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
-    let reason = poll::until_stopped(&mut calls, &mut target, &health, deadline)?;
-    loaded.silence(loaded.control()?)?;
-    calls.drain()?;
+    let reason = loaded.read_until_stopped(&mut calls, &mut target, &health, a.duration_ns)?;
     let detaching = attached.detach(false);
     let lost = calls.finish()?;
     detaching.finish();
@@ -121,8 +116,7 @@ impl Events for ErrorEvents<'_> {
     }
 
     fn drain(&mut self) -> Result<Option<Reason>, Failure> {
-        if self.health.failure().is_some() {
-            self.ring.drain(|_| {}).map_err(Failure::kernel)?;
+        if crate::run::bpf::consumed_after_failure(&mut self.ring, &self.health)? {
             return Ok(None);
         }
         let mut records = Vec::new();
@@ -154,10 +148,7 @@ impl ErrorEvents<'_> {
     }
 
     fn record(&mut self, v: &[Value]) {
-        let int = |i: usize| match v.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        };
+        let int = |i: usize| Value::u64_at(v, i);
         let tid = int(1) as u32;
         match int(0) {
             ep::TAG_FRAME => self.pending.frame(
