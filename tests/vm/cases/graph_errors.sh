@@ -43,6 +43,12 @@ check 'the origin returned ENOENT' sh -c "echo '$origin' | grep -q 'ENOENT'"
 check 'path_openat is on the path' grep -qE '^ +[0-9.]+ [num]?s +ERR_PTR\(-ENOENT\) +path_openat$' call.txt
 check 'every call shown failed' test "$(grep '^call ' "$SONDE_OUT_FILE" | grep -vc ' failed with ')" = 0
 
+# docs/graph.md's example, as written there.
+run_sonde graph --errors do_sys_openat2 -a do_filp_open -a path_openat -a 'link_path_wal*' -a walk_component -a step_into -- sonde-workload openat 1 /sonde-missing-dir/sub/file
+expect_status 0
+call_of "$missing"
+check "the docs' example names the origin" grep -qE ' step_into  <- the failure starts here$' call.txt
+
 # Calls that succeed print nothing: the opens of /proc/version are not shown (the loader's
 # failed ones are).
 run_sonde graph --errors do_sys_openat2 $walk -- sonde-workload openat 3 /proc/version
