@@ -1,22 +1,17 @@
-# sonde graph's trees show return values where the kernel has funcgraph-retval (6.5+): a read
-# of 100 bytes returns 0x64; the option is put back afterwards. Kernels without it show none.
-# vm-timeout: 300
+# sonde graph's trees show return values where the kernel has funcgraph-retval (6.5+ built with
+# CONFIG_FUNCTION_GRAPH_RETVAL), and the option is put back afterwards. None of the lane's Debian
+# kernels (5.10, 6.1, 6.12) is built with it: there the trees are unchanged (graph_tree.sh).
+# vm-timeout: 600
 T=/sys/kernel/tracing
-if ! grep -qw function_graph "$T/available_tracers"; then
-	note "skipped: $(uname -r) has no function_graph tracer"
+if ! grep -qw function_graph "$T/available_tracers" || [ ! -e "$T/options/funcgraph-retval" ]; then
+	note "$(uname -r) has no funcgraph-retval: trees without return values (graph_tree.sh)"
 	exit 0
 fi
-run_sonde graph -n 1 vfs_read -- sonde-workload read 1 100
+# function_graph under TCG: setting up and restoring take long.
+SONDE_TIMEOUT=240
+before=$(cat "$T/options/funcgraph-retval")
+run_sonde graph -n 3 vfs_read -- sonde-workload read 3 100
 expect_status 0
-expect_match '^call 1: vfs_read in sonde-workload-[0-9]+, cpu'
-if [ -e "$T/options/funcgraph-retval" ]; then
-	before=$(cat "$T/options/funcgraph-retval")
-	expect_match ' vfs_read = 0x64$'
-	run_sonde graph --json -n 1 vfs_read -- sonde-workload read 1 100
-	expect_status 0
-	expect_match '"name": "vfs_read", "own_ns": [0-9]+, "retval": "0x64", "total_ns": [0-9]+\}\}\}$'
-	check 'funcgraph-retval put back' test "$(cat "$T/options/funcgraph-retval")" = "$before"
-else
-	note "$(uname -r) has no funcgraph-retval: no return values"
-	check 'no return values' test "$(grep -c ' = ' "$SONDE_OUT_FILE")" = 0
-fi
+# The workload's own reads of 100 bytes from /dev/zero return 0x64.
+expect_match ' vfs_read = 0x64$'
+check 'funcgraph-retval put back' test "$(cat "$T/options/funcgraph-retval")" = "$before"
