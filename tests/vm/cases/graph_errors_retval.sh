@@ -10,7 +10,7 @@ fi
 # function_graph under TCG: setting up and restoring take long.
 SONDE_TIMEOUT=240
 before=$(cat "$T/options/funcgraph-retval")
-run_sonde graph -n 3 vfs_read -- sonde-workload read 3 100
+run_sonde graph vfs_read -- sonde-workload read 3 100
 expect_status 0
 # The workload's own reads of 100 bytes from /dev/zero return 0x64.
 expect_match ' vfs_read = 0x64$'
