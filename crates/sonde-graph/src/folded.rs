@@ -74,7 +74,7 @@ mod tests {
     use super::*;
 
     fn node(name: &str, ns: u64, children: Vec<Node>) -> Node {
-        Node { name: name.into(), total_ns: Some(ns), irq: false, children }
+        Node { name: name.into(), total_ns: Some(ns), irq: false, retval: None, children }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! ([`record`]). Nothing here touches the
 //! kernel: the binary reads `trace_pipe` and feeds lines in, and the tests feed recorded ones.
 
+pub mod errors;
 pub mod folded;
 pub mod line;
 pub mod maps;

@@ -29,20 +29,24 @@ pub enum Line {
         depth: u32,
         name: String,
     },
-    /// `name();`: a call without traced children, with its duration.
+    /// `name();`: a call without traced children, with its duration (and with
+    /// funcgraph-retval, 6.5+, its return value: `name(); /* = 0x0 */`).
     Leaf {
         cpu: u32,
         task: Option<Task>,
         depth: u32,
         ns: u64,
         name: String,
+        retval: Option<String>,
     },
-    /// `}` or `} /* name */` (funcgraph-tail): the innermost open call returns.
+    /// `}` or `} /* name */` (funcgraph-tail): the innermost open call returns; with
+    /// funcgraph-retval `} /* name = -22 */`.
     Exit {
         cpu: u32,
         task: Option<Task>,
         ns: u64,
         name: Option<String>,
+        retval: Option<String>,
     },
     /// `==========>`: an interrupt starts on this CPU; `<==========`: it ends.
     IrqEnter {
@@ -103,22 +107,31 @@ pub fn parse(text: &str) -> Line {
     if let Some(e) = b.strip_prefix("/* sched_process_exec: ") {
         return exec(cpu, e).unwrap_or(Line::Other);
     }
-    if b.starts_with('}') {
-        let name = b
-            .strip_prefix('}')
-            .and_then(|s| s.trim().strip_prefix("/*"))
-            .and_then(|s| s.split("*/").next())
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty());
-        return Line::Exit { cpu, task, ns: dur.unwrap_or(0), name };
+    if let Some(rest) = b.strip_prefix('}') {
+        let (name, retval) = comment(rest);
+        let name = Some(name.to_string()).filter(|s| !s.is_empty());
+        return Line::Exit { cpu, task, ns: dur.unwrap_or(0), name, retval };
     }
     // `name();` possibly followed by a comment (funcgraph-retval's `/* = 0x0 */`).
-    if let Some((name, _)) = b.split_once("();") {
+    if let Some((name, rest)) = b.split_once("();") {
         if !name.is_empty() {
-            return Line::Leaf { cpu, task, depth, ns: dur.unwrap_or(0), name: name.to_string() };
+            let (_, retval) = comment(rest);
+            let (ns, name) = (dur.unwrap_or(0), name.to_string());
+            return Line::Leaf { cpu, task, depth, ns, name, retval };
         }
     }
     Line::Other
+}
+
+/// ` /* name = value */` -> (`name`, the value): what follows a closing brace or a leaf.
+fn comment(t: &str) -> (&str, Option<String>) {
+    let Some(inner) = t.trim().strip_prefix("/*").and_then(|s| s.split("*/").next()) else {
+        return ("", None);
+    };
+    match inner.split_once('=') {
+        Some((name, v)) => (name.trim(), Some(v.trim().to_string()).filter(|v| !v.is_empty())),
+        None => (inner.trim(), None),
+    }
 }
 
 /// ` 1) ...`: the CPU column.

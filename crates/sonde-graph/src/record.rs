@@ -29,11 +29,16 @@ pub fn summary(function: &str, calls: u64, incomplete_calls: u64) -> Record {
 }
 
 fn node(n: &Node) -> Value {
-    json!({
+    let mut v = json!({
         "name": n.name,
         "total_ns": n.total_ns,
         "own_ns": n.own_ns(),
         "irq": n.irq,
         "children": n.children.iter().map(node).collect::<Vec<_>>(),
-    })
+    });
+    // Only where the kernel gives return values (funcgraph-retval, 6.5+).
+    if let Some(r) = &n.retval {
+        v["retval"] = Value::String(r.clone());
+    }
+    v
 }

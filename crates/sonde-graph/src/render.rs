@@ -45,9 +45,10 @@ fn node(s: &mut String, n: &Node, depth: usize, slow: u64) {
     let total = n.total_ns.map(duration).unwrap_or_else(|| "?".into());
     let mark = if depth > 0 && n.total_ns.unwrap_or(0) >= slow && slow > 0 { '!' } else { ' ' };
     let irq = if n.irq { "  [irq]" } else { "" };
+    let ret = n.retval.as_deref().map(|r| format!(" = {}", retval(r))).unwrap_or_default();
     let _ = writeln!(
         s,
-        "{total:>14} {:>12} {mark}{:indent$}{}{irq}",
+        "{total:>14} {:>12} {mark}{:indent$}{}{ret}{irq}",
         duration(n.own_ns()),
         "",
         n.name,
@@ -58,9 +59,26 @@ fn node(s: &mut String, n: &Node, depth: usize, slow: u64) {
     }
 }
 
+/// A return value as the tracer prints it (errors in signed decimal, the rest in hex), with
+/// errors named: `-2` -> `-ENOENT`.
+pub fn retval(r: &str) -> String {
+    let named = r.parse::<i64>().ok().and_then(sonde_trace::errno::of_return);
+    match named.and_then(sonde_trace::errno::name) {
+        Some(n) => format!("-{n}"),
+        None => r.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn return_values_name_their_errors() {
+        assert_eq!(retval("-2"), "-ENOENT");
+        assert_eq!(retval("0x10"), "0x10");
+        assert_eq!(retval("-4096"), "-4096");
+    }
 
     #[test]
     fn durations_read_in_the_right_unit() {

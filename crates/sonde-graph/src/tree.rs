@@ -13,12 +13,14 @@ pub struct Node {
     pub total_ns: Option<u64>,
     /// Entered from an interrupt that arrived during the call.
     pub irq: bool,
+    /// Its return value as the tracer printed it (funcgraph-retval, 6.5+: `0x0`, `-22`).
+    pub retval: Option<String>,
     pub children: Vec<Node>,
 }
 
 impl Node {
     fn new(name: String, irq: bool) -> Node {
-        Node { name, total_ns: None, irq, children: Vec::new() }
+        Node { name, total_ns: None, irq, retval: None, children: Vec::new() }
     }
 
     /// Time spent in this function itself: its total less its children's.
@@ -94,11 +96,12 @@ impl Builder {
                 o.stack.push(Node::new(name.clone(), irq));
                 None
             }
-            Line::Leaf { cpu, task, depth, ns, name } => {
+            Line::Leaf { cpu, task, depth, ns, name, retval } => {
                 let (pid, irq) = self.task_on(*cpu, task.as_ref())?;
                 let starts = *depth == 0 && self.starts_call(name);
                 let mut leaf = Node::new(name.clone(), irq);
                 leaf.total_ns = Some(*ns);
+                leaf.retval = retval.clone();
                 match self.open.get_mut(&pid) {
                     Some(o) => {
                         note_cpu(o, *cpu);
@@ -116,7 +119,7 @@ impl Builder {
                     None => None,
                 }
             }
-            Line::Exit { cpu, task, ns, name } => {
+            Line::Exit { cpu, task, ns, name, retval } => {
                 let (pid, _) = self.task_on(*cpu, task.as_ref())?;
                 let o = self.open.get_mut(&pid)?;
                 note_cpu(o, *cpu);
@@ -131,6 +134,7 @@ impl Builder {
                 }
                 let mut done = o.stack.pop()?;
                 done.total_ns = Some(*ns);
+                done.retval = retval.clone();
                 match o.stack.last_mut() {
                     Some(parent) => {
                         parent.children.push(done);

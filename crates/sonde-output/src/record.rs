@@ -38,10 +38,11 @@ pub enum Type {
     // `sonde graph`.
     GraphCall,
     GraphSummary,
+    GraphError,
 }
 
 impl Type {
-    pub const ALL: [Type; 22] = [
+    pub const ALL: [Type; 23] = [
         Type::AttachedProbes,
         Type::Printf,
         Type::Value,
@@ -64,6 +65,7 @@ impl Type {
         Type::ProbeFrame,
         Type::GraphCall,
         Type::GraphSummary,
+        Type::GraphError,
     ];
 
     /// The `type` member's value.
@@ -91,6 +93,7 @@ impl Type {
             Type::ProbeFrame => "probe_frame",
             Type::GraphCall => "graph_call",
             Type::GraphSummary => "graph_summary",
+            Type::GraphError => "graph_error",
         }
     }
 }

@@ -41,6 +41,14 @@ impl Value {
         Value::Sym { addr, name: Some(name) }
     }
 
+    /// Value `i` of a record as an integer's 64 bits (0 when it is missing or not one).
+    pub fn u64_at(values: &[Value], i: usize) -> u64 {
+        match values.get(i) {
+            Some(Value::Int { v, .. }) => *v,
+            _ => 0,
+        }
+    }
+
     /// The integer read as i128 so signed and unsigned compare by numeric value.
     pub fn as_i128(&self) -> Option<i128> {
         match *self {

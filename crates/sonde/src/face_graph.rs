@@ -2,6 +2,8 @@
 //! a tree with its timings, as folded stacks or as SVG flame graphs (crates/sonde-graph does
 //! the parsing and drawing; sonde-kernel's graph_tracer owns the tracefs settings).
 
+mod errors;
+
 use crate::cli::graph::{Graph, Mode};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -22,6 +24,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub fn run(a: &Graph) -> Result<i32, Failure> {
+    if let Some(e) = &a.errors {
+        return errors::run(a, e);
+    }
     crate::run::prepare(Needs::Tracefs)?;
     // This face reaches tracefs within milliseconds: stop cleanly from the start.
     signals::arm();
@@ -232,7 +237,7 @@ impl<'a> CallSink<'a> {
                     }
                 }
             }
-            Mode::Folded | Mode::Raw => {}
+            Mode::Folded | Mode::Raw | Mode::Perfetto => {}
         }
         Ok(())
     }
@@ -258,7 +263,7 @@ impl<'a> CallSink<'a> {
                 }
             },
             Mode::Tree => eprintln!("{}", summary_line(function, self.calls, self.short)),
-            Mode::Raw => {}
+            Mode::Raw | Mode::Perfetto => {}
         }
         let _ = self.stdout.flush();
         Ok(())
@@ -321,12 +326,16 @@ fn check_output(a: &Graph) -> Result<(), Failure> {
 /// address when it is another name of a traceable function (`__x64_sys_getpid` is
 /// `__do_sys_getpid` on kernels that list only the latter).
 fn check_function(name: &str) -> Result<String, Failure> {
-    let env = HostEnv::new();
+    check_function_in(&HostEnv::new(), name)
+}
+
+/// [`check_function`] against `env`, whose function list is read once for many names.
+fn check_function_in(env: &HostEnv, name: &str) -> Result<String, Failure> {
     let listed = env.kernel_functions().map_err(|e| Failure::Setup(e.to_string()))?;
     if listed.iter().any(|f| f == name) {
         return Ok(name.to_string());
     }
-    if let Some(twin) = kernel_functions::twin_of(&env, name) {
+    if let Some(twin) = kernel_functions::twin_of(env, name) {
         return Ok(twin);
     }
     if env.kernel_symbol_exists(name) == Some(true) {

@@ -13,7 +13,7 @@ use crate::collect::Collector;
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::run::bpf::Loaded;
-use crate::run::{poll, Events, Needs, Reason, Target};
+use crate::run::{Events, Needs, Reason, Target};
 use crate::signals;
 use lines::Lines;
 use names::ProcNames;
@@ -36,7 +36,6 @@ use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
 use stamp::Clock;
 use std::io::Write;
-use std::time::{Duration, Instant};
 
 /// Bytes of each path copied at entry.
 const STRING_SIZE: usize = 256;
@@ -77,12 +76,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     for fd in target.wake_fds() {
         calls.ring.wake_on(fd).map_err(Failure::kernel)?;
     }
-    target.release();
-    let deadline = a.duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
-    let reason = poll::until_stopped(&mut calls, &mut target, &health, deadline)?;
-    // Silence every program at once, then read what is left.
-    loaded.silence(loaded.control()?)?;
-    calls.drain()?;
+    let reason = loaded.read_until_stopped(&mut calls, &mut target, &health, a.duration_ns)?;
     let detaching = attached.detach(false);
     let mut lines = calls.lines;
     if !plan.fate && !a.summary() {
@@ -338,8 +332,7 @@ impl Events for TraceEvents<'_> {
     }
 
     fn drain(&mut self) -> Result<Option<Reason>, Failure> {
-        if self.health.failure().is_some() {
-            self.ring.drain(|_| {}).map_err(Failure::kernel)?;
+        if crate::run::bpf::consumed_after_failure(&mut self.ring, &self.health)? {
             return Ok(None);
         }
         self.lines.drain(self.compiled, &mut self.ring)?;

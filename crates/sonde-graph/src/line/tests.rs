@@ -17,16 +17,23 @@ fn entries_leaves_and_exits() {
             task: task("sonde-w", 93),
             depth: 1,
             ns: 871,
-            name: "rw_verify_area".into()
+            name: "rw_verify_area".into(),
+            retval: None,
         }
     );
     assert_eq!(
         parse(" 0)  sonde-w-93    | + 18.03 us    |  } /* vfs_read */"),
-        Line::Exit { cpu: 0, task: task("sonde-w", 93), ns: 18_030, name: Some("vfs_read".into()) }
+        Line::Exit {
+            cpu: 0,
+            task: task("sonde-w", 93),
+            ns: 18_030,
+            name: Some("vfs_read".into()),
+            retval: None,
+        }
     );
     assert_eq!(
         parse(" 12)   <idle>-0    | ! 250.1 us    |  }"),
-        Line::Exit { cpu: 12, task: task("<idle>", 0), ns: 250_100, name: None }
+        Line::Exit { cpu: 12, task: task("<idle>", 0), ns: 250_100, name: None, retval: None }
     );
 }
 
@@ -39,7 +46,18 @@ fn module_functions_and_return_values() {
             depth: 0,
             task: task("cat", 7),
             ns: 1000,
-            name: "ext4_file_read_iter [ext4]".into()
+            name: "ext4_file_read_iter [ext4]".into(),
+            retval: Some("0x0".into()),
+        }
+    );
+    assert_eq!(
+        parse(" 1)  cat-7  | + 12.50 us    |  } /* do_filp_open = -2 */"),
+        Line::Exit {
+            cpu: 1,
+            task: task("cat", 7),
+            ns: 12_500,
+            name: Some("do_filp_open".into()),
+            retval: Some("-2".into()),
         }
     );
 }

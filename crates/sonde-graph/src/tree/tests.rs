@@ -95,3 +95,21 @@ fn only_the_traced_function_starts_a_call() {
     // Without the function named, each top-level line is a call of its own.
     assert_eq!(build(text).1.len(), 4);
 }
+
+#[test]
+fn return_values_reach_the_tree_where_the_tracer_prints_them() {
+    let lines = [
+        " 1)  cat-7   |               |  do_filp_open() {",
+        " 1)  cat-7   |   0.500 us    |    path_init(); /* = 0xffffffff8a2b1c40 */",
+        " 1)  cat-7   | + 12.50 us    |  } /* do_filp_open = -2 */",
+    ];
+    let mut b = Builder::for_function("do_filp_open");
+    let call = lines.iter().find_map(|l| b.push(&crate::line::parse(l))).expect("a call");
+    assert_eq!(call.root.retval.as_deref(), Some("-2"));
+    assert_eq!(call.root.children[0].retval.as_deref(), Some("0xffffffff8a2b1c40"));
+    let text = crate::render::tree(&call, 1);
+    assert!(text.contains(" do_filp_open = -ENOENT\n"), "{text}");
+    assert!(text.contains(" path_init = 0xffffffff8a2b1c40\n"), "{text}");
+    let rec = crate::record::call(1, &call).to_string();
+    assert!(rec.contains("\"retval\": \"-2\""), "{rec}");
+}

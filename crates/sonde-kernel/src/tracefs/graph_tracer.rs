@@ -107,6 +107,9 @@ impl GraphTracer {
             ("funcgraph-overhead", true),
             ("funcgraph-tail", true),
             ("funcgraph-abstime", false),
+            // 6.5+: each return value, errors in signed decimal (not the -hex form).
+            ("funcgraph-retval", true),
+            ("funcgraph-retval-hex", false),
             ("function-fork", cfg.follow_forks),
         ] {
             self.set_if_present(&format!("options/{opt}"), if on { "1" } else { "0" })?;

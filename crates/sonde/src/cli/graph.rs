@@ -14,6 +14,8 @@ pub enum Mode {
     Svg,
     Folded,
     Raw,
+    // --errors: a Chrome/Perfetto trace-event JSON timeline.
+    Perfetto,
 }
 
 /// Trace every call of one kernel function with the function_graph tracer.
@@ -22,7 +24,8 @@ pub enum Mode {
 #[command(mut_arg("format", |a| a.short('f')))]
 pub struct GraphArgs {
     /// tree: each call as an indented tree; svg: flame graphs; folded: `a;b;c ns` lines; raw:
-    /// the tracer's own lines. (funcgraph's `-m maxdepth` is --max-depth here.)
+    /// the tracer's own lines; perfetto (--errors): a trace-event JSON timeline. (funcgraph's
+    /// `-m maxdepth` is --max-depth here.)
     #[arg(short = 'm', long, value_enum, default_value = "tree")]
     pub mode: Mode,
     /// The output file (folded, one summed SVG) or, with --step, the directory for the SVGs.
@@ -55,6 +58,16 @@ pub struct GraphArgs {
     /// Stop after this long (`5s`, `500ms`; a bare number is seconds, as funcgraph's -d).
     #[arg(short = 'd', long, value_name = "DURATION", value_parser = shared::run_time)]
     pub duration: Option<u64>,
+    /// Show only the calls of FUNCTION that fail (-Exxx, NULL, or slower than --latency), each
+    /// with the path its failure came up through (BPF probes instead of function_graph).
+    #[arg(long)]
+    pub errors: bool,
+    /// --errors: also record these functions inside FUNCTION (a name or a glob; repeatable).
+    #[arg(short = 'a', long = "also", value_name = "GLOB", requires = "errors")]
+    pub also: Vec<String>,
+    /// --errors: a call (or frame) at least this slow fails too (`10ms`; a bare number is ms).
+    #[arg(long, value_name = "DURATION", value_parser = shared::call_time, requires = "errors")]
+    pub latency: Option<u64>,
     /// The kernel function whose calls to trace.
     pub function: String,
     /// The command to run and trace, after `--`: its words reach it exactly as typed.
@@ -77,6 +90,14 @@ pub struct Graph {
     pub json: bool,
     pub max_events: Option<u64>,
     pub duration_ns: Option<u64>,
+    /// --errors, with the functions recorded inside and the latency bound.
+    pub errors: Option<Errors>,
+}
+
+#[derive(Debug)]
+pub struct Errors {
+    pub also: Vec<String>,
+    pub latency_ns: Option<u64>,
 }
 
 impl GraphArgs {
@@ -95,6 +116,7 @@ impl GraphArgs {
                     .into(),
             ));
         }
+        self.check_errors()?;
         let command = shared::command(self.pid, self.command.as_ref(), &self.cmd)?;
         Ok(Graph {
             function: self.function.clone(),
@@ -109,6 +131,44 @@ impl GraphArgs {
             json,
             max_events: self.max_events,
             duration_ns: self.duration,
+            errors: self
+                .errors
+                .then(|| Errors { also: self.also.clone(), latency_ns: self.latency }),
         })
+    }
+
+    /// The modes and flags --errors goes with, and perfetto only with it.
+    fn check_errors(&self) -> Result<(), Failure> {
+        if !self.errors {
+            return match self.mode {
+                Mode::Perfetto => Err(Failure::Usage(
+                    "-m perfetto is a timeline of failed calls: it goes with --errors".into(),
+                )),
+                _ => Ok(()),
+            };
+        }
+        if matches!(self.mode, Mode::Svg | Mode::Raw) {
+            return Err(Failure::Usage(
+                "--errors shows failed calls as -m tree, folded or perfetto (svg and raw are the function_graph tracer's)"
+                    .into(),
+            ));
+        }
+        let graph_only = [
+            (self.max_depth != 0, "--max-depth"),
+            (self.min_duration.is_some(), "--min-duration"),
+            (self.step.is_some(), "--step"),
+        ];
+        if let Some((_, flag)) = graph_only.iter().find(|(set, _)| *set) {
+            return Err(Failure::Usage(format!(
+                "{flag} is the function_graph tracer's: --errors records at most {} levels and takes --latency for slow calls",
+                sonde_graph::errors::program::MAX_DEPTH
+            )));
+        }
+        if self.mode == Mode::Perfetto && self.format.json() {
+            return Err(Failure::Usage(
+                "-m perfetto writes one JSON document of its own: leave out --json".into(),
+            ));
+        }
+        Ok(())
     }
 }

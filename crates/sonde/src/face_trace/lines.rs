@@ -75,10 +75,7 @@ impl Lines<'_> {
     }
 
     fn record(&mut self, v: &[Value]) {
-        let int = |i: usize| match v.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        };
+        let int = |i: usize| Value::u64_at(v, i);
         let tid = int(1) as u32;
         match int(0) {
             tp::TAG_ENTER => {

@@ -2,6 +2,7 @@
 //! silence every probe at once, detach in the background.
 
 use super::attach::attach_program;
+use super::{Events, Reason, Target};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
@@ -10,8 +11,9 @@ use sonde_kernel::attach::link::Link;
 use sonde_kernel::object::map::Map;
 use sonde_kernel::object::prog::Program;
 use sonde_kernel::object::ringbuf::RingBuf;
+use sonde_output::sink::Health;
 use sonde_syntax::diag::SourceFile;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The compiled program's maps and programs, in the kernel.
 pub struct Loaded {
@@ -83,6 +85,24 @@ impl Loaded {
             .collect()
     }
 
+    /// Steps 4 and 5 once attached (and the target's wake fds added to the events' wait): the
+    /// command released, events read until the run stops (after `duration_ns` at the latest),
+    /// then every program silenced at once and what the kernel still holds drained.
+    pub fn read_until_stopped(
+        &self,
+        events: &mut dyn Events,
+        target: &mut Target,
+        health: &Health,
+        duration_ns: Option<u64>,
+    ) -> Result<Reason, Failure> {
+        target.release();
+        let deadline = duration_ns.map(|d| Instant::now() + Duration::from_nanos(d));
+        let reason = super::poll::until_stopped(events, target, health, deadline)?;
+        self.silence(self.control()?)?;
+        events.drain()?;
+        Ok(reason)
+    }
+
     /// The control map's value (see `CONTROL_MAP`), read just before [`Loaded::silence`].
     pub fn control(&self) -> Result<Vec<u8>, Failure> {
         let control = &self.maps[sonde_compile::abi::CONTROL_MAP];
@@ -99,6 +119,16 @@ impl Loaded {
         let map = &self.maps[sonde_compile::abi::CONTROL_MAP];
         map.update(&0u32.to_le_bytes(), &control, 0).map_err(Failure::kernel)
     }
+}
+
+/// Once the output failed, the ring's records are only consumed (nothing more can be written,
+/// and its one sentence is all there is to say): true then.
+pub fn consumed_after_failure(ring: &mut RingBuf, health: &Health) -> Result<bool, Failure> {
+    if health.failure().is_none() {
+        return Ok(false);
+    }
+    ring.drain(|_| {}).map_err(Failure::kernel)?;
+    Ok(true)
 }
 
 /// The programs' links, and how many probes they stand for.
