@@ -22,6 +22,8 @@ pub enum Value {
         name: Option<String>,
     },
     Tuple(Vec<Value>),
+    /// bpftrace's `bool`: printed `true`/`false`, a JSON boolean.
+    Bool(bool),
 }
 
 impl Value {
@@ -56,6 +58,7 @@ impl Value {
         match self {
             Value::Int { .. } => SortKey::Int(self.as_i128().unwrap_or(0)),
             Value::Sym { addr, .. } => SortKey::Int(*addr as i128),
+            Value::Bool(b) => SortKey::Int(*b as i128),
             Value::Str(b) => SortKey::Bytes(until_nul(b).to_vec()),
             Value::Bytes(b) => SortKey::Bytes(b.clone()),
             Value::Tuple(vs) => SortKey::Tuple(vs.iter().map(Value::sort_key).collect()),
@@ -73,6 +76,7 @@ impl Value {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
             Value::Tuple(ref vs) => vs.iter().map(Value::to_json).collect(),
+            Value::Bool(b) => b.into(),
             _ => self.to_string().into(),
         }
     }
@@ -124,6 +128,7 @@ impl fmt::Display for Value {
             }
             Value::Sym { name: Some(n), .. } => f.write_str(n),
             Value::Sym { addr, name: None } => write!(f, "0x{addr:x}"),
+            Value::Bool(b) => write!(f, "{b}"),
             Value::Tuple(vs) => {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "({})", parts.join(", "))

@@ -118,6 +118,7 @@ impl Lower<'_> {
             }
             TExprKind::Strcmp(a, b) => self.strcmp(a, b, usize::MAX),
             TExprKind::Strncmp(a, b, n) => self.strcmp(a, b, *n),
+            TExprKind::StrContains(a, b) => self.str_contains(a, b),
             TExprKind::Str(_)
             | TExprKind::CtxBuf { .. }
             | TExprKind::CtxDataLoc { .. }

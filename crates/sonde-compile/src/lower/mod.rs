@@ -13,6 +13,7 @@ pub use len::len_counter;
 mod map_for;
 mod stack_len;
 mod stmt;
+mod strcontains;
 mod strings;
 mod tuple;
 mod values;

@@ -162,6 +162,8 @@ pub enum TExprKind {
     Strcmp(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `strncmp(a, b, n)`: `strcmp` over the first `n` bytes at most.
     Strncmp(Box<TExpr>, Box<TExpr>, usize),
+    /// bpftrace's `strcontains(haystack, needle)`: 1 when the needle occurs in the haystack.
+    StrContains(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `len(@m)`: the map's element count (`lower/len.rs`).
     MapLen {
         map: usize,

@@ -73,6 +73,8 @@ pub enum Type {
     SyscallName,
     /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
     Username,
+    /// bpftrace's `bool`: 0 or 1 in a register, printed `true`/`false` (`%d` prints 1/0).
+    Bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -142,6 +144,7 @@ impl Type {
             | Type::Strerror
             | Type::SyscallName
             | Type::Username
+            | Type::Bool
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
             Type::Buf(n) => 8 + n,
@@ -167,6 +170,7 @@ impl Type {
                 | Type::Strerror
                 | Type::SyscallName
                 | Type::Username
+                | Type::Bool
                 | Type::Stack { .. }
         )
     }
@@ -245,6 +249,7 @@ impl fmt::Display for Type {
             Type::Strerror => write!(f, "strerror"),
             Type::SyscallName => write!(f, "syscall name"),
             Type::Username => write!(f, "username"),
+            Type::Bool => write!(f, "bool"),
             Type::Inet => write!(f, "inet address"),
             Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user, mode, frames } => {

@@ -1,7 +1,7 @@
 //! Expressions: Pratt parsing with C's precedence.
 
 use super::{PResult, Parser, MAX_DEPTH};
-use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, Span, TypeName, UnOp};
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
 
@@ -186,8 +186,8 @@ impl Parser<'_> {
                 TokenKind::LBracket => return self.map(&t),
                 _ => match self.text_of(t.span) {
                     // bpftrace's `bool` constants.
-                    "true" => ExprKind::Int(1),
-                    "false" => ExprKind::Int(0),
+                    "true" => bool_literal(1, t.span),
+                    "false" => bool_literal(0, t.span),
                     w => ExprKind::Ident(w.to_string()),
                 },
             },
@@ -301,4 +301,11 @@ fn depth(e: &Expr) -> usize {
         ExprKind::Index { expr, index } => depth(expr).max(depth(index)),
         ExprKind::Ternary { cond, then, els } => depth(cond).max(depth(then)).max(depth(els)),
     }
+}
+
+/// `true`/`false`: bpftrace's `bool` constants, written as the cast `(bool)1` so they print as
+/// booleans and stay integers everywhere else.
+fn bool_literal(v: u64, span: Span) -> ExprKind {
+    let ty = TypeName { base: "bool".to_string(), pointers: 0, span };
+    ExprKind::Cast { ty, expr: Box::new(Expr { kind: ExprKind::Int(v), span }) }
 }

@@ -19,6 +19,7 @@ mod signal;
 mod sizes;
 pub mod spec;
 mod stacks;
+mod strcontains;
 mod strings;
 mod system_changes;
 pub mod table;

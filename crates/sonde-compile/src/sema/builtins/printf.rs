@@ -62,6 +62,7 @@ impl Checker<'_> {
                 | Type::Strerror
                 | Type::SyscallName
                 | Type::Username
+                | Type::Bool
                 | Type::Sym
                 | Type::USym
                 | Type::Stack { .. }

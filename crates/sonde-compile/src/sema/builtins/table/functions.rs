@@ -54,6 +54,16 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "strcontains",
+        params: &[arg("haystack", Kind::String), arg("needle", Kind::String)],
+        takes: "two strings",
+        returns: Returns::Type(&Type::Bool),
+        doc: "True when the second string occurs in the first (an empty one occurs in every string).",
+        example: "tracepoint:syscalls:sys_enter_openat /strcontains(str(args.filename), \"/etc/\")/ { @[comm] = count(); }",
+        check: Check::Value(|cx, c| cx.str_contains(c)),
+        ..FUNCTION
+    },
+    Spec {
         name: "reg",
         params: &[arg("name", Kind::StrLiteral)],
         takes: "a register's name, like `reg(\"ip\")`",
