@@ -142,6 +142,8 @@ impl Lower<'_> {
             Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
+            Builtin::NsecsBoot => sonde_bpf::helper::KTIME_GET_BOOT_NS,
+            Builtin::NsecsTai => sonde_bpf::helper::KTIME_GET_TAI_NS,
             Builtin::CurTask => h::GET_CURRENT_TASK,
             Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
             Builtin::NumaId => h::GET_NUMA_NODE_ID,

@@ -36,6 +36,10 @@ pub enum Builtin {
     Cpu,
     /// Nanoseconds since boot (monotonic clock).
     Nsecs,
+    /// Nanoseconds since boot, suspended time included: bpftrace's `nsecs(boot)` (5.8).
+    NsecsBoot,
+    /// International Atomic Time in nanoseconds: bpftrace's `nsecs(tai)` (6.1).
+    NsecsTai,
     /// Nanoseconds since sonde started.
     Elapsed,
     /// Name of the current task, char[16].

@@ -73,6 +73,8 @@ pub enum Type {
     SyscallName,
     /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
     Username,
+    /// A signal number printed as strsignal(3)'s text (bpftrace's `signal_name(n)`).
+    SignalName,
     /// bpftrace's `bool`: 0 or 1 in a register, printed `true`/`false` (`%d` prints 1/0).
     Bool,
 }
@@ -145,6 +147,7 @@ impl Type {
             | Type::SyscallName
             | Type::Username
             | Type::Bool
+            | Type::SignalName
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
             Type::Buf(n) => 8 + n,
@@ -171,6 +174,7 @@ impl Type {
                 | Type::SyscallName
                 | Type::Username
                 | Type::Bool
+                | Type::SignalName
                 | Type::Stack { .. }
         )
     }
@@ -250,6 +254,7 @@ impl fmt::Display for Type {
             Type::SyscallName => write!(f, "syscall name"),
             Type::Username => write!(f, "username"),
             Type::Bool => write!(f, "bool"),
+            Type::SignalName => write!(f, "signal name"),
             Type::Inet => write!(f, "inet address"),
             Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user, mode, frames } => {

@@ -19,6 +19,7 @@ mod signal;
 mod sizes;
 pub mod spec;
 mod stacks;
+mod newer;
 mod strcontains;
 mod strings;
 mod system_changes;

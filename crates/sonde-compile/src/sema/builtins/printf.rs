@@ -63,6 +63,7 @@ impl Checker<'_> {
                 | Type::SyscallName
                 | Type::Username
                 | Type::Bool
+                | Type::SignalName
                 | Type::Sym
                 | Type::USym
                 | Type::Stack { .. }

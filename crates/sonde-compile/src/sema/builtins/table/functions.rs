@@ -286,4 +286,44 @@ pub const FUNCTIONS: &[Spec] = &[
         check: Check::Value(|cx, c| cx.stack_call(c)),
         ..FUNCTION
     },
+    Spec {
+        name: "nsecs",
+        params: &[opt("clock", Kind::Value)],
+        takes: "an optional clock: `monotonic` (the default), `boot` or `tai`",
+        returns: Returns::Type(&Type::U64),
+        doc: "Nanoseconds on a clock: `monotonic` (as `nsecs`), `boot` (suspend included, Linux 5.8) or `tai` (International Atomic Time, 6.1).",
+        example: "BEGIN { printf(\"%llu\\n\", nsecs(boot)); }",
+        check: Check::Value(|cx, c| cx.nsecs_of(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "strlen",
+        params: &[arg("s", Kind::String)],
+        takes: "one string",
+        returns: Returns::Type(&Type::U64),
+        doc: "The string's bytes before its NUL, as `len(s)`.",
+        example: "tracepoint:syscalls:sys_enter_openat { @[strlen(str(args.filename))] = count(); }",
+        check: Check::Value(|cx, c| cx.strlen(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "pton",
+        params: &[arg("address", Kind::StrLiteral)],
+        takes: "an IP address as a string literal, like `pton(\"127.0.0.1\")`",
+        returns: Returns::Computed("an IPv4 address as an integer (its bytes in network order), an IPv6 address as 16 bytes"),
+        doc: "An IP address written as text, in the form `ntop()` takes, a constant.",
+        example: "BEGIN { printf(\"%s\\n\", ntop(pton(\"127.0.0.1\"))); }",
+        check: Check::Value(|cx, c| cx.pton(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "signal_name",
+        params: &[arg("signal", Kind::Integer)],
+        takes: "a signal number, like `signal_name(args.sig)`",
+        returns: Returns::Type(&Type::SignalName),
+        doc: "A signal number, printed as strsignal(3)'s text (`Interrupt`).",
+        example: "tracepoint:signal:signal_generate { @[signal_name(args.sig)] = count(); }",
+        check: Check::Value(|cx, c| cx.signal_name(c)),
+        ..FUNCTION
+    },
 ];

@@ -1,0 +1,83 @@
+//! bpftrace 0.22–0.24's smaller builtins: `nsecs(clock)`, `strlen(s)`, `pton(text)` and
+//! `signal_name(n)`.
+
+use super::spec::Call;
+use crate::model::tir::{Builtin, TExpr, TExprKind};
+use crate::model::types::Type;
+use crate::sema::check::Checker;
+use sonde_syntax::ast::{Expr, ExprKind};
+use sonde_syntax::diag::Diagnostic;
+
+impl Checker<'_> {
+    /// `nsecs()`, `nsecs(monotonic)` (as `nsecs`), `nsecs(boot)` and `nsecs(tai)`.
+    pub(super) fn nsecs_of(&mut self, c: &Call) -> TExpr {
+        let clock = match c.args {
+            [] => "monotonic",
+            [Expr { kind: ExprKind::Ident(name), .. }] => name.as_str(),
+            _ => return self.usage(c),
+        };
+        let (builtin, helper) = match clock {
+            "monotonic" => (Builtin::Nsecs, sonde_bpf::helper::KTIME_GET_NS),
+            "boot" => (Builtin::NsecsBoot, sonde_bpf::helper::KTIME_GET_BOOT_NS),
+            "tai" => (Builtin::NsecsTai, sonde_bpf::helper::KTIME_GET_TAI_NS),
+            other => {
+                let msg = format!(
+                    "nsecs() reads the clock `monotonic`, `boot` or `tai`, not `{}`",
+                    other
+                );
+                self.error(Diagnostic::error(c.args[0].span, msg));
+                return self.poisoned(c.span);
+            }
+        };
+        if !self.env.has_helper(helper) {
+            let msg = format!(
+                "nsecs({}) needs a newer kernel (boot: Linux 5.8, tai: 6.1): this one lacks the helper",
+                clock
+            );
+            self.error(Diagnostic::error(c.span, msg));
+            return self.poisoned(c.span);
+        }
+        TExpr { kind: TExprKind::Builtin(builtin), ty: Type::U64, span: c.span }
+    }
+
+    /// `strlen(s)`: `len()` of a string.
+    pub(super) fn strlen(&mut self, c: &Call) -> TExpr {
+        let s = self.expr(&c.args[0]);
+        if !s.ty.is_string() {
+            let msg = format!("strlen() measures a string, found `{}`", s.ty);
+            self.error(Diagnostic::error(s.span, msg));
+            return self.poisoned(c.span);
+        }
+        TExpr { kind: TExprKind::StrLen(Box::new(s)), ty: Type::U64, span: c.span }
+    }
+
+    /// `pton("127.0.0.1")`: an IPv4 address as the integer whose bytes in memory are the
+    /// address (what `ntop()` takes), an IPv6 address as its 16 bytes.
+    pub(super) fn pton(&mut self, c: &Call) -> TExpr {
+        let [Expr { kind: ExprKind::Str(text), span }] = c.args else {
+            return self.usage(c);
+        };
+        let text = String::from_utf8_lossy(text);
+        match text.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V4(a)) => {
+                let v = u32::from_le_bytes(a.octets()) as u64;
+                TExpr { kind: TExprKind::Int(v), ty: Type::U32, span: c.span }
+            }
+            Ok(std::net::IpAddr::V6(a)) => {
+                let kind = TExprKind::Str(a.octets().to_vec());
+                TExpr { kind, ty: Type::Bytes(16), span: c.span }
+            }
+            Err(_) => {
+                let msg = format!("pton(): `{}` is not an IPv4 or IPv6 address", text);
+                self.error(Diagnostic::error(*span, msg));
+                self.poisoned(c.span)
+            }
+        }
+    }
+
+    /// `signal_name(n)`: the number, printed as strsignal(3)'s text.
+    pub(super) fn signal_name(&mut self, c: &Call) -> TExpr {
+        let n = self.scalar(&c.args[0], "the signal number of signal_name()");
+        TExpr { kind: TExprKind::Cast(Box::new(n)), ty: Type::SignalName, span: c.span }
+    }
+}
