@@ -33,6 +33,13 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         }
         Type::SyscallName => Value::Str(syscall_name(u64_at(b, 0)).into_bytes()),
         Type::SignalName => Value::Str(crate::signal_name::strsignal(u64_at(b, 0) as i64).into_bytes()),
+        Type::Enum(def) => {
+            let v = u64_at(b, 0);
+            match def.name_of(v as i64) {
+                Some(name) => Value::Sym { addr: v, name: Some(name.to_string()) },
+                None => Value::Int { v, signed: true },
+            }
+        }
         Type::Bool => Value::Bool(u64_at(b, 0) != 0),
         Type::Username => Value::Str(username(u64_at(b, 0)).into_bytes()),
         Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),

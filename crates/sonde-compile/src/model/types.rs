@@ -73,10 +73,28 @@ pub enum Type {
     SyscallName,
     /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
     Username,
+    /// A script enum's value, printed as its enumerator's name (a number it has none for as
+    /// the number); arithmetic makes it a plain integer.
+    Enum(Rc<EnumDef>),
     /// A signal number printed as strsignal(3)'s text (bpftrace's `signal_name(n)`).
     SignalName,
     /// bpftrace's `bool`: 0 or 1 in a register, printed `true`/`false` (`%d` prints 1/0).
     Bool,
+}
+
+/// A script's `enum [NAME] { A = 1, ... }`.
+#[derive(Debug, PartialEq)]
+pub struct EnumDef {
+    /// Empty for an anonymous enum.
+    pub name: String,
+    pub values: Vec<(String, i64)>,
+}
+
+impl EnumDef {
+    /// The enumerator named for `v`, the first when several are.
+    pub fn name_of(&self, v: i64) -> Option<&str> {
+        self.values.iter().find(|(_, x)| *x == v).map(|(n, _)| n.as_str())
+    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -148,6 +166,7 @@ impl Type {
             | Type::Username
             | Type::Bool
             | Type::SignalName
+            | Type::Enum(_)
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
             Type::Buf(n) => 8 + n,
@@ -175,6 +194,7 @@ impl Type {
                 | Type::Username
                 | Type::Bool
                 | Type::SignalName
+                | Type::Enum(_)
                 | Type::Stack { .. }
         )
     }
@@ -255,6 +275,8 @@ impl fmt::Display for Type {
             Type::Username => write!(f, "username"),
             Type::Bool => write!(f, "bool"),
             Type::SignalName => write!(f, "signal name"),
+            Type::Enum(e) if e.name.is_empty() => write!(f, "enum"),
+            Type::Enum(e) => write!(f, "enum {}", e.name),
             Type::Inet => write!(f, "inet address"),
             Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user, mode, frames } => {

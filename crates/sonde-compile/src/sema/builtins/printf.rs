@@ -64,6 +64,7 @@ impl Checker<'_> {
                 | Type::Username
                 | Type::Bool
                 | Type::SignalName
+                | Type::Enum(_)
                 | Type::Sym
                 | Type::USym
                 | Type::Stack { .. }
