@@ -104,7 +104,7 @@ impl Checker<'_> {
         let els = self.expr(els);
         let ty = match (&then.ty, &els.ty) {
             // Branches of one printed kind (bool, an enum) keep it.
-            (a, b) if a == b && a.is_scalar() => a.clone(),
+            (a, b) if a == b && matches!(a, Type::Bool | Type::Enum(_)) => a.clone(),
             (a, b) if a.is_scalar() && b.is_scalar() => arith_type(a, b),
             (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
             (a, b) => {

@@ -127,8 +127,8 @@ pub const FUNCTIONS: &[Spec] = &[
         name: "delete",
         params: &[arg("map", Kind::Map), many("key", Kind::Value)],
         takes: "a map and its key, like `delete(@m, pid)`",
-        returns: Returns::Type(&Type::S64),
-        doc: "Removes the map's element: 1 when it was there (also a statement, `delete @m[key]`).",
+        returns: Returns::Type(&Type::Bool),
+        doc: "Removes the map's element: true when it was there (also a statement, `delete @m[key]`).",
         example: "tracepoint:syscalls:sys_exit_read { $had = delete(@start, tid); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
         check: Check::Value(|cx, c| cx.map_element(c)),
         ..FUNCTION
@@ -137,8 +137,8 @@ pub const FUNCTIONS: &[Spec] = &[
         name: "has_key",
         params: &[arg("map", Kind::Map), many("key", Kind::Value)],
         takes: "a map and its key, like `has_key(@m, pid)`",
-        returns: Returns::Type(&Type::S64),
-        doc: "1 when the map holds the element.",
+        returns: Returns::Type(&Type::Bool),
+        doc: "True when the map holds the element.",
         example: "tracepoint:syscalls:sys_exit_read /has_key(@start, tid)/ { @ns = hist(nsecs - @start[tid]); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
         check: Check::Value(|cx, c| cx.map_element(c)),
         ..FUNCTION
@@ -322,7 +322,7 @@ pub const FUNCTIONS: &[Spec] = &[
         takes: "a signal number, like `signal_name(args.sig)`",
         returns: Returns::Type(&Type::SignalName),
         doc: "A signal number, printed as strsignal(3)'s text (`Interrupt`).",
-        example: "tracepoint:signal:signal_generate { @[signal_name(args.sig)] = count(); }",
+        example: "BEGIN { printf(\"%s\\n\", signal_name(15)); }",
         check: Check::Value(|cx, c| cx.signal_name(c)),
         ..FUNCTION
     },
