@@ -32,7 +32,9 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
             Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
         }
         Type::SyscallName => Value::Str(syscall_name(u64_at(b, 0)).into_bytes()),
-        Type::SignalName => Value::Str(crate::signal_name::strsignal(u64_at(b, 0) as i64).into_bytes()),
+        Type::SignalName => {
+            Value::Str(crate::signal_name::strsignal(u64_at(b, 0) as i64).into_bytes())
+        }
         Type::Enum(def) => {
             let v = u64_at(b, 0);
             match def.name_of(v as i64) {

@@ -23,7 +23,9 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
         }
         "uprobe" | "u" | "uretprobe" | "ur" => uprobes(provider, rest, &mut out)?,
         "rawtracepoint" | "rt" => rawtracepoints(&env, rest, verbose, &mut out)?,
-        "software" | "s" | "interval" | "i" | "profile" | "p" => timers(&format!("{}:{}", provider, rest), &mut out),
+        "software" | "s" | "interval" | "i" | "profile" | "p" => {
+            timers(&format!("{}:{}", provider, rest), &mut out)
+        }
         _ => {
             timers(pattern, &mut out);
             tracepoints(&env, rest, verbose, &mut out)?;

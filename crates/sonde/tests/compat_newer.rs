@@ -40,7 +40,11 @@ fn bools_are_json_booleans() {
     let o = sonde(&["-f", "json", &script("newer.bt")]);
     o.assert_ok();
     let lines = o.lines();
-    assert!(lines.contains(&"{\"type\": \"value\", \"data\": [true,true,false]}"), "{}", o.describe());
+    assert!(
+        lines.contains(&"{\"type\": \"value\", \"data\": [true,true,false]}"),
+        "{}",
+        o.describe()
+    );
     assert!(
         lines.contains(&"{\"type\": \"value\", \"data\": [true,false,true,false]}"),
         "{}",
@@ -53,7 +57,12 @@ fn list_names_timer_and_software_probes() {
     require_bpf!();
     let o = sonde(&["-l", "interval:*"]);
     o.assert_ok();
-    assert_eq!(o.stdout, "interval:hz:\ninterval:ms:\ninterval:s:\ninterval:us:\n", "{}", o.describe());
+    assert_eq!(
+        o.stdout,
+        "interval:hz:\ninterval:ms:\ninterval:s:\ninterval:us:\n",
+        "{}",
+        o.describe()
+    );
     let o = sonde(&["-l", "s:cpu*"]);
     o.assert_ok();
     let want = "software:cpu-clock:\nsoftware:cpu-migrations:\nsoftware:cpu:\n";
