@@ -26,6 +26,10 @@ impl Parser<'_> {
         if self.eat(TokenKind::Question).is_none() {
             return Ok(cond);
         }
+        // GNU C's `a ?: b`: `a` when it is true, else `b`.
+        if self.peek().kind == TokenKind::Colon {
+            return self.elvis(cond);
+        }
         // Both arms recurse into `ternary` without passing through `unary`: count them here.
         let then = self.nested(|p| p.inner_expr())?;
         self.expect(TokenKind::Colon, "`:` in conditional expression `cond ? a : b`")?;
@@ -37,6 +41,29 @@ impl Parser<'_> {
                 then: Box::new(then),
                 els: Box::new(els),
             },
+            span,
+        })
+    }
+
+    /// `a ?: b` after `a ?`: `a ? a : b`. `a` is read twice, so it must be a value whose
+    /// reading changes nothing and gives the same twice: a variable, a map element or a constant.
+    fn elvis(&mut self, cond: Expr) -> PResult<Expr> {
+        let colon = self.bump();
+        let read_twice = matches!(
+            cond.kind,
+            ExprKind::Var(_) | ExprKind::Map { .. } | ExprKind::Int(_) | ExprKind::Str(_)
+        );
+        if !read_twice {
+            let msg = "`?:` with an empty middle takes a variable, a map element or a constant on its left";
+            let help = "assign the expression to a variable first: `$v = EXPR; $v ?: OTHER`";
+            self.emit(Diagnostic::error(cond.span.to(colon.span), msg).with_help(help));
+            return Err(());
+        }
+        let els = self.nested(|p| p.expr())?;
+        let span = cond.span.to(els.span);
+        let then = Box::new(cond.clone());
+        Ok(Expr {
+            kind: ExprKind::Ternary { cond: Box::new(cond), then, els: Box::new(els) },
             span,
         })
     }

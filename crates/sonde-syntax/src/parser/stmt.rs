@@ -318,7 +318,7 @@ impl Parser<'_> {
                     let value = self.expr()?;
                     StmtKind::AssignOp { target: e, op, value }
                 }
-                None => StmtKind::Expr(e),
+                None => branches_as_if(e),
             },
         };
         Ok((Stmt { kind, span: self.span_from(lo) }, false))
@@ -363,4 +363,22 @@ fn compound_op(k: &TokenKind) -> Option<BinOp> {
         ShrEq => BinOp::Shr,
         _ => return None,
     })
+}
+
+/// bpftrace's `cond ? printf("a") : printf("b");`: a conditional whose arms are calls, as a
+/// statement, is `if (cond) { ... } else { ... }`; any other expression statement stays one.
+fn branches_as_if(e: Expr) -> StmtKind {
+    match e.kind {
+        ExprKind::Ternary { cond, then, els }
+            if matches!(then.kind, ExprKind::Call { .. })
+                && matches!(els.kind, ExprKind::Call { .. }) =>
+        {
+            let arm = |x: Expr| Block {
+                span: x.span,
+                stmts: vec![Stmt { span: x.span, kind: StmtKind::Expr(x) }],
+            };
+            StmtKind::If { cond: *cond, then: arm(*then), els: Some(arm(*els)) }
+        }
+        kind => StmtKind::Expr(Expr { kind, span: e.span }),
+    }
 }
