@@ -42,6 +42,10 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
                 None => Value::Int { v, signed: true },
             }
         }
+        Type::MacAddr => {
+            let hex: Vec<String> = b.iter().take(6).map(|x| format!("{:02X}", x)).collect();
+            Value::Str(hex.join(":").into_bytes())
+        }
         Type::Bool => Value::Bool(u64_at(b, 0) != 0),
         Type::Username => Value::Str(username(u64_at(b, 0)).into_bytes()),
         Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),

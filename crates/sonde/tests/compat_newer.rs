@@ -1,5 +1,5 @@
 //! The compatibility lane for bpftrace's newer spellings: strcontains(), bools, script enums
-//! printed by name, nsecs(clock), strlen(), pton(), signal_name() and `__builtin_` names
+//! printed by name, nsecs(clock), strlen(), pton(), signal_name(), macaddr() and `__builtin_` names
 //! (tests/compat/newer.bt, our own script), with exact output; and `-l` of the timer and
 //! software providers.
 
@@ -27,6 +27,8 @@ Interrupt|Unknown signal 0|N/A
 @level: HIGH
 
 @levels[LOW, MAX]: 2
+
+@mac[00:1A:2B:3C:4D:5E]: 1
 
 @seen[true]: false
 

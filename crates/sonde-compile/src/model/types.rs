@@ -73,6 +73,8 @@ pub enum Type {
     SyscallName,
     /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
     Username,
+    /// bpftrace's `macaddr(a)`: 6 bytes printed as a MAC address, `00:1A:2B:3C:4D:5E`.
+    MacAddr,
     /// A script enum's value, printed as its enumerator's name (a number it has none for as
     /// the number); arithmetic makes it a plain integer.
     Enum(Rc<EnumDef>),
@@ -169,6 +171,7 @@ impl Type {
             | Type::Enum(_)
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
+            Type::MacAddr => 6,
             Type::Buf(n) => 8 + n,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
@@ -275,6 +278,7 @@ impl fmt::Display for Type {
             Type::Username => write!(f, "username"),
             Type::Bool => write!(f, "bool"),
             Type::SignalName => write!(f, "signal name"),
+            Type::MacAddr => write!(f, "mac address"),
             Type::Enum(e) if e.name.is_empty() => write!(f, "enum"),
             Type::Enum(e) => write!(f, "enum {}", e.name),
             Type::Inet => write!(f, "inet address"),

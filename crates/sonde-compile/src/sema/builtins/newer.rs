@@ -75,6 +75,22 @@ impl Checker<'_> {
         }
     }
 
+    /// `macaddr(a)`: the first 6 bytes of a string, bytes or byte array (`char mac[6]`).
+    pub(super) fn macaddr(&mut self, c: &Call) -> TExpr {
+        let a = self.expr(&c.args[0]);
+        let bytes = match &a.ty {
+            Type::Str(n) | Type::Bytes(n) => *n,
+            Type::Array { elem, len } if elem.size() == 1 => *len,
+            _ => 0,
+        };
+        if bytes < 6 {
+            let msg = format!("macaddr() needs 6 bytes (like `char mac[6]`), found `{}`", a.ty);
+            self.error(Diagnostic::error(a.span, msg));
+            return self.poisoned(c.span);
+        }
+        TExpr { ty: Type::MacAddr, span: c.span, ..a }
+    }
+
     /// `signal_name(n)`: the number, printed as strsignal(3)'s text.
     pub(super) fn signal_name(&mut self, c: &Call) -> TExpr {
         let n = self.scalar(&c.args[0], "the signal number of signal_name()");

@@ -72,7 +72,11 @@ impl Checker<'_> {
         let ok = if spec.wants_any() {
             true
         } else if spec.wants_string() {
-            textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_))
+            textual
+                || matches!(
+                    v.ty,
+                    Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_) | Type::MacAddr
+                )
         } else {
             v.ty.is_scalar()
         };

@@ -326,4 +326,14 @@ pub const FUNCTIONS: &[Spec] = &[
         check: Check::Value(|cx, c| cx.signal_name(c)),
         ..FUNCTION
     },
+    Spec {
+        name: "macaddr",
+        params: &[arg("bytes", Kind::Value)],
+        takes: "6 bytes, like `macaddr($s.mac)` of a `char mac[6]`",
+        returns: Returns::Type(&Type::MacAddr),
+        doc: "Six bytes, printed as a MAC address: `00:1A:2B:3C:4D:5E`.",
+        example: "BEGIN { printf(\"%s\\n\", macaddr(\"\\x00\\x1a\\x2b\\x3c\\x4d\\x5e\")); }",
+        check: Check::Value(|cx, c| cx.macaddr(c)),
+        ..FUNCTION
+    },
 ];
