@@ -22,6 +22,7 @@ fn newer_builtins_print_as_bpftrace_does() {
 (true, 16, 0)
 100007f 10.1.2.3 ::1
 Interrupt|Unknown signal 0|N/A
+usermode 1
 @c: 1
 
 @level: HIGH

@@ -2,10 +2,11 @@
 //! `signal_name(n)`.
 
 use super::spec::Call;
+use crate::model::site::ProgKind;
 use crate::model::tir::{Builtin, TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{Expr, ExprKind};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -89,6 +90,31 @@ impl Checker<'_> {
             return self.poisoned(c.span);
         }
         TExpr { ty: Type::MacAddr, span: c.span, ..a }
+    }
+
+    /// bpftrace's `usermode`: 1 when the probe fired in user mode. BEGIN and END run in
+    /// sonde's own process; kprobes, uprobes and perf events read the privilege level of the
+    /// code segment they stopped (`regs->cs & 3`, x86-64); the others fire in the kernel.
+    pub(in crate::sema) fn usermode(&mut self, span: Span) -> TExpr {
+        const CS: usize = 136;
+        let bin = |op, lhs: TExpr, rhs: u64| TExpr {
+            kind: TExprKind::Binary {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(TExpr::const_s64(rhs as i64, span)),
+            },
+            ty: Type::U64,
+            span,
+        };
+        match self.sites.first().map(|s| s.kind) {
+            Some(ProgKind::RawTracepoint) => TExpr { ty: Type::U8, ..TExpr::const_s64(1, span) },
+            Some(ProgKind::Kprobe | ProgKind::PerfEvent) => {
+                let cs = TExpr { kind: TExprKind::CtxLoad { offset: CS }, ty: Type::U64, span };
+                let ring = bin(BinOp::BitAnd, cs, 3);
+                TExpr { ty: Type::U8, ..bin(BinOp::Eq, ring, 3) }
+            }
+            _ => TExpr { ty: Type::U8, ..TExpr::const_s64(0, span) },
+        }
     }
 
     /// `signal_name(n)`: the number, printed as strsignal(3)'s text.
