@@ -23,6 +23,7 @@ fn newer_builtins_print_as_bpftrace_does() {
 100007f 10.1.2.3 ::1
 Interrupt|Unknown signal 0|N/A
 usermode 1
+Hello\\x00 hi
 @c: 1
 
 @level: HIGH

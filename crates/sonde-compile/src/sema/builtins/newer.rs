@@ -117,6 +117,28 @@ impl Checker<'_> {
         }
     }
 
+    /// `buf("text", n)`: the literal's first `n` bytes (a constant `n`, its length by default),
+    /// laid out as `buf()` reads memory: the length, then the bytes.
+    pub(super) fn literal_buf(&mut self, c: &Call, text: Vec<u8>) -> TExpr {
+        let n = match c.args.get(1) {
+            None => text.len(),
+            Some(l) => match crate::sema::stmt::constant(l) {
+                Some(n) if n >= 0 && n as usize <= text.len() + 1 => n as usize,
+                _ => {
+                    let msg = format!(
+                        "buf() of a string literal takes a constant length, 0 to {}",
+                        text.len() + 1
+                    );
+                    self.error(Diagnostic::error(l.span, msg));
+                    return self.poisoned(c.span);
+                }
+            },
+        };
+        let mut bytes = (n as u64).to_le_bytes().to_vec();
+        bytes.extend(text.iter().copied().chain(std::iter::once(0)).take(n));
+        TExpr { kind: TExprKind::Str(bytes), ty: Type::Buf(n), span: c.span }
+    }
+
     /// `signal_name(n)`: the number, printed as strsignal(3)'s text.
     pub(super) fn signal_name(&mut self, c: &Call) -> TExpr {
         let n = self.scalar(&c.args[0], "the signal number of signal_name()");
