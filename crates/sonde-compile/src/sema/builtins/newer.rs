@@ -139,6 +139,27 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Str(bytes), ty: Type::Buf(n), span: c.span }
     }
 
+    /// bpftrace's `probetype`: the provider of the probe's site (a program per site names it),
+    /// `special` for BEGIN and END.
+    pub(in crate::sema) fn probe_type(&mut self, span: Span) -> TExpr {
+        use crate::model::site::AttachPoint as P;
+        let name = match self.sites.first().map(|s| &s.point) {
+            Some(P::Begin | P::End) | None => "special",
+            Some(P::Tracepoint { .. }) => "tracepoint",
+            Some(P::Interval { .. }) => "interval",
+            Some(P::Kprobe { retprobe: false, .. }) => "kprobe",
+            Some(P::Kprobe { retprobe: true, .. }) => "kretprobe",
+            Some(P::Uprobe { retprobe: false, .. }) => "uprobe",
+            Some(P::Uprobe { retprobe: true, .. }) => "uretprobe",
+            Some(P::Fentry { exit: false, .. }) => "fentry",
+            Some(P::Fentry { exit: true, .. }) => "fexit",
+            Some(P::RawTracepoint { .. }) => "rawtracepoint",
+            Some(P::Profile { .. }) => "profile",
+            Some(P::Software { .. }) => "software",
+        };
+        TExpr::const_str(name.as_bytes().to_vec(), span)
+    }
+
     /// `signal_name(n)`: the number, printed as strsignal(3)'s text.
     pub(super) fn signal_name(&mut self, c: &Call) -> TExpr {
         let n = self.scalar(&c.args[0], "the signal number of signal_name()");

@@ -270,4 +270,12 @@ pub const VARIABLES: &[Spec] = &[
         check: Check::Var(|cx, _, span| cx.usermode(span)),
         ..VARIABLE
     },
+    Spec {
+        name: "probetype",
+        returns: Returns::Computed("a string"),
+        doc: "The provider of the probe that fired: `tracepoint`, `kprobe`, `uprobe`... (`special` for BEGIN and END).",
+        example: "tracepoint:syscalls:sys_enter_openat, kprobe:vfs_open { @[probetype] = count(); }",
+        check: Check::Var(|cx, _, span| cx.probe_type(span)),
+        ..VARIABLE
+    },
 ];
