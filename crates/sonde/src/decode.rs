@@ -38,7 +38,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::Enum(def) => {
             let v = u64_at(b, 0);
             match def.name_of(v as i64) {
-                Some(name) => Value::Sym { addr: v, name: Some(name.to_string()) },
+                Some(name) => Value::Named { v: v as i64, name: name.to_string() },
                 None => Value::Int { v, signed: true },
             }
         }

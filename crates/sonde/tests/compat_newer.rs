@@ -57,6 +57,14 @@ fn bools_are_json_booleans() {
 }
 
 #[test]
+fn enums_are_numbers_in_json() {
+    require_bpf!();
+    let o = sonde(&["-f", "json", "enum { FOO = 333 }; BEGIN { $f = FOO; print($f); exit(); }"]);
+    o.assert_ok();
+    assert!(o.lines().contains(&"{\"type\": \"value\", \"data\": 333}"), "{}", o.describe());
+}
+
+#[test]
 fn list_names_timer_and_software_probes() {
     require_bpf!();
     let o = sonde(&["-l", "interval:*"]);
