@@ -295,6 +295,13 @@ impl Parser<'_> {
         let lo = e.span;
         let kind = self.peek_kind();
         let kind = match kind {
+            // bpftrace's `_ = expr`: the value is computed and dropped, without the warning an
+            // unused value gets. It is held by a variable no program can name.
+            TokenKind::Eq if matches!(&e.kind, ExprKind::Ident(n) if n == "_") => {
+                self.bump();
+                let value = self.expr()?;
+                StmtKind::Let { name: DISCARDED.to_string(), ty: None, value: Some(value) }
+            }
             TokenKind::Eq => {
                 self.bump();
                 self.check_target(&e)?;
@@ -364,6 +371,9 @@ fn compound_op(k: &TokenKind) -> Option<BinOp> {
         _ => return None,
     })
 }
+
+/// The variable `_ = expr` assigns: a name that `$` cannot spell.
+const DISCARDED: &str = "_ (discarded)";
 
 /// bpftrace's `cond ? printf("a") : printf("b");`: a conditional whose arms are calls, as a
 /// statement, is `if (cond) { ... } else { ... }`; any other expression statement stays one.
