@@ -149,8 +149,7 @@ impl Parser<'_> {
                 return p.if_stmt();
             }
             if p.at_word("return") {
-                let t = p.bump();
-                return Ok((Stmt { kind: StmtKind::Return, span: t.span }, false));
+                return p.return_stmt();
             }
             if p.at_word("delete") {
                 return p.delete_stmt();
@@ -165,6 +164,21 @@ impl Parser<'_> {
             }
             p.simple_stmt()
         })
+    }
+
+    /// `return;`, and bpftrace's `return EXPR;` in a probe, whose value no probe's caller reads:
+    /// the value is computed and dropped (as `_ = EXPR`), then the probe returns.
+    fn return_stmt(&mut self) -> PResult<(Stmt, bool)> {
+        let t = self.bump();
+        let ret = Stmt { kind: StmtKind::Return, span: t.span };
+        if matches!(self.peek().kind, TokenKind::Semi | TokenKind::RBrace) {
+            return Ok((ret, false));
+        }
+        let value = self.expr()?;
+        let span = t.span.to(value.span);
+        let drop = StmtKind::Let { name: DISCARDED.to_string(), ty: None, value: Some(value) };
+        let stmts = vec![Stmt { kind: drop, span }, ret];
+        Ok((Stmt { kind: StmtKind::Seq(Block { stmts, span }), span }, false))
     }
 
     /// `if (cond) stmt-or-block [else stmt-or-block]`, including `else if`.
