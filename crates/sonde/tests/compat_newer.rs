@@ -57,6 +57,20 @@ fn bools_are_json_booleans() {
 }
 
 #[test]
+fn nsecs_reads_the_tai_clock() {
+    require_bpf!();
+    // TAI is wall-clock time (seconds since 1970, ahead of UTC), far past the boot clock.
+    let prog = "BEGIN { $tai = nsecs(tai); $boot = nsecs(boot); printf(\"%d\\n\", $tai > $boot * 1000); exit(); }";
+    let o = sonde(&[prog]);
+    if o.stderr.contains("needs a newer kernel") {
+        println!("skipped: bpf_ktime_get_tai_ns is Linux 6.1+");
+        return;
+    }
+    o.assert_ok();
+    assert_eq!(o.stdout, "1\n", "{}", o.describe());
+}
+
+#[test]
 fn enums_are_numbers_in_json() {
     require_bpf!();
     let o = sonde(&["-f", "json", "enum { FOO = 333 }; BEGIN { $f = FOO; print($f); exit(); }"]);
