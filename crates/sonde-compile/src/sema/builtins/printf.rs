@@ -91,7 +91,10 @@ impl Checker<'_> {
             );
         }
         let as_number = textual && !spec.wants_string() && !spec.wants_any();
-        if as_number {
+        if as_number && matches!(v.ty, Type::Enum(_)) {
+            // Enumerators may be negative.
+            Type::S64
+        } else if as_number {
             Type::U64
         } else {
             v.ty.clone()
