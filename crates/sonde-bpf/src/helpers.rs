@@ -43,6 +43,7 @@ pub mod helper {
     pub const FOR_EACH_MAP_ELEM: u32 = 164;
     pub const GET_FUNC_IP: u32 = 173;
     pub const GET_ATTACH_COOKIE: u32 = 174;
+    pub const KTIME_GET_TAI_NS: u32 = 208;
     pub const GET_FUNC_ARG: u32 = 183;
     pub const GET_FUNC_RET: u32 = 184;
     pub const MAP_LOOKUP_PERCPU_ELEM: u32 = 195;
@@ -302,6 +303,7 @@ mod tests {
             (helper::PROBE_READ_KERNEL_STR, "bpf_probe_read_kernel_str"),
             (helper::GET_NS_CURRENT_PID_TGID, "bpf_get_ns_current_pid_tgid"),
             (helper::KTIME_GET_BOOT_NS, "bpf_ktime_get_boot_ns"),
+            (helper::KTIME_GET_TAI_NS, "bpf_ktime_get_tai_ns"),
             (helper::RINGBUF_OUTPUT, "bpf_ringbuf_output"),
             (helper::RINGBUF_RESERVE, "bpf_ringbuf_reserve"),
             (helper::RINGBUF_SUBMIT, "bpf_ringbuf_submit"),

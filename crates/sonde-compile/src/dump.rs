@@ -258,6 +258,9 @@ impl Names<'_> {
                 format!("mem{}({})", if *user { "_user" } else { "" }, self.expr(ptr))
             }
             TExprKind::Strcmp(a, b) => format!("strcmp({}, {})", self.expr(a), self.expr(b)),
+            TExprKind::StrContains(a, b) => {
+                format!("strcontains({}, {})", self.expr(a), self.expr(b))
+            }
             TExprKind::Strncmp(a, b, n) => {
                 format!("strncmp({}, {}, {})", self.expr(a), self.expr(b), n)
             }

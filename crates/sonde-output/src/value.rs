@@ -22,6 +22,14 @@ pub enum Value {
         name: Option<String>,
     },
     Tuple(Vec<Value>),
+    /// bpftrace's `bool`: printed `true`/`false`, a JSON boolean.
+    Bool(bool),
+    /// A number with a name (a script enum's enumerator): the name in text, the number in
+    /// JSON, ordered by the number.
+    Named {
+        v: i64,
+        name: String,
+    },
 }
 
 impl Value {
@@ -64,6 +72,8 @@ impl Value {
         match self {
             Value::Int { .. } => SortKey::Int(self.as_i128().unwrap_or(0)),
             Value::Sym { addr, .. } => SortKey::Int(*addr as i128),
+            Value::Bool(b) => SortKey::Int(*b as i128),
+            Value::Named { v, .. } => SortKey::Int(*v as i128),
             Value::Str(b) => SortKey::Bytes(until_nul(b).to_vec()),
             Value::Bytes(b) => SortKey::Bytes(b.clone()),
             Value::Tuple(vs) => SortKey::Tuple(vs.iter().map(Value::sort_key).collect()),
@@ -81,6 +91,8 @@ impl Value {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
             Value::Tuple(ref vs) => vs.iter().map(Value::to_json).collect(),
+            Value::Bool(b) => b.into(),
+            Value::Named { v, .. } => v.into(),
             _ => self.json_text().into(),
         }
     }
@@ -154,6 +166,8 @@ impl fmt::Display for Value {
             }
             Value::Sym { name: Some(n), .. } => f.write_str(n),
             Value::Sym { addr, name: None } => write!(f, "0x{addr:x}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Named { name, .. } => f.write_str(name),
             Value::Tuple(vs) => {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "({})", parts.join(", "))

@@ -32,6 +32,21 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
             Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
         }
         Type::SyscallName => Value::Str(syscall_name(u64_at(b, 0)).into_bytes()),
+        Type::SignalName => {
+            Value::Str(crate::signal_name::strsignal(u64_at(b, 0) as i64).into_bytes())
+        }
+        Type::Enum(def) => {
+            let v = u64_at(b, 0);
+            match def.name_of(v as i64) {
+                Some(name) => Value::Named { v: v as i64, name: name.to_string() },
+                None => Value::Int { v, signed: true },
+            }
+        }
+        Type::MacAddr => {
+            let hex: Vec<String> = b.iter().take(6).map(|x| format!("{:02X}", x)).collect();
+            Value::Str(hex.join(":").into_bytes())
+        }
+        Type::Bool => Value::Bool(u64_at(b, 0) != 0),
         Type::Username => Value::Str(username(u64_at(b, 0)).into_bytes()),
         Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),
         Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),

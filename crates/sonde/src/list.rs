@@ -23,7 +23,11 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
         }
         "uprobe" | "u" | "uretprobe" | "ur" => uprobes(provider, rest, &mut out)?,
         "rawtracepoint" | "rt" => rawtracepoints(&env, rest, verbose, &mut out)?,
+        "software" | "s" | "interval" | "i" | "profile" | "p" => {
+            timers(&format!("{}:{}", provider, rest), &mut out)
+        }
         _ => {
+            timers(pattern, &mut out);
             tracepoints(&env, rest, verbose, &mut out)?;
             // Kernels without kprobes (or without tracefs' function list) still list tracepoints.
             let _ = kprobes(&env, "kprobe", rest, verbose, &mut out);
@@ -61,7 +65,45 @@ fn is_provider(p: &str) -> bool {
             | "ur"
             | "rawtracepoint"
             | "rt"
+            | "software"
+            | "s"
+            | "interval"
+            | "i"
+            | "profile"
+            | "p"
     )
+}
+
+/// The software events (names and aliases) and the timer providers' units, as bpftrace lists
+/// them (`software:page-faults:`, `interval:ms:`), matching `pattern` (a short provider name
+/// stands for its long one).
+fn timers(pattern: &str, out: &mut String) {
+    let long = |p: &str| -> String {
+        match p {
+            "s" => "software",
+            "i" => "interval",
+            "p" => "profile",
+            other => other,
+        }
+        .to_string()
+    };
+    let pattern = match pattern.split_once(':') {
+        Some((p, rest)) => format!("{}:{}", long(p), rest),
+        None => pattern.to_string(),
+    };
+    let events = sonde_compile::provider::profile::SOFTWARE_EVENTS.iter();
+    let names = events.flat_map(|(n, alias, _)| [*n, *alias]).filter(|n| !n.is_empty());
+    let mut all: Vec<String> = names.map(|n| format!("software:{}:", n)).collect();
+    for provider in ["interval", "profile"] {
+        all.extend(["hz", "us", "ms", "s"].map(|u| format!("{}:{}:", provider, u)));
+    }
+    all.sort();
+    for probe in all {
+        // `software:*` matches `software:cpu:`; so does `software:cpu` (its last `:` is bpftrace's).
+        if glob_match(&pattern, &probe) || glob_match(&pattern, probe.trim_end_matches(':')) {
+            let _ = writeln!(out, "{}", probe);
+        }
+    }
 }
 
 /// The tracepoints BTF types (`rawtracepoint:NAME`), with -v their C arguments.

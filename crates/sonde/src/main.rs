@@ -24,6 +24,7 @@ mod run;
 mod self_test;
 mod session;
 mod shell;
+mod signal_name;
 mod signals;
 mod stdout;
 mod strftime;

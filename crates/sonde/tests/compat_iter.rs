@@ -50,8 +50,10 @@ fn script_types_run() {
     assert!(o.stdout.contains("sec=1 ms=250 us=250000\n"), "{}", o.describe());
     // C's layout: struct wrap is int@0, char[3]@4, pointer@8, short@16, 24 bytes in all.
     assert!(o.stdout.contains("@sizes: (16, 24, 8)\n"), "{}", o.describe());
-    // Enumerators count on from the last value, negative ones too.
-    assert!(o.stdout.contains("@units: (1, 60, 61, -2, -1)\n"), "{}", o.describe());
+    // Enumerators count on from the last value, negative ones too; they print by name, as
+    // bpftrace's do, and as numbers with %d.
+    assert!(o.stdout.contains("units 1 60 61 -2 -1\n"), "{}", o.describe());
+    assert!(o.stdout.contains("@units: (SEC, MIN, NEXT, NEG, AFTER)\n"), "{}", o.describe());
 }
 
 #[test]

@@ -118,6 +118,7 @@ impl Lower<'_> {
             }
             TExprKind::Strcmp(a, b) => self.strcmp(a, b, usize::MAX),
             TExprKind::Strncmp(a, b, n) => self.strcmp(a, b, *n),
+            TExprKind::StrContains(a, b) => self.str_contains(a, b),
             TExprKind::Str(_)
             | TExprKind::CtxBuf { .. }
             | TExprKind::CtxDataLoc { .. }
@@ -141,6 +142,8 @@ impl Lower<'_> {
             Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
             Builtin::Nsecs | Builtin::Elapsed => h::KTIME_GET_NS,
+            Builtin::NsecsBoot => sonde_bpf::helper::KTIME_GET_BOOT_NS,
+            Builtin::NsecsTai => sonde_bpf::helper::KTIME_GET_TAI_NS,
             Builtin::CurTask => h::GET_CURRENT_TASK,
             Builtin::Cgroup => h::GET_CURRENT_CGROUP_ID,
             Builtin::NumaId => h::GET_NUMA_NODE_ID,

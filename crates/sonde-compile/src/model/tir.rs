@@ -36,6 +36,10 @@ pub enum Builtin {
     Cpu,
     /// Nanoseconds since boot (monotonic clock).
     Nsecs,
+    /// Nanoseconds since boot, suspended time included: bpftrace's `nsecs(boot)` (5.8).
+    NsecsBoot,
+    /// International Atomic Time in nanoseconds: bpftrace's `nsecs(tai)` (6.1).
+    NsecsTai,
     /// Nanoseconds since sonde started.
     Elapsed,
     /// Name of the current task, char[16].
@@ -162,6 +166,8 @@ pub enum TExprKind {
     Strcmp(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `strncmp(a, b, n)`: `strcmp` over the first `n` bytes at most.
     Strncmp(Box<TExpr>, Box<TExpr>, usize),
+    /// bpftrace's `strcontains(haystack, needle)`: 1 when the needle occurs in the haystack.
+    StrContains(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `len(@m)`: the map's element count (`lower/len.rs`).
     MapLen {
         map: usize,

@@ -75,6 +75,30 @@ pub enum Type {
     SyscallName,
     /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
     Username,
+    /// bpftrace's `macaddr(a)`: 6 bytes printed as a MAC address, `00:1A:2B:3C:4D:5E`.
+    MacAddr,
+    /// A script enum's value, printed as its enumerator's name (a number it has none for as
+    /// the number); arithmetic makes it a plain integer.
+    Enum(Rc<EnumDef>),
+    /// A signal number printed as strsignal(3)'s text (bpftrace's `signal_name(n)`).
+    SignalName,
+    /// bpftrace's `bool`: 0 or 1 in a register, printed `true`/`false` (`%d` prints 1/0).
+    Bool,
+}
+
+/// A script's `enum [NAME] { A = 1, ... }`.
+#[derive(Debug, PartialEq)]
+pub struct EnumDef {
+    /// Empty for an anonymous enum.
+    pub name: String,
+    pub values: Vec<(String, i64)>,
+}
+
+impl EnumDef {
+    /// The enumerator named for `v`, the first when several are.
+    pub fn name_of(&self, v: i64) -> Option<&str> {
+        self.values.iter().find(|(_, x)| *x == v).map(|(n, _)| n.as_str())
+    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -144,8 +168,12 @@ impl Type {
             | Type::Strerror
             | Type::SyscallName
             | Type::Username
+            | Type::Bool
+            | Type::SignalName
+            | Type::Enum(_)
             | Type::Stack { .. } => 8,
             Type::Inet => 24,
+            Type::MacAddr => 6,
             Type::Buf(n) => 8 + n,
             Type::Str(n) | Type::Bytes(n) => *n,
             Type::Array { elem, len } => elem.size() * len,
@@ -169,6 +197,9 @@ impl Type {
                 | Type::Strerror
                 | Type::SyscallName
                 | Type::Username
+                | Type::Bool
+                | Type::SignalName
+                | Type::Enum(_)
                 | Type::Stack { .. }
         )
     }
@@ -247,6 +278,11 @@ impl fmt::Display for Type {
             Type::Strerror => write!(f, "strerror"),
             Type::SyscallName => write!(f, "syscall name"),
             Type::Username => write!(f, "username"),
+            Type::Bool => write!(f, "bool"),
+            Type::SignalName => write!(f, "signal name"),
+            Type::MacAddr => write!(f, "mac address"),
+            Type::Enum(e) if e.name.is_empty() => write!(f, "enum"),
+            Type::Enum(e) => write!(f, "enum {}", e.name),
             Type::Inet => write!(f, "inet address"),
             Type::Buf(n) => write!(f, "buffer[{}]", n),
             Type::Stack { user, mode, frames } => {

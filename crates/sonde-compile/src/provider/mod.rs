@@ -7,7 +7,7 @@ mod fentry;
 mod interval;
 pub mod kernel_functions;
 mod kprobe;
-mod profile;
+pub mod profile;
 pub mod rawtracepoint;
 mod special;
 mod tracepoint;

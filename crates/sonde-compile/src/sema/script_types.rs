@@ -6,7 +6,7 @@
 use super::check::Checker;
 use super::typename;
 use crate::model::tir::TExpr;
-use crate::model::types::{Field, StructDef, Type};
+use crate::model::types::{EnumDef, Field, StructDef, Type};
 use sonde_syntax::ast::{Span, TypeDecl, TypeName};
 use sonde_syntax::diag::Diagnostic;
 use std::collections::HashMap;
@@ -15,8 +15,9 @@ use std::rc::Rc;
 #[derive(Default, Debug)]
 pub struct ScriptTypes {
     structs: HashMap<String, Rc<StructDef>>,
-    enums: HashMap<String, i64>,
-    enum_types: Vec<String>,
+    /// Each enumerator's value and enum.
+    enums: HashMap<String, (i64, Rc<EnumDef>)>,
+    enum_types: Vec<Rc<EnumDef>>,
 }
 
 impl ScriptTypes {
@@ -73,9 +74,13 @@ impl ScriptTypes {
                     out.structs.insert(name.clone(), Rc::new(def));
                 }
                 TypeDecl::Enum { name, values, .. } => {
-                    out.enum_types.extend(name.iter().cloned());
+                    let def = Rc::new(EnumDef {
+                        name: name.clone().unwrap_or_default(),
+                        values: values.iter().map(|(n, v, _)| (n.clone(), *v)).collect(),
+                    });
+                    out.enum_types.push(def.clone());
                     for (n, v, span) in values {
-                        if out.enums.insert(n.clone(), *v).is_some() {
+                        if out.enums.insert(n.clone(), (*v, def.clone())).is_some() {
                             let msg = format!("enumerator `{}` is defined twice", n);
                             diags.push(Diagnostic::error(*span, msg));
                         }
@@ -91,7 +96,8 @@ impl ScriptTypes {
         let own = if let Some(n) = t.base.strip_prefix("struct ") {
             self.structs.get(n.trim()).map(|s| Type::Struct(s.clone()))
         } else if let Some(n) = t.base.strip_prefix("enum ") {
-            self.enum_types.iter().any(|e| e == n.trim()).then_some(Type::S64)
+            let n = n.trim();
+            self.enum_types.iter().find(|e| e.name == n).map(|e| Type::Enum(e.clone()))
         } else {
             None
         };
@@ -152,8 +158,8 @@ impl Checker<'_> {
 
     /// One of the script's enumerators, as a constant.
     pub(super) fn script_enum(&self, name: &str, span: Span) -> Option<TExpr> {
-        let v = *self.types.enums.get(name)?;
-        Some(TExpr::const_s64(v, span))
+        let (v, def) = self.types.enums.get(name)?;
+        Some(TExpr { ty: Type::Enum(def.clone()), ..TExpr::const_s64(*v, span) })
     }
 
     /// Member `field` of the script's struct `s` at `place`.

@@ -44,7 +44,11 @@ pub(super) fn programs(
             && names_any(&probe.body, probe.predicate.as_ref(), &["caller", "func"])
             && (uprobe || !env.has_helper(sonde_bpf::helper::GET_FUNC_IP))
     };
-    let ctx = names_any(&probe.body, probe.predicate.as_ref(), &["args", "data", "probe"]);
+    let ctx = names_any(
+        &probe.body,
+        probe.predicate.as_ref(),
+        &["args", "data", "probe", "probetype", "__builtin_probe", "__builtin_probetype"],
+    );
     share_programs(index, sites, |s| ctx || per_site(s))
 }
 

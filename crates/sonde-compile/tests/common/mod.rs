@@ -27,9 +27,11 @@ const FIXTURE_SYMBOLS: [(&str, u64); 2] =
 
 impl Env for FixtureEnv {
     fn has_helper(&self, id: u32) -> bool {
-        use sonde_bpf::helper::{FOR_EACH_MAP_ELEM, GET_FUNC_IP, MAP_LOOKUP_PERCPU_ELEM};
-        !(self.no_func_ip
-            && (id == GET_FUNC_IP || id == FOR_EACH_MAP_ELEM || id == MAP_LOOKUP_PERCPU_ELEM))
+        use sonde_bpf::helper::{
+            FOR_EACH_MAP_ELEM, GET_FUNC_IP, KTIME_GET_TAI_NS, MAP_LOOKUP_PERCPU_ELEM,
+        };
+        let newer = [GET_FUNC_IP, FOR_EACH_MAP_ELEM, MAP_LOOKUP_PERCPU_ELEM, KTIME_GET_TAI_NS];
+        !(self.no_func_ip && newer.contains(&id))
     }
 
     /// BPF's signed division came in 6.6, after 5.10.

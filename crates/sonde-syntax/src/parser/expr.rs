@@ -1,7 +1,7 @@
 //! Expressions: Pratt parsing with C's precedence.
 
 use super::{PResult, Parser, MAX_DEPTH};
-use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, Span, TypeName, UnOp};
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
 
@@ -26,6 +26,10 @@ impl Parser<'_> {
         if self.eat(TokenKind::Question).is_none() {
             return Ok(cond);
         }
+        // GNU C's `a ?: b`: `a` when it is true, else `b`.
+        if self.peek().kind == TokenKind::Colon {
+            return self.elvis(cond);
+        }
         // Both arms recurse into `ternary` without passing through `unary`: count them here.
         let then = self.nested(|p| p.inner_expr())?;
         self.expect(TokenKind::Colon, "`:` in conditional expression `cond ? a : b`")?;
@@ -37,6 +41,29 @@ impl Parser<'_> {
                 then: Box::new(then),
                 els: Box::new(els),
             },
+            span,
+        })
+    }
+
+    /// `a ?: b` after `a ?`: `a ? a : b`. `a` is read twice, so it must be a value whose
+    /// reading changes nothing and gives the same twice: a variable, a map element or a constant.
+    fn elvis(&mut self, cond: Expr) -> PResult<Expr> {
+        let colon = self.bump();
+        let read_twice = matches!(
+            cond.kind,
+            ExprKind::Var(_) | ExprKind::Map { .. } | ExprKind::Int(_) | ExprKind::Str(_)
+        );
+        if !read_twice {
+            let msg = "`?:` with an empty middle takes a variable, a map element or a constant on its left";
+            let help = "assign the expression to a variable first: `$v = EXPR; $v ?: OTHER`";
+            self.emit(Diagnostic::error(cond.span.to(colon.span), msg).with_help(help));
+            return Err(());
+        }
+        let els = self.nested(|p| p.expr())?;
+        let span = cond.span.to(els.span);
+        let then = Box::new(cond.clone());
+        Ok(Expr {
+            kind: ExprKind::Ternary { cond: Box::new(cond), then, els: Box::new(els) },
             span,
         })
     }
@@ -186,8 +213,8 @@ impl Parser<'_> {
                 TokenKind::LBracket => return self.map(&t),
                 _ => match self.text_of(t.span) {
                     // bpftrace's `bool` constants.
-                    "true" => ExprKind::Int(1),
-                    "false" => ExprKind::Int(0),
+                    "true" => bool_literal(1, t.span),
+                    "false" => bool_literal(0, t.span),
                     w => ExprKind::Ident(w.to_string()),
                 },
             },
@@ -301,4 +328,11 @@ fn depth(e: &Expr) -> usize {
         ExprKind::Index { expr, index } => depth(expr).max(depth(index)),
         ExprKind::Ternary { cond, then, els } => depth(cond).max(depth(then)).max(depth(els)),
     }
+}
+
+/// `true`/`false`: bpftrace's `bool` constants, written as the cast `(bool)1` so they print as
+/// booleans and stay integers everywhere else.
+fn bool_literal(v: u64, span: Span) -> ExprKind {
+    let ty = TypeName { base: "bool".to_string(), pointers: 0, span };
+    ExprKind::Cast { ty, expr: Box::new(Expr { kind: ExprKind::Int(v), span }) }
 }

@@ -149,8 +149,7 @@ impl Parser<'_> {
                 return p.if_stmt();
             }
             if p.at_word("return") {
-                let t = p.bump();
-                return Ok((Stmt { kind: StmtKind::Return, span: t.span }, false));
+                return p.return_stmt();
             }
             if p.at_word("delete") {
                 return p.delete_stmt();
@@ -165,6 +164,21 @@ impl Parser<'_> {
             }
             p.simple_stmt()
         })
+    }
+
+    /// `return;`, and bpftrace's `return EXPR;` in a probe, whose value no probe's caller reads:
+    /// the value is computed and dropped (as `_ = EXPR`), then the probe returns.
+    fn return_stmt(&mut self) -> PResult<(Stmt, bool)> {
+        let t = self.bump();
+        let ret = Stmt { kind: StmtKind::Return, span: t.span };
+        if matches!(self.peek().kind, TokenKind::Semi | TokenKind::RBrace) {
+            return Ok((ret, false));
+        }
+        let value = self.expr()?;
+        let span = t.span.to(value.span);
+        let drop = StmtKind::Let { name: DISCARDED.to_string(), ty: None, value: Some(value) };
+        let stmts = vec![Stmt { kind: drop, span }, ret];
+        Ok((Stmt { kind: StmtKind::Seq(Block { stmts, span }), span }, false))
     }
 
     /// `if (cond) stmt-or-block [else stmt-or-block]`, including `else if`.
@@ -295,6 +309,13 @@ impl Parser<'_> {
         let lo = e.span;
         let kind = self.peek_kind();
         let kind = match kind {
+            // bpftrace's `_ = expr`: the value is computed and dropped, without the warning an
+            // unused value gets. It is held by a variable no program can name.
+            TokenKind::Eq if matches!(&e.kind, ExprKind::Ident(n) if n == "_") => {
+                self.bump();
+                let value = self.expr()?;
+                StmtKind::Let { name: DISCARDED.to_string(), ty: None, value: Some(value) }
+            }
             TokenKind::Eq => {
                 self.bump();
                 self.check_target(&e)?;
@@ -318,7 +339,7 @@ impl Parser<'_> {
                     let value = self.expr()?;
                     StmtKind::AssignOp { target: e, op, value }
                 }
-                None => StmtKind::Expr(e),
+                None => branches_as_if(e),
             },
         };
         Ok((Stmt { kind, span: self.span_from(lo) }, false))
@@ -363,4 +384,25 @@ fn compound_op(k: &TokenKind) -> Option<BinOp> {
         ShrEq => BinOp::Shr,
         _ => return None,
     })
+}
+
+/// The variable `_ = expr` assigns: a name that `$` cannot spell.
+const DISCARDED: &str = "_ (discarded)";
+
+/// bpftrace's `cond ? printf("a") : printf("b");`: a conditional whose arms are calls, as a
+/// statement, is `if (cond) { ... } else { ... }`; any other expression statement stays one.
+fn branches_as_if(e: Expr) -> StmtKind {
+    match e.kind {
+        ExprKind::Ternary { cond, then, els }
+            if matches!(then.kind, ExprKind::Call { .. })
+                && matches!(els.kind, ExprKind::Call { .. }) =>
+        {
+            let arm = |x: Expr| Block {
+                span: x.span,
+                stmts: vec![Stmt { span: x.span, kind: StmtKind::Expr(x) }],
+            };
+            StmtKind::If { cond: *cond, then: arm(*then), els: Some(arm(*els)) }
+        }
+        kind => StmtKind::Expr(Expr { kind, span: e.span }),
+    }
 }

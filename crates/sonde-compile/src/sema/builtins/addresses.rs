@@ -80,6 +80,9 @@ impl Checker<'_> {
     pub(super) fn buf(&mut self, c: &Call) -> TExpr {
         let max = self.opts.string_size;
         let p = self.expr(&c.args[0]);
+        if let TExprKind::Str(text) = &p.kind {
+            return self.literal_buf(c, text.clone());
+        }
         let user = match &p.ty {
             Type::Ptr { user, .. } => *user,
             Type::Int { .. } => self.sites.first().is_some_and(Site::reads_user_memory),

@@ -12,6 +12,7 @@ use sonde_syntax::diag::Diagnostic;
 impl Checker<'_> {
     /// A call in an expression: a function, a variable spelled as a call, or a mistake.
     pub(in crate::sema) fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+        let name = table::unprefixed(name);
         let Some(spec) = table::call(name, args.is_empty()) else {
             return self.unknown_function(name, span);
         };
@@ -89,6 +90,7 @@ impl Checker<'_> {
         span: Span,
         shadowed: bool,
     ) -> Option<TExpr> {
+        let name = table::unprefixed(name);
         let spec = table::variable(name)?;
         match spec.form {
             Form::Variable { shadowed: s, .. } if s == shadowed => {

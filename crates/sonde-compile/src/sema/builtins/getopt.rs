@@ -14,7 +14,7 @@ use sonde_syntax::diag::Diagnostic;
 /// How an option's word reads: `true`/`1` and `false`/`0` as bpftrace's booleans take them,
 /// other integers as positional parameters read (decimal, `0x` hex, an optional `-`).
 fn parse_int(text: &str) -> Option<i64> {
-    match text {
+    match text.to_ascii_lowercase().as_str() {
         "true" => Some(1),
         "false" => Some(0),
         _ => crate::sema::params::parse_int(text),
@@ -60,9 +60,10 @@ pub(in crate::sema) fn merge(
     }
 }
 
-/// A default that is a literal: an integer (possibly negative) or a string.
+/// A default that is a literal: an integer (possibly negative), `true`/`false` or a string.
 enum Default {
     Int(i64),
+    Bool(bool),
     Str(Vec<u8>),
 }
 
@@ -70,6 +71,10 @@ fn literal(e: &Expr) -> Option<Default> {
     match &e.kind {
         ExprKind::Int(v) => Some(Default::Int(*v as i64)),
         ExprKind::Str(s) => Some(Default::Str(s.clone())),
+        ExprKind::Cast { ty, expr } if ty.base == "bool" => match expr.kind {
+            ExprKind::Int(v) => Some(Default::Bool(v != 0)),
+            _ => None,
+        },
         ExprKind::Unary { op: UnOp::Neg, expr } => match expr.kind {
             ExprKind::Int(v) => Some(Default::Int(-(v as i64))),
             _ => None,
@@ -86,7 +91,7 @@ impl Checker<'_> {
         let name = String::from_utf8_lossy(name).into_owned();
         let about = self.description(rest.get(1));
         let default = match rest.first() {
-            None => Default::Int(0),
+            None => Default::Bool(false),
             Some(d) => match literal(d) {
                 Some(default) => default,
                 None => {
@@ -99,6 +104,7 @@ impl Checker<'_> {
         };
         let shown = match &default {
             Default::Int(v) => v.to_string(),
+            Default::Bool(b) => b.to_string(),
             Default::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
         };
         let call = GetOpt { name: name.clone(), about, default: shown, span: c.span };
@@ -130,6 +136,10 @@ impl Checker<'_> {
         span: Span,
     ) -> TExpr {
         match (default, given) {
+            (Default::Bool(d), given) => {
+                let v = self.option_value(name, Default::Int(d as i64), given, span);
+                crate::sema::expr::cast::as_bool(v, span)
+            }
             (Default::Int(d), None) => TExpr::const_s64(d, span),
             // `--name` alone is true (1), as bpftrace's boolean options are.
             (Default::Int(_), Some(None)) => TExpr::const_s64(1, span),

@@ -8,8 +8,8 @@ use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind};
 
 impl Checker<'_> {
-    /// `has_key(@m, k...)`: 1 when the element is present; `delete(@m, k...)`: removes it, 1
-    /// when it was there.
+    /// `has_key(@m, k...)`: true when the element is present; `delete(@m, k...)`: removes it,
+    /// true when it was there.
     pub(super) fn map_element(&mut self, c: &Call) -> TExpr {
         let Some((map, keys)) = self.map_and_keys(c) else {
             return self.poisoned(c.span);
@@ -19,7 +19,7 @@ impl Checker<'_> {
         } else {
             TExprKind::MapDelete { map, keys }
         };
-        TExpr { kind, ty: Type::S64, span: c.span }
+        TExpr { kind, ty: Type::Bool, span: c.span }
     }
 
     /// The map and typed keys of `f(@m, k1, k2)`, as bpftrace spells an element.

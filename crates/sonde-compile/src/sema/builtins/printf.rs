@@ -62,6 +62,9 @@ impl Checker<'_> {
                 | Type::Strerror
                 | Type::SyscallName
                 | Type::Username
+                | Type::Bool
+                | Type::SignalName
+                | Type::Enum(_)
                 | Type::Sym
                 | Type::USym
                 | Type::Stack { .. }
@@ -69,7 +72,11 @@ impl Checker<'_> {
         let ok = if spec.wants_any() {
             true
         } else if spec.wants_string() {
-            textual || matches!(v.ty, Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_))
+            textual
+                || matches!(
+                    v.ty,
+                    Type::Str(_) | Type::Bytes(_) | Type::Inet | Type::Buf(_) | Type::MacAddr
+                )
         } else {
             v.ty.is_scalar()
         };
@@ -84,7 +91,10 @@ impl Checker<'_> {
             );
         }
         let as_number = textual && !spec.wants_string() && !spec.wants_any();
-        if as_number {
+        if as_number && matches!(v.ty, Type::Enum(_)) {
+            // Enumerators may be negative.
+            Type::S64
+        } else if as_number {
             Type::U64
         } else {
             v.ty.clone()

@@ -3,12 +3,15 @@
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{Expr, Span, TypeName};
+use sonde_syntax::ast::{BinOp, Expr, Span, TypeName};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
     pub(super) fn cast(&mut self, ty: &TypeName, expr: &Expr, span: Span) -> TExpr {
         let Some(inner) = self.expr_or_poison(expr) else { return self.poisoned(span) };
+        if ty.base == "bool" && ty.pointers == 0 && inner.ty.is_scalar() {
+            return as_bool(inner, span);
+        }
         let target = match self.resolve_type(ty) {
             Ok(t) => t,
             Err(msg) => {
@@ -40,4 +43,16 @@ impl Checker<'_> {
         };
         TExpr { kind: TExprKind::Cast(Box::new(inner)), ty: target, span }
     }
+}
+
+/// `(bool)x`, and `true`/`false`: `x != 0`, typed to print as `true`/`false`.
+pub(in crate::sema) fn as_bool(inner: TExpr, span: Span) -> TExpr {
+    let kind = match inner.kind {
+        TExprKind::Int(v) => TExprKind::Int((v != 0) as u64),
+        _ => {
+            let zero = TExpr::const_s64(0, span);
+            TExprKind::Binary { op: BinOp::Ne, lhs: Box::new(inner), rhs: Box::new(zero) }
+        }
+    };
+    TExpr { kind, ty: Type::Bool, span }
 }

@@ -1,7 +1,7 @@
 //! Typing expressions: each kind of expression in a file of its own, the builtins' calls and
 //! variables in `sema/builtins/`.
 
-mod cast;
+pub(in crate::sema) mod cast;
 mod compare;
 mod context;
 mod map_reads;

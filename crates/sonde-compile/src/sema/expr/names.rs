@@ -46,6 +46,11 @@ impl Checker<'_> {
             Some(i) if self.vars[i].ty != Type::Void => {
                 TExpr { kind: TExprKind::Var(i), ty: self.vars[i].ty.clone(), span }
             }
+            // `let $a;` read before its first assignment: zero, so an integer from here on.
+            Some(i) => {
+                self.vars[i].ty = Type::S64;
+                TExpr { kind: TExprKind::Var(i), ty: Type::S64, span }
+            }
             _ => {
                 self.error(Diagnostic::error(
                     span,

@@ -109,8 +109,11 @@ impl Checker<'_> {
         let then = self.expr(then);
         let els = self.expr(els);
         let ty = match (&then.ty, &els.ty) {
+            // Branches of one printed kind (bool, an enum) keep it.
+            (a, b) if a == b && matches!(a, Type::Bool | Type::Enum(_)) => a.clone(),
             (a, b) if a.is_scalar() && b.is_scalar() => arith_type(a, b),
             (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
+            (Type::Buf(a), Type::Buf(b)) => Type::Buf(*a.max(b)),
             (a, b) => {
                 let msg = format!("the branches of `?:` have different types: `{}` and `{}`", a, b);
                 self.error(

@@ -54,6 +54,16 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "strcontains",
+        params: &[arg("haystack", Kind::String), arg("needle", Kind::String)],
+        takes: "two strings",
+        returns: Returns::Type(&Type::Bool),
+        doc: "True when the second string occurs in the first (an empty one occurs in every string).",
+        example: "tracepoint:syscalls:sys_enter_openat /strcontains(str(args.filename), \"/etc/\")/ { @[comm] = count(); }",
+        check: Check::Value(|cx, c| cx.str_contains(c)),
+        ..FUNCTION
+    },
+    Spec {
         name: "reg",
         params: &[arg("name", Kind::StrLiteral)],
         takes: "a register's name, like `reg(\"ip\")`",
@@ -117,8 +127,8 @@ pub const FUNCTIONS: &[Spec] = &[
         name: "delete",
         params: &[arg("map", Kind::Map), many("key", Kind::Value)],
         takes: "a map and its key, like `delete(@m, pid)`",
-        returns: Returns::Type(&Type::S64),
-        doc: "Removes the map's element: 1 when it was there (also a statement, `delete @m[key]`).",
+        returns: Returns::Type(&Type::Bool),
+        doc: "Removes the map's element: true when it was there (also a statement, `delete @m[key]`).",
         example: "tracepoint:syscalls:sys_exit_read { $had = delete(@start, tid); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
         check: Check::Value(|cx, c| cx.map_element(c)),
         ..FUNCTION
@@ -127,8 +137,8 @@ pub const FUNCTIONS: &[Spec] = &[
         name: "has_key",
         params: &[arg("map", Kind::Map), many("key", Kind::Value)],
         takes: "a map and its key, like `has_key(@m, pid)`",
-        returns: Returns::Type(&Type::S64),
-        doc: "1 when the map holds the element.",
+        returns: Returns::Type(&Type::Bool),
+        doc: "True when the map holds the element.",
         example: "tracepoint:syscalls:sys_exit_read /has_key(@start, tid)/ { @ns = hist(nsecs - @start[tid]); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
         check: Check::Value(|cx, c| cx.map_element(c)),
         ..FUNCTION
@@ -274,6 +284,56 @@ pub const FUNCTIONS: &[Spec] = &[
         doc: "ply's name for `kstack()`.",
         example: "profile:hz:99 { @[stack(5)] = count(); }",
         check: Check::Value(|cx, c| cx.stack_call(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "nsecs",
+        params: &[opt("clock", Kind::Value)],
+        takes: "an optional clock: `monotonic` (the default), `boot` or `tai`",
+        returns: Returns::Type(&Type::U64),
+        doc: "Nanoseconds on a clock: `monotonic` (as `nsecs`), `boot` (suspend included, Linux 5.8) or `tai` (International Atomic Time, 6.1).",
+        example: "BEGIN { printf(\"%llu\\n\", nsecs(boot)); }",
+        check: Check::Value(|cx, c| cx.nsecs_of(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "strlen",
+        params: &[arg("s", Kind::String)],
+        takes: "one string",
+        returns: Returns::Type(&Type::U64),
+        doc: "The string's bytes before its NUL, as `len(s)`.",
+        example: "tracepoint:syscalls:sys_enter_openat { @[strlen(str(args.filename))] = count(); }",
+        check: Check::Value(|cx, c| cx.strlen(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "pton",
+        params: &[arg("address", Kind::StrLiteral)],
+        takes: "an IP address as a string literal, like `pton(\"127.0.0.1\")`",
+        returns: Returns::Computed("an IPv4 address as an integer (its bytes in network order), an IPv6 address as 16 bytes"),
+        doc: "An IP address written as text, in the form `ntop()` takes, a constant.",
+        example: "BEGIN { printf(\"%s\\n\", ntop(pton(\"127.0.0.1\"))); }",
+        check: Check::Value(|cx, c| cx.pton(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "signal_name",
+        params: &[arg("signal", Kind::Integer)],
+        takes: "a signal number, like `signal_name(args.sig)`",
+        returns: Returns::Type(&Type::SignalName),
+        doc: "A signal number, printed as strsignal(3)'s text (`Interrupt`).",
+        example: "BEGIN { printf(\"%s\\n\", signal_name(15)); }",
+        check: Check::Value(|cx, c| cx.signal_name(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "macaddr",
+        params: &[arg("bytes", Kind::Value)],
+        takes: "6 bytes, like `macaddr($s.mac)` of a `char mac[6]`",
+        returns: Returns::Type(&Type::MacAddr),
+        doc: "Six bytes, printed as a MAC address: `00:1A:2B:3C:4D:5E`.",
+        example: "BEGIN { printf(\"%s\\n\", macaddr(\"\\x00\\x1a\\x2b\\x3c\\x4d\\x5e\")); }",
+        check: Check::Value(|cx, c| cx.macaddr(c)),
         ..FUNCTION
     },
 ];

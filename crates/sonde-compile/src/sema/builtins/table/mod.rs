@@ -29,8 +29,18 @@ fn named(form: impl Fn(Form) -> bool, name: &str) -> Option<&'static Spec> {
     all().find(|s| form(s.form) && s.names().any(|n| n == name))
 }
 
+/// bpftrace's own spelling of every builtin, `__builtin_comm` for `comm`, which a user macro
+/// or map of the same name cannot hide.
+const RAW_PREFIX: &str = "__builtin_";
+
+/// `name` without bpftrace's `__builtin_`.
+pub fn unprefixed(name: &str) -> &str {
+    name.strip_prefix(RAW_PREFIX).unwrap_or(name)
+}
+
 /// The variable `name` is: `pid`, or `argN` for `arg3`.
 pub fn variable(name: &str) -> Option<&'static Spec> {
+    let name = unprefixed(name);
     let numbered =
         name.len() > 3 && name.starts_with("arg") && name[3..].bytes().all(|c| c.is_ascii_digit());
     let name = if numbered { ARG_N } else { name };
@@ -40,6 +50,7 @@ pub fn variable(name: &str) -> Option<&'static Spec> {
 /// What a call `name(...)` in an expression is: a function; a variable spelled as a call (with
 /// no arguments); a statement or an aggregation (both refused there); a variable.
 pub fn call(name: &str, no_args: bool) -> Option<&'static Spec> {
+    let name = unprefixed(name);
     let callable = variable(name).filter(|s| matches!(s.form, Form::Variable { call: true, .. }));
     named(|f| f == Form::Function, name)
         .or(callable.filter(|_| no_args))

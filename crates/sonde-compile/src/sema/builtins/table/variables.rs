@@ -262,4 +262,20 @@ pub const VARIABLES: &[Spec] = &[
         check: Check::Var(|cx, name, span| cx.stack_variable(name, span)),
         ..VARIABLE
     },
+    Spec {
+        name: "usermode",
+        returns: Returns::Type(&Type::U8),
+        doc: "1 when the probe fired in user mode (uprobes, BEGIN, END; a profile sample of user code), else 0.",
+        example: "profile:hz:99 { @[usermode] = count(); }",
+        check: Check::Var(|cx, _, span| cx.usermode(span)),
+        ..VARIABLE
+    },
+    Spec {
+        name: "probetype",
+        returns: Returns::Computed("a string"),
+        doc: "The provider of the probe that fired: `tracepoint`, `kprobe`, `uprobe`... (`special` for BEGIN and END).",
+        example: "tracepoint:syscalls:sys_enter_openat, kprobe:vfs_open { @[probetype] = count(); }",
+        check: Check::Var(|cx, _, span| cx.probe_type(span)),
+        ..VARIABLE
+    },
 ];
