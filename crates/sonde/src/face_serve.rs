@@ -4,6 +4,7 @@
 //! program prints still goes to stdout. Runs until SIGINT or SIGTERM; docs/serve.md.
 
 mod events;
+mod evictions;
 mod files;
 mod program;
 mod reload;
@@ -77,7 +78,7 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     let env = HostEnv::new();
     let mut served = Vec::new();
     for p in prepared {
-        served.push(program::load(p, &env, args.max_series)?);
+        served.push(program::load(p, &env)?);
     }
     let metrics: usize = served.iter().map(|p| p.prepared.metrics.len()).sum();
     eprintln!(
@@ -104,8 +105,10 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
 fn prepare_all(args: &ServeArgs) -> Result<Vec<program::Prepared>, Failure> {
     let files = files::expand(&args.programs)?;
     let env = HostEnv::new();
-    let prepared =
-        files.iter().map(|f| program::prepare(f, &env)).collect::<Result<Vec<_>, _>>()?;
+    let prepared = files
+        .iter()
+        .map(|f| program::prepare(f, &env, args.max_series))
+        .collect::<Result<Vec<_>, _>>()?;
     let all = prepared.iter().flat_map(|p| p.metrics.iter().map(|(_, m)| (p.file.as_str(), m)));
     sonde_serve::catalog::check_unique(all)
         .map_err(|e| Failure::Usage(format!("{e}; nothing was loaded")))?;
@@ -189,7 +192,7 @@ fn serve(
     loop {
         match scrapes.recv_timeout(POLL) {
             Ok((format, reply)) => {
-                let _ = reply.send(scraper.scrape(format, kept));
+                let _ = reply.send(scraper.scrape(format, kept, &events));
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
