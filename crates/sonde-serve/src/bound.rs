@@ -118,8 +118,8 @@ mod tests {
         else {
             panic!("not an assignment")
         };
-        let ExprKind::Map { keys, .. } = &target.kind else { panic!("not a map") };
-        keys(&[of_keys(keys)], Host { cpus: 4, probes: 3 })
+        let ExprKind::Map { keys: k, .. } = &target.kind else { panic!("not a map") };
+        keys(&[of_keys(k)], Host { cpus: 4, probes: 3 })
     }
 
     #[test]

@@ -6,6 +6,7 @@
 mod events;
 mod evictions;
 mod files;
+mod privileges;
 mod program;
 mod reload;
 mod scrape;
@@ -80,6 +81,8 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     for p in prepared {
         served.push(program::load(p, &env)?);
     }
+    // Before the HTTP thread starts, so it inherits the smaller set.
+    privileges::drop_unneeded();
     let metrics: usize = served.iter().map(|p| p.prepared.metrics.len()).sum();
     eprintln!(
         "sonde: serving {} map(s) of {} program(s) at http://{}/metrics",
