@@ -42,8 +42,9 @@ pub struct ServeArgs {
     /// Where to listen: the loopback by default; `0.0.0.0:19435` for every interface.
     #[arg(short = 'l', long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
-    /// Each exported map holds at most N elements, the least recently updated evicted first
-    /// (a histogram's element is one key's bucket); `let @m = lruhash(N)` sizes one map itself.
+    /// Each exported map holds at most N elements (a histogram's element is one key's bucket):
+    /// one keyed without bound evicts the least recently updated; `// metric: max=N` or
+    /// `let @m = lruhash(N)` sizes one map itself.
     #[arg(long, value_name = "N", default_value_t = series::DEFAULT_MAX_SERIES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_series: u32,
