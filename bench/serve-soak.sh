@@ -18,28 +18,15 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-    echo "bench/serve-soak.sh: needs root (BPF)" >&2
-    exit 1
-fi
-command -v curl >/dev/null || { echo "bench/serve-soak.sh: needs curl" >&2; exit 1; }
+serve_bench_needs bench/serve-soak.sh
 
 duration=${DURATION:-3600}
 series=${SERIES:-10000}
 interval=${INTERVAL:-1}
 sample=${SAMPLE:-60}
 
-# The binaries' paths as cargo reports them, wherever the target directory puts them.
-built() {
-    cargo build --release -p "$1" --bin "$1" --message-format=json 2>/dev/null |
-        python3 -c 'import json, sys
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["executable"])'
-}
-sonde=${SONDE:-$(built sonde)}
-workload=${SONDE_WORKLOAD:-$(built sonde-workload)}
+sonde=${SONDE:-$(release_bin sonde)}
+workload=${SONDE_WORKLOAD:-$(release_bin sonde-workload)}
 
 work=$(mktemp -d)
 out=${OUT:-$work}
