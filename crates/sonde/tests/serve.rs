@@ -147,11 +147,15 @@ fn max_series_bounds_a_map_keyed_by_pid() {
 }
 
 /// A program with an LRU map (keys without bound), a hash it sizes itself, a map keyed by
-/// CPU and one sized by `// metric: max=N`, each fed `GETPIDS` distinct keys.
+/// CPU, one sized by `// metric: max=N` and a declared one resized by it, each fed `GETPIDS`
+/// distinct keys.
 const CARDINALITY: &str = "let @own = hash(10);\n\
+    // metric: max=30\n\
+    let @resized = lruhash(10);\n\
     tracepoint:syscalls:sys_enter_getpid /comm == \"wl_card\"/ {\n\
     \x20   @recent[nsecs] = count();\n\
     \x20   @own[nsecs] = count();\n\
+    \x20   @resized[nsecs] = count();\n\
     \x20   @by_cpu[cpu] = count();\n\
     \x20   // metric: max=50\n\
     \x20   @small[nsecs] = count();\n\
@@ -191,6 +195,9 @@ fn evictions_and_refused_inserts_are_counted_exactly() {
     assert_eq!(m("sonde_serve_map_evictions_total", "@own"), None, "{text}");
     assert_eq!(m("sonde_serve_map_max_entries", "@small"), n(50), "{text}");
     evicted_and_held("@small", 50);
+    // A declared map keeps its kind; `max=N` above its declaration sizes it.
+    assert_eq!(m("sonde_serve_map_max_entries", "@resized"), n(30), "{text}");
+    evicted_and_held("@resized", 30);
     // The CPUs are bounded: a plain hash, which nothing overfills.
     assert_eq!(m("sonde_serve_map_refused_inserts_total", "@by_cpu"), n(0), "{text}");
     assert_eq!(m("sonde_serve_map_evictions_total", "@by_cpu"), None, "{text}");

@@ -1,6 +1,7 @@
 //! Cardinality: under `sonde serve` every exported map with keys is sized before it is
-//! compiled. A map the program sized itself (`let @m = lruhash(N)`) keeps its size and kind;
-//! any other holds `--max-series` elements, or its `// metric: max=N`. Whether it is an LRU
+//! compiled. A map the program declared (`let @m = lruhash(N)`) keeps its kind, and its size
+//! unless a `// metric: max=N` gives one; any other holds `--max-series` elements, or its
+//! `max=N`. Whether it is an LRU
 //! map is decided by its key expressions (sonde-serve's `bound`): keys bounded within the size
 //! (a CPU, a probe, `x % 16`) keep a plain hash, which cannot fill; a key without bound (a pid,
 //! a tid, a comm) makes it an LRU map, so the least recently updated series make room instead
@@ -34,12 +35,15 @@ fn size(info: &mut MapInfo, source: Option<&MapSource>, max_series: u32, host: H
     if info.single_key() {
         return;
     }
+    let max_directive = source.and_then(|s| s.directive.max);
     if info.max_entries.is_some() {
-        // Its own kind and size; an LRU map is counted for its evictions.
+        // Its own kind, and size unless `max=N` says otherwise; an LRU map is counted for its
+        // evictions.
+        info.max_entries = max_directive.or(info.max_entries);
         info.counted |= info.lru;
         return;
     }
-    let max = source.and_then(|s| s.directive.max).unwrap_or(max_series);
+    let max = max_directive.unwrap_or(max_series);
     info.max_entries = Some(max);
     if info.counted {
         return;
