@@ -1,7 +1,7 @@
 //! An LRU map's evictions, which the kernel does not count: the program counts the elements it
 //! inserts less those it deletes (as for `len(@m)`), so the elements counted but no longer in
-//! the map were evicted. A scrape reads the count, then walks the map; inserts during the walk
-//! can make one difference smaller than the last, so the largest seen is kept, and each
+//! the map were evicted. A scrape reads the count, then the map; inserts meanwhile can make
+//! one difference smaller than the last, so the largest seen is kept, and each
 //! `clear()` (which zeroes the count) adds it to what came before.
 
 /// One map's evictions over the scrapes of one set of programs.
@@ -17,7 +17,7 @@ pub struct Evictions {
 
 impl Evictions {
     /// The evictions so far, given the `clears` done, the elements `counted` by the program
-    /// (read before the walk) and those `held` in the map (found by the walk).
+    /// (read first) and those `held` in the map (read after).
     pub fn observe(&mut self, clears: u64, counted: u64, held: u64) -> u64 {
         if clears != self.clears {
             self.before += self.since;

@@ -47,7 +47,7 @@ impl<'a> Scraper<'a> {
             let refused = crate::map_full::refused(c, &p.kernel.maps).unwrap_or_default();
             for (i, metric) in &p.prepared.metrics {
                 let at = [("program", p.prepared.file.as_str()), ("map", metric.map.as_str())];
-                // Read before the walk (evictions.rs).
+                // Read before the map (evictions.rs).
                 let counted = lru_counted(p, *i);
                 match collector.map(*i, sym) {
                     Ok(entries) => {
