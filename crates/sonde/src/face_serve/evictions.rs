@@ -38,7 +38,7 @@ mod tests {
         let mut e = Evictions::default();
         assert_eq!(e.observe(0, 100, 100), 0);
         assert_eq!(e.observe(0, 150, 100), 50);
-        // An insert seen by the walk but not by the count.
+        // An insert seen by the map read but not by the count.
         assert_eq!(e.observe(0, 160, 111), 50);
         // Deletes take from both.
         assert_eq!(e.observe(0, 140, 80), 60);
