@@ -20,3 +20,23 @@ under() {
     grep -E "^@" "$_log" >&2 || true
     rm -f "$_log"
 }
+
+# release_bin NAME: builds crate NAME's binary of the same name in release mode and prints its
+# path as cargo reports it, wherever the target directory puts it.
+release_bin() {
+    cargo build --release -p "$1" --bin "$1" --message-format=json 2>/dev/null |
+        python3 -c 'import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["executable"])'
+}
+
+# serve_bench_needs SCRIPT: root (BPF) and curl, or exit 1 saying which is missing.
+serve_bench_needs() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "$1: needs root (BPF)" >&2
+        exit 1
+    fi
+    command -v curl >/dev/null || { echo "$1: needs curl" >&2; exit 1; }
+}

@@ -1,41 +1,24 @@
 #!/usr/bin/env bash
-# sonde serve's costs (issue 26; not in CI): scrape latency and RSS at 1k and 10k series, then
-# a soak at the larger size, scraped every second for DURATION seconds (60 by default; the
-# issue's hour is DURATION=3600), with RSS sampled every 10 s.
+# sonde serve's costs (issue 26; not in CI): scrape latency and RSS at 1k and 10k series. The
+# soak (hours of scrapes) is bench/serve-soak.sh.
 #
-#   bash bench/serve.sh                      # build release, 60 s soak
-#   DURATION=3600 bash bench/serve.sh        # an hour
+#   bash bench/serve.sh                      # build release
 #   SONDE=/path/to/sonde SONDE_WORKLOAD=/path/to/sonde-workload bash bench/serve.sh
 #
 # Prints per size: series exported, scrape time (median and max of SCRAPES scrapes, with curl on
-# the loopback), exposition bytes, RSS; then the soak's RSS samples. Exit 1 if a size does not
-# export its series, or if RSS grew by more than 1 MiB after the first soak sample.
+# the loopback), exposition bytes, RSS. Exit 1 if a size does not export its series.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-if [ "$(id -u)" != 0 ]; then
-    echo "bench/serve.sh: needs root (BPF)" >&2
-    exit 1
-fi
-command -v curl >/dev/null || { echo "bench/serve.sh: needs curl" >&2; exit 1; }
+serve_bench_needs bench/serve.sh
 
-duration=${DURATION:-60}
 scrapes=${SCRAPES:-50}
 
-# The binaries' paths as cargo reports them, wherever the target directory puts them.
-built() {
-    cargo build --release -p "$1" --bin "$1" --message-format=json 2>/dev/null |
-        python3 -c 'import json, sys
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["executable"])'
-}
-sonde=${SONDE:-$(built sonde)}
-workload=${SONDE_WORKLOAD:-$(built sonde-workload)}
+sonde=${SONDE:-$(release_bin sonde)}
+workload=${SONDE_WORKLOAD:-$(release_bin sonde-workload)}
 
 work=$(mktemp -d)
 serve_pid=
@@ -78,26 +61,6 @@ for n in 1000 10000; do
     bytes=$(curl -s "$url" | wc -c)
     echo "$n $exported $median_ms $max_ms $bytes $(rss_kib "$serve_pid")"
     [ "$exported" = "$n" ] || { echo "  expected $n series" >&2; status=1; }
-    [ "$n" = 10000 ] || stop
+    stop
 done
-
-echo "soak: 10000 series, one scrape a second for $duration s"
-echo "elapsed_s rss_kib scrape_ms"
-first=
-start_s=$(date +%s)
-while [ $(($(date +%s) - start_s)) -lt "$duration" ]; do
-    for _ in $(seq 10); do
-        t=$(curl -s -o /dev/null -w '%{time_total}' "$url")
-        sleep 1
-    done
-    kib=$(rss_kib "$serve_pid")
-    echo "$(($(date +%s) - start_s)) $kib $(echo "$t" | awk '{printf "%.2f", $1 * 1000}')"
-    first=${first:-$kib}
-done
-stop
-last=${kib:-$first}
-if [ -n "$first" ] && [ $((last - first)) -gt 1024 ]; then
-    echo "RSS grew from $first KiB to $last KiB" >&2
-    status=1
-fi
 exit $status

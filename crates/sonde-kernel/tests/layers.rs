@@ -17,6 +17,7 @@ const ORDER: &[&str] = &[
     "object/btf",
     "object/func_info",
     "object/map",
+    "object/map_batch",
     "object/prog",
     "object/ringbuf",
     "tracefs/instance",

@@ -124,3 +124,48 @@ fn ringbuf_is_supported_here() {
     }
     assert!(sonde_kernel::features::ringbuf_supported());
 }
+
+#[test]
+fn entries_read_every_element_whole_by_batches() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let ncpus = sonde_kernel::host::cpus::possible_cpus().unwrap().len();
+    // More elements than one batch (4096), so the position is carried from call to call.
+    for map_type in [MapType::PerCpuHash, MapType::LruPerCpuHash, MapType::Hash] {
+        let m = Map::create(&MapSpec {
+            map_type,
+            key_size: 4,
+            value_size: 4,
+            max_entries: 10_000,
+            name: "test_entries",
+            flags: 0,
+        })
+        .unwrap();
+        assert!(m.entries().unwrap().is_empty(), "{map_type:?}");
+        let n = match map_type {
+            // An LRU map may evict before it is full: fill a third.
+            MapType::LruPerCpuHash => 3_000u32,
+            _ => 9_000,
+        };
+        let per_cpu = if map_type == MapType::Hash { 1 } else { ncpus };
+        for k in 0..n {
+            // Each CPU's 4 bytes, padded to 8 in a per-CPU map.
+            let slot = m.value_len() / per_cpu;
+            let value: Vec<u8> = (0..per_cpu as u32)
+                .flat_map(|cpu| (k + cpu).to_le_bytes().into_iter().chain([0; 4]).take(slot))
+                .collect();
+            m.update(&k.to_le_bytes(), &value, BPF_ANY).unwrap();
+        }
+        let mut got = m.entries().unwrap();
+        got.sort_by_key(|(k, _)| u32::from_le_bytes(k[..].try_into().unwrap()));
+        assert_eq!(got.len(), n as usize, "{map_type:?}");
+        for (k, (key, values)) in got.iter().enumerate() {
+            assert_eq!(key, &(k as u32).to_le_bytes(), "{map_type:?}");
+            assert_eq!(values.len(), per_cpu, "{map_type:?}");
+            for (cpu, v) in values.iter().enumerate() {
+                assert_eq!(v, &(k as u32 + cpu as u32).to_le_bytes(), "{map_type:?}");
+            }
+        }
+    }
+}

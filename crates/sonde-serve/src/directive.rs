@@ -11,6 +11,7 @@
 //! - `labels=A,B,...`: one label name per key position, in order; `_` keeps the name the key
 //!   expression gives;
 //! - `name=NAME`: the metric's name after `sonde_` instead of the map's;
+//! - `max=N`: the map holds at most N elements, whatever `--max-series` says;
 //! - `skip`: not a metric (a map holding start times, say).
 
 use crate::names::valid_label;
@@ -21,6 +22,8 @@ pub struct Directive {
     pub name: Option<String>,
     /// Per key position: a label name, or None for `_`.
     pub labels: Option<Vec<Option<String>>>,
+    /// `max=N`: this map's size instead of `--max-series`.
+    pub max: Option<u32>,
 }
 
 impl Directive {
@@ -32,6 +35,9 @@ impl Directive {
         }
         if other.labels.is_some() {
             self.labels = other.labels;
+        }
+        if other.max.is_some() {
+            self.max = other.max;
         }
     }
 }
@@ -63,6 +69,15 @@ fn apply(d: &mut Directive, item: &str) -> Result<(), String> {
             }
             d.name = Some(n.to_string());
         }
+        Some(("max", n)) => match n.parse::<u32>() {
+            Ok(n) if n > 0 => d.max = Some(n),
+            _ => {
+                return Err(format!(
+                    "`// metric: max={n}`: the size is a whole number from 1 to {}",
+                    u32::MAX
+                ))
+            }
+        },
         Some(("labels", list)) => {
             let mut labels = Vec::new();
             for l in list.split(',') {
@@ -81,7 +96,7 @@ fn apply(d: &mut Directive, item: &str) -> Result<(), String> {
         }
         _ => {
             return Err(format!(
-            "`// metric:` does not know `{item}` (it takes `labels=A,B`, `name=NAME` and `skip`)"
+            "`// metric:` does not know `{item}` (it takes `labels=A,B`, `name=NAME`, `max=N` and `skip`)"
         ))
         }
     }
@@ -105,6 +120,7 @@ mod tests {
         assert_eq!(d.labels, Some(vec![Some("cmd".into()), None, Some("flags".into())]));
         assert!(!d.skip);
         assert!(parse("metric: skip").unwrap().unwrap().skip);
+        assert_eq!(parse("metric: max=100").unwrap().unwrap().max, Some(100));
     }
 
     #[test]
@@ -115,6 +131,10 @@ mod tests {
         assert!(e.contains("does not know `colour=red`"), "{e}");
         let e = parse("metric: name=a-b").unwrap().unwrap_err();
         assert!(e.contains("letters, digits"), "{e}");
+        for bad in ["0", "-1", "4294967296", "lots"] {
+            let e = parse(&format!("metric: max={bad}")).unwrap().unwrap_err();
+            assert!(e.contains("a whole number from 1 to 4294967295"), "{e}");
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! - [`promtool`]: Prometheus's own check of an exposition, for tests.
 
 pub mod accept;
+pub mod bound;
 pub mod buckets;
 pub mod catalog;
 pub mod directive;

@@ -10,6 +10,7 @@
 //! `syscall_name`). A tuple key names each of its elements. Any other expression has no name:
 //! [`crate::mapping`] calls that position `key0`, `key1`... by its index.
 
+use crate::bound::{self, Bound};
 use crate::directive::Directive;
 use sonde_syntax::ast::{Block, Expr, ExprKind, Program, Span, StmtKind};
 use std::collections::BTreeMap;
@@ -22,6 +23,9 @@ pub struct MapSource {
     /// The comment lines above it, `//` and blanks trimmed, directive lines left out.
     pub help: Vec<String>,
     pub directive: Directive,
+    /// Each assignment's key bounds by position ([`crate::bound`]), every assignment of the
+    /// map in the program.
+    pub key_bounds: Vec<Vec<Bound>>,
 }
 
 /// A mistake in a `// metric:` line: its 1-based line and what is wrong.
@@ -34,13 +38,15 @@ pub struct SourceError {
 /// Every map assigned in `ast` (parsed from `text`), by name as written (`@opens`).
 pub fn map_sources(ast: &Program, text: &str) -> Result<BTreeMap<String, MapSource>, SourceError> {
     let mut first: BTreeMap<String, Assignment> = BTreeMap::new();
+    let mut bounds: BTreeMap<String, Vec<Vec<Bound>>> = BTreeMap::new();
     for probe in &ast.probes {
         let mut found = Vec::new();
         assignments(&probe.body, &mut found);
         let lead = probe.body.stmts.first().map(|s| s.span.lo);
         for (name, keys, at) in found {
+            bounds.entry(name.clone()).or_default().push(bound::of_keys(keys));
             let above_probe = (Some(at.lo) == lead).then_some(probe.span.lo);
-            let a = Assignment { keys, at: at.lo, above_probe };
+            let a = Assignment { keys: key_names(keys), at: at.lo, above_probe };
             match first.get(&name) {
                 Some(seen) if seen.at <= a.at => {}
                 _ => {
@@ -58,7 +64,8 @@ pub fn map_sources(ast: &Program, text: &str) -> Result<BTreeMap<String, MapSour
                 comment = comments_above(text, at);
             }
         }
-        let mut source = MapSource { labels: a.keys, ..MapSource::default() };
+        let key_bounds = bounds.remove(&name).unwrap_or_default();
+        let mut source = MapSource { labels: a.keys, key_bounds, ..MapSource::default() };
         for (line, c) in comment {
             match crate::directive::parse(&c) {
                 Some(Ok(d)) => source.directive.merge(d),
@@ -78,12 +85,12 @@ struct Assignment {
     above_probe: Option<u32>,
 }
 
-/// Each map assignment in `block` and the blocks inside it: (name, key names, where).
-fn assignments(block: &Block, out: &mut Vec<(String, Vec<Option<String>>, Span)>) {
+/// Each map assignment in `block` and the blocks inside it: (name, keys, where).
+fn assignments<'a>(block: &'a Block, out: &mut Vec<(String, &'a [Expr], Span)>) {
     for stmt in &block.stmts {
         if let StmtKind::Assign { target, .. } | StmtKind::AssignOp { target, .. } = &stmt.kind {
             if let ExprKind::Map { name, keys } = &target.kind {
-                out.push((name.clone(), key_names(keys), stmt.span));
+                out.push((name.clone(), keys, stmt.span));
             }
         }
         for b in stmt.parts().1 {

@@ -54,18 +54,8 @@ impl<'a> Collector<'a> {
         let mut stats = Vec::new();
         let mut hists: BTreeMap<Vec<u8>, HistEntry> = BTreeMap::new();
         let signed = matches!(info.value, MapValue::Agg { signed: true, .. });
-        for key in m.keys()? {
-            let per_cpu = if info.is_percpu() {
-                match m.lookup_percpu(&key)? {
-                    Some(v) => v,
-                    None => continue,
-                }
-            } else {
-                match m.lookup(&key)? {
-                    Some(v) => vec![v],
-                    None => continue,
-                }
-            };
+        // Read whole (by batches where the kernel can), then decoded.
+        for (key, per_cpu) in m.entries()? {
             let keys = self.values(&info.keys, &key, sym);
             match decode::merge(info, &key, &per_cpu, sym) {
                 Some(Merged::Value(v)) => values.push((keys, v)),

@@ -4,7 +4,9 @@
 //! program prints still goes to stdout. Runs until SIGINT or SIGTERM; docs/serve.md.
 
 mod events;
+mod evictions;
 mod files;
+mod privileges;
 mod program;
 mod reload;
 mod scrape;
@@ -40,8 +42,9 @@ pub struct ServeArgs {
     /// Where to listen: the loopback by default; `0.0.0.0:19435` for every interface.
     #[arg(short = 'l', long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
-    /// Each exported map holds at most N elements, the least recently updated evicted first
-    /// (a histogram's element is one key's bucket); `let @m = lruhash(N)` sizes one map itself.
+    /// Each exported map holds at most N elements (a histogram's element is one key's bucket):
+    /// one keyed without bound evicts the least recently updated; `// metric: max=N` or
+    /// `let @m = lruhash(N)` sizes one map itself.
     #[arg(long, value_name = "N", default_value_t = series::DEFAULT_MAX_SERIES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_series: u32,
@@ -77,8 +80,10 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
     let env = HostEnv::new();
     let mut served = Vec::new();
     for p in prepared {
-        served.push(program::load(p, &env, args.max_series)?);
+        served.push(program::load(p, &env)?);
     }
+    // Before the HTTP thread starts, so it inherits the smaller set.
+    privileges::drop_unneeded();
     let metrics: usize = served.iter().map(|p| p.prepared.metrics.len()).sum();
     eprintln!(
         "sonde: serving {} map(s) of {} program(s) at http://{}/metrics",
@@ -104,8 +109,10 @@ pub fn run(args: &ServeArgs) -> Result<i32, Failure> {
 fn prepare_all(args: &ServeArgs) -> Result<Vec<program::Prepared>, Failure> {
     let files = files::expand(&args.programs)?;
     let env = HostEnv::new();
-    let prepared =
-        files.iter().map(|f| program::prepare(f, &env)).collect::<Result<Vec<_>, _>>()?;
+    let prepared = files
+        .iter()
+        .map(|f| program::prepare(f, &env, args.max_series))
+        .collect::<Result<Vec<_>, _>>()?;
     let all = prepared.iter().flat_map(|p| p.metrics.iter().map(|(_, m)| (p.file.as_str(), m)));
     sonde_serve::catalog::check_unique(all)
         .map_err(|e| Failure::Usage(format!("{e}; nothing was loaded")))?;
@@ -189,7 +196,7 @@ fn serve(
     loop {
         match scrapes.recv_timeout(POLL) {
             Ok((format, reply)) => {
-                let _ = reply.send(scraper.scrape(format, kept));
+                let _ = reply.send(scraper.scrape(format, kept, &events));
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {

@@ -5,6 +5,7 @@
 use crate::misses::{MissCounter, Misses};
 use crate::output::Output;
 use sonde_compile::abi::FIRST_USER_MAP;
+use sonde_compile::tir::MapInfo;
 use sonde_compile::Compiled;
 use sonde_kernel::object::map::Map;
 
@@ -32,10 +33,8 @@ impl<'a> FullMaps<'a> {
     /// Hands `say` each map whose count grew since the last report: its name, the growth and
     /// its size. A failed read is no drop; the next report reads again.
     pub fn report(&mut self, mut say: impl FnMut(&str, u64, u32)) {
-        let Some(i) = self.compiled.dropped_map else { return };
-        let value = self.maps[i].lookup(&0u32.to_le_bytes()).ok().flatten().unwrap_or_default();
-        let counts: Vec<Dropped> =
-            (0..self.compiled.user_maps.len()).map(|m| Dropped(count(&value, m))).collect();
+        let Some(counts) = refused(self.compiled, self.maps) else { return };
+        let counts: Vec<Dropped> = counts.into_iter().map(Dropped).collect();
         let sizes: Vec<u32> = (0..counts.len())
             .map(|m| self.compiled.maps.get(FIRST_USER_MAP + m).map_or(0, |d| d.max_entries))
             .collect();
@@ -50,6 +49,16 @@ impl<'a> FullMaps<'a> {
     pub fn write(&mut self, output: &mut Output) {
         self.report(|map, dropped, size| output.warn_map_full(map, dropped, size));
     }
+}
+
+/// Each user map's updates refused so far (None for a map that cannot fill, or when the count
+/// cannot be read); None when no map of the program can fill.
+pub fn refused(compiled: &Compiled, maps: &[Map]) -> Option<Vec<Option<u64>>> {
+    let i = compiled.dropped_map?;
+    let value = maps[i].lookup(&0u32.to_le_bytes()).ok().flatten().unwrap_or_default();
+    let fills = |m: &MapInfo| sonde_compile::lower::full::can_fill(m);
+    let each = compiled.user_maps.iter().enumerate();
+    Some(each.map(|(m, info)| count(&value, m).filter(|_| fills(info))).collect())
 }
 
 /// User map `m`'s count in the `dropped` array's value.

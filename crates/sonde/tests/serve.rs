@@ -138,11 +138,125 @@ fn max_series_bounds_a_map_keyed_by_pid() {
     assert_eq!(all, 20, "{text}");
     let (bounded, text) = series(&["--max-series", "8"]);
     assert!((1..=8).contains(&bounded), "{bounded} series\n{text}");
-    let max = "sonde_serve_map_max_entries{program=";
-    assert!(
-        text.lines().any(|l| l.starts_with(max) && l.ends_with(",map=\"@exits\"} 8")),
-        "{text}"
-    );
+    let at = format!("{{program=\"{}\",map=\"@exits\"}}", file.display());
+    assert_eq!(sample(&text, &format!("sonde_serve_map_max_entries{at}")), Some("8"), "{text}");
+    // Every pid was inserted once: those not held were evicted.
+    let evicted = sample(&text, &format!("sonde_serve_map_evictions_total{at}"));
+    assert_eq!(evicted, Some((20 - bounded).to_string().as_str()), "{text}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A program with an LRU map (keys without bound), a hash it sizes itself, a map keyed by
+/// CPU, one sized by `// metric: max=N` and a declared one resized by it, each fed `GETPIDS`
+/// distinct keys.
+const CARDINALITY: &str = "let @own = hash(10);\n\
+    // metric: max=30\n\
+    let @resized = lruhash(10);\n\
+    tracepoint:syscalls:sys_enter_getpid /comm == \"wl_card\"/ {\n\
+    \x20   @recent[nsecs] = count();\n\
+    \x20   @own[nsecs] = count();\n\
+    \x20   @resized[nsecs] = count();\n\
+    \x20   @by_cpu[cpu] = count();\n\
+    \x20   // metric: max=50\n\
+    \x20   @small[nsecs] = count();\n\
+    }\n";
+
+/// `NAME{program=...,map="MAP"}`'s value in `text`.
+fn map_sample<'a>(text: &'a str, name: &str, file: &Path, map: &str) -> Option<&'a str> {
+    sample(text, &format!("{name}{{program=\"{}\",map=\"{map}\"}}", file.display()))
+}
+
+#[test]
+fn evictions_and_refused_inserts_are_counted_exactly() {
+    require_tracepoints!();
+    let dir = common::temp_path("serve-card");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("card.bt");
+    std::fs::write(&file, CARDINALITY).unwrap();
+    let (sonde, addr) = serve_with(&file, &["--max-series", "100"]);
+    common::run_workload(&["comm", "wl_card", "getpid", &GETPIDS.to_string()]);
+    let (_, text) = get(addr, "/metrics", None);
+    let m = |name: &str, map: &str| map_sample(&text, name, &file, map).map(str::to_string);
+    let n = |v: u64| Some(v.to_string());
+    let num = |name: &str, map: &str| m(name, map).and_then(|v| v.parse::<u64>().ok());
+    // nsecs is a new key at every call: an LRU map evicts, a hash refuses. The kernel's LRU
+    // takes from per-CPU free lists, so it may evict before it holds its maximum: what it
+    // holds and what it evicted make up every key.
+    let evicted_and_held = |map: &str, max: u64| {
+        let held = num("sonde_serve_map_entries", map).unwrap();
+        assert!(held <= max, "{map}: {held} held\n{text}");
+        assert_eq!(num("sonde_serve_map_evictions_total", map), Some(GETPIDS - held), "{text}");
+    };
+    assert_eq!(m("sonde_serve_map_max_entries", "@recent"), n(100), "{text}");
+    evicted_and_held("@recent", 100);
+    assert_eq!(m("sonde_serve_map_refused_inserts_total", "@recent"), None, "{text}");
+    assert_eq!(m("sonde_serve_map_max_entries", "@own"), n(10), "{text}");
+    assert_eq!(m("sonde_serve_map_refused_inserts_total", "@own"), n(GETPIDS - 10), "{text}");
+    assert_eq!(m("sonde_serve_map_evictions_total", "@own"), None, "{text}");
+    assert_eq!(m("sonde_serve_map_max_entries", "@small"), n(50), "{text}");
+    evicted_and_held("@small", 50);
+    // A declared map keeps its kind; `max=N` above its declaration sizes it.
+    assert_eq!(m("sonde_serve_map_max_entries", "@resized"), n(30), "{text}");
+    evicted_and_held("@resized", 30);
+    // The CPUs are bounded: a plain hash, which nothing overfills.
+    assert_eq!(m("sonde_serve_map_refused_inserts_total", "@by_cpu"), n(0), "{text}");
+    assert_eq!(m("sonde_serve_map_evictions_total", "@by_cpu"), None, "{text}");
+    if let Some(Err(said)) = sonde_serve::promtool::check(&text) {
+        panic!("promtool check metrics refused the exposition:\n{said}\n{text}");
+    }
+    if prometheus_installed() {
+        let prom = Prometheus::start(addr, &dir.join("prometheus"));
+        let q = "sonde_serve_map_evictions_total{map=\"@recent\"}";
+        let want = (GETPIDS - num("sonde_serve_map_entries", "@recent").unwrap()) as f64;
+        assert_eq!(prom.wait_for(q, Duration::from_secs(60), |v| v == want), want);
+        let q = "sonde_serve_map_refused_inserts_total{map=\"@own\"}";
+        let want = (GETPIDS - 10) as f64;
+        assert_eq!(prom.wait_for(q, Duration::from_secs(30), |v| v == want), want);
+    }
+    sonde.signal(libc::SIGTERM);
+    sonde.wait().assert_ok();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Bit `cap` of the `CapEff:` line of a /proc status text.
+fn has_cap(status: &str, cap: u32) -> bool {
+    let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:")).unwrap().trim();
+    u64::from_str_radix(hex, 16).unwrap() & (1 << cap) != 0
+}
+
+#[test]
+fn after_attach_only_what_a_reload_needs_is_kept() {
+    require_tracepoints!();
+    let dir = common::temp_path("serve-caps");
+    std::fs::create_dir_all(&dir).unwrap();
+    counter(&dir, "pids", "getpid", "wl_caps");
+    let (mut sonde, addr) = serve(&dir);
+    // Every thread: the HTTP thread (answering now) starts after the drop and inherits it.
+    assert_eq!(get(addr, "/healthz", None).0, 200);
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", sonde.pid())).unwrap();
+    let mut threads = 0;
+    for t in tasks {
+        let status = std::fs::read_to_string(t.unwrap().path().join("status")).unwrap();
+        // CAP_DAC_OVERRIDE, CAP_KILL, CAP_NET_ADMIN, CAP_SYS_RESOURCE: gone.
+        for gone in [1, 5, 12, 24] {
+            assert!(!has_cap(&status, gone), "capability {gone} kept:\n{status}");
+        }
+        // CAP_SYS_ADMIN, CAP_PERFMON, CAP_BPF: a reload needs them.
+        for kept in [21, 38, 39] {
+            assert!(has_cap(&status, kept), "capability {kept} dropped:\n{status}");
+        }
+        threads += 1;
+    }
+    assert!(threads >= 2, "the HTTP thread is missing");
+    // With only those, a reload still loads and attaches a new program.
+    counter(&dir, "tids", "gettid", "wl_caps");
+    reload(&mut sonde, 1);
+    common::run_workload(&["comm", "wl_caps", "gettid", "9"]);
+    let (_, text) = get(addr, "/metrics", None);
+    assert_eq!(sample(&text, "sonde_tids_total"), Some("9"), "{text}");
+    assert_eq!(sample(&text, "sonde_serve_last_reload_successful"), Some("1"), "{text}");
+    sonde.signal(libc::SIGTERM);
+    sonde.wait().assert_ok();
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -5,6 +5,7 @@
 pub mod btf;
 pub mod func_info;
 pub mod map;
+pub mod map_batch;
 mod name;
 pub mod prog;
 pub mod ringbuf;

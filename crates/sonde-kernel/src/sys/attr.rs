@@ -20,6 +20,7 @@ pub mod cmd {
     pub const LINK_CREATE: u32 = 28;
     pub const BTF_LOAD: u32 = 18;
     pub const ENABLE_STATS: u32 = 32;
+    pub const MAP_LOOKUP_BATCH: u32 = 24;
 }
 
 /// Marker for the attr structs: plain old data, no implicit padding, all-zero is valid.
@@ -62,6 +63,23 @@ pub struct MapElemAttr {
     pub flags: u64,
 }
 unsafe impl BpfAttr for MapElemAttr {}
+
+/// MAP_LOOKUP_BATCH (5.6+): up to `count` keys and values from where `in_batch` left off
+/// (0: the start); the kernel writes the next position to `out_batch` and the number read to
+/// `count`.
+#[repr(C)]
+#[derive(Default)]
+pub struct MapBatchAttr {
+    pub in_batch: u64,
+    pub out_batch: u64,
+    pub keys: u64,
+    pub values: u64,
+    pub count: u32,
+    pub map_fd: u32,
+    pub elem_flags: u64,
+    pub flags: u64,
+}
+unsafe impl BpfAttr for MapBatchAttr {}
 
 #[repr(C)]
 #[derive(Default)]

@@ -15,6 +15,7 @@
 #![allow(unsafe_code)]
 
 mod attr;
+pub mod caps;
 mod held;
 pub mod memlock;
 mod mmap;
@@ -136,49 +137,15 @@ pub(crate) fn ioctl(fd: &OwnedFd, req: u64, arg: u64) -> Result<(), Errno> {
 }
 
 /// Whether this process holds the capabilities bpf(2) and perf_event_open(2) check: CAP_BPF and
-/// CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set. capget(2) rather than
-/// /proc/self/status, whose text the kernel builds from the whole task's state.
+/// CAP_PERFMON (5.8+), or CAP_SYS_ADMIN, in its effective set.
 pub fn has_bpf_capabilities() -> bool {
-    let has = effective_capabilities();
-    (has(CAP_BPF) && has(CAP_PERFMON)) || has(CAP_SYS_ADMIN)
+    let has = caps::effective();
+    (has(caps::CAP_BPF) && has(caps::CAP_PERFMON)) || has(caps::CAP_SYS_ADMIN)
 }
 
 /// Whether this process may write tracefs' event and tracer files: CAP_SYS_ADMIN (root has it).
 pub fn has_sys_admin() -> bool {
-    effective_capabilities()(CAP_SYS_ADMIN)
-}
-
-const CAP_SYS_ADMIN: u32 = 21;
-const CAP_PERFMON: u32 = 38;
-const CAP_BPF: u32 = 39;
-
-/// The effective capability set, as a test of one capability (none if capget fails).
-fn effective_capabilities() -> impl Fn(u32) -> bool {
-    /// _LINUX_CAPABILITY_VERSION_3: 64-bit sets, as two of `CapData`.
-    const VERSION_3: u32 = 0x2008_0522;
-    #[repr(C)]
-    struct CapHeader {
-        version: u32,
-        pid: i32,
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy, Default)]
-    struct CapData {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    let mut header = CapHeader { version: VERSION_3, pid: 0 };
-    let mut data = [CapData::default(); 2];
-    // SAFETY: for version 3 the kernel reads the header and writes two CapData.
-    let r = unsafe {
-        libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr())
-    };
-    let eff = match r {
-        0 => data[0].effective as u64 | (data[1].effective as u64) << 32,
-        _ => 0,
-    };
-    move |c: u32| eff & (1 << c) != 0
+    caps::effective()(caps::CAP_SYS_ADMIN)
 }
 
 pub fn page_size() -> usize {

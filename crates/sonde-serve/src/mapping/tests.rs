@@ -145,12 +145,13 @@ fn directives_rename_and_relabel() {
     let directive = Directive {
         name: Some("opens".into()),
         labels: Some(vec![Some("cmd".into()), None]),
-        skip: false,
+        ..Directive::default()
     };
     let src = MapSource {
         labels: vec![Some("comm".into()), Some("flags".into())],
         help: vec!["Files opened.".into()],
         directive,
+        ..MapSource::default()
     };
     let m = MapMetric::new("@o", Aggregation::Count, 2, Some(&src), "t.bt", "t").unwrap().unwrap();
     assert_eq!((m.name.as_str(), m.help.as_str()), ("sonde_opens", "Files opened."));

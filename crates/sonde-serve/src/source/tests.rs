@@ -94,3 +94,12 @@ fn a_bad_directive_names_its_line() {
     assert_eq!(e.line, 2);
     assert!(e.message.contains("`__x` cannot be a label name"), "{}", e.message);
 }
+
+#[test]
+fn every_assignment_gives_its_key_bounds() {
+    use crate::bound::Bound;
+    let t = "k:f { @m[cpu] = count(); if (pid > 1) { @m[pid] = count(); } }\nk:g { @n++; }";
+    let s = sources(t);
+    assert_eq!(s["@m"].key_bounds, [vec![Bound::Cpus], vec![Bound::Unbounded]]);
+    assert_eq!(s["@n"].key_bounds, [Vec::<Bound>::new()]);
+}

@@ -5,15 +5,20 @@ use super::program::Loaded;
 use crate::error::Failure;
 use crate::output::{Action, Output};
 use sonde_compile::provider::AttachPoint;
+use sonde_compile::tir::{EventDef, EventKind};
+use sonde_compile::Compiled;
 use sonde_kernel::object::ringbuf::RingBuf;
 use sonde_symbols::Symbolizer;
 
 /// One program's ring buffer and the writer its records go to.
 pub struct Events<'a> {
     file: &'a str,
+    compiled: &'a Compiled,
     ring: RingBuf,
     output: Output<'a>,
     exit_said: bool,
+    /// `clear()`s done so far, per user map (an LRU map's evictions are counted from each).
+    pub clears: Vec<u64>,
 }
 
 impl<'a> Events<'a> {
@@ -24,7 +29,8 @@ impl<'a> Events<'a> {
         let format = crate::cli::Format::Text;
         let output = Output::new(format, None, text, c, &p.kernel.maps, Symbolizer::new(None))
             .source_name(&p.prepared.file);
-        Ok(Events { file: &p.prepared.file, ring, output, exit_said: false })
+        let clears = vec![0; c.user_maps.len()];
+        Ok(Events { file: &p.prepared.file, compiled: c, ring, output, exit_said: false, clears })
     }
 
     pub fn for_all(served: &'a [Loaded]) -> Result<Vec<Events<'a>>, Failure> {
@@ -33,8 +39,12 @@ impl<'a> Events<'a> {
 
     pub fn drain(&mut self) -> Result<(), Failure> {
         let (output, exit_said, file) = (&mut self.output, &mut self.exit_said, self.file);
+        let (clears, events) = (&mut self.clears, &self.compiled.events);
         self.ring
             .drain(|rec| {
+                if let Some(map) = cleared(events, rec) {
+                    clears[map] += 1;
+                }
                 if let Action::Exit(_) = output.record(rec) {
                     if !std::mem::replace(exit_said, true) {
                         eprintln!(
@@ -46,6 +56,15 @@ impl<'a> Events<'a> {
             .map_err(Failure::kernel)?;
         self.output.flush();
         Ok(())
+    }
+}
+
+/// The user map a record asks to clear, if it does: its event id is its first 8 bytes.
+fn cleared(events: &[EventDef], rec: &[u8]) -> Option<usize> {
+    let id = u64::from_le_bytes(rec.get(..8)?.try_into().ok()?);
+    match events.get(usize::try_from(id).ok()?)?.kind {
+        EventKind::ClearMap { map } => Some(map),
+        _ => None,
     }
 }
 

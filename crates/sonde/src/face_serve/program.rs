@@ -35,8 +35,9 @@ pub struct Loaded {
     pub attached: bpf::Attached,
 }
 
-/// Reads and compiles `path`, and names its maps; refuses a program with nothing to export.
-pub fn prepare(path: &Path, env: &HostEnv) -> Result<Prepared, Failure> {
+/// Reads and compiles `path`, names its maps and sizes them (series.rs, `max_series` unless
+/// the program says otherwise); refuses a program with nothing to export.
+pub fn prepare(path: &Path, env: &HostEnv, max_series: u32) -> Result<Prepared, Failure> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| Failure::Usage(format!("cannot read {}: {}", file, e)))?;
@@ -45,23 +46,25 @@ pub fn prepare(path: &Path, env: &HostEnv) -> Result<Prepared, Failure> {
     let ast = sonde_syntax::parse(&source.text).map_err(compile_error)?;
     let mut opts = Options::new();
     opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
-    let typed = sonde_compile::check(&ast, env, &opts).map_err(compile_error)?;
+    let mut typed = sonde_compile::check(&ast, env, &opts).map_err(compile_error)?;
     for w in &typed.warnings {
         eprint!("{}", sonde_syntax::render(w, &source, crate::error::stderr_is_terminal()));
     }
-    let compiled = sonde_compile::lower(&typed, &opts).map_err(compile_error)?;
     let sources = map_sources(&ast, &source.text).map_err(|e| {
         Failure::Usage(format!("{}:{}: {}; nothing was loaded", file, e.line, e.message))
     })?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut metrics = Vec::new();
-    for (i, info) in compiled.user_maps.iter().enumerate() {
+    for (i, info) in typed.maps.iter().enumerate() {
         let agg = aggregation(info);
         let metric =
             MapMetric::new(&info.name, agg, info.keys.len(), sources.get(&info.name), &file, &stem)
                 .map_err(|e| Failure::Usage(format!("{}: {}; nothing was loaded", file, e)))?;
         metrics.extend(metric.map(|m| (i, m)));
     }
+    let exported = metrics.iter().map(|(i, m)| (*i, sources.get(&m.map)));
+    super::series::bound(&mut typed, exported, max_series);
+    let compiled = sonde_compile::lower(&typed, &opts).map_err(compile_error)?;
     let prints = compiled.events.iter().any(|e| prints(&e.kind));
     if metrics.is_empty() {
         return Err(Failure::Usage(nothing_to_export(&file, &compiled, prints)));
@@ -103,17 +106,14 @@ fn aggregation(info: &MapInfo) -> Aggregation {
     }
 }
 
-/// Creates the maps, loads the programs and attaches them, then runs BEGIN; exported maps
-/// are bounded to `max_series` elements first (series.rs).
-pub fn load(mut prepared: Prepared, env: &HostEnv, max_series: u32) -> Result<Loaded, Failure> {
+/// Creates the maps, loads the programs and attaches them, then runs BEGIN.
+pub fn load(prepared: Prepared, env: &HostEnv) -> Result<Loaded, Failure> {
     if prepared.prints {
         eprintln!(
             "sonde: {}: what it prints goes to standard output; its maps are the metrics",
             prepared.file
         );
     }
-    let exported: Vec<usize> = prepared.metrics.iter().map(|(i, _)| *i).collect();
-    super::series::bound(&mut prepared.compiled, exported, max_series);
     let c = &prepared.compiled;
     let kernel = bpf::Loaded::load(c, &prepared.source)?;
     let attached = kernel.attach(c, env, None)?;

@@ -64,7 +64,7 @@ pub fn reload(served: Vec<Loaded>, args: &ServeArgs, reloads: &mut Reloads) -> V
             plans.push((name, Plan::Keep(was.unwrap_or_default())));
             continue;
         }
-        match program::prepare(f, &env) {
+        match program::prepare(f, &env, args.max_series) {
             Ok(p) => plans.push((name, Plan::Fresh(Box::new(p), was))),
             Err(e) => {
                 reloads.failed(&name, &e.sentence());
@@ -85,9 +85,9 @@ pub fn reload(served: Vec<Loaded>, args: &ServeArgs, reloads: &mut Reloads) -> V
             Plan::Keep(i) | Plan::Failed(Some(i)) => old[i].take(),
             Plan::Failed(None) => None,
             Plan::Fresh(p, was) => {
-                match fits(&new, &old, &staying, was, &p).and_then(|_| {
-                    program::load(*p, &env, args.max_series).map_err(|e| e.sentence())
-                }) {
+                match fits(&new, &old, &staying, was, &p)
+                    .and_then(|_| program::load(*p, &env).map_err(|e| e.sentence()))
+                {
                     Ok(loaded) => {
                         if let Some(previous) = was.and_then(|i| old[i].take()) {
                             program::unload(previous);

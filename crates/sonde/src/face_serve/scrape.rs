@@ -2,6 +2,8 @@
 //! families by sonde-serve, then sonde's own metrics: map sizes, lost events, runs the kernel
 //! skipped, the kernel's run counts when its BPF statistics are on, scrape time, build info.
 
+use super::events::Events;
+use super::evictions::Evictions;
 use super::program::Loaded;
 use super::reload::Reloads;
 use super::Kept;
@@ -19,26 +21,42 @@ pub struct Scraper<'a> {
     served: &'a [Loaded],
     /// One per program: kernel and user symbols in keys (`ksym`, `usym`, `kstack`).
     symbols: Vec<Symbolizer>,
+    /// One per program and user map.
+    evictions: Vec<Vec<Evictions>>,
 }
 
 impl<'a> Scraper<'a> {
     pub fn new(served: &'a [Loaded]) -> Scraper<'a> {
         let symbols = served.iter().map(|_| Symbolizer::new(None)).collect();
-        Scraper { served, symbols }
+        let per_map =
+            |p: &Loaded| p.prepared.compiled.user_maps.iter().map(|_| <_>::default()).collect();
+        let evictions = served.iter().map(per_map).collect();
+        Scraper { served, symbols, evictions }
     }
 
-    /// The exposition of everything served, in `format`.
-    pub fn scrape(&mut self, format: Format, kept: &mut Kept) -> String {
+    /// The exposition of everything served, in `format`; `events` are the programs' (in the
+    /// same order), for the `clear()`s they did.
+    pub fn scrape(&mut self, format: Format, kept: &mut Kept, events: &[Events]) -> String {
         let t0 = Instant::now();
         let mut own = Own::new();
         let mut families = Vec::new();
-        for (p, sym) in self.served.iter().zip(&mut self.symbols) {
-            let collector = Collector::new(&p.prepared.compiled, &p.kernel.maps);
+        let programs = self.served.iter().zip(&mut self.symbols).zip(&mut self.evictions);
+        for (((p, sym), evictions), events) in programs.zip(events) {
+            let c = &p.prepared.compiled;
+            let collector = Collector::new(c, &p.kernel.maps);
+            let refused = crate::map_full::refused(c, &p.kernel.maps).unwrap_or_default();
             for (i, metric) in &p.prepared.metrics {
                 let at = [("program", p.prepared.file.as_str()), ("map", metric.map.as_str())];
+                // Read before the map (evictions.rs).
+                let counted = lru_counted(p, *i);
                 match collector.map(*i, sym) {
                     Ok(entries) => {
-                        own.entries.push(labels(&at), Number::U(kernel_elements(&entries)));
+                        let held = kernel_elements(&entries);
+                        own.entries.push(labels(&at), Number::U(held));
+                        if let Some(counted) = counted {
+                            let n = evictions[*i].observe(events.clears[*i], counted, held);
+                            own.evictions.push(labels(&at), Number::U(n));
+                        }
                         families.extend(metric.families(&entries, &mut kept.buckets));
                     }
                     Err(e) => {
@@ -48,6 +66,9 @@ impl<'a> Scraper<'a> {
                         );
                         own.read_errors.push(labels(&at), Number::U(1));
                     }
+                }
+                if let Some(n) = refused.get(*i).copied().flatten() {
+                    own.refused.push(labels(&at), Number::U(n));
                 }
                 let max = p.kernel.maps[sonde_compile::abi::FIRST_USER_MAP + i].max_entries();
                 own.max_entries.push(labels(&at), Number::U(max as u64));
@@ -83,6 +104,18 @@ fn reload_families(r: &Reloads) -> Vec<Family> {
     out
 }
 
+/// An LRU map's elements as its program counts them (inserts less deletes since its last
+/// `clear()`); None for any other map, or when the count cannot be read.
+fn lru_counted(p: &Loaded, map: usize) -> Option<u64> {
+    let c = &p.prepared.compiled;
+    if !c.user_maps[map].lru {
+        return None;
+    }
+    let counter = sonde_compile::lower::len_counter(&c.user_maps, c.stack_maps.len(), map)?;
+    let value = p.kernel.maps[counter].lookup(&0u32.to_le_bytes()).ok().flatten()?;
+    Some(u64::from_le_bytes(value.get(..8)?.try_into().ok()?))
+}
+
 /// Elements the kernel holds for `entries`: one per key, one per key and bucket for histograms.
 fn kernel_elements(entries: &MapEntries) -> u64 {
     match entries {
@@ -97,6 +130,8 @@ struct Own {
     programs: Family,
     entries: Family,
     max_entries: Family,
+    evictions: Family,
+    refused: Family,
     read_errors: Family,
     lost: Family,
     missed: Family,
@@ -111,7 +146,17 @@ impl Own {
         Own {
             programs: f("program_info", "A program being served.", Kind::Gauge),
             entries: f("map_entries", "Elements in the map now (a histogram's: one per key and bucket).", Kind::Gauge),
-            max_entries: f("map_max_entries", "Elements the map can hold; inserts beyond are refused.", Kind::Gauge),
+            max_entries: f(
+                "map_max_entries",
+                "Elements the map can hold; beyond, an LRU map evicts, a hash refuses the insert.",
+                Kind::Gauge,
+            ),
+            evictions: f(
+                "map_evictions",
+                "Elements an LRU map evicted to make room (its program's inserts less deletes, less the elements held).",
+                Kind::Counter,
+            ),
+            refused: f("map_refused_inserts", "Inserts a full hash map refused (the series was lost).", Kind::Counter),
             read_errors: f("map_read_errors", "Maps that could not be read in this scrape (see the log).", Kind::Gauge),
             lost: f("lost_events", "Events the ring buffer had no room for (printf output).", Kind::Counter),
             missed: f(
@@ -162,7 +207,8 @@ impl Own {
             Kind::Gauge,
         );
         took.push(Vec::new(), Number::F(t0.elapsed().as_secs_f64()));
-        let mut out = vec![self.programs, self.entries, self.max_entries];
+        let mut out =
+            vec![self.programs, self.entries, self.max_entries, self.evictions, self.refused];
         out.extend([self.read_errors, self.lost, self.missed, self.runs, self.run_time]);
         out.retain(|f| !f.samples.is_empty());
         out.extend([build, took]);
