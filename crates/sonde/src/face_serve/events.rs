@@ -63,7 +63,8 @@ impl<'a> Events<'a> {
 fn cleared(events: &[EventDef], rec: &[u8]) -> Option<usize> {
     let id = u64::from_le_bytes(rec.get(..8)?.try_into().ok()?);
     match events.get(usize::try_from(id).ok()?)?.kind {
-        EventKind::ClearMap { map } => Some(map),
+        // zero() keeps every element: nothing leaves the map.
+        EventKind::ClearMap { map, keep_keys: false } => Some(map),
         _ => None,
     }
 }
