@@ -153,11 +153,13 @@ fn a_handlers_return_is_printed_as_strace_prints_it() {
         let out = trace_status(opts, &wl);
         out.assert_code(0);
         let lines = out.lines();
-        let ours: Vec<&str> = lines.iter().filter(|l| l.starts_with("rt_sigreturn")).copied().collect();
+        let ours: Vec<&str> =
+            lines.iter().filter(|l| l.starts_with("rt_sigreturn")).copied().collect();
         assert_eq!(ours, expect, "{opts:?}\n{}", out.describe());
     }
     // A call counted once in a summary (on stderr, as perf trace prints it).
-    let out = sonde(&["trace", "-c", "--", workload().to_str().unwrap(), "catch", "10", "raise", "10"]);
+    let out =
+        sonde(&["trace", "-c", "--", workload().to_str().unwrap(), "catch", "10", "raise", "10"]);
     let row = out.stderr.lines().find(|l| l.split_whitespace().next() == Some("rt_sigreturn"));
     let calls = row.and_then(|r| r.split_whitespace().nth(1));
     assert_eq!(calls, Some("1"), "{}", out.describe());
