@@ -317,8 +317,7 @@ impl Plan<'_> {
         if self.sigreturn() == Some(nr) {
             // Its own exit tracepoint never fires: the number there is the restored one.
             let site = self.site();
-            let pred = format!("{target} && {}", self.sigreturn_marked());
-            self.exit(p, site.exit, &pred, &nr.to_string(), site.ret, &again);
+            self.exit(p, site.exit, target, &nr.to_string(), site.ret, &again);
             return;
         }
         self.exit(p, &exit, target, &nr.to_string(), "args->ret", &again);
@@ -358,10 +357,7 @@ impl Plan<'_> {
     }
 
     fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, again: &str) {
-        let mut pred = pred.to_string();
-        if self.failure {
-            pred.push_str(&format!(" && {ret} < 0"));
-        }
+        let (pred, guard) = self.exit_predicate(pred, id, ret);
         let (mark, id) = self.sigreturn_at_exit(id);
         let id = id.as_str();
         let copies = match self.copies_at_exit(id, ret).trim() {
@@ -386,7 +382,11 @@ impl Plan<'_> {
         };
         let again = format!("{again}{}", self.made_at_exit());
         if self.duration_ns.is_none() && self.mode == Mode::Lines {
-            let _ = writeln!(p, "{tp} /{pred}/ {{ {mark}{again}{body} }}");
+            let chosen = match &guard {
+                Some(g) => format!("if ({g}) {{ {again}{body} }}"),
+                None => format!("{again}{body}"),
+            };
+            let _ = writeln!(p, "{tp} /{pred}/ {{ {mark}{chosen} }}");
             return;
         }
         // The start time is looked up once (a predicate cannot bind it) and the call is
@@ -394,6 +394,9 @@ impl Plan<'_> {
         let mut cond = "$s".to_string();
         if let Some(d) = self.duration_ns {
             cond.push_str(&format!(" && $d >= {d}"));
+        }
+        if let Some(g) = guard {
+            cond.push_str(&format!(" && {g}"));
         }
         // With a filter, an entry may leave no start time: the last one is cleared once used so
         // a filtered-out call does not take it.

@@ -32,23 +32,33 @@ impl Plan<'_> {
         }
     }
 
-    /// The predicate of a task marked by rt_sigreturn's entry.
-    pub(crate) fn sigreturn_marked(&self) -> String {
-        format!("{MAP}[tid]")
+    /// The exit predicate's syscall set (`set`, as [`Plan::set`] writes it for `id`). Lines
+    /// leave out exits without a number (-1): rt_sigreturn's are let through by its mark.
+    pub(crate) fn exit_set(&self, set: &str, id: &str) -> String {
+        match self.mode == Mode::Lines && self.selection.all {
+            true => format!(" && {id} != -1"),
+            false => set.to_string(),
+        }
     }
 
-    /// The exit predicate's syscall set (`set`, as [`Plan::set`] writes it for `id`): a marked
-    /// task's exit passes too. Exits without a number (-1) pass only so.
-    pub(crate) fn exit_set(&self, set: &str, id: &str) -> String {
-        let plain = match (self.mode, self.selection.all) {
-            (Mode::Lines, true) => format!("{id} != -1"),
-            (_, true) => return set.to_string(),
-            _ => set.trim_start_matches(" && ").to_string(),
+    /// The exit's predicate (`pred`, with `-Z`'s failure), and the condition the body must then
+    /// check itself: a marked task's exit passes whatever else holds (`-Z`, `--cpu` where it
+    /// moved), so that its mark is always taken off. `id`: as [`Plan::sigreturn_at_exit`] has it.
+    pub(crate) fn exit_predicate(
+        &self,
+        pred: &str,
+        id: &str,
+        ret: &str,
+    ) -> (String, Option<String>) {
+        let failed = self.failure.then(|| format!("{ret} < 0"));
+        let base = match &failed {
+            Some(f) => format!("{pred} && {f}"),
+            None => pred.to_string(),
         };
         match self.sigreturn() {
-            Some(_) => format!(" && ({plain} || {MAP}[tid])"),
-            None if plain.is_empty() => String::new(),
-            None => format!(" && {plain}"),
+            Some(nr) if id == nr.to_string() => (format!("{MAP}[tid]"), failed),
+            Some(_) if id.parse::<u32>().is_err() => (format!("({base}) || {MAP}[tid]"), failed),
+            _ => (base, None),
         }
     }
 

@@ -343,7 +343,7 @@ fn rt_sigreturns_exit_is_the_next_exit_of_the_task_its_entry_marked() {
     assert!(enter.contains(&format!("if (args->id == {nr}) {{ sr[tid] = 1; }}")), "{text}");
     // The restored registers hold no number (-1): only a marked task's such exit passes.
     let exit = at("tracepoint:raw_syscalls:sys_exit ");
-    assert!(exit.contains("(pid == 42 || tr[tid]) && (args->id != -1 || sr[tid])/"), "{text}");
+    assert!(exit.contains("/((pid == 42 || tr[tid]) && args->id != -1) || sr[tid]/"), "{text}");
     assert!(
         exit.contains(&format!(
             "{{ $id = args->id; if (sr[tid]) {{ $id = {nr}; delete sr[tid]; }} "
@@ -357,6 +357,12 @@ fn rt_sigreturns_exit_is_the_next_exit_of_the_task_its_entry_marked() {
     let text = p.program();
     let mask = format!("if ($id == {nr}) {{ print(16, tid, curtask->blocked.sig[0]); }} print(2,");
     assert!(text.contains(&mask), "{text}");
+    // A marked task's exit always takes its mark off: with -Z its body checks the failure.
+    let p = Plan { failure: true, ..plan(&t, &sel, Mode::Lines) };
+    let text = compiles(&p);
+    let exit = text.lines().find(|l| l.starts_with("tracepoint:raw_syscalls:sys_exit ")).unwrap();
+    assert!(exit.contains("args->id != -1 && args->ret < 0) || sr[tid]/"), "{text}");
+    assert!(exit.contains("delete sr[tid]; } if (args->ret < 0) { "), "{text}");
     // Summaries count it at its exit as before: no mark.
     let s = compiles(&plan(&t, &sel, Mode::Summary));
     assert!(!s.contains("sr[tid]"), "{s}");
@@ -374,9 +380,7 @@ fn rt_sigreturn_alone_ends_at_the_exit_every_syscall_shares() {
     // Its own exit tracepoint never fires: the number there is the restored one.
     assert!(!text.contains("sys_exit_rt_sigreturn"), "{text}");
     assert!(
-        text.contains(
-            "tracepoint:raw_syscalls:sys_exit /(pid == 42 || tr[tid]) && sr[tid]/ { delete sr[tid]; "
-        ),
+        text.contains("tracepoint:raw_syscalls:sys_exit /sr[tid]/ { delete sr[tid]; "),
         "{text}"
     );
 }
