@@ -119,20 +119,10 @@ fn a_handled_signal_and_a_fault_are_printed_as_strace_prints_them() {
     }
 }
 
-/// strace's lines of `syscall` (its column padding taken out).
+/// strace's lines of `syscall`, its column padding before ` = ` taken out.
 fn strace_calls(wl: &[&str], syscall: &str) -> Vec<String> {
-    let file = temp_path("strace-calls");
-    let _ = Command::new("strace")
-        .args(["-f", "-q", "-e", &format!("trace={syscall}"), "-o"])
-        .arg(&file)
-        .arg(workload())
-        .args(wl)
-        .status()
-        .unwrap();
-    let text = std::fs::read_to_string(&file).unwrap();
-    let _ = std::fs::remove_file(&file);
-    text.lines()
-        .filter_map(|l| l.split_once(' ').map(|(_, rest)| rest.trim_start()))
+    common::trace::strace(syscall, wl)
+        .iter()
         .filter(|l| l.starts_with(syscall))
         .map(|l| match l.rsplit_once(") ") {
             Some((call, result)) => format!("{call}) {}", result.trim_start()),
