@@ -178,6 +178,14 @@ impl Call {
         }
     }
 
+    /// rt_sigreturn's argument as strace shows it, `{mask=[]}`: the mask it restored, copied at
+    /// its exit.
+    fn sigreturn_mask(&self) -> Option<String> {
+        let out = memory::out_index(0);
+        let copy = self.entry.strings.iter().find(|(j, _)| *j == out)?;
+        Some(format!("{{mask={}}}", structs::sigset(&copy.1)))
+    }
+
     /// A successful result strace follows with what the call filled: poll's entries that fired.
     fn memory_result(&self, syscall: &str) -> Option<String> {
         let out = memory::out_index(0);
@@ -321,6 +329,9 @@ impl Call {
     }
 
     fn strace_arg_texts(&self, sc: Option<&Syscall>, names: &dyn Names) -> Vec<String> {
+        if sc.is_some_and(|s| s.name == "rt_sigreturn") {
+            return self.sigreturn_mask().into_iter().collect();
+        }
         let mut args: Vec<String> = self.args(sc, names).into_iter().map(|a| a.text).collect();
         if sc.is_some_and(|s| mode_unused(&s.name, &self.entry.args)) {
             // strace prints open's mode only when the call creates a file.

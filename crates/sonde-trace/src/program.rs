@@ -189,9 +189,7 @@ impl Plan<'_> {
             );
         }
         if self.per_syscall() {
-            let skip = self.never_printed();
-            let nrs = self.selection.nrs.iter().filter(|&&nr| Some(nr) != skip);
-            for &nr in nrs.filter(|&&nr| self.filterable(nr)) {
+            for &nr in self.selection.nrs.iter().filter(|&&nr| self.filterable(nr)) {
                 self.one_syscall(&mut p, nr, &target);
             }
         } else {
@@ -244,12 +242,9 @@ impl Plan<'_> {
     /// The predicate part restricting `id` to the selected syscalls: none for all of them,
     /// inline comparisons for a few, a map BEGIN fills for many (that BEGIN written once).
     fn set(&self, p: &mut String, id: &str) -> String {
-        let skip = self.never_printed();
-        let nrs: Vec<u32> =
-            self.selection.nrs.iter().copied().filter(|&n| Some(n) != skip).collect();
+        let nrs = &self.selection.nrs;
         if self.selection.all {
-            // Its exit has no number (-1): the registers it restored hold none.
-            skip.map_or(String::new(), |n| format!(" && {id} != {n} && {id} != -1"))
+            String::new()
         } else if nrs.is_empty() {
             " && 0".into()
         } else if nrs.len() <= INLINE_SET_MAX {
@@ -272,6 +267,7 @@ impl Plan<'_> {
             self.enter(p, site.enter, &pred, &site.enter_id, &[], "");
             let id = &site.exit_id;
             let set = self.set(p, id);
+            let set = self.exit_set(&set, id);
             self.exit(p, site.exit, &format!("{target}{set}"), id, site.ret, "");
             if crate::fast::applies(self) {
                 // The site of the hand-built pair's third program (see `fast`).
@@ -285,7 +281,7 @@ impl Plan<'_> {
         strings.push_str(&self.copies_at_entry(&site.enter_id, &|i| a[i].clone()));
         self.enter(p, site.enter, &format!("{target}{set}"), &site.enter_id, a, &strings);
         let set = self.set(p, &site.exit_id);
-        let pred = format!("{target}{set}");
+        let pred = format!("{target}{}", self.exit_set(&set, &site.exit_id));
         let again = self.read_again(&self.path_positions(self.selection.nrs.iter().copied()));
         self.exit(p, site.exit, &pred, &site.exit_id, site.ret, &again);
     }
@@ -318,6 +314,12 @@ impl Plan<'_> {
         );
         self.enter(p, &enter, target, &nr.to_string(), &a, &strings);
         let again = self.read_again(&self.path_positions(std::iter::once(nr)));
+        if self.sigreturn() == Some(nr) {
+            // Its own exit tracepoint never fires: the number there is the restored one.
+            let site = self.site();
+            self.exit(p, site.exit, target, &nr.to_string(), site.ret, &again);
+            return;
+        }
         self.exit(p, &exit, target, &nr.to_string(), "args->ret", &again);
     }
 
@@ -350,18 +352,19 @@ impl Plan<'_> {
             None => pred.to_string(),
         };
         let made = self.made_at_entry(id);
-        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{made}{record} }}");
+        let mark = self.sigreturn_at_entry(id);
+        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{made}{mark}{record} }}");
     }
 
     fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, again: &str) {
-        let mut pred = pred.to_string();
-        if self.failure {
-            pred.push_str(&format!(" && {ret} < 0"));
-        }
+        let (pred, guard) = self.exit_predicate(pred, id, ret);
+        let (mark, id) = self.sigreturn_at_exit(id);
+        let id = id.as_str();
         let copies = match self.copies_at_exit(id, ret).trim() {
             "" => String::new(),
             c => format!("{c} "),
         };
+        let copies = format!("{copies}{}", self.sigreturn_mask(id));
         let body = match self.mode {
             // The user stack first: its frames are named from the process's maps, read when
             // the record is, and the process may be about to exit.
@@ -379,7 +382,11 @@ impl Plan<'_> {
         };
         let again = format!("{again}{}", self.made_at_exit());
         if self.duration_ns.is_none() && self.mode == Mode::Lines {
-            let _ = writeln!(p, "{tp} /{pred}/ {{ {again}{body} }}");
+            let chosen = match &guard {
+                Some(g) => format!("if ({g}) {{ {again}{body} }}"),
+                None => format!("{again}{body}"),
+            };
+            let _ = writeln!(p, "{tp} /{pred}/ {{ {mark}{chosen} }}");
             return;
         }
         // The start time is looked up once (a predicate cannot bind it) and the call is
@@ -388,12 +395,15 @@ impl Plan<'_> {
         if let Some(d) = self.duration_ns {
             cond.push_str(&format!(" && $d >= {d}"));
         }
+        if let Some(g) = guard {
+            cond.push_str(&format!(" && {g}"));
+        }
         // With a filter, an entry may leave no start time: the last one is cleared once used so
         // a filtered-out call does not take it.
         let reset = if self.filter.is_some() { " st[tid] = 0;" } else { "" };
         let _ = writeln!(
             p,
-            "{tp} /{pred}/ {{ $s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
+            "{tp} /{pred}/ {{ {mark}$s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
         );
     }
 }
@@ -403,6 +413,7 @@ mod copies;
 mod fate;
 mod made;
 mod reread;
+mod sigreturn;
 mod site;
 mod strings;
 pub use made::MAP_MADE;

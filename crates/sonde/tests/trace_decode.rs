@@ -79,9 +79,16 @@ fn structs_buffers_and_constants_as_strace_prints_them() {
         // are many): each of ours is strace's, the child's pid aside.
         let from = |lines: &[String]| -> Vec<String> {
             let start = lines.iter().position(|l| l.starts_with("read(3, ")).unwrap_or(0);
-            let keep = lines[start..].iter().filter(|l| !l.starts_with("wait4("));
+            // Another task's line, without its `[pid N] `.
+            let text = |l: &str| match l.starts_with("[pid ") {
+                true => l.split_once("] ").map_or(l, |(_, r)| r).to_string(),
+                false => l.to_string(),
+            };
+            // wait4 is checked above: whole, or split by the child's end.
+            let wait = |l: &str| l.starts_with("wait4(") || l.starts_with("<... wait4 resumed>");
+            let keep = lines[start..].iter().map(|l| text(l)).filter(|l| !wait(l));
             // Signals' and exits' lines are not calls.
-            keep.filter(|l| !l.starts_with("+++") && !l.starts_with("---")).cloned().collect()
+            keep.filter(|l| !l.starts_with("+++") && !l.starts_with("---")).collect()
         };
         assert_eq!(from(&ours), from(&theirs), "{}", out.describe());
     }

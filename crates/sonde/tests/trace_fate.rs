@@ -112,13 +112,49 @@ fn a_handled_signal_and_a_fault_are_printed_as_strace_prints_them() {
     // A core dump (where the host's limits allow one) says so, as in strace.
     let fate: Vec<String> = fate.iter().map(|l| l.replace(" (core dumped)", "")).collect();
     assert_eq!(fate, expect, "{}", out.describe());
-    // rt_sigreturn, the handler's return, is never printed.
-    let out = trace_status(&[], &wl);
-    assert!(!out.stdout.contains("rt_sigreturn"), "{}", out.describe());
     if strace_installed() {
         let theirs: Vec<String> =
             strace_fate(&wl).iter().map(|l| l.replace(" (core dumped)", "")).collect();
         assert_eq!(theirs, expect);
+    }
+}
+
+/// strace's lines of `syscall`, its column padding before ` = ` taken out.
+fn strace_calls(wl: &[&str], syscall: &str) -> Vec<String> {
+    common::trace::strace(syscall, wl)
+        .iter()
+        .filter(|l| l.starts_with(syscall))
+        .map(|l| match l.rsplit_once(") ") {
+            Some((call, result)) => format!("{call}) {}", result.trim_start()),
+            None => l.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_handlers_return_is_printed_as_strace_prints_it() {
+    if skip() {
+        return;
+    }
+    let wl = ["catch", "10", "raise", "10", "catch", "12", "raise", "12"];
+    let expect = ["rt_sigreturn({mask=[]}) = 0", "rt_sigreturn({mask=[]}) = 0"];
+    // Traced alone (its own entry tracepoint), with another call, and among every call.
+    for opts in [&["-e", "rt_sigreturn"][..], &["-e", "rt_sigreturn,kill"], &[]] {
+        let out = trace_status(opts, &wl);
+        out.assert_code(0);
+        let lines = out.lines();
+        let ours: Vec<&str> =
+            lines.iter().filter(|l| l.starts_with("rt_sigreturn")).copied().collect();
+        assert_eq!(ours, expect, "{opts:?}\n{}", out.describe());
+    }
+    // A call counted once in a summary (on stderr, as perf trace prints it).
+    let out =
+        sonde(&["trace", "-c", "--", workload().to_str().unwrap(), "catch", "10", "raise", "10"]);
+    let row = out.stderr.lines().find(|l| l.split_whitespace().next() == Some("rt_sigreturn"));
+    let calls = row.and_then(|r| r.split_whitespace().nth(1));
+    assert_eq!(calls, Some("1"), "{}", out.describe());
+    if strace_installed() {
+        assert_eq!(strace_calls(&wl, "rt_sigreturn"), expect);
     }
 }
 

@@ -268,3 +268,18 @@ fn written_bytes_keep_their_nuls_unless_the_copy_failed() {
         r#"write(4, "etc/"..., 10240) = 10240"#
     );
 }
+
+#[test]
+fn rt_sigreturn_shows_the_mask_it_restored() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let sc = t.by_name("rt_sigreturn");
+    let mut ret = call(15, [0; 6], 0);
+    assert_eq!(ret.strace_line(sc, 100, &NoNames), "rt_sigreturn() = 0", "no copy, no mask");
+    ret.entry.strings = vec![(crate::memory::out_index(0), 0u64.to_le_bytes().to_vec())];
+    assert_eq!(ret.strace_line(sc, 100, &NoNames), "rt_sigreturn({mask=[]}) = 0");
+    // SIGUSR2 and SIGPIPE blocked; the restored result of the interrupted code.
+    let mask: u64 = (1 << 11) | (1 << 12);
+    ret.entry.strings = vec![(crate::memory::out_index(0), mask.to_le_bytes().to_vec())];
+    ret.ret = 18;
+    assert_eq!(ret.strace_line(sc, 100, &NoNames), "rt_sigreturn({mask=[USR2 PIPE]}) = 18");
+}

@@ -47,13 +47,4 @@ impl Plan<'_> {
             false => String::new(),
         }
     }
-
-    /// rt_sigreturn is never printed: its exit restores the registers of the code a signal
-    /// interrupted, its number among them (summaries count it).
-    pub(crate) fn never_printed(&self) -> Option<u32> {
-        match self.mode {
-            Mode::Lines => self.table.by_name("rt_sigreturn").map(|s| s.nr),
-            Mode::Summary => None,
-        }
-    }
 }

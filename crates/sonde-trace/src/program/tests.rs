@@ -331,3 +331,56 @@ fn lines_show_the_fate_where_btf_types_it() {
     let s = Plan { fate: true, ..plan(&t, &sel, Mode::Summary) }.program();
     assert!(!s.contains("signal_") && !s.contains("exit_code"), "{s}");
 }
+
+#[test]
+fn rt_sigreturns_exit_is_the_next_exit_of_the_task_its_entry_marked() {
+    let t = table();
+    let nr = t.by_name("rt_sigreturn").unwrap().nr;
+    let sel = Selection::everything(&t);
+    let text = compiles(&plan(&t, &sel, Mode::Lines));
+    let at = |tp: &str| text.lines().find(|l| l.starts_with(tp)).unwrap().to_string();
+    let enter = at("tracepoint:raw_syscalls:sys_enter ");
+    assert!(enter.contains(&format!("if (args->id == {nr}) {{ sr[tid] = 1; }}")), "{text}");
+    // The restored registers hold no number (-1): only a marked task's such exit passes.
+    let exit = at("tracepoint:raw_syscalls:sys_exit ");
+    assert!(exit.contains("/((pid == 42 || tr[tid]) && args->id != -1) || sr[tid]/"), "{text}");
+    assert!(
+        exit.contains(&format!(
+            "{{ $id = args->id; if (sr[tid]) {{ $id = {nr}; delete sr[tid]; }} "
+        )),
+        "{text}"
+    );
+    assert!(exit.contains("@made = count();"), "counted as any call: {text}");
+    assert!(exit.contains("print(2, tid, nsecs, $id, args->ret);"), "{text}");
+    // Where BTF types the task, its restored mask is copied before the exit record.
+    let p = Plan { fate: true, ..plan(&t, &sel, Mode::Lines) };
+    let text = p.program();
+    let mask = format!("if ($id == {nr}) {{ print(16, tid, curtask->blocked.sig[0]); }} print(2,");
+    assert!(text.contains(&mask), "{text}");
+    // A marked task's exit always takes its mark off: with -Z its body checks the failure.
+    let p = Plan { failure: true, ..plan(&t, &sel, Mode::Lines) };
+    let text = compiles(&p);
+    let exit = text.lines().find(|l| l.starts_with("tracepoint:raw_syscalls:sys_exit ")).unwrap();
+    assert!(exit.contains("args->id != -1 && args->ret < 0) || sr[tid]/"), "{text}");
+    assert!(exit.contains("delete sr[tid]; } if (args->ret < 0) { "), "{text}");
+    // Summaries count it at its exit as before: no mark.
+    let s = compiles(&plan(&t, &sel, Mode::Summary));
+    assert!(!s.contains("sr[tid]"), "{s}");
+}
+
+#[test]
+fn rt_sigreturn_alone_ends_at_the_exit_every_syscall_shares() {
+    let t = table();
+    let sel = Selection::parse("rt_sigreturn", &t).unwrap();
+    let text = compiles(&plan(&t, &sel, Mode::Lines));
+    assert!(
+        text.contains("sys_enter_rt_sigreturn /(pid == 42 || tr[tid])/ { sr[tid] = 1; "),
+        "{text}"
+    );
+    // Its own exit tracepoint never fires: the number there is the restored one.
+    assert!(!text.contains("sys_exit_rt_sigreturn"), "{text}");
+    assert!(
+        text.contains("tracepoint:raw_syscalls:sys_exit /sr[tid]/ { delete sr[tid]; "),
+        "{text}"
+    );
+}
