@@ -98,6 +98,9 @@ pub struct Plan<'a> {
     pub copies: bool,
     /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
     pub fate: bool,
+    /// Rows of the hand-built summary's tables ((thread, syscall) pairs; [`crate::fast`]):
+    /// `--summary-rows`, [`crate::fast::ENTRIES`] by default.
+    pub summary_rows: u32,
 }
 
 impl Plan<'_> {
