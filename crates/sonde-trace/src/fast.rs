@@ -124,7 +124,7 @@ pub fn rewrite(c: &mut Compiled, plan: &Plan) -> Option<FastMaps> {
         kind: MapKind::Hash,
         key_size,
         value_size,
-        max_entries: plan.summary_rows,
+        max_entries: plan.summary_rows.unwrap_or(ENTRIES),
     };
     c.maps.push(hash(MAP_CALLS, 16, ROW_BYTES as u32));
     c.maps.push(hash(MAP_ERRS, 24, 8));

@@ -98,9 +98,9 @@ pub struct Plan<'a> {
     pub copies: bool,
     /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
     pub fate: bool,
-    /// Rows of the hand-built summary's tables ((thread, syscall) pairs; [`crate::fast`]):
-    /// `--summary-rows`, [`crate::fast::ENTRIES`] by default.
-    pub summary_rows: u32,
+    /// `--summary-rows`: rows of the summary's tables of (thread, syscall) pairs; by default
+    /// [`crate::fast::ENTRIES`] in the hand-built summary, the compiler's size in the other.
+    pub summary_rows: Option<u32>,
 }
 
 impl Plan<'_> {
@@ -402,10 +402,12 @@ impl Plan<'_> {
 }
 
 mod copies;
+pub use rows::size_summary_maps;
 
 mod fate;
 mod made;
 mod reread;
+mod rows;
 mod site;
 mod strings;
 pub use made::MAP_MADE;

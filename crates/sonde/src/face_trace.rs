@@ -253,6 +253,9 @@ fn compile(
         true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
         false => None,
     };
+    if a.summary() && fast.is_none() {
+        tp::size_summary_maps(&mut compiled, &summary_plan);
+    }
     Ok((compiled, source, fast))
 }
 
@@ -364,7 +367,7 @@ fn write_summary(
     let (mut s, full) = match fast {
         Some(f) => {
             let (s, not_counted) = read_fast_summary(maps, f)?;
-            (s, Full::fast(not_counted, a.summary_rows))
+            (s, Full::fast(not_counted, a.summary_rows.unwrap_or(sonde_trace::fast::ENTRIES)))
         }
         None => (
             read_summary(compiled, &lines.collector, &mut lines.symbols)?,

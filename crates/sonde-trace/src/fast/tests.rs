@@ -64,7 +64,7 @@ fn summary<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         raw_tracepoints: true,
         copies: false,
         fate: false,
-        summary_rows: crate::fast::ENTRIES,
+        summary_rows: None,
     }
 }
 
@@ -125,7 +125,7 @@ fn the_summary_pair_looks_one_row_up_at_each_end() {
     assert!(text.contains(&format!("*(u64 *)(r6 +{FULL_MOVED}) = r1")), "{text}");
     assert_eq!(c.maps[m.calls].max_entries, ENTRIES);
     let mut small = compiled();
-    let m = rewrite(&mut small, &Plan { summary_rows: 8, ..summary(&t, &sel) }).unwrap();
+    let m = rewrite(&mut small, &Plan { summary_rows: Some(8), ..summary(&t, &sel) }).unwrap();
     let sizes = [m.calls, m.errs, m.moved].map(|i| small.maps[i].max_entries);
     assert_eq!(sizes, [8, 8, 8], "--summary-rows");
     // A switch moves the slot of the task leaving.

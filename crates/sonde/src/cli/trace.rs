@@ -123,9 +123,8 @@ pub struct TraceArgs {
     /// Rows of the summary's tables of (thread, syscall) pairs (docs/trace.md; hidden: for
     /// tests that fill them).
     #[arg(long = "summary-rows", value_name = "N", hide = true,
-          default_value_t = sonde_trace::fast::ENTRIES,
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub summary_rows: u32,
+    pub summary_rows: Option<u32>,
     #[command(flatten)]
     pub refused: refused::Refused,
     /// Start CMD, trace it and everything it starts until it exits: its words reach it exactly as
@@ -197,7 +196,7 @@ pub struct Trace {
     pub max_events: Option<u64>,
     pub duration_ns: Option<u64>,
     pub keep_going: bool,
-    pub summary_rows: u32,
+    pub summary_rows: Option<u32>,
     pub output: Output,
 }
 
