@@ -28,7 +28,8 @@ impl Full {
     }
 
     /// The compiled summary's: updates of its calls map (`@n`) and errno map (`@errs`) the
-    /// kernel refused. A count that cannot be read is none.
+    /// kernel refused, and start times it could not keep (that call's exit finds none). A
+    /// count that cannot be read is none.
     pub fn compiled(compiled: &Compiled, maps: &[Map]) -> Full {
         let refused = map_full::refused(compiled, maps).unwrap_or_default();
         let of = |name: &str| {
@@ -38,6 +39,7 @@ impl Full {
             (n, rows.map_or(0, |d| d.max_entries))
         };
         let ((calls, rows), (errnos, errno_rows)) = (of(tp::MAP_STATS), of(tp::MAP_ERRNO));
+        let calls = calls + of(tp::MAP_START).0;
         Full { not_counted: NotCounted { calls, errnos }, rows, errno_rows }
     }
 
