@@ -31,19 +31,26 @@ use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, MapDef, MapKind};
 
 mod read;
-pub use read::{summary, Entries};
+pub use read::{summary, Entries, NotCounted};
 
 /// (tid, syscall) -> [`Row`].
 pub const MAP_CALLS: &str = "calls";
 /// (tid, syscall, errno) -> failed calls.
 pub const MAP_ERRS: &str = "errnos";
-/// Entries of each: (thread, syscall) pairs.
+/// Entries of each hash by default: (thread, syscall) pairs ([`Plan::summary_rows`]).
 pub const ENTRIES: u32 = 16384;
 /// Per CPU: the call in progress {tid, syscall, start ns}, the thread that owns the CPU's rows,
 /// then those rows ([`SLOT_ROWS`] of them, by syscall number).
 pub const MAP_SLOT: &str = "slot";
-/// Bytes before the slot's rows: tid, syscall, start, owner.
-pub const SLOT_HEAD: usize = 32;
+/// Bytes before the slot's rows: tid, syscall, start, owner, then the inserts refused on this
+/// CPU ([`FULL_CALLS`], [`FULL_ERRNOS`], [`FULL_MOVED`]).
+pub const SLOT_HEAD: usize = 56;
+/// Where in the slot's head: calls whose (tid, syscall) row could not be inserted.
+pub const FULL_CALLS: i16 = 32;
+/// Failed calls whose (tid, syscall, errno) count could not be inserted (the call is counted).
+pub const FULL_ERRNOS: i16 = 40;
+/// Calls of tasks switched out mid-call that could not be moved (their exit finds no start).
+pub const FULL_MOVED: i16 = 48;
 /// Syscall numbers with a row in the slot (x86-64 has fewer); others use the hash.
 pub const SLOT_ROWS: usize = 512;
 /// The slot of a task switched out during a call, by tid: {start ns, syscall}, until its exit.
@@ -117,7 +124,7 @@ pub fn rewrite(c: &mut Compiled, plan: &Plan) -> Option<FastMaps> {
         kind: MapKind::Hash,
         key_size,
         value_size,
-        max_entries: ENTRIES,
+        max_entries: plan.summary_rows.unwrap_or(ENTRIES),
     };
     c.maps.push(hash(MAP_CALLS, 16, ROW_BYTES as u32));
     c.maps.push(hash(MAP_ERRS, 24, 8));
@@ -357,6 +364,8 @@ fn switch_program(a: &mut Asm, m: &FastMaps) {
     a.emit(Insn::store(Size::DW, Reg::FP, -24, Reg::R1));
     a.emit(Insn::store_imm(Size::DW, Reg::R6, 16, 0));
     a.update(m.moved, -8, -32);
+    a.jmp_imm(Cond::Eq, Reg::R0, 0, out);
+    a.inc(Reg::R6, FULL_MOVED);
     epilogue(a, out);
 }
 
@@ -445,6 +454,9 @@ fn exit_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps
     square(a);
     a.emit(Insn::store(Size::DW, Reg::FP, -40, Reg::R1));
     a.update(m.calls, -32, -72);
+    // r6 is still this CPU's slot here.
+    a.jmp_imm(Cond::Eq, Reg::R0, 0, errs);
+    a.inc(Reg::R6, FULL_CALLS);
     a.bind(errs);
     // Failed: errnos[tid, id, -ret] += 1 (the key's first two slots are the row's).
     a.emit(Insn::load(Size::DW, Reg::R6, Reg::R9, 8));
@@ -459,6 +471,10 @@ fn exit_program(a: &mut Asm, plan: &Plan, tr: Option<(usize, u32)>, m: &FastMaps
     a.bind(new);
     a.emit(Insn::store_imm(Size::DW, Reg::FP, -88, 1));
     a.update(m.errs, -32, -88);
+    // Refused: counted in the slot, looked up again only on this rare path.
+    a.jmp_imm(Cond::Eq, Reg::R0, 0, out);
+    slot(a, m, out);
+    a.inc(Reg::R0, FULL_ERRNOS);
     epilogue(a, out);
 }
 

@@ -35,6 +35,8 @@ pub const MAP_SQUARES: &str = "sq";
 pub const SQUARE_UNIT_NS: u64 = 10;
 /// Failed calls by (tid, syscall, errno).
 pub const MAP_ERRNO: &str = "errs";
+/// Each thread's call in progress: its start time.
+pub const MAP_START: &str = "st";
 /// Names of traced threads that exited, for the summary.
 pub const MAP_NAMES: &str = "names";
 
@@ -98,6 +100,9 @@ pub struct Plan<'a> {
     pub copies: bool,
     /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
     pub fate: bool,
+    /// `--summary-rows`: rows of the summary's tables of (thread, syscall) pairs; by default
+    /// [`crate::fast::ENTRIES`] in the hand-built summary, the compiler's size in the other.
+    pub summary_rows: Option<u32>,
 }
 
 impl Plan<'_> {
@@ -335,9 +340,9 @@ impl Plan<'_> {
 
     fn enter(&self, p: &mut String, tp: &str, pred: &str, id: &str, a: &[String], strings: &str) {
         let start = if self.duration_ns.is_some() || self.mode == Mode::Summary {
-            "st[tid] = nsecs; "
+            format!("{MAP_START}[tid] = nsecs; ")
         } else {
-            ""
+            String::new()
         };
         let record = match self.mode {
             Mode::Lines => format!(
@@ -400,19 +405,24 @@ impl Plan<'_> {
         }
         // With a filter, an entry may leave no start time: the last one is cleared once used so
         // a filtered-out call does not take it.
-        let reset = if self.filter.is_some() { " st[tid] = 0;" } else { "" };
+        let reset = match self.filter {
+            Some(_) => format!(" {MAP_START}[tid] = 0;"),
+            None => String::new(),
+        };
         let _ = writeln!(
             p,
-            "{tp} /{pred}/ {{ {mark}$s = st[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
+            "{tp} /{pred}/ {{ {mark}$s = {MAP_START}[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
         );
     }
 }
 
 mod copies;
+pub use rows::size_summary_maps;
 
 mod fate;
 mod made;
 mod reread;
+mod rows;
 mod sigreturn;
 mod site;
 mod strings;

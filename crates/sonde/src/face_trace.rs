@@ -5,6 +5,7 @@
 mod fate;
 mod lines;
 mod names;
+mod not_counted;
 pub mod stamp;
 mod table;
 
@@ -17,6 +18,7 @@ use crate::run::{Events, Needs, Reason, Target};
 use crate::signals;
 use lines::Lines;
 use names::ProcNames;
+use not_counted::Full;
 use sonde_compile::abi::FIRST_USER_MAP;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
@@ -84,14 +86,18 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
             lines.command_end(pid, status);
         }
     }
-    if a.summary() {
-        write_summary(a, &compiled, &loaded.maps, fast, &table, &mut lines)?;
-    }
+    let full = match a.summary() {
+        true => write_summary(a, &compiled, &loaded.maps, fast, &table, &mut lines)?,
+        false => Full::default(),
+    };
     let losses = losses(&compiled, &mut lines, plan.counts_at_entry())?;
     if a.json() {
         // The command's own end (not sonde ending it), then the losses, always last.
         if let (Some(pid), Some(status)) = (target.command_pid(), target.command_status()) {
             let _ = writeln!(lines.out, "{}", Record::exit(pid, status));
+        }
+        for record in full.records() {
+            let _ = writeln!(lines.out, "{record}");
         }
         let record = match losses.made {
             Some(made) => Record::lost_calls(losses.records, losses.calls, made),
@@ -102,12 +108,12 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let _ = lines.out.flush();
     // Once the output failed, its one sentence is all there is to say.
     if !a.json() && health.failure().is_none() {
-        if let Some(sentence) = losses.sentence() {
+        for sentence in full.sentences().into_iter().chain(losses.sentence()) {
             eprintln!("sonde: {sentence}");
         }
     }
     detaching.finish();
-    let lost = losses.calls.max(losses.records.min(1));
+    let lost = losses.calls.max(losses.records.min(1)) + full.lost();
     Ok(crate::run::conclude(reason, &mut target, &health, lost, a.keep_going))
 }
 
@@ -214,6 +220,7 @@ fn plan<'a>(
         fate: a.layout != Layout::Perf
             && (a.show_exits || a.show_signals)
             && sonde_compile::Env::btf(env).is_ok(),
+        summary_rows: a.summary_rows,
     }
 }
 
@@ -246,6 +253,9 @@ fn compile(
         true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
         false => None,
     };
+    if a.summary() && fast.is_none() {
+        tp::size_summary_maps(&mut compiled, &summary_plan);
+    }
     Ok((compiled, source, fast))
 }
 
@@ -344,7 +354,8 @@ impl Events for TraceEvents<'_> {
     }
 }
 
-/// `-c`/`-C`: the summary, from the hand-built programs' maps or the compiled ones'.
+/// `-c`/`-C`: the summary, from the hand-built programs' maps or the compiled ones', and the
+/// calls it could not count.
 fn write_summary(
     a: &Trace,
     compiled: &Compiled,
@@ -352,10 +363,16 @@ fn write_summary(
     fast: Option<sonde_trace::fast::FastMaps>,
     table: &SyscallTable,
     lines: &mut Lines,
-) -> Result<(), Failure> {
-    let mut s = match fast {
-        Some(f) => read_fast_summary(maps, f)?,
-        None => read_summary(compiled, &lines.collector, &mut lines.symbols)?,
+) -> Result<Full, Failure> {
+    let (mut s, full) = match fast {
+        Some(f) => {
+            let (s, not_counted) = read_fast_summary(maps, f)?;
+            (s, Full::fast(not_counted, a.summary_rows.unwrap_or(sonde_trace::fast::ENTRIES)))
+        }
+        None => (
+            read_summary(compiled, &lines.collector, &mut lines.symbols)?,
+            Full::compiled(compiled, maps),
+        ),
     };
     read_names(compiled, &lines.collector, &mut lines.symbols, &mut s)?;
     if a.json() {
@@ -365,7 +382,7 @@ fn write_summary(
     } else {
         let _ = write!(lines.out, "{}", s.text(table, a.errno_summary));
     }
-    Ok(())
+    Ok(full)
 }
 
 /// Errors in the filter point into the filter, once each (it is in every syscall's predicate);
@@ -388,7 +405,7 @@ fn compile_failure(diags: Vec<Diagnostic>, source: &SourceFile, plan: &Plan) -> 
 fn read_fast_summary(
     maps: &[sonde_kernel::object::map::Map],
     f: sonde_trace::fast::FastMaps,
-) -> Result<Summary, Failure> {
+) -> Result<(Summary, sonde_trace::fast::NotCounted), Failure> {
     let entries =
         |map: &sonde_kernel::object::map::Map| -> Result<sonde_trace::fast::Entries, Failure> {
             let mut out = Vec::new();

@@ -157,6 +157,22 @@ fn sonde_traces_records_are_valid() {
     assert!(write["stack"].as_array().is_some_and(|s| !s.is_empty()), "{write}");
 }
 
+/// A summary whose table was full says so in a `map_full` record, in calls.
+#[test]
+fn sonde_traces_full_summary_record_is_valid() {
+    require_tracepoints!();
+    let w = workload().to_str().unwrap().to_string();
+    let args = ["trace", "-o", "-", "--json", "-c", "--summary-rows", "1", "-e", "prctl", "--"];
+    let mut args = args.to_vec();
+    args.extend([w.as_str(), "fork", "wl_a", "fork", "wl_b", "fork", "wl_c"]);
+    let o = sonde(&args);
+    let r = records(&o);
+    has_all(&r, &["trace_summary", "map_full"], &o);
+    let full = r.iter().find(|x| x["type"] == "map_full").unwrap();
+    assert_eq!(full["data"]["map"], "calls", "{}", o.describe());
+    assert_eq!(full["data"]["max_entries"], 1, "{}", o.describe());
+}
+
 #[test]
 fn sonde_probes_records_are_valid() {
     require_tracepoints!();

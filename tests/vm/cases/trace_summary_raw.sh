@@ -9,6 +9,15 @@ check 'gettid: 9 calls, 0 errors' test "$(row gettid)" = '9 0'
 # openat also counts the dynamic loader's own opens (some failing): at least the workload's 5.
 check 'openat: the 5 failed calls' test "$(row openat | awk '{ print ($1 >= $2 && $2 >= 5) }')" = 1
 
+# A full table: tables of 2 rows, the workload's first call owns its CPU's rows, its 6 children's
+# prctls need a row each: 4 calls not counted, said, and a failed run.
+set=prctl,getppid,gettid,vhangup,acct,swapon,swapoff,syncfs,pivot_root
+run_cmd sonde trace -c -o - -e "$set" --summary-rows 2 -- sonde-workload cpu 0 getppid 3 fork a fork a fork a fork a fork a fork a
+expect_status 1
+check 'the calls not counted, said' grep -qx "sonde: 4 calls not counted: the summary's table of 2 (thread, syscall) rows was full" "$SONDE_ERR_FILE"
+# The total's row comes last.
+check 'the counted ones: 2 prctl' test "$(awk '$1 == "prctl" { r = $2 } END { print r }' "$SONDE_OUT_FILE")" = 2
+
 # Lines on the same raw tracepoints (every syscall: the arguments from the registers), with the
 # command's fate as strace prints it (siginfo and exit codes read through BTF), its exit status,
 # and a path whose page the call itself faults in, read again at the exit.

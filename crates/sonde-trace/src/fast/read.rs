@@ -1,15 +1,27 @@
 //! The summary from the hand-built pair's maps: the hash rows by (tid, syscall), each CPU's slot
 //! rows added to the thread that owns that CPU, and the failures by errno.
 
-use super::{Row, OWNER, ROW_BYTES, SLOT_HEAD, SLOT_ROWS};
+use super::{Row, FULL_CALLS, FULL_ERRNOS, FULL_MOVED, OWNER, ROW_BYTES, SLOT_HEAD, SLOT_ROWS};
 use crate::summary::{Stats, Summary};
 
 /// A hash map's (key, value) entries, as read from the kernel.
 pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
+/// What a full hash cost, added over every CPU's slot head.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NotCounted {
+    /// Calls in no row: their (thread, syscall) row could not be inserted, or their start
+    /// could not be moved when the thread was switched out mid-call.
+    pub calls: u64,
+    /// Failed calls counted, but not by errno: their (thread, syscall, errno) row could not be
+    /// inserted.
+    pub errnos: u64,
+}
+
 /// `calls`: the hash's (key, value) entries; `slots`: the slot's value on each CPU; `errs`:
-/// the errno hash's entries. Keys are u64 slots (tid, syscall[, errno]).
-pub fn summary(calls: &Entries, slots: &[Vec<u8>], errs: &Entries) -> Summary {
+/// the errno hash's entries. Keys are u64 slots (tid, syscall[, errno]). With the summary, the
+/// calls and errnos it could not count.
+pub fn summary(calls: &Entries, slots: &[Vec<u8>], errs: &Entries) -> (Summary, NotCounted) {
     let mut s = Summary::default();
     let mut add = |tid: u64, nr: u64, r: Row| {
         // A row whose calls never returned (exit_group) counts nothing, as in strace -c.
@@ -31,7 +43,10 @@ pub fn summary(calls: &Entries, slots: &[Vec<u8>], errs: &Entries) -> Summary {
             add(tid, nr, r);
         }
     }
+    let mut lost = NotCounted::default();
     for slot in slots {
+        lost.calls += u64_at(slot, FULL_CALLS as usize) + u64_at(slot, FULL_MOVED as usize);
+        lost.errnos += u64_at(slot, FULL_ERRNOS as usize);
         let owner = u64_at(slot, OWNER as usize);
         if owner == 0 {
             continue;
@@ -51,7 +66,7 @@ pub fn summary(calls: &Entries, slots: &[Vec<u8>], errs: &Entries) -> Summary {
             }
         }
     }
-    s
+    (s, lost)
 }
 
 /// A key of [`super::MAP_CALLS`] or [`super::MAP_ERRS`]: u64 slots (tid, syscall[, errno]).

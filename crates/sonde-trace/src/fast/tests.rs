@@ -64,6 +64,7 @@ fn summary<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         raw_tracepoints: true,
         copies: false,
         fate: false,
+        summary_rows: None,
     }
 }
 
@@ -112,10 +113,21 @@ fn the_summary_pair_looks_one_row_up_at_each_end() {
     assert_eq!((uses(enter, m.slot), uses(enter, m.calls), uses(enter, m.moved)), (1, 0, 0));
     assert_eq!(calls(enter, "bpf_ktime_get_ns"), 1);
     // Exit: the slot (or the moved one), the row, the errno's.
-    assert_eq!(uses(exit, m.slot), 1);
+    assert_eq!(uses(exit, m.slot), 2, "this CPU's, again only when an errno row was refused");
     assert_eq!(uses(exit, m.moved), 2, "looked up, deleted once used");
     assert_eq!(uses(exit, m.calls), 2, "looked up, inserted when missing");
     assert_eq!(calls(exit, "bpf_ktime_get_ns"), 1);
+    // Each refused insert is counted in this CPU's slot head, no helper on the way.
+    let text = sonde_bpf::disasm(&exit.insns).join("\n");
+    assert!(text.contains(&format!("*(u64 *)(r6 +{FULL_CALLS}) = r1")), "{text}");
+    assert!(text.contains(&format!("*(u64 *)(r0 +{FULL_ERRNOS}) = r1")), "{text}");
+    let text = sonde_bpf::disasm(&switch.insns).join("\n");
+    assert!(text.contains(&format!("*(u64 *)(r6 +{FULL_MOVED}) = r1")), "{text}");
+    assert_eq!(c.maps[m.calls].max_entries, ENTRIES);
+    let mut small = compiled();
+    let m = rewrite(&mut small, &Plan { summary_rows: Some(8), ..summary(&t, &sel) }).unwrap();
+    let sizes = [m.calls, m.errs, m.moved].map(|i| small.maps[i].max_entries);
+    assert_eq!(sizes, [8, 8, 8], "--summary-rows");
     // A switch moves the slot of the task leaving.
     assert_eq!((uses(switch, m.slot), uses(switch, m.moved)), (1, 1));
     assert_eq!(calls(switch, "bpf_map_update_elem"), 1);
@@ -159,9 +171,10 @@ fn only_raw_summaries_with_an_inline_set_are_rewritten() {
 fn each_cpus_rows_add_to_their_owners_hash_rows() {
     let u = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let row = |r: [u64; 5]| u(&r);
-    // A CPU's slot: the head (tid, syscall, start, owner), then rows by syscall number.
+    // A CPU's slot: the head (tid, syscall, start, owner, then the refused inserts: calls,
+    // errnos, moved), then rows by syscall number.
     let slot = |owner: u64, rows: &[(usize, [u64; 5])]| {
-        let mut b = u(&[0, 0, 0, owner]);
+        let mut b = u(&[0, 0, 0, owner, 0, 0, 0]);
         b.resize(SLOT_HEAD + SLOT_ROWS * ROW_BYTES as usize, 0);
         for (nr, r) in rows {
             let at = SLOT_HEAD + nr * ROW_BYTES as usize;
@@ -177,9 +190,15 @@ fn each_cpus_rows_add_to_their_owners_hash_rows() {
         slot(7, &[(0, [1, 4, 4, 4, 0])]),
         slot(0, &[]),
     ];
+    let mut slots = slots;
+    // CPU 1 could insert no row for 3 calls and no errno for 1; CPU 3 could move no start for 2.
+    slots[1][FULL_CALLS as usize] = 3;
+    slots[1][FULL_ERRNOS as usize] = 1;
+    slots[3][FULL_MOVED as usize] = 2;
     let calls = vec![(u(&[7, 0]), row([3, 90, 25, 35, 8])), (u(&[9, 2]), row([0, 0, 0, 0, 0]))];
     let errs = vec![(u(&[7, 0, 11]), u(&[2])), (u(&[9, 1, 4]), u(&[1]))];
-    let s = crate::fast::summary(&calls, &slots, &errs);
+    let (s, lost) = crate::fast::summary(&calls, &slots, &errs);
+    assert_eq!(lost, NotCounted { calls: 5, errnos: 1 });
     let read = &s.rows[&(7, 0)];
     assert_eq!(
         (read.calls, read.total_ns, read.min_ns, read.max_ns, read.squares),

@@ -59,6 +59,7 @@ fn answer(text: &str) -> usize {
         raw_tracepoints: false,
         copies: true,
         fate: false,
+        summary_rows: None,
     };
     if let Some(d) = plan.filter_misfit() {
         return in_filter(&[d], text.len());

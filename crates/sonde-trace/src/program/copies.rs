@@ -175,6 +175,7 @@ mod tests {
             raw_tracepoints: false,
             copies,
             fate: false,
+            summary_rows: None,
         }
     }
 

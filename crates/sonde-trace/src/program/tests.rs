@@ -26,6 +26,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
         raw_tracepoints: false,
         copies: true,
         fate: false,
+        summary_rows: None,
     }
 }
 

@@ -120,6 +120,11 @@ pub struct TraceArgs {
     /// On lost calls, exit 0 instead of 1 (they are reported either way).
     #[arg(long = "keep-going")]
     pub keep_going: bool,
+    /// Rows of the summary's tables of (thread, syscall) pairs (docs/trace.md; hidden: for
+    /// tests that fill them).
+    #[arg(long = "summary-rows", value_name = "N", hide = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub summary_rows: Option<u32>,
     #[command(flatten)]
     pub refused: refused::Refused,
     /// Start CMD, trace it and everything it starts until it exits: its words reach it exactly as
@@ -191,6 +196,7 @@ pub struct Trace {
     pub max_events: Option<u64>,
     pub duration_ns: Option<u64>,
     pub keep_going: bool,
+    pub summary_rows: Option<u32>,
     pub output: Output,
 }
 
@@ -260,6 +266,7 @@ impl TraceArgs {
             max_events: self.max_events,
             duration_ns: self.duration,
             keep_going: self.keep_going,
+            summary_rows: self.summary_rows,
             output: match self.output.as_deref() {
                 None => Output::Stderr,
                 Some("-") => Output::Stdout,
