@@ -1,5 +1,8 @@
 //! The syscall table's source in unit tests: format files on disk instead of tracefs.
 
+use crate::program::{Mode, Plan, Targets, BUFFER_BYTES};
+use crate::select::Selection;
+use crate::syscalls::SyscallTable;
 use sonde_compile::{Env, EnvError};
 use std::path::PathBuf;
 
@@ -22,4 +25,29 @@ impl Env for Fixtures {
 
 pub fn fixtures() -> Fixtures {
     Fixtures(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/events"))
+}
+
+/// A lines plan for pid 42 and its children, strace's layout: tests change what they test with
+/// `Plan { field, ..plan(t, sel) }`.
+pub fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
+    Plan {
+        table: t,
+        selection: sel,
+        targets: Targets::Pids(vec![42]),
+        follow: true,
+        mode: Mode::Lines,
+        failure: false,
+        duration_ns: None,
+        string_size: 256,
+        buffer_size: BUFFER_BYTES,
+        filter: None,
+        uid: None,
+        cpus: Vec::new(),
+        stacks: false,
+        events: Vec::new(),
+        raw_tracepoints: false,
+        copies: true,
+        fate: false,
+        summary_rows: None,
+    }
 }

@@ -47,24 +47,14 @@ fn compiled() -> Compiled {
 
 fn summary<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
     Plan {
-        table: t,
-        selection: sel,
         targets: Targets::AllBut(42),
         follow: false,
         mode: Mode::Summary,
-        failure: false,
-        duration_ns: None,
-        string_size: 256,
-        buffer_size: crate::program::BUFFER_BYTES,
-        filter: None,
         uid: Some(1000),
         cpus: vec![0, 3],
-        stacks: false,
-        events: Vec::new(),
         raw_tracepoints: true,
         copies: false,
-        fate: false,
-        summary_rows: None,
+        ..crate::fixtures::plan(t, sel)
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::{parse_program, rebase, Filter};
 use crate::fixtures::fixtures;
-use crate::program::{Mode, Plan, Targets};
+use crate::program::Plan;
 use crate::select::Selection;
 use crate::syscalls::SyscallTable;
 use sonde_compile::Options;
@@ -41,26 +41,8 @@ fn answer(text: &str) -> usize {
     };
     let t = table();
     let selection = Selection::parse("openat,read,getpid", t).unwrap();
-    let plan = Plan {
-        table: t,
-        selection: &selection,
-        targets: Targets::Pids(vec![42]),
-        follow: true,
-        mode: Mode::Lines,
-        failure: false,
-        duration_ns: None,
-        string_size: 64,
-        buffer_size: crate::program::BUFFER_BYTES,
-        filter: Some(filter),
-        uid: None,
-        cpus: Vec::new(),
-        stacks: false,
-        events: Vec::new(),
-        raw_tracepoints: false,
-        copies: true,
-        fate: false,
-        summary_rows: None,
-    };
+    let plan =
+        Plan { string_size: 64, filter: Some(filter), ..crate::fixtures::plan(t, &selection) };
     if let Some(d) = plan.filter_misfit() {
         return in_filter(&[d], text.len());
     }

@@ -151,32 +151,13 @@ fn guarded(groups: BTreeMap<String, Vec<u32>>, id: &str, test: bool) -> String {
 mod tests {
     use crate::filter::parse_program;
     use crate::fixtures::fixtures;
-    use crate::program::{Mode, Plan, Targets};
+    use crate::program::Plan;
     use crate::select::Selection;
     use crate::syscalls::SyscallTable;
     use sonde_compile::Options;
 
     fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, copies: bool) -> Plan<'a> {
-        Plan {
-            table: t,
-            selection: sel,
-            targets: Targets::Pids(vec![42]),
-            follow: true,
-            mode: Mode::Lines,
-            failure: false,
-            duration_ns: None,
-            string_size: 256,
-            buffer_size: crate::program::BUFFER_BYTES,
-            filter: None,
-            uid: None,
-            cpus: Vec::new(),
-            stacks: false,
-            events: Vec::new(),
-            raw_tracepoints: false,
-            copies,
-            fate: false,
-            summary_rows: None,
-        }
+        Plan { copies, ..crate::fixtures::plan(t, sel) }
     }
 
     /// The plan's program, compiled against the fixture kernel's formats.

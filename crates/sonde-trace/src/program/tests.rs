@@ -8,26 +8,7 @@ fn table() -> SyscallTable {
 }
 
 fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
-    Plan {
-        table: t,
-        selection: sel,
-        targets: Targets::Pids(vec![42]),
-        follow: true,
-        mode,
-        failure: false,
-        duration_ns: None,
-        string_size: 256,
-        buffer_size: crate::program::BUFFER_BYTES,
-        filter: None,
-        uid: None,
-        cpus: Vec::new(),
-        stacks: false,
-        events: Vec::new(),
-        raw_tracepoints: false,
-        copies: true,
-        fate: false,
-        summary_rows: None,
-    }
+    Plan { mode, ..crate::fixtures::plan(t, sel) }
 }
 
 /// The program must compile with sonde's compiler against the kernel's formats.
