@@ -18,7 +18,8 @@ settings() {
 	for f in kprobe_events uprobe_events dynamic_events; do
 		[ -e "$T/$f" ] && echo "$f: $(grep -c 'sonde_' "$T/$f")"
 	done
-	ls /run/sonde 2>/dev/null
+	# Run records only: the syscall table sonde trace keeps there (syscalls-*) is a cache.
+	ls /run/sonde 2>/dev/null | grep -v '^syscalls-' || true
 }
 before=$(settings)
 note "before: $(echo "$before" | tr '\n' ';')"

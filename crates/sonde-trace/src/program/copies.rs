@@ -126,7 +126,7 @@ impl Plan<'_> {
 /// getdents' entries, counted by walking their lengths (`d_reclen`, at 16 in both layouts).
 fn dir_entries(tag: u64, arg: usize, ret: &str) -> String {
     format!(
-        "$db = cp{arg}[tid]; $dl = {ret}; $do = 0; $dn = 0; \
+        "$db = (uint64)cp{arg}[tid]; $dl = {ret}; $do = 0; $dn = 0; \
          while ($dn < {max} && $do < $dl) {{ $dr = (uint16 *)($db + $do + 16); \
          if ($dr[0] == 0) {{ break; }} $do += $dr[0]; $dn++; }} print({tag}, tid, $dn);",
         max = memory::ARRAY_COUNT_MAX * 4
@@ -222,5 +222,7 @@ mod tests {
         );
         let dents = super::dir_entries(17, 1, "args->ret");
         assert!(dents.contains("while ($dn < 4096 && $do < $dl)"), "{dents}");
+        // The saved pointer is typed (struct linux_dirent64 *): walked in bytes, not in structs.
+        assert!(dents.starts_with("$db = (uint64)cp1[tid];"), "{dents}");
     }
 }
