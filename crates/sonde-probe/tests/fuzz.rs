@@ -12,7 +12,7 @@ mod common;
 
 use common::Fixture;
 use sonde_probe::{build, to_language, Target};
-use sonde_syntax::fuzz::{seeds_in, Driver};
+use sonde_syntax::fuzz::Driver;
 use std::path::Path;
 
 /// Bits of expressions that make mutations reach past the expression's own parser.
@@ -102,13 +102,7 @@ fn answer(text: &str) -> usize {
 }
 
 fn driver() -> Driver<'static> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    Driver {
-        seeds: seeds_in(&dir.join("tests/fuzz_corpus"), "probe"),
-        tokens: TOKENS,
-        answer,
-        failure: dir.join("../../target/fuzz-failure.probe"),
-    }
+    Driver::for_kind(Path::new(env!("CARGO_MANIFEST_DIR")), "probe", TOKENS, answer)
 }
 
 #[test]

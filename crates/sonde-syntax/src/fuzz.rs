@@ -196,7 +196,23 @@ pub struct Driver<'a> {
     pub failure: PathBuf,
 }
 
-impl Driver<'_> {
+impl<'a> Driver<'a> {
+    /// The driver of one input kind whose corpus is `crate_dir/tests/fuzz_corpus/*.KIND`; a
+    /// failing input is written to the workspace's `target/fuzz-failure.KIND`.
+    pub fn for_kind(
+        crate_dir: &std::path::Path,
+        kind: &str,
+        tokens: &'a [&'a str],
+        answer: fn(&str) -> usize,
+    ) -> Driver<'a> {
+        Driver {
+            seeds: seeds_in(&crate_dir.join("tests/fuzz_corpus"), kind),
+            tokens,
+            answer,
+            failure: crate_dir.join(format!("../../target/fuzz-failure.{kind}")),
+        }
+    }
+
     /// Every seed, as it is.
     pub fn corpus(&self) {
         for s in &self.seeds {

@@ -16,7 +16,7 @@ use crate::select::Selection;
 use crate::syscalls::SyscallTable;
 use sonde_compile::Options;
 use sonde_syntax::diag::Diagnostic;
-use sonde_syntax::fuzz::{seeds_in, Driver, TOKENS};
+use sonde_syntax::fuzz::{Driver, TOKENS};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -70,13 +70,7 @@ fn answer(text: &str) -> usize {
 }
 
 fn driver() -> Driver<'static> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    Driver {
-        seeds: seeds_in(&dir.join("tests/fuzz_corpus"), "filter"),
-        tokens: TOKENS,
-        answer,
-        failure: dir.join("../../target/fuzz-failure.filter"),
-    }
+    Driver::for_kind(Path::new(env!("CARGO_MANIFEST_DIR")), "filter", TOKENS, answer)
 }
 
 #[test]
