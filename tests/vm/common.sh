@@ -17,7 +17,8 @@
 #   vm_stage_case DIR FILE [NAME] a case script as /tests/cases/NAME.sh
 #   vm_stage_conf DIR GLOB...    /etc/sonde-vm/{globs,conf} for /init
 #   vm_cpio DIR OUT              the newc archive of DIR
-#   vm_boot KERNEL CPIO RAW [MEM_MB]  runs the guest to power-off (VM_TIMEOUT); sets VM_QRC and
+#   vm_boot KERNEL CPIO RAW [MEM_MB]  runs the guest to power-off (VM_TIMEOUT; VM_APPEND is added
+#                                to the kernel's command line); sets VM_QRC and
 #                                VM_WALL; the console goes to RAW (shown live when verbose=1);
 #                                boots once more if the kernel never reached /init
 #   vm_clean RAW OUT             the console without carriage returns and terminal escapes
@@ -283,7 +284,7 @@ vm_qemu() {
 	: >"$raw"
 	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "$mem" -smp 2 \
 		-kernel "$kernel" -initrd "$cpio_file" \
-		-append "console=ttyS0 quiet panic=-1" -nographic -no-reboot \
+		-append "console=ttyS0 quiet panic=-1${VM_APPEND:+ $VM_APPEND}" -nographic -no-reboot \
 		</dev/null >"$raw" 2>&1 &
 	qpid=$!
 	if [ "$verbose" -eq 1 ]; then

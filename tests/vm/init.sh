@@ -2,7 +2,9 @@
 # /init of the sonde VM test initramfs (busybox ash). Built by tests/vm/run.sh.
 #
 # Mounts the pseudo file systems, runs every case of /tests/cases/*.sh whose name matches a
-# glob of /etc/sonde-vm/globs (one a line), each in its own shell with a timeout, and prints
+# glob of /etc/sonde-vm/globs (one a line) and, when the kernel's command line has
+# `sonde.cases=A,B,...` (this guest's share of the cases), is in that list, each in its own
+# shell with a timeout, and prints
 # machine-readable markers on the console for run.sh:
 #   @@INIT <uname -r> <uptime seconds>
 #   @@BEGIN <case>
@@ -49,7 +51,16 @@ CASE_TIMEOUT=300
 # shellcheck disable=SC1091 # written by run.sh
 [ -r /etc/sonde-vm/conf ] && . /etc/sonde-vm/conf
 
+# This guest's share, when run.sh split the cases between several guests of one kernel.
+share="$(sed -n 's/.*sonde\.cases=\([^ ]*\).*/\1/p' /proc/cmdline)"
+
 selected() {
+	if [ -n "$share" ]; then
+		case ",$share," in
+		*",$1,"*) ;;
+		*) return 1 ;;
+		esac
+	fi
 	if [ ! -s /etc/sonde-vm/globs ]; then
 		return 0
 	fi

@@ -27,6 +27,9 @@ environment:
   SONDE_BIN, WORKLOAD_BIN  binaries to test (default: cargo build --release, scripts/release-bins)
   VM_TIMEOUT               seconds one guest may run (default 900)
   VM_JOBS                  guests booted at once (default: the host's cores; -v: 1)
+  VM_SHARDS                guests per kernel, the cases split between them by their
+                           `# vm-cost:` (default: enough to keep VM_JOBS guests busy, e.g.
+                           2 for three kernels on two cores)
   CASE_TIMEOUT             default seconds one case may run in the guest (default 300)
   SONDE_TIMEOUT            seconds run_sonde gives one sonde command (default 60)
   VM_KERNEL_TESTS=0        leave out kernel_layer_tests (sonde-kernel's cargo tests, built
@@ -157,18 +160,59 @@ vm_cpio "$stage" "$cpio_file"
 
 # ---- boot ------------------------------------------------------------------------------------------
 # The guests run side by side, VM_JOBS at a time (default: one per host core; each single-threaded
-# TCG guest keeps one core busy), and are judged afterwards in series order. Each boot runs in a
-# subshell that leaves "QEMU-STATUS WALL-SECONDS" in $work/SERIES.boot.
+# TCG guest keeps one core busy), and are judged afterwards in series order. When the kernels do
+# not divide evenly among the cores (three kernels, two cores), each kernel's cases are split
+# between VM_SHARDS guests, balanced by each case's `# vm-cost: SECONDS` line (its time under TCG;
+# 5 without one), so no core idles while the last kernel runs alone. Each boot runs in a subshell
+# that leaves "QEMU-STATUS WALL-SECONDS" in $work/SERIES.SHARD.boot.
 : "${VM_JOBS:=$(nproc 2>/dev/null || echo 1)}"
 [ "$verbose" -eq 1 ] && VM_JOBS=1 # one console at a time on the terminal
 [ "$VM_JOBS" -ge 1 ] 2>/dev/null || die "VM_JOBS must be a whole number of at least 1"
+gcd() {
+	local a="$1" b="$2" t
+	while [ "$b" -ne 0 ]; do t=$((a % b)); a=$b; b=$t; done
+	echo "$a"
+}
+if [ -z "${VM_SHARDS:-}" ]; then
+	VM_SHARDS=$((VM_JOBS / $(gcd "${#series_list[@]}" "$VM_JOBS")))
+	[ "$VM_SHARDS" -le 8 ] || VM_SHARDS=8
+fi
+[ "$VM_SHARDS" -ge 1 ] 2>/dev/null || die "VM_SHARDS must be a whole number of at least 1"
+[ "$VM_SHARDS" -le ${#cases[@]} ] || VM_SHARDS=${#cases[@]}
+
+case_cost() {
+	local c
+	c="$(sed -n 's/^# *vm-cost: *\([0-9][0-9]*\) *$/\1/p' "$HERE/cases/$1.sh" | head -n 1)"
+	echo "${c:-5}"
+}
+# The longest cases first, each to the share with the least work so far.
+shares=()
+loads=()
+for ((i = 0; i < VM_SHARDS; i++)); do shares[i]=''; loads[i]=0; done
+while read -r cost n; do
+	best=0
+	for ((i = 1; i < VM_SHARDS; i++)); do
+		[ "${loads[i]}" -lt "${loads[best]}" ] && best=$i
+	done
+	loads[best]=$((loads[best] + cost))
+	shares[best]+="${shares[best]:+,}$n"
+done < <(for n in "${cases[@]}"; do echo "$(case_cost "$n") $n"; done | sort -k1,1nr -k2,2)
+for ((i = 0; i < VM_SHARDS; i++)); do
+	# The kernel's command line holds 2048 bytes on x86.
+	[ ${#shares[i]} -lt 1800 ] || die "the case list of one guest is too long for the kernel's command line; set VM_SHARDS higher"
+done
+# The console log of one guest: SERIES.log, or SERIES.K.log when a kernel's cases are split.
+guest_log() {
+	if [ "$VM_SHARDS" -eq 1 ]; then echo "$CACHE/logs/$1.log"; else echo "$CACHE/logs/$1.$2.log"; fi
+}
+
 boot_pids=()
-boot_series() {
-	local s="$1"
+boot_guest() {
+	local s="$1" k="$2"
 	# An interrupt of run.sh ends this boot's qemu (through its timeout) as well.
 	trap 'if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null; fi; exit 143' TERM
-	vm_boot "${vmlinuz[$s]}" "$cpio_file" "$CACHE/logs/$s.log"
-	echo "$VM_QRC $VM_WALL" >"$work/$s.boot"
+	VM_APPEND="sonde.cases=${shares[k]}" vm_boot "${vmlinuz[$s]}" "$cpio_file" "$(guest_log "$s" "$k")"
+	echo "$VM_QRC $VM_WALL" >"$work/$s.$k.boot"
 }
 vm_stop_boots() {
 	local p
@@ -178,30 +222,67 @@ vm_stop_boots() {
 trap vm_stop_boots EXIT
 running=0
 for s in "${series_list[@]}"; do
-	if [ "$running" -ge "$VM_JOBS" ]; then
-		wait -n || true
-		running=$((running - 1))
-	fi
-	running=$((running + 1))
-	log "booting $s ($(vm_kernel_package "${vmlinuz[$s]}")), ${#cases[@]} case(s)"
-	boot_series "$s" &
-	boot_pids+=("$!")
+	for ((k = 0; k < VM_SHARDS; k++)); do
+		if [ "$running" -ge "$VM_JOBS" ]; then
+			wait -n || true
+			running=$((running - 1))
+		fi
+		running=$((running + 1))
+		if [ "$VM_SHARDS" -eq 1 ]; then
+			log "booting $s ($(vm_kernel_package "${vmlinuz[$s]}")), ${#cases[@]} case(s)"
+		else
+			log "booting $s ($(vm_kernel_package "${vmlinuz[$s]}")), guest $((k + 1)) of $VM_SHARDS: ${shares[k]//,/ }"
+		fi
+		boot_guest "$s" "$k" &
+		boot_pids+=("$!")
+	done
 done
 wait || true
 boot_pids=()
 
 # ---- judge -------------------------------------------------------------------------------------------
+# One guest's end: a line for the summary, or its failure (no @@DONE) with the console's tail.
+judge_guest() {
+	local s="$1" k="$2" clean="$3" qrc=1 wall=0 init_line done_line boot up_done line
+	if [ -s "$work/$s.$k.boot" ]; then read -r qrc wall <"$work/$s.$k.boot"; fi
+	init_line="$(grep -o '@@INIT .*' "$clean" | head -n 1 || true)"
+	done_line="$(grep -o '@@DONE .*' "$clean" | head -n 1 || true)"
+	if [ -z "$done_line" ]; then
+		kfail=$((kfail + 1))
+		if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+			printf 'FAIL %-5s guest timed out after %ss (VM_TIMEOUT) without finishing\n' "$s" "$VM_TIMEOUT"
+		else
+			printf 'FAIL %-5s guest did not report @@DONE (qemu exit status %s)\n' "$s" "$qrc"
+		fi
+		echo "  ---- last 50 lines of $(guest_log "$s" "$k") ----"
+		tail -n 50 "$clean" | sed 's/^/  /'
+		echo "  ----"
+	fi
+	# The guest's own clock: uptime when /init started and when the last case ended.
+	boot="$(awk '{ print $3 }' <<<"$init_line")"
+	up_done="$(sed -n 's/.*uptime=\([0-9.]*\).*/\1/p' <<<"$done_line")"
+	line="$(printf '%-5s %s' "$s" "$pkg")"
+	if [ "$VM_SHARDS" -gt 1 ]; then line+=" guest $((k + 1))/$VM_SHARDS"; fi
+	line+=": wall ${wall}s"
+	if [ -n "$boot" ]; then line+=", guest uptime at /init ${boot}s"; fi
+	if [ -n "$up_done" ]; then line+=", cases done at ${up_done}s"; fi
+	if [ -n "$init_line" ]; then line+=" (uname -r: $(awk '{ print $2 }' <<<"$init_line"))"; fi
+	summary+=("$line")
+}
+
 total_fail=0
 total_pass=0
 summary=()
 for s in "${series_list[@]}"; do
-	kernel="${vmlinuz[$s]}"
-	pkg="$(vm_kernel_package "$kernel")"
-	raw="$CACHE/logs/$s.log"
+	pkg="$(vm_kernel_package "${vmlinuz[$s]}")"
 	clean="$work/$s.clean"
-	qrc=1 wall=0
-	if [ -s "$work/$s.boot" ]; then read -r qrc wall <"$work/$s.boot"; fi
-	vm_clean "$raw" "$clean"
+	: >"$clean"
+	for ((k = 0; k < VM_SHARDS; k++)); do
+		raw="$(guest_log "$s" "$k")"
+		[ -e "$raw" ] || : >"$raw"
+		vm_clean "$raw" "$work/$s.$k.clean"
+		cat "$work/$s.$k.clean" >>"$clean"
+	done
 
 	kfail=0
 	for n in "${cases[@]}"; do
@@ -225,28 +306,7 @@ for s in "${series_list[@]}"; do
 			fi
 		fi
 	done
-
-	init_line="$(grep -o '@@INIT .*' "$clean" | head -n 1 || true)"
-	done_line="$(grep -o '@@DONE .*' "$clean" | head -n 1 || true)"
-	if [ -z "$done_line" ]; then
-		kfail=$((kfail + 1))
-		if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-			printf 'FAIL %-5s guest timed out after %ss (VM_TIMEOUT) without finishing\n' "$s" "$VM_TIMEOUT"
-		else
-			printf 'FAIL %-5s guest did not report @@DONE (qemu exit status %s)\n' "$s" "$qrc"
-		fi
-		echo "  ---- last 50 lines of $raw ----"
-		tail -n 50 "$clean" | sed 's/^/  /'
-		echo "  ----"
-	fi
-	# The guest's own clock: uptime when /init started and when the last case ended.
-	boot="$(awk '{ print $3 }' <<<"$init_line")"
-	up_done="$(sed -n 's/.*uptime=\([0-9.]*\).*/\1/p' <<<"$done_line")"
-	line="$(printf '%-5s %s: wall %ss' "$s" "$pkg" "$wall")"
-	if [ -n "$boot" ]; then line+=", guest uptime at /init ${boot}s"; fi
-	if [ -n "$up_done" ]; then line+=", cases done at ${up_done}s"; fi
-	if [ -n "$init_line" ]; then line+=" (uname -r: $(awk '{ print $2 }' <<<"$init_line"))"; fi
-	summary+=("$line")
+	for ((k = 0; k < VM_SHARDS; k++)); do judge_guest "$s" "$k" "$work/$s.$k.clean"; done
 	total_fail=$((total_fail + kfail))
 done
 

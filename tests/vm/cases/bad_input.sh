@@ -1,3 +1,4 @@
+# vm-cost: 11
 # Unknown function (with a hint for old syscall names), fentry on a missing function,
 # a missing uprobe binary and symbol: one clear sentence each, exit 2, nothing attached.
 run_sonde 'kprobe:SyS_openat { @ = count(); }'

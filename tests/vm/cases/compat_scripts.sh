@@ -1,4 +1,5 @@
 # vm-timeout: 400
+# vm-cost: 22
 # The compatibility lane on every kernel (tests/compat/*.bt, staged at /opt/compat): each script
 # in bpftrace's syntax loads into this kernel's verifier, the control-flow scripts run with the
 # numbers the host tests expect (bounded loops are 5.3+: 5.10's verifier must follow them too),

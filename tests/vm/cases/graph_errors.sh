@@ -3,6 +3,7 @@
 # function below path_openat), each frame's result, and the syscall's typed arguments; calls
 # that succeed print nothing; folded, JSON and Perfetto outputs of the same failure.
 # vm-timeout: 900
+# vm-cost: 55
 # Each run reads the function list and BTF under TCG: tens of seconds.
 SONDE_TIMEOUT=150
 F=/sys/kernel/tracing/available_filter_functions

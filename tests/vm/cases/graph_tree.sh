@@ -2,6 +2,7 @@
 # --comm, and every tracefs setting as it was afterwards (exit, SIGTERM, SIGKILL repaired by
 # the next run).
 # vm-timeout: 600
+# vm-cost: 190
 T=/sys/kernel/tracing
 if ! grep -qw function_graph "$T/available_tracers"; then
 	note "skipped: $(uname -r) has no function_graph tracer"

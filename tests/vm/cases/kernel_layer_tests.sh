@@ -1,4 +1,5 @@
 # vm-timeout: 240
+# vm-cost: 27
 # sonde-kernel's own tests (crates/sonde-kernel/tests/*.rs and its unit tests), built on the host
 # by run.sh with `cargo test --release -p sonde-kernel --no-run` and copied to /opt/kernel-tests.
 # The host has no kprobes, so there the kprobe/kretprobe/kprobe_multi tests print a "skipped:" note

@@ -1,3 +1,4 @@
+# vm-cost: 48
 # Syscalls without arguments: `__x64_sys_getppid` shares `__do_sys_getppid`'s address, and
 # available_filter_functions lists only one of them. The kernel accepts both names, so sonde
 # does too: exact names, globs (one probe per address: no call counted twice), fentry through

@@ -3,6 +3,7 @@
 # of the buffer as it was, so a key buffer that was not cleared first split `@[comm]` of one
 # process into many entries (`@[wl_k]: 1` ... `@[wl_k]: 3`). 6.12 and 6.18 pad, and hide it.
 # vm-timeout: 400
+# vm-cost: 23
 
 WL='sonde-workload comm wl_k openat 20 /dev/null'
 

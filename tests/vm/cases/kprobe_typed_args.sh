@@ -1,3 +1,4 @@
+# vm-cost: 12
 # arg0 typed from BTF: wake_up_new_task(struct task_struct *p) prints the new task's comm and pid.
 # The child is forked by a workload named wl_parent, so the new task's comm is wl_parent.
 run_sonde -c 'sonde-workload comm wl_parent fork wl_child' \

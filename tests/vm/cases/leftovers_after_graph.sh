@@ -3,6 +3,7 @@
 # sonde, whichever face it is (`-l`, `trace`, `probe --show`, a script), puts every setting back
 # from the run's record, removes the instance, and says so in one line on stderr.
 # vm-timeout: 600
+# vm-cost: 136
 T=/sys/kernel/tracing
 if ! grep -qw function_graph "$T/available_tracers"; then
 	note "skipped: $(uname -r) has no function_graph tracer"

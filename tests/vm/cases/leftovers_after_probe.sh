@@ -1,3 +1,4 @@
+# vm-cost: 32
 # A SIGKILLed `sonde probe` leaves its kprobe and uprobe events (and fprobe events where the
 # kernel has them) and its tracefs instance; the next sonde, whichever face it is (`-l`,
 # `trace`, `probe --show`, a script), removes them, says so in one line on stderr, and leaves a

@@ -1,3 +1,4 @@
+# vm-cost: 12
 # -l lists kprobes, fentry points and uprobes; -lv shows BTF argument types.
 run_sonde -l 'kprobe:vfs_rea*'
 expect_status 0

@@ -1,4 +1,5 @@
 # vm-timeout: 600
+# vm-cost: 101
 # Every kprobe example of the ply manual, as written there but with today's kernel names:
 # `SyS_X` is `__x64_sys_X` (a syscall wrapper: sonde reads the syscall's own arguments from the
 # user registers it is handed, so `str(arg1)` is still the file name), and the network example's

@@ -1,4 +1,5 @@
 # vm-timeout: 400
+# vm-cost: 11
 # SPDX-License-Identifier: GPL-2.0-only
 # Holds three of ply's scripts, so this file keeps ply's licence (GPL-2.0; Copyright Tobias
 # Waldekranz and ply's contributors), not sonde's. VM-lane test data, never compiled into

@@ -5,6 +5,7 @@
 # side and each stops on TERM; --max-depth 2 is FUNCTION and what it calls; a --min-duration
 # run that matches nothing prints its summary.
 # vm-timeout: 600
+# vm-cost: 60
 T=/sys/kernel/tracing
 WL=$(command -v sonde-workload)
 BL=/sys/kernel/debug/kprobes/blacklist

@@ -1,3 +1,4 @@
+# vm-cost: 19
 # Nothing stays in the kernel after sonde exits by itself, on Ctrl-C (SIGINT), on SIGTERM or
 # when SIGKILLed: the kernel's registered kprobes (debugfs kprobes/list), tracefs'
 # kprobe_events and uprobe_events, and every BPF program, map and link (their ids, listed with

@@ -1,3 +1,4 @@
+# vm-cost: 18
 # `sonde probe`: the kernel accepts the definitions sonde-probe builds from BTF, and the values
 # are right: the dfd and file name of the workload's openat (do_filp_open's int and
 # pathname->name), its comm ($comm, and task_struct->comm of a forked child), the return value of

@@ -1,3 +1,4 @@
+# vm-cost: 14
 # sonde trace --strace decodes structs and buffers from the memory its program copies, with
 # bounded loops for execve's arrays and getdents' entries: the verifier of each kernel takes the
 # program, and the uapi layouts read back as strace prints them.

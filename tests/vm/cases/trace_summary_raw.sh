@@ -1,3 +1,4 @@
+# vm-cost: 10
 # sonde trace -c aggregates on the BTF-typed raw sys_enter/sys_exit tracepoints where the kernel
 # types them (5.10 names their arguments arg0.. only): exact call and error counts per syscall;
 # then lines on the same tracepoints.
