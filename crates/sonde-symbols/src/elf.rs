@@ -50,10 +50,27 @@ pub fn resolve_symbol(path: impl AsRef<Path>, spec: &str) -> Result<UprobeTarget
     let target = match elf.resolve(spec) {
         Err(Error::SymbolNotFound { .. }) if elf.add_debug_symbols() => elf.resolve(spec),
         other => other,
-    }?;
+    }
+    .map_err(|e| moved_into_libc(path.as_ref(), spec, e))?;
     let (_, off) = split_offset(spec)?;
     crate::insn::check_boundary(&target.path, &target.symbol, target.offset - off, off)?;
     Ok(target)
+}
+
+/// glibc 2.34 moved libpthread's, librt's, libdl's and libutil's functions into libc, leaving
+/// stubs: a symbol missing from one of those that libc beside it has is named there.
+fn moved_into_libc(path: &Path, spec: &str, err: Error) -> Error {
+    const MERGED: &[&str] = &["libpthread.so", "librt.so", "libdl.so", "libutil.so"];
+    let Error::SymbolNotFound { path: lib, symbol, .. } = &err else { return err };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !MERGED.iter().any(|m| name.starts_with(m)) {
+        return err;
+    }
+    let libc = path.with_file_name("libc.so.6");
+    match ElfSymbols::load(&libc).and_then(|mut e| e.resolve(spec)) {
+        Ok(_) => Error::SymbolInLibc { path: lib.clone(), symbol: symbol.clone(), libc },
+        Err(_) => err,
+    }
 }
 
 /// Function symbols of the ELF at `path` (and its debug file), sorted by name, one per name.

@@ -43,6 +43,12 @@ pub enum Error {
     #[error("{path} has no symbol {symbol}{}", near_names(.near))]
     SymbolNotFound { path: PathBuf, symbol: String, near: Vec<String> },
 
+    #[error(
+        "{path} has no symbol {symbol}: it is in {libc} (glibc 2.34 moved libpthread, librt, libdl \
+         and libutil into libc)"
+    )]
+    SymbolInLibc { path: PathBuf, symbol: String, libc: PathBuf },
+
     #[error("`{spec}` is not a valid symbol: {reason}")]
     BadSymbolSpec { spec: String, reason: String },
 

@@ -102,6 +102,30 @@ fn missing_symbol_suggests_near_names() {
 }
 
 #[test]
+fn a_function_glibc_moved_into_libc_is_named_there() {
+    let libc = mapped_libc();
+    let stub = libc.with_file_name("libpthread.so.0");
+    if !stub.exists() {
+        eprintln!("skipped: no {} beside libc", stub.display());
+        return;
+    }
+    match resolve_symbol(&stub, "pthread_create") {
+        // A glibc before 2.34 still has it in libpthread.
+        Ok(_) => eprintln!("skipped: {} still has pthread_create", stub.display()),
+        Err(err) => {
+            let msg = err.to_string();
+            assert!(matches!(&err, Error::SymbolInLibc { .. }), "{msg}");
+            assert!(msg.contains("libc.so.6 (glibc 2.34 moved libpthread"), "{msg}");
+        }
+    }
+    // A symbol libc lacks too keeps the plain answer.
+    assert!(matches!(
+        resolve_symbol(&stub, "no_such_function_xyz"),
+        Err(Error::SymbolNotFound { .. })
+    ));
+}
+
+#[test]
 fn clear_errors_for_bad_files() {
     let e = resolve_symbol("/nonexistent/bin", "x").unwrap_err();
     assert!(matches!(e, Error::Io { .. }), "{e}");

@@ -1,13 +1,15 @@
 //! bpftrace's C preprocessor lines, handled before lexing.
 //!
-//! Types come from BTF, so `#include` lines are accepted and ignored, and `BPFTRACE_HAVE_BTF` is
-//! always defined. `#ifdef`/`#ifndef`/`#else`/`#endif` keep or drop lines, and `#define` records a
+//! Types come from BTF, so `#include` lines define no types, only the integer constants of the
+//! headers bpftrace's tools include (`headers`), and `BPFTRACE_HAVE_BTF` is always defined. `#ifdef`/`#ifndef`/`#else`/`#endif` keep or drop lines, and `#define` records a
 //! macro the parser expands where its name appears. Dropped lines become spaces of the same
 //! length, so every byte offset (and every diagnostic's line:col) stays that of the original text.
 
 use crate::ast::Span;
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
+
+mod headers;
 
 /// The names `#ifdef` finds defined before any `#define`.
 const PREDEFINED: &[&str] = &["BPFTRACE_HAVE_BTF"];
@@ -31,14 +33,17 @@ pub fn run(text: &str) -> (String, Macros, Vec<Diagnostic>) {
     // One entry per open `#if...`: (is this branch kept, was any branch kept, span of the `#if`).
     let mut stack: Vec<(bool, bool, Span)> = Vec::new();
     let mut lo = 0;
+    // Inside a `/* */` comment at the start of the line: a `#` there is comment text.
+    let mut in_comment = false;
     let mut lines = text.split_inclusive('\n').peekable();
     while let Some(first) = lines.next() {
         let mut line = first.to_string();
         // `#` and a word; anything else after `#` is left to the lexer to refuse.
-        let directive = line
-            .trim_start()
-            .strip_prefix('#')
-            .is_some_and(|r| r.trim_start().starts_with(|c: char| c.is_ascii_alphabetic()));
+        let directive = !in_comment
+            && line
+                .trim_start()
+                .strip_prefix('#')
+                .is_some_and(|r| r.trim_start().starts_with(|c: char| c.is_ascii_alphabetic()));
         // A directive continues over lines ending in `\`.
         while directive && line.trim_end().ends_with('\\') {
             match lines.next() {
@@ -46,6 +51,7 @@ pub fn run(text: &str) -> (String, Macros, Vec<Diagnostic>) {
                 None => break,
             }
         }
+        in_comment = comment_open_after(&line, in_comment);
         let span = Span::new(lo, lo + line.trim_end().len());
         let kept = stack.iter().all(|s| s.0);
         if directive {
@@ -78,7 +84,16 @@ pub fn run(text: &str) -> (String, Macros, Vec<Diagnostic>) {
                     }
                 }
                 _ if !kept => {}
-                "include" => {}
+                "include" => {
+                    let path = rest.trim().trim_matches(|c| matches!(c, '<' | '>' | '"'));
+                    for (name, value) in headers::constants(path) {
+                        macros.entry(name.to_string()).or_insert_with(|| Macro {
+                            params: None,
+                            body: value.to_string(),
+                            span,
+                        });
+                    }
+                }
                 "define" => match define(rest.trim()) {
                     Some((name, params, body)) => {
                         macros.insert(name, Macro { params, body, span });
@@ -142,6 +157,41 @@ fn define(s: &str) -> Option<(String, Option<Vec<String>>, String)> {
     Some((name.into(), None, rest.trim().into()))
 }
 
+/// Whether a `/* */` comment is still open after `line`, given whether one was open before it
+/// (strings and `//` comments are skipped as C skips them).
+fn comment_open_after(line: &str, mut open: bool) -> bool {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let mut in_str = false;
+    while i < b.len() {
+        let pair = (b[i], b.get(i + 1).copied().unwrap_or(0));
+        if open {
+            if pair == (b'*', b'/') {
+                open = false;
+                i += 1;
+            }
+        } else if in_str {
+            match b[i] {
+                b'\\' => i += 1,
+                b'"' => in_str = false,
+                _ => {}
+            }
+        } else {
+            match pair {
+                (b'/', b'/') => return false,
+                (b'/', b'*') => {
+                    open = true;
+                    i += 1;
+                }
+                (b'"', _) => in_str = true,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    open
+}
+
 /// A directive's text without `/* */` and `//` comments (outside strings).
 fn strip_comments(s: &str) -> String {
     let mut out = String::new();
@@ -179,6 +229,29 @@ mod tests {
         assert!(!out.contains("bad") && !out.contains('#'));
         assert_eq!(macros["AF_INET"].body, "2");
         assert_eq!(macros["AF_INET"].params, None);
+    }
+
+    #[test]
+    fn a_hash_inside_a_block_comment_is_comment_text() {
+        // bpftrace's gethostlatency.bt, as Debian ships it: a `#` line in its header comment.
+        let text = "/*\n * This uses dynamic tracing, and may\n # need modifications.\n */\n#define A 1 /* x\n#define B 2 */\n// /*\n#define C \"/*\"\n#define D 4\n";
+        let (out, macros, diags) = run(text);
+        assert!(diags.is_empty(), "{:?}", diags);
+        assert!(out.contains("# need"));
+        let mut names: Vec<_> = macros.keys().cloned().collect();
+        names.sort();
+        assert_eq!(names, ["A", "C", "D"]);
+    }
+
+    #[test]
+    fn an_include_defines_its_headers_constants_unless_the_script_does() {
+        let text = "#define AF_INET6 99\n#include <sys/socket.h>\n#ifndef BPFTRACE_HAVE_BTF\n#include <linux/sched.h>\n#endif\n#include \"linux/blkdev.h\"\n";
+        let (_, macros, diags) = run(text);
+        assert!(diags.is_empty(), "{:?}", diags);
+        assert_eq!(macros["AF_INET"].body, "2");
+        assert_eq!(macros["AF_INET6"].body, "99");
+        // The dropped branch's include defines nothing.
+        assert!(!macros.contains_key("TASK_RUNNING"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub(super) fn programs(
     (diags, warnings): (&mut Vec<Diagnostic>, &mut Vec<Diagnostic>),
 ) -> Vec<(usize, Vec<Site>)> {
     let mut sites = Vec::new();
+    let mut hinted = false;
     for spec in &probe.specs {
         let definition = match super::spec_params::substitute(&spec.definition, &opts.params) {
             Ok(d) => d,
@@ -32,7 +33,20 @@ pub(super) fn programs(
                 let why = format!("skipped (config missing_probes): {}", msg);
                 warnings.push(Diagnostic::warning(spec.span, why));
             }
-            Err(msg) => diags.push(unexpanded(spec, msg)),
+            Err(msg) => {
+                let d = unexpanded(spec, msg);
+                // A list of alternatives (a tool's probes for several library versions) can skip
+                // the ones this machine lacks, as bpftrace's own setting does.
+                if probe.specs.len() > 1 && is_provider(spec) && d.help.is_none() && !hinted {
+                    hinted = true;
+                    diags.push(d.with_help(
+                        "`config = { missing_probes = \"warn\" }` before the probes skips, with a \
+                         warning, the ones this machine lacks",
+                    ));
+                } else {
+                    diags.push(d);
+                }
+            }
         }
     }
     let per_site = |s: &Site| {
