@@ -124,7 +124,12 @@ impl Checker<'_> {
 
     /// The slot of variable `name` that `v` (written at `at`) is assigned to, declared here
     /// when new.
-    fn variable_for(&mut self, name: &str, v: &TExpr, at: Span) -> Option<usize> {
+    pub(in crate::sema) fn variable_for(
+        &mut self,
+        name: &str,
+        v: &TExpr,
+        at: Span,
+    ) -> Option<usize> {
         let Some(i) = self.var_index(name) else {
             let outer = self.scopes.len();
             // A variable assigned without `let` belongs to the whole probe.
@@ -208,6 +213,12 @@ impl Checker<'_> {
         };
         if let Some(kind) = self.statement_call(name, args, span) {
             return kind.map(|kind| TStmt { kind, span });
+        }
+        // find()'s use may be its copy to the variable alone: kept in a variable no one reads.
+        if super::builtins::table::unprefixed(name) == "find" {
+            let v = self.expr(e);
+            let var = self.declare("find (unused)", v.ty.clone());
+            return Some(TStmt { kind: TStmtKind::SetVar { var, value: v }, span });
         }
         // Evaluate for its errors (unknown function, misuse); if it has none, say it does
         // nothing (one complaint per mistake is enough).

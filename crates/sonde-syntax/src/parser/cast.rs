@@ -76,6 +76,32 @@ impl<'a> Parser<'a> {
         Ok(Expr { kind, span: name.span.to(close.span) })
     }
 
+    /// `container_of(ptr, TYPE, member)`: the type is the second argument, written as a type or
+    /// as bpftrace's `typeof(TYPE)`.
+    pub(super) fn container_of(&mut self, name: &Token) -> PResult<Expr> {
+        let open = self.bump();
+        let ptr = self.inner_expr()?;
+        self.expect(TokenKind::Comma, "`,` after the pointer")?;
+        let typeof_open = match self.peek_word() {
+            Some("typeof") => {
+                self.bump();
+                Some(self.expect(TokenKind::LParen, "`(` after `typeof`")?)
+            }
+            _ => None,
+        };
+        let mut ty = self.type_name()?;
+        if let Some(paren) = typeof_open {
+            let close = self.close(TokenKind::RParen, "`)` after the type", &paren)?;
+            ty.span = paren.span.to(close.span);
+        }
+        let ty = Expr { span: ty.span, kind: ExprKind::TypeArg(ty) };
+        self.expect(TokenKind::Comma, "`,` after the type")?;
+        let member = self.inner_expr()?;
+        let close = self.close(TokenKind::RParen, "`)` after the member", &open)?;
+        let kind = ExprKind::Call { name: "container_of".to_string(), args: vec![ptr, ty, member] };
+        Ok(Expr { kind, span: name.span.to(close.span) })
+    }
+
     pub(super) fn type_name(&mut self) -> PResult<TypeName> {
         let mut words: Vec<&str> = Vec::new();
         let mut span: Option<Span> = None;

@@ -255,6 +255,9 @@ impl Parser<'_> {
         if matches!(self.text_of(name.span), "sizeof" | "offsetof") && self.cast_ahead() {
             return self.type_call(name);
         }
+        if self.text_of(name.span) == "container_of" {
+            return self.container_of(name);
+        }
         let open = self.bump();
         let (args, close) = if self.peek().kind == TokenKind::RParen {
             (Vec::new(), self.bump())

@@ -1,0 +1,62 @@
+//! bpftrace 0.24–0.26's spellings run with exact output: `is_err()`, `str_concat()`,
+//! `container_of()` (with the type as written or as `typeof(...)`), `find()`, and records
+//! (tuples with named fields).
+
+mod common;
+
+use common::sonde;
+
+fn prints(program: &str, want: &str) {
+    let o = sonde(&[program]);
+    o.assert_ok();
+    assert_eq!(o.stdout, want, "{}", o.describe());
+}
+
+#[test]
+fn is_err_holds_for_the_last_4095_addresses() {
+    require_bpf!();
+    prints(
+        "BEGIN { printf(\"%d %d %d %d\\n\", is_err(-4095), is_err(-4096), is_err(0), is_err((int64)-1)); print(is_err(-22)); exit(); }",
+        "1 0 0 1\ntrue\n",
+    );
+}
+
+#[test]
+fn str_concat_joins_strings_of_every_origin() {
+    require_bpf!();
+    prints(
+        "BEGIN { $a = \"ab\"; $s = str_concat($a, \"cd\"); printf(\"%s|%s|%s|%s\\n\", $s, str_concat(\"\", \"x\"), str_concat(\"x\", \"\"), str_concat(str_concat(\"a\", \"b\"), $a)); @[str_concat(\"k\", $a)] = 1; exit(); }",
+        "abcd|x|x|abab\n@[kab]: 1\n\n",
+    );
+}
+
+#[test]
+fn container_of_finds_the_struct_of_a_member() {
+    require_bpf!();
+    prints(
+        "BEGIN { $p = (struct list_head *)((uint64)curtask + offsetof(struct task_struct, tasks)); $t = container_of($p, struct task_struct, tasks); $u = container_of($p, typeof(struct task_struct), tasks); printf(\"%d %d %d\\n\", $t == curtask, $u == curtask, $u->pid == pid); exit(); }",
+        "1 1 1\n",
+    );
+    prints(
+        "struct Pair { int a; long b; } BEGIN { $p = (struct Pair *)0x1000; printf(\"%d\\n\", container_of((long *)0x1008, struct Pair, b) == $p); exit(); }",
+        "1\n",
+    );
+}
+
+#[test]
+fn find_copies_the_value_only_when_the_key_is_there() {
+    require_bpf!();
+    prints(
+        "BEGIN { @m[2] = 7; let $v; if (find(@m, 2, $v)) { print($v); } if (!find(@m, 3, $v)) { printf(\"no 3, still %d\\n\", $v); } @s[\"a\"] = \"hello\"; let $t; printf(\"%d %s\\n\", find(@s, \"a\", $t), $t); @k[1, \"x\"] = 5; $w = 0; find(@k, (1, \"x\"), $w); print($w); exit(); }",
+        "7\nno 3, still 7\n1 hello\n5\n@k[1, x]: 5\n\n@m[2]: 7\n\n@s[a]: hello\n\n",
+    );
+}
+
+#[test]
+fn find_refuses_aggregations_and_non_variables() {
+    require_bpf!();
+    let o = sonde(&["BEGIN { @c[1] = count(); find(@c, 1, $v); exit(); }"]);
+    assert!(o.stderr.contains("find() reads maps of assigned values"), "{}", o.describe());
+    let o = sonde(&["BEGIN { @c[1] = 1; $x = find(@c, 1, 5); exit(); }"]);
+    assert!(o.stderr.contains("find() takes a map, its key and a variable"), "{}", o.describe());
+}
