@@ -526,3 +526,14 @@ fn container_of_takes_a_type_second() {
     let e = errors("BEGIN { $x = container_of($p, typeof(struct foo, a); }");
     assert!(e[0].contains("`)` after the type"), "{e:?}");
 }
+
+#[test]
+fn records_are_named_tuples() {
+    assert_eq!(expr("(a = 1, b = \"x\")"), "record(a=1, b=\"x\")");
+    assert_eq!(expr("(a=1)"), "record(a=1)");
+    // `(a == 1)` stays a comparison, `(a, b)` a tuple.
+    assert_eq!(expr("(a == 1)"), "(a == 1)");
+    assert_eq!(expr("(a, b)"), "tuple(a, b)");
+    let e = errors("BEGIN { $r = (a = 1, 2); }");
+    assert!(e[0].contains("a field name in a record"), "{e:?}");
+}

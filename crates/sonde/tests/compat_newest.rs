@@ -60,3 +60,57 @@ fn find_refuses_aggregations_and_non_variables() {
     let o = sonde(&["BEGIN { @c[1] = 1; $x = find(@c, 1, 5); exit(); }"]);
     assert!(o.stderr.contains("find() takes a map, its key and a variable"), "{}", o.describe());
 }
+
+#[test]
+fn records_read_print_and_key_by_field_name() {
+    require_bpf!();
+    prints(
+        "BEGIN { $v = 99; $t = (a=0, b=1, c=\"str\", d=(5, 6), e=$v); printf(\"%d %d %s %d %d %d\\n\", $t.a, $t.b, $t.c, $t.d.0, $t.d.1, $t.e); exit(); }",
+        "0 1 str 5 6 99\n",
+    );
+    prints(
+        "BEGIN { $v = (x=1, y=2); $t = (a=0, b=1, c=\"str\", d=(5, 6), e=$v); print($t); exit(); }",
+        "{ .a = 0, .b = 1, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }\n",
+    );
+    prints(
+        "BEGIN { $a = (color=\"green\", size=2); @r[$a] = (m=1, n=\"x\"); exit(); }",
+        "@r[{ .color = green, .size = 2 }]: { .m = 1, .n = x }\n\n",
+    );
+}
+
+#[test]
+fn a_record_takes_the_field_order_of_the_place_it_goes_to() {
+    require_bpf!();
+    prints(
+        "BEGIN { $a = (foo={ printf(\"hello\"); 1 }, bar={ printf(\"world\"); 2 }); $a = (bar={ printf(\"hello\"); 1 }, foo={ printf(\"world\\n\"); 2 }); print($a); $b = (y=\"bb\", foo=3); $c = (foo=4, y=\"a\"); $c = $b; print($c); @m = (p=1, q=2); @m = (q=3, p=4); exit(); }",
+        "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n{ .foo = 3, .y = bb }\n@m: { .p = 4, .q = 3 }\n\n",
+    );
+}
+
+#[test]
+fn records_are_json_objects() {
+    require_bpf!();
+    let o = sonde(&[
+        "-f",
+        "json",
+        "BEGIN { $v = (x=1, y=2); @a = (a=0, b=1, c=\"str\", d=(5, 6), e=$v); exit(); }",
+    ]);
+    o.assert_ok();
+    let want = r#"{"type": "map", "data": {"@a": {"a": 0, "b": 1, "c": "str", "d": [5,6], "e": {"x": 1, "y": 2}}}}"#;
+    assert!(o.lines().contains(&want), "{}", o.describe());
+}
+
+#[test]
+fn record_mistakes_are_named() {
+    require_bpf!();
+    let o = sonde(&["BEGIN { $a = (a=1, a=2); exit(); }"]);
+    assert!(o.stderr.contains("this record names the field `a` twice"), "{}", o.describe());
+    let o = sonde(&["BEGIN { $a = (a=1, b=2); print($a.c); exit(); }"]);
+    assert!(
+        o.stderr.contains("this record has no field `c`: its fields are a, b"),
+        "{}",
+        o.describe()
+    );
+    let o = sonde(&["BEGIN { $a = (a=1, b=2); $a = (a=1, c=2); exit(); }"]);
+    assert!(o.stderr.contains("cannot assign"), "{}", o.describe());
+}

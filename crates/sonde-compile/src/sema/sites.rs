@@ -141,6 +141,7 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::TypeArg(_) => false,
             ExprKind::Map { keys, .. } => keys.iter().any(sub),
             ExprKind::Call { args, .. } | ExprKind::Tuple(args) => args.iter().any(sub),
+            ExprKind::Record(fields) => fields.iter().any(|(_, e)| sub(e)),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
             | ExprKind::Member { expr: e, .. } => sub(e),

@@ -113,6 +113,8 @@ impl Checker<'_> {
     /// `$x = v`.
     fn assign_var(&mut self, name: &str, value: &Expr) -> Option<TStmtKind> {
         let v = self.expr(value);
+        let held = self.var_index(name).map(|i| self.vars[i].ty.clone());
+        let v = self.in_field_order(v, held.as_ref());
         if matches!(v.ty, Type::Void | Type::Struct(_)) {
             let msg = format!("a variable cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));
@@ -186,6 +188,11 @@ impl Checker<'_> {
         let keys = self.map_keys(map, keys, target);
         let before = self.diags.len();
         let v = self.expr(value);
+        let held = match self.maps.value(map) {
+            Some(MapValue::Plain(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let v = self.in_field_order(v, held.as_ref());
         if self.diags.len() > before {
             self.maps.assignment_failed(map);
         }

@@ -54,6 +54,15 @@ impl<'a> Parser<'a> {
         stars > 0 && t.kind == TokenKind::RParen
     }
 
+    /// After `(`: a name then a single `=` starts a record (`(a = 1, b = 2)`).
+    pub(super) fn record_ahead(&mut self) -> bool {
+        if self.peek().kind != TokenKind::Ident {
+            return false;
+        }
+        let mut lx = self.lex.clone();
+        next(&mut lx).kind == TokenKind::Eq
+    }
+
     /// `( type ) operand`, with the `(` as lookahead.
     pub(super) fn cast(&mut self) -> PResult<Expr> {
         let open = self.bump();

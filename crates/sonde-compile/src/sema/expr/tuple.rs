@@ -14,7 +14,10 @@ impl Checker<'_> {
         for item in items {
             let t = self.expr(item);
             let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
-                || matches!(t.ty, Type::Str(_) | Type::Bytes(_) | Type::Tuple(_));
+                || matches!(
+                    t.ty,
+                    Type::Str(_) | Type::Bytes(_) | Type::Tuple(_) | Type::Record { .. }
+                );
             if !fits {
                 self.error(Diagnostic::error(
                     item.span,
@@ -28,8 +31,79 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Tuple(elems), ty, span }
     }
 
-    /// `t.N`, the tuple's element N.
+    /// `(a=1, b="x")`: a tuple whose elements have names, each name once.
+    pub fn record(&mut self, fields: &[(String, Expr)], span: Span) -> TExpr {
+        for (i, (name, e)) in fields.iter().enumerate() {
+            if fields[..i].iter().any(|(n, _)| n == name) {
+                let msg = format!("this record names the field `{}` twice", name);
+                self.error(Diagnostic::error(e.span, msg));
+                return self.poisoned(span);
+            }
+        }
+        let items: Vec<Expr> = fields.iter().map(|(_, e)| e.clone()).collect();
+        let tuple = self.tuple(&items, span);
+        let Type::Tuple(elems) = tuple.ty else { return tuple };
+        let names = fields.iter().map(|(n, _)| n.clone()).collect();
+        TExpr { ty: Type::Record { names, elems }, ..tuple }
+    }
+
+    /// A record given to a place that holds a record of the same fields in another order, in
+    /// that order; anything else as it is. A record written in place has its fields moved (they
+    /// are values without effects); another is read field by field.
+    pub fn in_field_order(&self, v: TExpr, held: Option<&Type>) -> TExpr {
+        let (Some(Type::Record { names: want, .. }), Type::Record { names, elems }) = (held, &v.ty)
+        else {
+            return v;
+        };
+        let order: Option<Vec<usize>> =
+            want.iter().map(|w| names.iter().position(|n| n == w)).collect();
+        let Some(order) = order.filter(|o| o.len() == names.len() && want != names) else {
+            return v;
+        };
+        let ty = Type::Record {
+            names: want.clone(),
+            elems: order.iter().map(|&i| elems[i].clone()).collect(),
+        };
+        let items = match &v.kind {
+            TExprKind::Tuple(items) => order.iter().map(|&i| items[i].clone()).collect(),
+            _ => {
+                let offsets = Type::tuple_offsets(elems);
+                let field = |i: usize| TExpr {
+                    kind: TExprKind::Field { base: Box::new(v.clone()), offset: offsets[i] },
+                    ty: elems[i].clone(),
+                    span: v.span,
+                };
+                order.iter().map(|&i| field(i)).collect()
+            }
+        };
+        TExpr { kind: TExprKind::Tuple(items), ty, span: v.span }
+    }
+
+    /// `r.name`, the record's field of that name.
+    fn record_field(&mut self, base: TExpr, field: &str, span: Span) -> TExpr {
+        let Type::Record { names, elems } = base.ty.clone() else { return self.poisoned(span) };
+        let Some(i) = names.iter().position(|n| n == field) else {
+            let msg = format!(
+                "this record has no field `{}`: its fields are {}",
+                field,
+                names.join(", ")
+            );
+            self.error(Diagnostic::error(span, msg));
+            return self.poisoned(span);
+        };
+        let offset = Type::tuple_offsets(&elems)[i];
+        TExpr {
+            kind: TExprKind::Field { base: Box::new(base), offset },
+            ty: elems[i].clone(),
+            span,
+        }
+    }
+
+    /// `t.N`, the tuple's element N; `r.name`, a record's field.
     pub fn tuple_field(&mut self, base: TExpr, field: &str, span: Span) -> TExpr {
+        if let Type::Record { .. } = base.ty {
+            return self.record_field(base, field, span);
+        }
         let Type::Tuple(elems) = base.ty.clone() else {
             self.error(Diagnostic::error(
                 span,
