@@ -114,3 +114,29 @@ fn record_mistakes_are_named() {
     let o = sonde(&["BEGIN { $a = (a=1, b=2); $a = (a=1, c=2); exit(); }"]);
     assert!(o.stderr.contains("cannot assign"), "{}", o.describe());
 }
+
+/// The forms bpftrace's tools write `args.field` and two-argument `delete()` in (biosnoop.bt's
+/// tuple `$key`, runqlat.bt's `$ignore = delete(...)`, naptime.bt's `args.rqtp` kept in a map,
+/// execsnoop.bt's `join(args.argv)`, opensnoop.bt's `str(args.filename)`).
+#[test]
+fn args_fields_and_delete_in_the_tools_forms() {
+    require_tracepoints!();
+    let prog = "tracepoint:syscalls:sys_enter_read /comm == \"wl_args\"/ { $key = (tid, args.fd); @start[$key] = args.count; @n[tid] = 1; } \
+        tracepoint:syscalls:sys_exit_read /comm == \"wl_args\"/ { $key = (tid, 3); @sz[comm] = hist(@start[$key]); delete(@start, $key); $gone = delete(@n, tid); @gone = sum($gone); } \
+        tracepoint:syscalls:sys_enter_openat /comm == \"wl_args\"/ { @f[str(args.filename)] = count(); } \
+        tracepoint:syscalls:sys_enter_nanosleep /comm == \"wl_args\"/ { @rqtp[tid] = args.rqtp; @ns = ((struct __kernel_timespec *)args.rqtp)->tv_nsec; } \
+        tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args.argv); } \
+        END { print(len(@start)); print(len(@rqtp)); delete(@rqtp, cpid); }";
+    let o = common::traced_ok(&["comm", "wl_args", "read", "3", "100", "sleep", "1"], prog);
+    let lines = o.lines();
+    assert!(
+        lines[0].ends_with("sonde-workload comm wl_args read 3 100 sleep 1"),
+        "{}",
+        o.describe()
+    );
+    for want in ["0", "1", "@f[/dev/zero]: 1", "@gone: 3", "@ns: 1000000"] {
+        assert!(lines.contains(&want), "no line {want:?}\n{}", o.describe());
+    }
+    assert_eq!(common::counts(&o.hist("@sz[wl_args]")), [("[64, 128)".to_string(), 3)]);
+    assert!(!o.stdout.contains("@rqtp["), "{}", o.describe());
+}
