@@ -27,6 +27,10 @@ pub(super) fn programs(
             }
         };
         match expand(spec, &definition, env, warnings) {
+            Ok(s) if !opts.allow_unsafe && s.iter().any(provider::on_address) => {
+                let msg = "probing a kernel address needs --unsafe: the kernel takes any address in its text";
+                diags.push(Diagnostic::error(spec.span, msg));
+            }
             Ok(s) => sites.extend(s),
             Err(msg) if config.missing == MissingProbes::Skip && is_provider(spec) => {
                 let why = format!("skipped (config missing_probes): {}", msg);
