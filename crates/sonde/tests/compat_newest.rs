@@ -140,3 +140,24 @@ fn args_fields_and_delete_in_the_tools_forms() {
     assert_eq!(common::counts(&o.hist("@sz[wl_args]")), [("[64, 128)".to_string(), 3)]);
     assert!(!o.stdout.contains("@rqtp["), "{}", o.describe());
 }
+
+#[test]
+fn str_concat_of_long_strings_is_refused_with_a_sentence() {
+    require_bpf!();
+    let o = sonde(&["BEGIN { $s = str_concat(str(0, 200), str(0, 200)); exit(); }"]);
+    assert!(
+        o.stderr.contains("str_concat() of strings of 200 and 200 bytes is too large"),
+        "{}",
+        o.describe()
+    );
+    let o = sonde(&["BEGIN { $s = str_concat(comm, 5); exit(); }"]);
+    assert!(o.stderr.contains("str_concat() joins strings, found"), "{}", o.describe());
+}
+
+#[test]
+fn container_of_names_a_missing_member_once() {
+    require_bpf!();
+    let o =
+        sonde(&["BEGIN { $t = container_of((uint64 *)0, struct task_struct, no_such); exit(); }"]);
+    assert_eq!(o.stderr.matches("has no member `no_such`").count(), 1, "{}", o.describe());
+}

@@ -7,7 +7,7 @@ expect_status 0
 expect_map '@n' 100
 expect_line "@p[kprobe:0x$addr]: 100"
 run_sonde -e "kprobe:0x$addr { }"
-expect_status 1
+expect_status 2
 expect_stderr_match 'needs --unsafe'
 # do_filp_open returns ERR_PTR(-ENOENT) for each missing path.
 run_sonde -c 'sonde-workload comm wl_enoent openat 5 /nonexistent-sonde' 'kretprobe:do_filp_open /comm == "wl_enoent"/ { @e[is_err(retval)] = count(); @n[(int64)retval] = count(); }'

@@ -14,6 +14,10 @@ const MAX_ERRNO: u64 = 4095;
 /// The longest string `str_concat()` makes, as bpftrace's `string[1024]`.
 const MAX_CONCAT: usize = 1024;
 
+/// Byte pairs the unrolled copy may take at most (the second string copied at each place the
+/// first may end), which keeps the program's jumps within BPF's 16-bit offsets.
+const MAX_CONCAT_PAIRS: usize = 128 * 64;
+
 impl Checker<'_> {
     /// `is_err(p)`: the kernel's `IS_ERR()`, true for the addresses -4095..-1 (an errno in a
     /// pointer).
@@ -33,9 +37,13 @@ impl Checker<'_> {
         let [ptr, ty @ Expr { kind: ExprKind::TypeArg(t), .. }, member] = c.args else {
             return self.usage(c);
         };
+        let before = self.diags.len();
         let p = self.scalar(ptr, "the pointer of container_of()");
         let offset_args = [ty.clone(), member.clone()];
         let offset = self.offset_of(&Call { args: &offset_args, ..*c });
+        if self.diags.len() > before {
+            return self.poisoned(c.span);
+        }
         let pointer = TypeName { pointers: t.pointers + 1, ..t.clone() };
         let target = match self.resolve_type(&pointer) {
             Ok(target) => target,
@@ -93,6 +101,15 @@ impl Checker<'_> {
                 self.error(Diagnostic::error(x.span, msg));
                 return self.poisoned(c.span);
             }
+        }
+        if a.ty.size() * b.ty.size() > MAX_CONCAT_PAIRS {
+            let msg = format!(
+                "str_concat() of strings of {} and {} bytes is too large to unroll: read them shorter, like `str(p, 64)`",
+                a.ty.size(),
+                b.ty.size()
+            );
+            self.error(Diagnostic::error(c.span, msg));
+            return self.poisoned(c.span);
         }
         // Both buffers' NULs make room for the one the result needs.
         let size = (a.ty.size() + b.ty.size() - 1).min(MAX_CONCAT);
