@@ -93,24 +93,9 @@ impl Checker<'_> {
 
     /// `str_concat(a, b)`: a string as long as both (at most 1024 bytes).
     pub(super) fn str_concat(&mut self, c: &Call) -> TExpr {
-        let a = self.expr(&c.args[0]);
-        let b = self.expr(&c.args[1]);
-        for x in [&a, &b] {
-            if !x.ty.is_string() {
-                let msg = format!("str_concat() joins strings, found `{}`", x.ty);
-                self.error(Diagnostic::error(x.span, msg));
-                return self.poisoned(c.span);
-            }
-        }
-        if a.ty.size() * b.ty.size() > MAX_CONCAT_PAIRS {
-            let msg = format!(
-                "str_concat() of strings of {} and {} bytes is too large to unroll: read them shorter, like `str(p, 64)`",
-                a.ty.size(),
-                b.ty.size()
-            );
-            self.error(Diagnostic::error(c.span, msg));
+        let Some((a, b)) = self.string_pair(c, "joins", MAX_CONCAT_PAIRS) else {
             return self.poisoned(c.span);
-        }
+        };
         // Both buffers' NULs make room for the one the result needs.
         let size = (a.ty.size() + b.ty.size() - 1).min(MAX_CONCAT);
         let kind = TExprKind::StrConcat(Box::new(a), Box::new(b));

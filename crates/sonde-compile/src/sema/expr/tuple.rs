@@ -79,44 +79,35 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Tuple(items), ty, span: v.span }
     }
 
-    /// `r.name`, the record's field of that name.
-    fn record_field(&mut self, base: TExpr, field: &str, span: Span) -> TExpr {
-        let Type::Record { names, elems } = base.ty.clone() else { return self.poisoned(span) };
-        let Some(i) = names.iter().position(|n| n == field) else {
-            let msg = format!(
-                "this record has no field `{}`: its fields are {}",
-                field,
-                names.join(", ")
-            );
-            self.error(Diagnostic::error(span, msg));
-            return self.poisoned(span);
-        };
-        let offset = Type::tuple_offsets(&elems)[i];
-        TExpr {
-            kind: TExprKind::Field { base: Box::new(base), offset },
-            ty: elems[i].clone(),
-            span,
-        }
-    }
-
     /// `t.N`, the tuple's element N; `r.name`, a record's field.
     pub fn tuple_field(&mut self, base: TExpr, field: &str, span: Span) -> TExpr {
-        if let Type::Record { .. } = base.ty {
-            return self.record_field(base, field, span);
-        }
-        let Type::Tuple(elems) = base.ty.clone() else {
-            self.error(Diagnostic::error(
-                span,
-                format!("`.{}` reads an element of a tuple, and this is a `{}`", field, base.ty),
-            ));
-            return self.poisoned(span);
+        let found = match base.ty.clone() {
+            Type::Record { names, elems } => match names.iter().position(|n| n == field) {
+                Some(i) => Ok((elems, i)),
+                None => Err(format!(
+                    "this record has no field `{}`: its fields are {}",
+                    field,
+                    names.join(", ")
+                )),
+            },
+            Type::Tuple(elems) => match field.parse::<usize>().ok().filter(|&i| i < elems.len()) {
+                Some(i) => Ok((elems, i)),
+                None => Err(format!(
+                    "this tuple has {} elements: `.0` to `.{}`",
+                    elems.len(),
+                    elems.len() - 1
+                )),
+            },
+            other => {
+                Err(format!("`.{}` reads an element of a tuple, and this is a `{}`", field, other))
+            }
         };
-        let Some(i) = field.parse::<usize>().ok().filter(|&i| i < elems.len()) else {
-            self.error(Diagnostic::error(
-                span,
-                format!("this tuple has {} elements: `.0` to `.{}`", elems.len(), elems.len() - 1),
-            ));
-            return self.poisoned(span);
+        let (elems, i) = match found {
+            Ok(found) => found,
+            Err(msg) => {
+                self.error(Diagnostic::error(span, msg));
+                return self.poisoned(span);
+            }
         };
         let offset = Type::tuple_offsets(&elems)[i];
         TExpr {
