@@ -234,6 +234,9 @@ impl Names<'_> {
             TExprKind::MapHas { map, keys } => {
                 format!("has_key({}{})", self.map(*map), self.keys(keys))
             }
+            TExprKind::MapFind { map, keys, var } => {
+                format!("find({}{}, {})", self.map(*map), self.keys(keys), self.var(*var))
+            }
             TExprKind::MapLen { map } => format!("len({})", self.map(*map)),
             TExprKind::MapDelete { map, keys } => {
                 format!("delete({}{})", self.map(*map), self.keys(keys))
@@ -260,6 +263,9 @@ impl Names<'_> {
             TExprKind::Strcmp(a, b) => format!("strcmp({}, {})", self.expr(a), self.expr(b)),
             TExprKind::StrContains(a, b) => {
                 format!("strcontains({}, {})", self.expr(a), self.expr(b))
+            }
+            TExprKind::StrConcat(a, b) => {
+                format!("str_concat({}, {})", self.expr(a), self.expr(b))
             }
             TExprKind::Strncmp(a, b, n) => {
                 format!("strncmp({}, {}, {})", self.expr(a), self.expr(b), n)

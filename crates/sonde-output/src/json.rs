@@ -94,9 +94,25 @@ pub fn missed_runs(probe: &str, runs: u64) -> String {
     Record::missed_runs(probe, runs).to_string()
 }
 
+/// A value as [`to_string`] writes its JSON, but a record's fields in the record's own order
+/// (serde_json's objects sort their members).
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::Record(fields) => {
+            let members = fields.iter().map(|(n, v)| format!("{}: {}", quote(n), value_text(v)));
+            format!("{{{}}}", join(members, ", "))
+        }
+        Value::Tuple(items) => {
+            let objects = !items.is_empty() && items.iter().all(|v| matches!(v, Value::Record(_)));
+            format!("[{}]", join(items.iter().map(value_text), if objects { ", " } else { "," }))
+        }
+        _ => to_string(&v.to_json()),
+    }
+}
+
 /// `print(expr)` of a non-map value.
 pub fn value(v: &Value) -> String {
-    envelope(Type::Value.name(), &to_string(&v.to_json()))
+    envelope(Type::Value.name(), &value_text(v))
 }
 
 /// `{"@name": {"k1,k2": v, ...}}`, or `{"@name": v}` when the map has no keys.
@@ -114,8 +130,7 @@ fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, S
 }
 
 pub fn map(name: &str, entries: &[(Vec<Value>, Value)]) -> String {
-    let items =
-        sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, to_string(&v.to_json())));
+    let items = sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, value_text(v)));
     envelope(Type::Map.name(), &map_data(name, items))
 }
 

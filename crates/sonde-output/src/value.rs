@@ -22,6 +22,8 @@ pub enum Value {
         name: Option<String>,
     },
     Tuple(Vec<Value>),
+    /// bpftrace's record, a tuple with named fields: `{ .a = 1, .b = x }`, a JSON object.
+    Record(Vec<(String, Value)>),
     /// bpftrace's `bool`: printed `true`/`false`, a JSON boolean.
     Bool(bool),
     /// A number with a name (a script enum's enumerator): the name in text, the number in
@@ -77,6 +79,7 @@ impl Value {
             Value::Str(b) => SortKey::Bytes(until_nul(b).to_vec()),
             Value::Bytes(b) => SortKey::Bytes(b.clone()),
             Value::Tuple(vs) => SortKey::Tuple(vs.iter().map(Value::sort_key).collect()),
+            Value::Record(fs) => SortKey::Tuple(fs.iter().map(|(_, v)| v.sort_key()).collect()),
         }
     }
 
@@ -91,6 +94,9 @@ impl Value {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
             Value::Tuple(ref vs) => vs.iter().map(Value::to_json).collect(),
+            Value::Record(ref fs) => {
+                fs.iter().map(|(name, v)| (name.clone(), v.to_json())).collect()
+            }
             Value::Bool(b) => b.into(),
             Value::Named { v, .. } => v.into(),
             _ => self.json_text().into(),
@@ -172,6 +178,10 @@ impl fmt::Display for Value {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "({})", parts.join(", "))
             }
+            Value::Record(fs) => {
+                let parts: Vec<String> = fs.iter().map(|(n, v)| format!(".{n} = {v}")).collect();
+                write!(f, "{{ {} }}", parts.join(", "))
+            }
         }
     }
 }
@@ -186,6 +196,21 @@ mod tests {
         assert_eq!(Value::Int { v: u64::MAX, signed: false }.to_string(), "18446744073709551615");
         assert_eq!(Value::Int { v: u64::MAX, signed: true }.to_string(), "-1");
         assert_eq!(Value::uint(42).to_string(), "42");
+    }
+
+    #[test]
+    fn records_print_their_field_names() {
+        let inner = Value::Record(vec![("x".into(), Value::int(1)), ("y".into(), Value::int(2))]);
+        let pair = Value::Tuple(vec![Value::int(5), Value::int(6)]);
+        let r = Value::Record(vec![
+            ("a".into(), Value::int(0)),
+            ("c".into(), Value::str("str")),
+            ("d".into(), pair),
+            ("e".into(), inner),
+        ]);
+        assert_eq!(r.to_string(), "{ .a = 0, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }");
+        let json = r.to_json().to_string();
+        assert_eq!(json, r#"{"a":0,"c":"str","d":[5,6],"e":{"x":1,"y":2}}"#);
     }
 
     #[test]

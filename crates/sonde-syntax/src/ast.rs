@@ -222,6 +222,8 @@ pub enum ExprKind {
     },
     /// bpftrace's tuple `(a, b, ...)`, two or more elements; `t.0` reads one (a `Member` named `0`).
     Tuple(Vec<Expr>),
+    /// bpftrace's record `(a = 1, b = "x")`: a tuple whose elements have names (`r.a` reads one).
+    Record(Vec<(String, Expr)>),
     /// A type as a function's argument: `sizeof(struct task_struct)`, `offsetof(struct x, f)`.
     TypeArg(TypeName),
 }

@@ -174,6 +174,10 @@ impl Dumper {
             }
             ExprKind::Index { expr, index } => ("index".into(), vec![&**expr, &**index]),
             ExprKind::Tuple(es) => ("tuple".into(), es.iter().collect()),
+            ExprKind::Record(fs) => {
+                let names: Vec<&str> = fs.iter().map(|(n, _)| n.as_str()).collect();
+                (format!("record {}", names.join(", ")), fs.iter().map(|(_, e)| e).collect())
+            }
             ExprKind::TypeArg(ty) => (format!("type {}", ty), vec![]),
         };
         self.line(label);

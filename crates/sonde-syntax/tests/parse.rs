@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{expr, parse_ok, predicate, stmts, sx};
+use common::{errors, expr, parse_ok, predicate, stmts, sx};
 use sonde_syntax::ast::*;
 
 const ONE_LINERS: &[&str] = &[
@@ -510,4 +510,30 @@ fn sizeof_and_offsetof_take_types() {
         expr("offsetof(struct task_struct, thread_info.flags)"),
         "offsetof(type(struct task_struct), thread_info.flags)"
     );
+}
+
+#[test]
+fn container_of_takes_a_type_second() {
+    let want = "container_of($p, type(struct task_struct), tasks)";
+    assert_eq!(expr("container_of($p, struct task_struct, tasks)"), want);
+    assert_eq!(expr("container_of($p, typeof(struct task_struct), tasks)"), want);
+    assert_eq!(
+        expr("container_of(arg0, struct foo *, a.b)"),
+        "container_of(arg0, type(struct foo *), a.b)"
+    );
+    let e = errors("BEGIN { $x = container_of($p struct foo, a); }");
+    assert!(e[0].contains("`,` after the pointer"), "{e:?}");
+    let e = errors("BEGIN { $x = container_of($p, typeof(struct foo, a); }");
+    assert!(e[0].contains("`)` after the type"), "{e:?}");
+}
+
+#[test]
+fn records_are_named_tuples() {
+    assert_eq!(expr("(a = 1, b = \"x\")"), "record(a=1, b=\"x\")");
+    assert_eq!(expr("(a=1)"), "record(a=1)");
+    // `(a == 1)` stays a comparison, `(a, b)` a tuple.
+    assert_eq!(expr("(a == 1)"), "(a == 1)");
+    assert_eq!(expr("(a, b)"), "tuple(a, b)");
+    let e = errors("BEGIN { $r = (a = 1, 2); }");
+    assert!(e[0].contains("a field name in a record"), "{e:?}");
 }

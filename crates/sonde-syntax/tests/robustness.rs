@@ -74,6 +74,7 @@ fn program_depth(p: &Program) -> usize {
             ExprKind::Map { keys: es, .. }
             | ExprKind::Call { args: es, .. }
             | ExprKind::Tuple(es) => es.iter().map(expr).max().unwrap_or(0),
+            ExprKind::Record(fs) => fs.iter().map(|(_, e)| expr(e)).max().unwrap_or(0),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
             | ExprKind::Member { expr: e, .. } => expr(e),

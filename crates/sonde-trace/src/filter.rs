@@ -117,6 +117,7 @@ fn each<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         ExprKind::Map { keys: items, .. }
         | ExprKind::Call { args: items, .. }
         | ExprKind::Tuple(items) => items.iter().for_each(|x| each(x, f)),
+        ExprKind::Record(fields) => fields.iter().for_each(|(_, x)| each(x, f)),
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
         | ExprKind::Member { expr, .. } => each(expr, f),

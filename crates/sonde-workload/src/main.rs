@@ -32,6 +32,10 @@ COMMANDS:
     getppid N         N getppid() calls
     lseek N           lseek(-1, -K, SEEK_CUR) for K = 1..N: negative offsets, EBADF
     gettid N          N gettid() calls
+    clock N           clock_gettime(-K, &ts) for K = 1..N: negative clockid_t values
+                      (CPU clocks by the kernel's encoding; some fail with EINVAL)
+    timer N           timer_gettime(-K, &its) for K = 1..N: negative timer_t values,
+                      each EINVAL
     openat N PATH     N openat(AT_FDCWD, PATH, O_RDONLY) calls; each fd that
                       opened is closed (close() is not counted by the N); failed
                       opens count too (a missing PATH gives -ENOENT)
@@ -172,6 +176,22 @@ fn getpid(n: u64) {
 fn syscall0(nr: libc::c_long, n: u64) {
     for _ in 0..n {
         unsafe { libc::syscall(nr) };
+    }
+}
+
+/// `clock N`: clock_gettime() of the clock ids -1..-N (signed `clockid_t` arguments).
+fn clock_negative(n: u64) {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    for k in 1..=n as libc::c_long {
+        unsafe { libc::syscall(libc::SYS_clock_gettime, -k, &mut ts) };
+    }
+}
+
+/// `timer N`: timer_gettime() of the timer ids -1..-N (signed `timer_t`, no such timer).
+fn timer_negative(n: u64) {
+    let mut its: libc::itimerspec = unsafe { std::mem::zeroed() };
+    for k in 1..=n as libc::c_long {
+        unsafe { libc::syscall(libc::SYS_timer_gettime, -k, &mut its) };
     }
 }
 
@@ -404,6 +424,8 @@ fn run(args: &[String]) {
                     unsafe { libc::syscall(libc::SYS_lseek, -1, -k, libc::SEEK_CUR) };
                 }
             }
+            "clock" => clock_negative(num("N", it.next())),
+            "timer" => timer_negative(num("N", it.next())),
             "openat" => {
                 let n = num("N", it.next());
                 openat(n, arg("PATH", it.next()));

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const WL: &str = env!("CARGO_BIN_EXE_sonde-workload");
-const TRACED: &str = "getpid,openat,open,read,write,close,nanosleep,clock_nanosleep,prctl,fork,vfork,clone,clone3,wait4,faccessat,faccessat2,exit_group,socket,connect";
+const TRACED: &str = "getpid,openat,open,read,write,close,nanosleep,clock_nanosleep,prctl,fork,vfork,clone,clone3,wait4,faccessat,faccessat2,exit_group,socket,connect,lseek,clock_gettime,timer_gettime";
 
 fn have_strace() -> bool {
     Command::new("strace").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
@@ -304,4 +304,21 @@ fn usage() {
     assert_eq!(o.status.code(), Some(2));
     let o = Command::new(WL).args(["getpid", "x"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn negative_arguments_exact() {
+    if !have_strace() {
+        println!("skipped: strace not installed");
+        return;
+    }
+    let t = expect("lseek", &["lseek", "3"], &[("lseek", 3)]);
+    for k in 1..=3 {
+        assert!(t.contains(&format!("lseek(-1, -{k}, SEEK_CUR)")), "{t}");
+    }
+    assert_eq!(t.matches("= -1 EBADF").count(), 3, "{t}");
+    // strace prints a clock id it has no name for in hex (0xfffffff9 for -7): counted only.
+    expect("clock", &["clock", "7"], &[("clock_gettime", 7)]);
+    let t = expect("timer", &["timer", "2"], &[("timer_gettime", 2)]);
+    assert_eq!(t.matches("= -1 EINVAL").count(), 2, "{t}");
 }

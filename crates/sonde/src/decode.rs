@@ -27,6 +27,9 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
+        Type::Record { names, elems } => {
+            Value::Record(names.iter().cloned().zip(values(elems, b, sym)).collect())
+        }
         Type::Buf(max) => {
             let n = (u64_at(b, 0) as usize).min(*max);
             Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())

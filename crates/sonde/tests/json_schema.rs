@@ -105,6 +105,11 @@ fn the_languages_records_are_valid() {
     let o = sonde(&["-f", "json", "-c", &cmd, &compat_script("join.bt")]);
     o.assert_ok();
     has_all(&records(&o), &["join"], &o);
+    // Records: objects of their fields, as values, map values and inside tuples.
+    let prog = "BEGIN { $r = (a = 1, b = \"x\", c = (d = 2, e = (3, 4))); print($r); print((1, $r)); @m = $r; @k[1] = $r; exit(); }";
+    let o = sonde(&["-f", "json", prog]);
+    o.assert_ok();
+    has_all(&records(&o), &["value", "map"], &o);
 }
 
 #[test]

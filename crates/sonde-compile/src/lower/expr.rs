@@ -58,6 +58,7 @@ impl Lower<'_> {
             TExprKind::StrLen(s) => self.str_len(s),
             TExprKind::StackLen { user, frames } => self.stack_len(*user, *frames),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
+            TExprKind::MapFind { map, keys, var } => self.map_find(*map, keys, *var),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::MapLen { map } => self.map_len(*map),
             TExprKind::Neg(a) => {
@@ -125,6 +126,7 @@ impl Lower<'_> {
             | TExprKind::ReadStr { .. }
             | TExprKind::ReadMem { .. }
             | TExprKind::Tuple(_)
+            | TExprKind::StrConcat(..)
             | TExprKind::Inet { .. }
             | TExprKind::ReadBuf { .. } => {
                 self.e
@@ -446,6 +448,7 @@ impl Lower<'_> {
                 self.e.bind(end);
             }
             TExprKind::Tuple(items) => self.tuple_into(items, off, size),
+            TExprKind::StrConcat(a, b) => self.str_concat_into(a, b, x.ty.size(), off, size),
             TExprKind::Inet { family, addr } => self.inet_into(family, addr, off, size),
             TExprKind::ReadBuf { ptr, len, user } => {
                 self.buf_into(ptr, len, *user, x.ty.size() - 8, off, size)

@@ -14,6 +14,7 @@ pub use len::len_counter;
 mod map_for;
 mod stack_len;
 mod stmt;
+mod str_concat;
 mod strcontains;
 mod strings;
 mod tuple;

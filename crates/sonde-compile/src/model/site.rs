@@ -66,6 +66,9 @@ impl AttachPoint {
                 format!("tracepoint:{}:{}", category, name)
             }
             AttachPoint::Interval { period_ns } => format!("interval:{}", describe_ns(*period_ns)),
+            AttachPoint::Kprobe { symbol, offset, retprobe } if symbol.is_empty() => {
+                format!("{}:{:#x}", if *retprobe { "kretprobe" } else { "kprobe" }, offset)
+            }
             AttachPoint::Kprobe { symbol, offset: 0, retprobe } => {
                 format!("{}:{}", if *retprobe { "kretprobe" } else { "kprobe" }, symbol)
             }

@@ -94,6 +94,13 @@ pub enum TExprKind {
         map: usize,
         keys: Vec<TExpr>,
     },
+    /// bpftrace's `find(@m, k, $v)`: 1, with the element's value copied to variable `var`, when
+    /// the map holds the element; else 0.
+    MapFind {
+        map: usize,
+        keys: Vec<TExpr>,
+        var: usize,
+    },
     /// `delete(@m, k)` as a value: removes the element, 1 when it was there.
     MapDelete {
         map: usize,
@@ -166,6 +173,8 @@ pub enum TExprKind {
     Strcmp(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `strncmp(a, b, n)`: `strcmp` over the first `n` bytes at most.
     Strncmp(Box<TExpr>, Box<TExpr>, usize),
+    /// bpftrace's `str_concat(a, b)`: the first string, then the second from its NUL on.
+    StrConcat(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `strcontains(haystack, needle)`: 1 when the needle occurs in the haystack.
     StrContains(Box<TExpr>, Box<TExpr>),
     /// bpftrace's `len(@m)`: the map's element count (`lower/len.rs`).

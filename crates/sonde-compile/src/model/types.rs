@@ -71,6 +71,11 @@ pub enum Type {
     Buf(usize),
     /// bpftrace's tuple: each element in a slot of its `slot_size()`, one after another.
     Tuple(Rc<[Type]>),
+    /// bpftrace's record `(a=1, b="x")`: a tuple whose elements have names, laid out as one.
+    Record {
+        names: Rc<[String]>,
+        elems: Rc<[Type]>,
+    },
     /// A syscall number printed as the syscall's name (bpftrace's `syscall_name(nr)`).
     SyscallName,
     /// A user id printed as its name from /etc/passwd (bpftrace's `username`).
@@ -179,7 +184,9 @@ impl Type {
             Type::Array { elem, len } => elem.size() * len,
             Type::Struct(s) => s.size,
             Type::Btf { size, .. } => *size,
-            Type::Tuple(elems) => elems.iter().map(Type::slot_size).sum(),
+            Type::Tuple(elems) | Type::Record { elems, .. } => {
+                elems.iter().map(Type::slot_size).sum()
+            }
         }
     }
 
@@ -234,6 +241,9 @@ impl Type {
                     && a.iter()
                         .zip(b.iter())
                         .all(|(x, y)| x.compatible(y) && x.slot_size() == y.slot_size())
+            }
+            (Type::Record { names: n, elems: a }, Type::Record { names: m, elems: b }) => {
+                n == m && Type::Tuple(a.clone()).compatible(&Type::Tuple(b.clone()))
             }
             (a, b) => a == b,
         }
@@ -296,6 +306,11 @@ impl fmt::Display for Type {
             }
             Type::Tuple(elems) => {
                 let parts: Vec<String> = elems.iter().map(Type::to_string).collect();
+                write!(f, "({})", parts.join(", "))
+            }
+            Type::Record { names, elems } => {
+                let parts: Vec<String> =
+                    names.iter().zip(elems.iter()).map(|(n, t)| format!("{}={}", n, t)).collect();
                 write!(f, "({})", parts.join(", "))
             }
         }

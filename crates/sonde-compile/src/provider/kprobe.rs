@@ -33,6 +33,9 @@ pub fn expand(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Site>, String> {
     let definition = strip_module(definition, env)?;
+    if let Some(address) = address(definition) {
+        return Ok(vec![at_address(address, retprobe)]);
+    }
     let (symbol, offset) = split_offset(definition)?;
     if symbol.is_empty() {
         return Err("a kprobe needs a kernel function: `kprobe:vfs_read`".into());
@@ -92,6 +95,34 @@ pub fn expand(
             func: func.clone(),
         })
         .collect())
+}
+
+/// bpftrace's `kprobe:0xffffffff81234560` (or the address in decimal): an absolute kernel
+/// address, which the kernel checks when the probe is attached.
+fn address(definition: &str) -> Option<u64> {
+    match definition.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None if definition.bytes().all(|b| b.is_ascii_digit()) => definition.parse().ok(),
+        None => None,
+    }
+}
+
+/// The site of a probe on an address: no symbol, the address in `offset` (as the kprobe PMU
+/// takes it), no prototype to type its arguments.
+fn at_address(address: u64, retprobe: bool) -> Site {
+    Site {
+        syscall_wrapper: false,
+        written: None,
+        point: AttachPoint::Kprobe { symbol: String::new(), offset: address, retprobe },
+        kind: ProgKind::Kprobe,
+        args: None,
+        func: None,
+    }
+}
+
+/// Is this site a probe on an absolute address (`kprobe:0xffffffff81234560`)?
+pub fn on_address(site: &Site) -> bool {
+    matches!(&site.point, AttachPoint::Kprobe { symbol, .. } if symbol.is_empty())
 }
 
 /// The whole-function copies GCC made of `symbol` (`NAME.constprop.0`, `NAME.isra.0`), which the
@@ -272,6 +303,15 @@ fn strip_module<'a>(definition: &'a str, env: &dyn Env) -> Result<&'a str, Strin
 #[cfg(test)]
 mod tests {
     use super::{compiler_copies, split_offset};
+
+    #[test]
+    fn addresses_are_hex_or_decimal() {
+        assert_eq!(super::address("0xffffffff81000000"), Some(0xffffffff81000000));
+        assert_eq!(super::address("305419896"), Some(0x12345678));
+        assert_eq!(super::address("vfs_read"), None);
+        assert_eq!(super::address("0xnothex"), None);
+        assert_eq!(super::address(""), None);
+    }
 
     #[test]
     fn compiler_copies_are_whole_function_clones_only() {

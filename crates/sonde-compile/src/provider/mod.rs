@@ -15,7 +15,7 @@ pub mod tracepoint_format;
 pub mod tracepoint_types;
 mod uprobe;
 
-pub use kprobe::{is_syscall_wrapper, signature as kprobe_signature};
+pub use kprobe::{is_syscall_wrapper, on_address, signature as kprobe_signature};
 
 // The sites a provider answers with are the program model's; the crate's users name them
 // here too.

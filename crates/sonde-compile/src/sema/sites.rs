@@ -28,6 +28,10 @@ pub(super) fn programs(
             }
         };
         match expand(spec, &definition, env, warnings) {
+            Ok(s) if !opts.allow_unsafe && s.iter().any(provider::on_address) => {
+                let msg = "probing a kernel address needs --unsafe: the kernel takes any address in its text";
+                diags.push(Diagnostic::error(spec.span, msg));
+            }
             Ok(s) => sites.extend(s),
             Err(msg) if config.missing == MissingProbes::Skip && is_provider(spec) => {
                 let why = format!("skipped (config missing_probes): {}", msg);
@@ -155,6 +159,7 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Var(_) | ExprKind::TypeArg(_) => false,
             ExprKind::Map { keys, .. } => keys.iter().any(sub),
             ExprKind::Call { args, .. } | ExprKind::Tuple(args) => args.iter().any(sub),
+            ExprKind::Record(fields) => fields.iter().any(|(_, e)| sub(e)),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
             | ExprKind::Member { expr: e, .. } => sub(e),

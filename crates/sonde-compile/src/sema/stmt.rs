@@ -113,6 +113,8 @@ impl Checker<'_> {
     /// `$x = v`.
     fn assign_var(&mut self, name: &str, value: &Expr) -> Option<TStmtKind> {
         let v = self.expr(value);
+        let held = self.var_index(name).map(|i| self.vars[i].ty.clone());
+        let v = self.in_field_order(v, held.as_ref());
         if matches!(v.ty, Type::Void | Type::Struct(_)) {
             let msg = format!("a variable cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));
@@ -124,7 +126,12 @@ impl Checker<'_> {
 
     /// The slot of variable `name` that `v` (written at `at`) is assigned to, declared here
     /// when new.
-    fn variable_for(&mut self, name: &str, v: &TExpr, at: Span) -> Option<usize> {
+    pub(in crate::sema) fn variable_for(
+        &mut self,
+        name: &str,
+        v: &TExpr,
+        at: Span,
+    ) -> Option<usize> {
         let Some(i) = self.var_index(name) else {
             let outer = self.scopes.len();
             // A variable assigned without `let` belongs to the whole probe.
@@ -181,6 +188,11 @@ impl Checker<'_> {
         let keys = self.map_keys(map, keys, target);
         let before = self.diags.len();
         let v = self.expr(value);
+        let held = match self.maps.value(map) {
+            Some(MapValue::Plain(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let v = self.in_field_order(v, held.as_ref());
         if self.diags.len() > before {
             self.maps.assignment_failed(map);
         }
@@ -208,6 +220,12 @@ impl Checker<'_> {
         };
         if let Some(kind) = self.statement_call(name, args, span) {
             return kind.map(|kind| TStmt { kind, span });
+        }
+        // find()'s use may be its copy to the variable alone: kept in a variable no one reads.
+        if super::builtins::table::unprefixed(name) == "find" {
+            let v = self.expr(e);
+            let var = self.declare("find (unused)", v.ty.clone());
+            return Some(TStmt { kind: TStmtKind::SetVar { var, value: v }, span });
         }
         // Evaluate for its errors (unknown function, misuse); if it has none, say it does
         // nothing (one complaint per mistake is enough).

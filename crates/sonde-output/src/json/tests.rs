@@ -38,6 +38,20 @@ fn values() {
 }
 
 #[test]
+fn records_keep_their_field_order() {
+    let r = Value::Record(vec![("z".into(), u(1)), ("a".into(), Value::Tuple(vec![u(2), u(3)]))]);
+    assert_eq!(valid(&value(&r)), r#"{"type": "value", "data": {"z": 1, "a": [2,3]}}"#);
+    let pair = Value::Tuple(vec![r.clone(), r]);
+    let want = r#"{"type": "value", "data": [{"z": 1, "a": [2,3]}, {"z": 1, "a": [2,3]}]}"#;
+    assert_eq!(valid(&value(&pair)), want);
+    let entries = vec![(vec![u(1)], Value::Record(vec![("y".into(), s("x"))]))];
+    assert_eq!(
+        valid(&map("@m", &entries)),
+        r#"{"type": "map", "data": {"@m": {"1": {"y": "x"}}}}"#
+    );
+}
+
+#[test]
 fn plain_maps() {
     let entries = vec![(vec![s("sshd")], u(5)), (vec![s("bash")], u(3))];
     assert_eq!(

@@ -54,6 +54,15 @@ impl<'a> Parser<'a> {
         stars > 0 && t.kind == TokenKind::RParen
     }
 
+    /// After `(`: a name then a single `=` starts a record (`(a = 1, b = 2)`).
+    pub(super) fn record_ahead(&mut self) -> bool {
+        if self.peek().kind != TokenKind::Ident {
+            return false;
+        }
+        let mut lx = self.lex.clone();
+        next(&mut lx).kind == TokenKind::Eq
+    }
+
     /// `( type ) operand`, with the `(` as lookahead.
     pub(super) fn cast(&mut self) -> PResult<Expr> {
         let open = self.bump();
@@ -73,6 +82,32 @@ impl<'a> Parser<'a> {
         }
         let close = self.close(TokenKind::RParen, "`)` after the type", &open)?;
         let kind = ExprKind::Call { name: self.text_of(name.span).to_string(), args };
+        Ok(Expr { kind, span: name.span.to(close.span) })
+    }
+
+    /// `container_of(ptr, TYPE, member)`: the type is the second argument, written as a type or
+    /// as bpftrace's `typeof(TYPE)`.
+    pub(super) fn container_of(&mut self, name: &Token) -> PResult<Expr> {
+        let open = self.bump();
+        let ptr = self.inner_expr()?;
+        self.expect(TokenKind::Comma, "`,` after the pointer")?;
+        let typeof_open = match self.peek_word() {
+            Some("typeof") => {
+                self.bump();
+                Some(self.expect(TokenKind::LParen, "`(` after `typeof`")?)
+            }
+            _ => None,
+        };
+        let mut ty = self.type_name()?;
+        if let Some(paren) = typeof_open {
+            let close = self.close(TokenKind::RParen, "`)` after the type", &paren)?;
+            ty.span = paren.span.to(close.span);
+        }
+        let ty = Expr { span: ty.span, kind: ExprKind::TypeArg(ty) };
+        self.expect(TokenKind::Comma, "`,` after the type")?;
+        let member = self.inner_expr()?;
+        let close = self.close(TokenKind::RParen, "`)` after the member", &open)?;
+        let kind = ExprKind::Call { name: "container_of".to_string(), args: vec![ptr, ty, member] };
         Ok(Expr { kind, span: name.span.to(close.span) })
     }
 

@@ -218,6 +218,7 @@ impl Parser<'_> {
                     w => ExprKind::Ident(w.to_string()),
                 },
             },
+            _ if self.record_ahead() => return self.record(&t),
             _ => {
                 // `( expr )`: the span covers the parentheses so carets include them.
                 let mut e = self.inner_expr()?;
@@ -234,6 +235,20 @@ impl Parser<'_> {
             }
         };
         Ok(Expr { kind, span: t.span })
+    }
+
+    /// bpftrace's record `(a = 1, b = "x")`, after its `(`.
+    fn record(&mut self, open: &Token) -> PResult<Expr> {
+        let mut fields = Vec::new();
+        loop {
+            let name = self.expect(TokenKind::Ident, "a field name in a record")?;
+            self.expect(TokenKind::Eq, "`=` after the record's field name")?;
+            fields.push((self.text_of(name.span).to_string(), self.inner_expr()?));
+            if self.eat(TokenKind::Comma).is_none() {
+                let close = self.close(TokenKind::RParen, "`,` or `)` in a record", open)?;
+                return Ok(Expr { kind: ExprKind::Record(fields), span: open.span.to(close.span) });
+            }
+        }
     }
 
     /// `@`, `@name`, `@name[keys]`, or ply's `name[keys]`.
@@ -254,6 +269,9 @@ impl Parser<'_> {
     fn call(&mut self, name: &Token) -> PResult<Expr> {
         if matches!(self.text_of(name.span), "sizeof" | "offsetof") && self.cast_ahead() {
             return self.type_call(name);
+        }
+        if self.text_of(name.span) == "container_of" {
+            return self.container_of(name);
         }
         let open = self.bump();
         let (args, close) = if self.peek().kind == TokenKind::RParen {
@@ -321,6 +339,7 @@ fn depth(e: &Expr) -> usize {
         ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } | ExprKind::Tuple(es) => {
             max(es)
         }
+        ExprKind::Record(fs) => fs.iter().map(|(_, e)| depth(e)).max().unwrap_or(0),
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
         | ExprKind::Member { expr, .. } => depth(expr),

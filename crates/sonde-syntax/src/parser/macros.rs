@@ -88,6 +88,7 @@ fn respan(e: &mut Expr, span: Span) {
         ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } | ExprKind::Tuple(es) => {
             es.iter_mut().for_each(|e| respan(e, span))
         }
+        ExprKind::Record(fs) => fs.iter_mut().for_each(|(_, e)| respan(e, span)),
         ExprKind::Unary { expr, .. } | ExprKind::Member { expr, .. } => respan(expr, span),
         ExprKind::Cast { ty, expr } => {
             ty.span = span;

@@ -55,6 +55,10 @@ pub fn sx(e: &Expr) -> String {
         }
         ExprKind::Index { expr, index } => format!("index({}, {})", sx(expr), sx(index)),
         ExprKind::Tuple(es) => format!("tuple({})", list(es)),
+        ExprKind::Record(fs) => {
+            let fields: Vec<String> = fs.iter().map(|(n, e)| format!("{}={}", n, sx(e))).collect();
+            format!("record({})", fields.join(", "))
+        }
         ExprKind::TypeArg(ty) => format!("type({})", ty),
     }
 }

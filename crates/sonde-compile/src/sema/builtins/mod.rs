@@ -14,6 +14,7 @@ mod join;
 mod len;
 mod map_calls;
 mod newer;
+mod newest;
 mod output;
 mod printf;
 mod signal;

@@ -93,7 +93,7 @@ impl Checker<'_> {
 /// keeps each member in an 8-byte slot of its own.
 fn c_layout(ty: &Type) -> (usize, usize) {
     match ty {
-        Type::Tuple(members) => {
+        Type::Tuple(members) | Type::Record { elems: members, .. } => {
             let (mut size, mut align) = (0usize, 1usize);
             for m in members.iter() {
                 let (msize, malign) = c_layout(m);

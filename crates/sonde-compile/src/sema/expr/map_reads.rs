@@ -33,7 +33,7 @@ impl Checker<'_> {
         self.map_value(map, keys, span)
     }
 
-    pub(super) fn map_value(&mut self, map: usize, keys: Vec<TExpr>, span: Span) -> TExpr {
+    pub(in crate::sema) fn map_value(&mut self, map: usize, keys: Vec<TExpr>, span: Span) -> TExpr {
         let ty = match self.maps.value(map) {
             Some(MapValue::Plain(t)) => t.clone(),
             Some(MapValue::Agg { func, signed }) => {

@@ -31,7 +31,9 @@ impl Checker<'_> {
             }
         }
         let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
-        if matches!(b.ty, Type::Tuple(_)) || field.starts_with(|c: char| c.is_ascii_digit()) {
+        if matches!(b.ty, Type::Tuple(_) | Type::Record { .. })
+            || field.starts_with(|c: char| c.is_ascii_digit())
+        {
             return self.tuple_field(b, field, span);
         }
         match b.ty.clone() {

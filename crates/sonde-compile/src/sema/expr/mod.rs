@@ -53,6 +53,7 @@ impl Checker<'_> {
             ExprKind::Member { expr, field, .. } => self.member(expr, field, span),
             ExprKind::Index { expr, index } => self.index(expr, index, span),
             ExprKind::Tuple(items) => self.tuple(items, span),
+            ExprKind::Record(fields) => self.record(fields, span),
             ExprKind::TypeArg(ty) => {
                 let msg =
                     format!("the type `{}` is an argument of sizeof() and offsetof() only", ty);

@@ -14,7 +14,10 @@ impl Checker<'_> {
         for item in items {
             let t = self.expr(item);
             let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
-                || matches!(t.ty, Type::Str(_) | Type::Bytes(_) | Type::Tuple(_));
+                || matches!(
+                    t.ty,
+                    Type::Str(_) | Type::Bytes(_) | Type::Tuple(_) | Type::Record { .. }
+                );
             if !fits {
                 self.error(Diagnostic::error(
                     item.span,
@@ -28,21 +31,83 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Tuple(elems), ty, span }
     }
 
-    /// `t.N`, the tuple's element N.
-    pub fn tuple_field(&mut self, base: TExpr, field: &str, span: Span) -> TExpr {
-        let Type::Tuple(elems) = base.ty.clone() else {
-            self.error(Diagnostic::error(
-                span,
-                format!("`.{}` reads an element of a tuple, and this is a `{}`", field, base.ty),
-            ));
-            return self.poisoned(span);
+    /// `(a=1, b="x")`: a tuple whose elements have names, each name once.
+    pub fn record(&mut self, fields: &[(String, Expr)], span: Span) -> TExpr {
+        for (i, (name, e)) in fields.iter().enumerate() {
+            if fields[..i].iter().any(|(n, _)| n == name) {
+                let msg = format!("this record names the field `{}` twice", name);
+                self.error(Diagnostic::error(e.span, msg));
+                return self.poisoned(span);
+            }
+        }
+        let items: Vec<Expr> = fields.iter().map(|(_, e)| e.clone()).collect();
+        let tuple = self.tuple(&items, span);
+        let Type::Tuple(elems) = tuple.ty else { return tuple };
+        let names = fields.iter().map(|(n, _)| n.clone()).collect();
+        TExpr { ty: Type::Record { names, elems }, ..tuple }
+    }
+
+    /// A record given to a place that holds a record of the same fields in another order, in
+    /// that order; anything else as it is. A record written in place has its fields moved (they
+    /// are values without effects); another is read field by field.
+    pub fn in_field_order(&self, v: TExpr, held: Option<&Type>) -> TExpr {
+        let (Some(Type::Record { names: want, .. }), Type::Record { names, elems }) = (held, &v.ty)
+        else {
+            return v;
         };
-        let Some(i) = field.parse::<usize>().ok().filter(|&i| i < elems.len()) else {
-            self.error(Diagnostic::error(
-                span,
-                format!("this tuple has {} elements: `.0` to `.{}`", elems.len(), elems.len() - 1),
-            ));
-            return self.poisoned(span);
+        let order: Option<Vec<usize>> =
+            want.iter().map(|w| names.iter().position(|n| n == w)).collect();
+        let Some(order) = order.filter(|o| o.len() == names.len() && want != names) else {
+            return v;
+        };
+        let ty = Type::Record {
+            names: want.clone(),
+            elems: order.iter().map(|&i| elems[i].clone()).collect(),
+        };
+        let items = match &v.kind {
+            TExprKind::Tuple(items) => order.iter().map(|&i| items[i].clone()).collect(),
+            _ => {
+                let offsets = Type::tuple_offsets(elems);
+                let field = |i: usize| TExpr {
+                    kind: TExprKind::Field { base: Box::new(v.clone()), offset: offsets[i] },
+                    ty: elems[i].clone(),
+                    span: v.span,
+                };
+                order.iter().map(|&i| field(i)).collect()
+            }
+        };
+        TExpr { kind: TExprKind::Tuple(items), ty, span: v.span }
+    }
+
+    /// `t.N`, the tuple's element N; `r.name`, a record's field.
+    pub fn tuple_field(&mut self, base: TExpr, field: &str, span: Span) -> TExpr {
+        let found = match base.ty.clone() {
+            Type::Record { names, elems } => match names.iter().position(|n| n == field) {
+                Some(i) => Ok((elems, i)),
+                None => Err(format!(
+                    "this record has no field `{}`: its fields are {}",
+                    field,
+                    names.join(", ")
+                )),
+            },
+            Type::Tuple(elems) => match field.parse::<usize>().ok().filter(|&i| i < elems.len()) {
+                Some(i) => Ok((elems, i)),
+                None => Err(format!(
+                    "this tuple has {} elements: `.0` to `.{}`",
+                    elems.len(),
+                    elems.len() - 1
+                )),
+            },
+            other => {
+                Err(format!("`.{}` reads an element of a tuple, and this is a `{}`", field, other))
+            }
+        };
+        let (elems, i) = match found {
+            Ok(found) => found,
+            Err(msg) => {
+                self.error(Diagnostic::error(span, msg));
+                return self.poisoned(span);
+            }
         };
         let offset = Type::tuple_offsets(&elems)[i];
         TExpr {

@@ -64,6 +64,16 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "str_concat",
+        params: &[arg("a", Kind::String), arg("b", Kind::String)],
+        takes: "two strings",
+        returns: Returns::Computed("a string as long as both (at most 1024 bytes)"),
+        doc: "The first string followed by the second.",
+        example: "tracepoint:syscalls:sys_enter_openat { @[str_concat(comm, \":\")] = count(); }",
+        check: Check::Value(|cx, c| cx.str_concat(c)),
+        ..FUNCTION
+    },
+    Spec {
         name: "reg",
         params: &[arg("name", Kind::StrLiteral)],
         takes: "a register's name, like `reg(\"ip\")`",
@@ -144,6 +154,26 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "find",
+        params: &[arg("map", Kind::Map), arg("key", Kind::Value), arg("var", Kind::Value)],
+        takes: "a map, its key and a variable, like `find(@m, pid, $v)`",
+        returns: Returns::Type(&Type::Bool),
+        doc: "True, with the element's value in the variable, when the map holds the element (one lookup); false, the variable unchanged, when not.",
+        example: "tracepoint:syscalls:sys_exit_read { let $t; if (find(@start, tid, $t)) { @ns = hist(nsecs - $t); } } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
+        check: Check::Value(|cx, c| cx.find(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "is_err",
+        params: &[arg("ptr", Kind::Integer)],
+        takes: "one pointer",
+        returns: Returns::Type(&Type::Bool),
+        doc: "True when a pointer holds an error number, as the kernel's `IS_ERR()`: -4095 to -1.",
+        example: "kretprobe:do_filp_open /is_err(retval)/ { @errors[(int64)retval] = count(); }",
+        check: Check::Value(|cx, c| cx.is_err(c)),
+        ..FUNCTION
+    },
+    Spec {
         name: "kaddr",
         params: &[arg("symbol", Kind::StrLiteral)],
         takes: "a symbol name as a string literal, like `kaddr(\"jiffies\")`",
@@ -221,6 +251,16 @@ pub const FUNCTIONS: &[Spec] = &[
         doc: "The offset of a member (`a.b` for a nested one) in a struct, a constant.",
         example: "struct Pair { int a; long b; } BEGIN { printf(\"%d\\n\", offsetof(struct Pair, b)); }",
         check: Check::Value(|cx, c| cx.offset_of(c)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "container_of",
+        params: &[arg("ptr", Kind::Integer), arg("type", Kind::Type), arg("member", Kind::Member)],
+        takes: "a pointer, a struct and its member, like `container_of($p, struct task_struct, tasks)`",
+        returns: Returns::Computed("a pointer to the struct"),
+        doc: "The struct a pointer to one of its members is in (the type also as `typeof(struct T)`).",
+        example: "struct Pair { int a; long b; } BEGIN { $p = (struct Pair *)0x1000; printf(\"%d\\n\", container_of((long *)0x1008, struct Pair, b) == $p); }",
+        check: Check::Value(|cx, c| cx.container_of(c)),
         ..FUNCTION
     },
     Spec {
