@@ -116,7 +116,7 @@ fn stderr_lines(o: &Output) -> Vec<&str> {
 }
 
 /// A program sonde must reject before touching the kernel: exit 2, the usual compile-error
-/// trailer, no `Attaching`, and every needle in stderr. Run with `-e`, so that a program sonde
+/// trailer, no `Attached`, and every needle in stderr. Run with `-e`, so that a program sonde
 /// wrongly accepts fails the test at once instead of tracing until the timeout; and holding
 /// [`BPF_OBJECTS`] shared, since such a program is loaded into the kernel.
 #[track_caller]
@@ -128,7 +128,7 @@ fn compile_error(prog: &str, needles: &[&str]) -> Output {
         assert!(o.stderr.contains(n), "stderr should say {n:?}\n{}", o.describe());
     }
     assert!(o.stderr.contains("nothing was attached"), "{}", o.describe());
-    assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
+    assert!(!o.stderr.contains("Attached"), "{}", o.describe());
     assert!(!o.stderr.contains("panicked"), "{}", o.describe());
     o
 }
@@ -144,7 +144,7 @@ fn uprobe_counts_every_call_and_sums_arg0() {
             "{} /pid == cpid/ {{ @n = count(); @s = sum(arg0); @mx = max(arg0); @mn = min(arg0); }}",
             target("uprobe")
         ));
-    assert!(o.stderr.contains("Attaching 1 probe..."), "{}", o.describe());
+    assert!(o.stderr.contains("Attached 1 probe"), "{}", o.describe());
     assert_eq!(o.int("@n"), N, "{}", o.describe());
     assert_eq!(o.int("@s"), N * (N + 1) / 2, "{}", o.describe());
     assert_eq!(o.int("@mn"), 1, "{}", o.describe());
@@ -224,7 +224,7 @@ fn uprobe_and_uretprobe_together() {
             target("uprobe"),
             target("uretprobe")
         ));
-    assert!(o.stderr.contains("Attaching 2 probes..."), "{}", o.describe());
+    assert!(o.stderr.contains("Attached 2 probes"), "{}", o.describe());
     assert_eq!(o.int("@in"), N, "{}", o.describe());
     assert_eq!(o.int("@out"), N, "{}", o.describe());
     assert_eq!(o.int("@r"), 2 * o.int("@a"), "{}", o.describe());
@@ -489,7 +489,7 @@ fn uprobe_offset_inside_an_instruction_is_refused() {
     let o = sonde(&["-e", &format!("{}+1 {{ @n = count(); }}", target("uprobe"))]);
     o.assert_code(2);
     assert!(o.stderr.contains("+1") || o.stderr.contains("offset"), "{}", o.describe());
-    assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
+    assert!(!o.stderr.contains("Attached"), "{}", o.describe());
 }
 
 #[test]
@@ -532,7 +532,7 @@ fn p_of_a_process_that_does_not_exist_exits_2() {
         let ok = !still_running
             && o.code == Some(2)
             && o.stderr.contains(&gone)
-            && !o.stderr.contains("Attaching");
+            && !o.stderr.contains("Attached");
         if !ok {
             let what = if still_running {
                 "still running 3s later (stopped with SIGINT)".to_string()
@@ -641,7 +641,7 @@ fn software_page_faults_count_the_workload() {
          software:faults:1 /pid == cpid/ { @b[comm] = count(); } \
          software:minor-faults:1 /pid == cpid/ { @c[comm] = count(); }",
     );
-    assert!(o.stderr.contains("Attaching 3 probes..."), "{}", o.describe());
+    assert!(o.stderr.contains("Attached 3 probes"), "{}", o.describe());
     let a = int_entries(&o, "@a");
     let n = *a.get("wl_upf1").unwrap_or_else(|| panic!("no @a[wl_upf1]\n{}", o.describe()));
     assert!((200..=2000).contains(&n), "{n} page faults for a 1 MiB buffer\n{}", o.describe());
@@ -997,7 +997,7 @@ fn rawtracepoint_sys_enter_counts_each_syscall_by_its_typed_id() {
         &["getppid", "17", "gettid", "9"],
         "rawtracepoint:sys_enter /pid == cpid/ { @[args->id] = count(); @a[arg1] = count(); }",
     );
-    assert!(o.stderr.contains("Attaching 1 probe..."), "{}", o.describe());
+    assert!(o.stderr.contains("Attached 1 probe"), "{}", o.describe());
     let ids = int_entries(&o, "@");
     assert_eq!(ids.get(&libc::SYS_getppid.to_string()), Some(&17), "{}", o.describe());
     assert_eq!(ids.get(&libc::SYS_gettid.to_string()), Some(&9), "{}", o.describe());

@@ -37,8 +37,8 @@ fn text_goes_to_out_and_notes_to_err() {
     let lost = "sonde: warning: 3 events lost (the ring buffer was full)\n";
     let missed = "sonde: warning: tracepoint:irq:irq_handler_entry: 1 run skipped (it fired while another BPF program ran on its CPU)\n\
                   sonde: warning: interval:s:1: 7 runs skipped (it fired while another BPF program ran on its CPU)\n";
-    assert_eq!(err, format!("Attaching 1 probe...\n{lost}{missed}"));
-    assert_eq!(text(|w| w.attached(2)).1, "Attaching 2 probes...\n");
+    assert_eq!(err, format!("Attached 1 probe\n{lost}{missed}"));
+    assert_eq!(text(|w| w.attached(2)).1, "Attached 2 probes\n");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! * [`sonde`] / [`Sonde`]: run the built `sonde` binary with a timeout, capturing
 //!   stdout, stderr and the exit code; a run that outlives its timeout is killed and
 //!   the test fails showing everything it printed.
-//! * [`Running`]: a sonde in the background: wait for a line on stderr (`Attaching`),
+//! * [`Running`]: a sonde in the background: wait for a line on stderr (`Attached`),
 //!   then drive a workload, send it a signal, and collect its output.
 //! * [`workload`] / [`wl`]: the `sonde-workload` binary (exact syscall counts).
 //! * [`skip_reason`] and the `require_bpf!` / `require_tracepoints!` macros: print
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// How long one sonde run may take before it is killed (CI machines are small).
 pub const TIMEOUT: Duration = Duration::from_secs(60);
-/// How long sonde may take to say `Attaching ...` on stderr.
+/// How long sonde may take to say `Attached ...` on stderr.
 pub const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub const SONDE: &str = env!("CARGO_BIN_EXE_sonde");
@@ -530,10 +530,10 @@ impl Running {
         self.wait_for(&s, "stdout", needle, timeout)
     }
 
-    /// Waits for sonde's `Attaching N probe(s)...` line on stderr.
+    /// Waits for sonde's `Attached N probe(s)` line on stderr.
     #[track_caller]
     pub fn wait_attached(&mut self) {
-        self.wait_stderr("Attaching", ATTACH_TIMEOUT)
+        self.wait_stderr("Attached", ATTACH_TIMEOUT)
     }
 
     /// Sends a signal to sonde.
