@@ -572,3 +572,23 @@ fn an_empty_blob_has_only_void() {
     assert_eq!(btf.func_count(), 0);
     assert_eq!(btf.find_named(NamedKind::Any, "int"), None);
 }
+
+#[test]
+fn typedefs_with_a_prefix_in_one_pass() {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, true);
+    let ptr = b.ptr(int);
+    let sched = b.typedef("btf_trace_sched_switch", ptr);
+    b.struct_("btf_trace_not_a_typedef", 4, &[("a", int, 0)]);
+    let irq = b.typedef("btf_trace_irq_handler_entry", ptr);
+    b.typedef("pid_t", int);
+    let btf = load(&b);
+    assert_eq!(
+        btf.typedefs_with_prefix("btf_trace_"),
+        [
+            ("btf_trace_sched_switch".to_string(), TypeId(sched)),
+            ("btf_trace_irq_handler_entry".to_string(), TypeId(irq))
+        ]
+    );
+    assert!(btf.typedefs_with_prefix("nothing_").is_empty());
+}

@@ -116,10 +116,11 @@ fn rawtracepoints(
     use sonde_compile::provider::rawtracepoint;
     let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
     let name = pat.rsplit(':').next().unwrap_or(pat);
-    for n in rawtracepoint::names(btf).filter(|n| glob_match(name, n)) {
+    let all = rawtracepoint::Catalog::new(btf);
+    for (n, typedef) in all.entries().filter(|(n, _)| glob_match(name, n)) {
         let _ = writeln!(out, "rawtracepoint:{}", n);
-        if let Some(sig) = rawtracepoint::signature(btf, &n).filter(|_| verbose) {
-            let record = sig.argument_record(false);
+        if verbose {
+            let record = all.signature(n, typedef).argument_record(false);
             for f in &record.fields {
                 let _ = writeln!(out, "    {} args->{}", f.ty, f.name);
             }
