@@ -144,6 +144,18 @@ fn libc_name_finds_the_mapped_libc() {
 }
 
 #[test]
+fn mapped_files_are_the_binary_and_its_libraries_once_each() {
+    let files = sonde_symbols::locate::mapped_files(std::process::id()).unwrap();
+    let me = std::fs::canonicalize("/proc/self/exe").unwrap();
+    assert!(files.iter().any(|f| std::fs::canonicalize(f).unwrap() == me), "{files:?}");
+    assert!(files.contains(&mapped_libc()), "{files:?}");
+    let mut unique = files.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), files.len(), "{files:?}");
+}
+
+#[test]
 fn own_process_addresses_to_names() {
     assert_ne!(sonde_symbols_probe_target(1), 0);
     let mut p = ProcessSymbols::for_pid(std::process::id());

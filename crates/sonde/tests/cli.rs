@@ -327,6 +327,50 @@ fn list_matches_tracepoints_and_lv_shows_fields() {
 }
 
 #[test]
+fn list_of_a_program_lists_what_its_probes_match() {
+    require_tracepoints!();
+    let o = sonde(&["-l", "BEGIN { } tracepoint:sched:sched_switch, interval:ms:100 { exit(); }"]);
+    o.assert_ok();
+    assert_eq!(o.lines(), ["tracepoint:sched:sched_switch", "interval:ms:"], "{}", o.describe());
+}
+
+#[test]
+fn list_of_kernel_types_and_of_several_patterns() {
+    if !std::path::Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: no kernel BTF");
+        return;
+    }
+    let o = sonde(&["-lv", "struct fd,enum pid_type"]);
+    o.assert_ok();
+    let lines = o.lines();
+    assert!(lines.contains(&"vmlinux: struct fd {"), "{}", o.describe());
+    assert!(lines.contains(&"vmlinux: enum pid_type {"), "{}", o.describe());
+    assert!(lines.contains(&"\tPIDTYPE_PID = 0,"), "{}", o.describe());
+    let o = sonde(&["-l", "struct task_struct"]);
+    assert_eq!(o.stdout, "struct task_struct\n", "{}", o.describe());
+    sonde(&["-l", "struct no_such_struct_sonde"]).assert_code(1);
+}
+
+#[test]
+fn list_of_uprobes_by_file_glob_provider_glob_and_pid() {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().display().to_string();
+    let name = exe.file_name().unwrap().to_string_lossy().into_owned();
+    let me = format!("{}/{}", dir, name);
+    // A glob over the directory's files; the provider as a glob lists uprobe and uretprobe.
+    let o = sonde(&["-l", &format!("uprobe:{}/{}*:main", dir, &name[..name.len() - 2])]);
+    o.assert_ok();
+    assert!(o.lines().contains(&format!("uprobe:{}:main", me).as_str()), "{}", o.describe());
+    let o = sonde(&["-l", &format!("*:{}:main", me)]);
+    assert_eq!(o.lines(), [format!("uprobe:{}:main", me), format!("uretprobe:{}:main", me)]);
+    // -p: the files a process has mapped.
+    let pid = std::process::id().to_string();
+    let o = sonde(&["-l", "-p", &pid, "uprobe:*:main"]);
+    o.assert_ok();
+    assert!(o.lines().iter().any(|l| l.ends_with(&format!("/{}:main", name))), "{}", o.describe());
+}
+
+#[test]
 fn v_alone_and_version_print_the_version() {
     for flag in ["-v", "--version"] {
         let o = sonde(&[flag]);

@@ -1035,4 +1035,14 @@ fn rawtracepoints_are_listed_with_their_arguments() {
     o.assert_ok();
     assert!(o.stdout.starts_with("rawtracepoint:sched_switch\n"), "{}", o.describe());
     assert!(o.stdout.contains("struct task_struct * args->next"), "{}", o.describe());
+    // Every one, with arguments, in well under a second even in a debug build: one pass over
+    // BTF, not a lookup per tracepoint; `vmlinux:` is the module BTF's tracepoints are in.
+    let started = std::time::Instant::now();
+    let o = sonde(&["-lv", "rawtracepoint:*"]);
+    o.assert_ok();
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let at = o.stdout.find("rawtracepoint:sched_switch\n").expect("sched_switch listed");
+    assert!(o.stdout[at..].contains("struct task_struct * args->next"), "{}", &o.stdout[at..]);
+    let o = sonde(&["-l", "rawtracepoint:vmlinux:sched_swit*"]);
+    assert_eq!(o.stdout, "rawtracepoint:sched_switch\n", "{}", o.describe());
 }

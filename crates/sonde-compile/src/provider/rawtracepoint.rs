@@ -90,9 +90,10 @@ impl<'a> Catalog<'a> {
 
     /// The arguments of `name` (whose typedef is `typedef`), as [`signature`] gives them.
     pub fn signature(&self, name: &str, typedef: u32) -> FuncSig {
-        let named = self.stubs.get(name).and_then(|&id| self.btf.func(id)).map(|f| {
-            f.params.iter().map(|p| (p.name.clone(), convert(self.btf, p.ty))).collect()
-        });
+        let named =
+            self.stubs.get(name).and_then(|&id| self.btf.func(id)).map(|f| {
+                f.params.iter().map(|p| (p.name.clone(), convert(self.btf, p.ty))).collect()
+            });
         with_params(name, typedef, named.unwrap_or_else(|| unnamed_params(self.btf, typedef)))
     }
 }
