@@ -45,8 +45,9 @@ impl Symbolizer {
     }
 
     /// One frame per address: kernel frames as [`Symbolizer::ksym`] (or the bare address),
-    /// user frames of process `pid` as its mappings name them.
-    pub fn frames(&mut self, addrs: &[u64], user: Option<u32>) -> Vec<String> {
+    /// user frames of process `pid` as [`ProcessSymbols::frame`] (`name+37`, with `file` its
+    /// file after it).
+    pub fn frames(&mut self, addrs: &[u64], user: Option<u32>, file: bool) -> Vec<String> {
         match user {
             None => {
                 let mut name = |a: u64| self.ksym(a).unwrap_or_else(|| format!("0x{:x}", a));
@@ -54,7 +55,7 @@ impl Symbolizer {
             }
             Some(pid) => {
                 let syms = self.process(pid);
-                addrs.iter().map(|&a| syms.format(a)).collect()
+                addrs.iter().map(|&a| syms.frame(a, file)).collect()
             }
         }
     }
@@ -77,7 +78,7 @@ mod tests {
         let mut s = Symbolizer::with_kernel(kernel(), None);
         assert_eq!(s.ksym(0xffffffff81000000).as_deref(), Some("vfs_read"));
         assert_eq!(s.ksym(0xffffffff8100001a).as_deref(), Some("vfs_read+0x1a"));
-        let frames = s.frames(&[0xffffffff81000104, 0x10], None);
+        let frames = s.frames(&[0xffffffff81000104, 0x10], None, false);
         assert_eq!(frames, ["vfs_write+0x4", "0x10"]);
     }
 

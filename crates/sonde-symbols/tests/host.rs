@@ -164,6 +164,9 @@ fn own_process_addresses_to_names() {
     eprintln!("{} -> {s:?}", p.format(addr + 1));
     assert_eq!(s.symbol.as_deref(), Some("sonde_symbols_probe_target"));
     assert_eq!(s.offset, 1);
+    // Stack frames as bpftrace prints them: the offset in decimal, the file in perf's mode.
+    assert_eq!(p.frame(addr + 37, false), "sonde_symbols_probe_target+37");
+    assert_eq!(p.frame(addr, true), format!("sonde_symbols_probe_target+0 ({})", s.file));
     // A shared library too.
     let s = p.resolve(getpid as *const () as usize as u64).unwrap();
     assert_eq!(s.symbol.as_deref(), Some("getpid"), "not its alias __getpid");

@@ -440,4 +440,6 @@ pub struct TProgram {
     pub cpu_ids: u32,
     /// The kernel has BPF's signed division instructions (`Env::has_signed_division`).
     pub signed_division: bool,
+    /// The maps print when the run ends (config `print_maps_on_exit`).
+    pub print_maps_on_exit: bool,
 }

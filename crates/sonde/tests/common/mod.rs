@@ -374,6 +374,7 @@ pub struct Sonde {
     args: Vec<String>,
     timeout: Duration,
     stdout_delay: Duration,
+    envs: Vec<(String, String)>,
 }
 
 impl Sonde {
@@ -382,7 +383,14 @@ impl Sonde {
             args: args.iter().map(|s| s.to_string()).collect(),
             timeout: TIMEOUT,
             stdout_delay: Duration::ZERO,
+            envs: Vec::new(),
         }
+    }
+
+    /// Runs sonde with `name=value` in its environment.
+    pub fn env(mut self, name: &str, value: &str) -> Sonde {
+        self.envs.push((name.to_string(), value.to_string()));
+        self
     }
 
     pub fn timeout(mut self, t: Duration) -> Sonde {
@@ -401,6 +409,7 @@ impl Sonde {
         let bin = sonde_bin();
         let mut child = Command::new(&bin)
             .args(&self.args)
+            .envs(self.envs.iter().map(|(n, v)| (n, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
