@@ -76,7 +76,7 @@ fn one(
         "fentry" | "fexit" | "kfunc" | "kretfunc" | "f" | "fr" => {
             fentries(env, provider, rest, verbose, out)?
         }
-        "uprobe" | "u" | "uretprobe" | "ur" => uprobes::list(provider, rest, pid, out)?,
+        "uprobe" | "u" | "uretprobe" | "ur" => uprobes::list(provider, rest, pid, verbose, out)?,
         "rawtracepoint" | "rt" => rawtracepoints(env, rest, verbose, out)?,
         "software" | "s" | "interval" | "i" | "profile" | "p" => {
             timers(&format!("{}:{}", provider, rest), out)
@@ -91,7 +91,7 @@ fn one(
             let _ = kprobes(env, "kprobe", rest, verbose, out);
             if let Some(pid) = pid.filter(|_| rest == "*") {
                 // `-l -p PID`: the process's functions too.
-                let _ = uprobes::list("uprobe", "*:*", Some(pid), out);
+                let _ = uprobes::list("uprobe", "*:*", Some(pid), verbose, out);
             }
         }
     }

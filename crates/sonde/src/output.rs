@@ -100,7 +100,7 @@ impl<'a> Output<'a> {
             formats,
             unbuffered: false,
             program,
-            source_name: "<program>".into(),
+            source_name: sonde_syntax::diag::PROGRAM_TEXT.into(),
         }
     }
 

@@ -274,7 +274,7 @@ pub fn source_from_arg(arg: &str) -> Result<SourceFile, Failure> {
             format!("{}: no such file (a program in the argument needs `{{ ... }}`)", arg)
         }));
     }
-    Ok(SourceFile { name: "<program>".into(), text: arg.to_string() })
+    Ok(SourceFile { name: sonde_syntax::diag::PROGRAM_TEXT.into(), text: arg.to_string() })
 }
 
 /// An argument meant as a program file: no braces, and a program file's extension or a `/`

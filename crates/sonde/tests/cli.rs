@@ -141,7 +141,7 @@ fn syntax_error_exits_2_with_a_caret() {
     let o = sonde(&[r#"BEGIN { printf("x" }"#]);
     o.assert_code(2);
     assert!(o.stderr.contains("-->"), "no `-->` location line\n{}", o.describe());
-    assert!(o.stderr.contains("<program>:1:"), "no `<program>:1:` location\n{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:"), "no `stdin:1:` location\n{}", o.describe());
     assert!(has_caret_line(&o.stderr), "no caret line\n{}", o.describe());
     assert!(
         o.stderr.contains(r#"BEGIN { printf("x" }"#),
@@ -154,7 +154,7 @@ fn syntax_error_exits_2_with_a_caret() {
 fn syntax_error_on_a_later_line() {
     let o = sonde(&["BEGIN {\n  @x = count();\n  @y = ;\n}"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("<program>:3:"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:3:"), "{}", o.describe());
     assert!(has_caret_line(&o.stderr), "{}", o.describe());
 }
 
@@ -179,7 +179,7 @@ fn nonexistent_tracepoint_is_a_compile_error() {
         "stderr should name the probe\n{}",
         o.describe()
     );
-    assert!(o.stderr.contains("<program>:1:1"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:1"), "{}", o.describe());
     assert!(!o.stderr.contains("Attached"), "{}", o.describe());
 }
 
@@ -223,12 +223,12 @@ fn a_program_named_like_a_face_is_a_program_after_dashes() {
     // `trace` is no valid program: it must be parsed (and refused) as one, not taken for the face.
     let o = sonde(&["--", "trace"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("<program>:1:"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:"), "{}", o.describe());
     assert!(!o.stderr.contains("not implemented"), "{}", o.describe());
     // After an option, too: options and faces do not mix.
     let o = sonde(&["-e", "graph"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("<program>:1:"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:"), "{}", o.describe());
 }
 
 #[test]

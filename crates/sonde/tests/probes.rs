@@ -422,7 +422,7 @@ fn without_p_a_uprobe_sees_every_process() {
 fn uprobe_missing_binary_exits_2() {
     let o = compile_error(
         "uprobe:/nonexistent/sonde_no_such_bin:foo { @n = count(); }",
-        &["/nonexistent/sonde_no_such_bin", "<program>:1:1"],
+        &["/nonexistent/sonde_no_such_bin", "stdin:1:1"],
     );
     assert!(
         o.stderr.contains("No such file") || o.stderr.contains("does not exist"),
@@ -470,10 +470,7 @@ fn uretprobe_arg0_is_a_compile_error() {
     // first argument register (here it happens to still hold i, elsewhere it is garbage).
     // bpftrace refuses it ("The arg0 builtin can only be used with 'kprobes', 'uprobes' and
     // 'usdt' probes"); `retval` is what a uretprobe has.
-    compile_error(
-        &format!("{} {{ @s = sum(arg0); }}", target("uretprobe")),
-        &["arg0", "<program>:1:"],
-    );
+    compile_error(&format!("{} {{ @s = sum(arg0); }}", target("uretprobe")), &["arg0", "stdin:1:"]);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -773,7 +770,7 @@ fn index_past_a_fixed_array_member_exits_2() {
     require_btf!();
     compile_error(
         "BEGIN { printf(\"%c\\n\", curtask->comm[16]); exit(); }",
-        &["index 16 is outside", "<program>:1:"],
+        &["index 16 is outside", "stdin:1:"],
     );
 }
 
@@ -782,7 +779,7 @@ fn curtask_unknown_member_exits_2() {
     require_btf!();
     compile_error(
         "BEGIN { printf(\"%d\\n\", curtask->nosuchmember); exit(); }",
-        &["nosuchmember", "task_struct", "<program>:1:"],
+        &["nosuchmember", "task_struct", "stdin:1:"],
     );
 }
 
@@ -791,7 +788,7 @@ fn cast_to_unknown_struct_exits_2() {
     require_btf!();
     compile_error(
         "BEGIN { $t = (struct no_such_type_sonde *)0; exit(); }",
-        &["no_such_type_sonde", "<program>:1:"],
+        &["no_such_type_sonde", "stdin:1:"],
     );
 }
 

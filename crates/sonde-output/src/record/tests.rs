@@ -81,7 +81,7 @@ fn the_schema_describes_every_record_type_and_no_other() {
 fn every_language_record_is_valid() {
     let s = schema();
     let stats: crate::StatsEntry = (vec![V::str("a")], 2, V::int(3), V::int(6));
-    let at = SourceAt { file: "<program>".into(), line: 1, col: 9, end_col: 20 };
+    let at = SourceAt { file: "stdin".into(), line: 1, col: 9, end_col: 20 };
     let lines = [
         json::printf("hi\n"),
         json::message("join", "a b"),

@@ -9,7 +9,7 @@ use sonde_syntax::diag::SourceFile;
 /// `arg` is a pattern.
 pub fn patterns(arg: &str) -> Result<Option<Vec<String>>, Failure> {
     let source = if arg.contains('{') {
-        SourceFile { name: "<program>".into(), text: arg.to_string() }
+        SourceFile { name: sonde_syntax::diag::PROGRAM_TEXT.into(), text: arg.to_string() }
     } else if std::path::Path::new(arg).is_file() {
         let text = std::fs::read_to_string(arg)
             .map_err(|e| Failure::Usage(format!("cannot read {}: {}", arg, e)))?;

@@ -1,12 +1,19 @@
 //! `-l 'uprobe:BINARY:FUNC'`: BINARY a path, a name found as `uprobe:` finds it, a glob over
-//! files (`./bin/prog*`), or with -p a glob over the files the process has mapped.
+//! files (`./bin/prog*`), or with -p a glob over the files the process has mapped. With -v,
+//! each function's parameters from the binary's debug info, as bpftrace lists them (`int* n`).
 
 use crate::error::Failure;
 use sonde_glob::{glob_match, is_glob};
 use std::fmt::Write;
 use std::path::PathBuf;
 
-pub fn list(provider: &str, pat: &str, pid: Option<u32>, out: &mut String) -> Result<(), Failure> {
+pub fn list(
+    provider: &str,
+    pat: &str,
+    pid: Option<u32>,
+    verbose: bool,
+    out: &mut String,
+) -> Result<(), Failure> {
     let name = if provider.starts_with("ur") { "uretprobe" } else { "uprobe" };
     let (binary, sym) = pat.rsplit_once(':').unwrap_or((pat, "*"));
     let setup = |e: sonde_symbols::Error| Failure::Setup(e.to_string());
@@ -32,11 +39,23 @@ pub fn list(provider: &str, pat: &str, pid: Option<u32>, out: &mut String) -> Re
             Err(_) if globbed => continue,
             Err(e) => return Err(setup(e)),
         };
+        // Types only when asked for: reading DWARF costs more than the symbols.
+        let types = verbose.then(|| sonde_symbols::user_types::user_types(&path).ok()).flatten();
         for f in funcs.iter().filter(|f| glob_match(sym, &f.name)) {
             let _ = writeln!(out, "{}:{}:{}", name, path.display(), f.name);
+            if let Some(func) = types.as_ref().and_then(|t| t.find_func(&f.name).map(|x| (t, x))) {
+                parameters(func.0, &func.1, out);
+            }
         }
     }
     Ok(())
+}
+
+/// A function's parameters one a line, spelled as bpftrace spells them (`struct Foo* foo1`).
+fn parameters(btf: &sonde_btf::Btf, func: &sonde_btf::Func, out: &mut String) {
+    for p in &func.params {
+        let _ = writeln!(out, "    {} {}", btf.type_name(p.ty).replace(" *", "*"), p.name);
+    }
 }
 
 /// The regular files a glob in a path's last part matches (`./testprogs/uprobe*`), by name,
