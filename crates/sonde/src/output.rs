@@ -161,7 +161,7 @@ impl<'a> Output<'a> {
                 };
                 return Action::Exit(code);
             }
-            EventKind::PrintMap { map, top } => self.print_map(*map, *top),
+            EventKind::PrintMap { map, top, div } => self.print_map(*map, *top, *div),
             EventKind::ClearMap { map, keep_keys: false } => self.collector.clear(*map),
             EventKind::ClearMap { map, keep_keys: true } => self.collector.zero(*map),
             EventKind::Cat { path } => {
@@ -242,17 +242,18 @@ impl<'a> Output<'a> {
             self.compiled.user_maps[a].name.cmp(&self.compiled.user_maps[b].name)
         });
         for i in order {
-            self.print_map(i, 0);
+            self.print_map(i, 0, 1);
         }
         self.flush();
     }
 
-    /// Map `map`, only its `top` largest entries when `top` is not 0.
-    fn print_map(&mut self, map: usize, top: usize) {
+    /// Map `map`, only its `top` largest entries when `top` is not 0, its integer values
+    /// divided by `div`.
+    fn print_map(&mut self, map: usize, top: usize, div: u64) {
         let name = &self.compiled.user_maps[map].name;
         match self.collector.map(map, &mut self.symbols) {
-            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top)),
-            Ok(entries) => self.writer.map(name, &entries),
+            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top).divided(div)),
+            Ok(entries) => self.writer.map(name, &entries.divided(div)),
             Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
         }
     }

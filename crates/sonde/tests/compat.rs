@@ -235,6 +235,15 @@ fn print_top_entries_runs() {
 }
 
 #[test]
+fn print_top_entries_divided() {
+    // bpftrace's print(@m, top, div): the two largest averages, each divided by 10.
+    let program = "BEGIN { @[\"a\"] = avg(10); @[\"b\"] = avg(25); @[\"c\"] = avg(-40); @[\"d\"] = avg(40); print(@, 2, 10); clear(@); exit(); }";
+    let o = sonde(&[program]);
+    o.assert_ok();
+    assert!(o.stdout.starts_with("@[b]: 2\n@[d]: 4\n\n"), "{}", o.describe());
+}
+
+#[test]
 fn sizeof_and_offsetof_run() {
     require_tracepoints!();
     let o = sonde(&["-c", &wl(&["comm", "wl_sizes", "getppid", "3"]), &script("sizes.bt")]);

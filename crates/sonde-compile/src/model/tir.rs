@@ -357,10 +357,12 @@ pub enum EventKind {
     /// `print(a, b)`: each value in its default format.
     Print,
     Exit,
-    /// `print(@m)`; with `top` > 0 (`print(@m, N)`) only the N largest entries.
+    /// `print(@m)`; with `top` > 0 (`print(@m, N)`) only the N largest entries; each integer
+    /// value divided by `div` (`print(@m, N, div)`; 1 when not given).
     PrintMap {
         map: usize,
         top: usize,
+        div: u64,
     },
     /// `clear(@m)`; with `keep_keys`, bpftrace's `zero(@m)`: the values zeroed, the keys kept.
     ClearMap {

@@ -20,8 +20,14 @@ fn valid(schema: &Schema, line: &str) {
 fn the_shared_records_exactly() {
     let s = schema();
     for (record, want) in [
-        (Record::attached_probes(3), r#"{"type": "attached_probes", "data": {"probes": 3}}"#),
-        (Record::lost_events(17), r#"{"type": "lost_events", "data": {"events": 17}}"#),
+        (
+            Record::attached_probes(3),
+            r#"{"type": "attached_probes", "count": 3, "data": {"probes": 3}}"#,
+        ),
+        (
+            Record::lost_events(17),
+            r#"{"type": "lost_events", "count": 17, "data": {"events": 17}}"#,
+        ),
         (
             Record::missed_runs("interval:s:1", 2),
             r#"{"type": "missed_runs", "data": {"probe": "interval:s:1", "runs": 2}}"#,

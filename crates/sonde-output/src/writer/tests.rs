@@ -54,12 +54,12 @@ fn json_is_one_object_a_line() {
     });
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 7, "{out}");
-    assert_eq!(lines[0], r#"{"type": "attached_probes", "data": {"probes": 2}}"#);
+    assert_eq!(lines[0], r#"{"type": "attached_probes", "count": 2, "data": {"probes": 2}}"#);
     assert_eq!(lines[1], r#"{"type": "printf", "data": "hi\n"}"#);
     assert_eq!(lines[2], r#"{"type": "value", "data": 7}"#);
     assert_eq!(lines[3], r#"{"type": "value", "data": [7,"x"]}"#);
     assert_eq!(lines[4], r#"{"type": "map", "data": {"@": {"a": 1, "b": 2}}}"#);
-    assert_eq!(lines[5], r#"{"type": "lost_events", "data": {"events": 3}}"#);
+    assert_eq!(lines[5], r#"{"type": "lost_events", "count": 3, "data": {"events": 3}}"#);
     assert_eq!(
         lines[6],
         r#"{"type": "missed_runs", "data": {"probe": "kprobe:\"odd\"", "runs": 2}}"#
