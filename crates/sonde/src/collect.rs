@@ -84,15 +84,34 @@ impl<'a> Collector<'a> {
                 MapEntries::Hist(sorted.collect(), hist_kind(info))
             }
             MapValue::Agg { func: AggFunc::Stats, .. } => MapEntries::Stats(stats),
-            // A key-less count with no element (cleared, or never counted) is 0, as bpftrace
-            // prints it.
-            MapValue::Agg { func: AggFunc::Count, .. }
-                if values.is_empty() && info.keys.is_empty() =>
-            {
-                MapEntries::Values(vec![(Vec::new(), Value::Int { v: 0, signed: false })])
-            }
             _ => MapEntries::Values(values),
         })
+    }
+
+    /// What `print(@m)` shows for a key-less map with no element (never set, or cleared), as
+    /// bpftrace prints it: its integer or stats zero. `None` for other maps.
+    pub fn zero_entry(&self, map: usize) -> Option<MapEntries> {
+        let info: &MapInfo = &self.compiled.user_maps[map];
+        if !info.keys.is_empty() {
+            return None;
+        }
+        let zero = |signed| Value::Int { v: 0, signed };
+        match &info.value {
+            MapValue::Agg { func: AggFunc::Stats, signed } => {
+                Some(MapEntries::Stats(vec![(Vec::new(), 0, zero(*signed), zero(*signed))]))
+            }
+            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => None,
+            MapValue::Agg { func: AggFunc::Count, .. } => {
+                Some(MapEntries::Values(vec![(Vec::new(), zero(false))]))
+            }
+            MapValue::Agg { signed, .. } => {
+                Some(MapEntries::Values(vec![(Vec::new(), zero(*signed))]))
+            }
+            MapValue::Plain(Type::Int { signed, .. }) => {
+                Some(MapEntries::Values(vec![(Vec::new(), zero(*signed))]))
+            }
+            MapValue::Plain(_) => None,
+        }
     }
 
     /// `clear(@m)`.
