@@ -20,7 +20,7 @@ impl Checker<'_> {
             [one, Expr { kind: ExprKind::Int(n), .. }, Expr { kind: ExprKind::Int(d), .. }]
                 if is_map_name(one) && *d > 0 =>
             {
-                Some((one, *n as usize, *d as u64))
+                Some((one, *n as usize, *d))
             }
             [one, _, _] if is_map_name(one) => {
                 self.error(Diagnostic::error(c.span, "print(@map, top, div) takes constant integers, the divisor 1 or more: `print(@map, 10, 1000)`"));
