@@ -7,7 +7,7 @@
  * Starts COMMAND in a process group of its own with stdout and stderr on one pipe, and prints one
  * line of seconds since the launch (CLOCK_MONOTONIC; -1 when it did not happen):
  *
- *   attaching=S  the first line containing "Attaching " was printed (probes=N is its number)
+ *   attaching=S  the first line containing "Attaching " or "Attached " was printed (probes=N is its number)
  *   ready=S      the first line containing READY was printed
  *   sigint=S     with -i: SIGINT was sent to the group (as Ctrl-C would), right after READY
  *   exit=S       COMMAND exited (its status: status=N, or signal=N)
@@ -131,10 +131,13 @@ int main(int argc, char **argv)
 						continue; /* an over-long line: keep its start */
 					line[len] = 0;
 					len = 0;
+					/* bpftrace 0.17's "Attaching N probes...", sonde's "Attached N probes" */
 					char *a = strstr(line, "Attaching ");
+					if (!a)
+						a = strstr(line, "Attached ");
 					if (a && t_attaching < 0) {
 						t_attaching = t;
-						probes = strtol(a + 10, NULL, 10);
+						probes = strtol(strchr(a, ' ') + 1, NULL, 10);
 					}
 					if (ready && t_ready < 0 && strstr(line, ready)) {
 						t_ready = t;

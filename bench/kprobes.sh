@@ -12,7 +12,7 @@
 # lists (at the same paths, with the dynamic loader), bench/kprobes-timer.c (compiled here) and
 # bench/kprobes-guest.sh as its only case. Inside the guest, per tool, for `kprobe:vfs_*` (every
 # vfs_ function: 70-80 on these kernels) and `kprobe:do_sys_openat2`, with `{ @n = count(); }`:
-#   attaching   launch until "Attaching N probes..." (sonde prints it once attached; bpftrace
+#   attaching   launch until "Attached N probes" (sonde, once attached) or "Attaching N probes..." (bpftrace,
 #               before it attaches, so this is only its start-up)
 #   attached    launch until the -c command runs (both start it once every probe is attached)
 #   total       a whole run with `-c /bin/true`: start-up, attach, detach, exit
@@ -168,8 +168,8 @@ for series, path in kernels:
             print(f"{name:<22} skipped: {info[f'skipped_{pid}']}")
             continue
         lines = [
-            ("probes in 'Attaching N probes'", None),
-            ("launch -> 'Attaching' printed", ("total", "attaching")),
+            ("probes in the attach line", None),
+            ("launch -> attach line printed", ("total", "attaching")),
             ("launch -> attached (-c command runs)", ("detach", "ready")),
             ("total run with -c /bin/true", ("total", "exit")),
             ("detach: SIGINT -> exit", ("detach", "detach")),

@@ -3,7 +3,7 @@
 # The median of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# under MEASURE TOOL-COMMAND...: start the tracer, wait until it says it is attached (sonde's and
+# under MEASURE TOOL-COMMAND...: start the tracer, wait until it says it is attached (sonde's "Attached",
 # bpftrace's "Attaching", ply's "ply: active"), run MEASURE (a shell function printing one
 # number), stop the tracer with SIGINT. The tracer's map lines (@...) go to stderr.
 under() {
@@ -12,7 +12,7 @@ under() {
     _log=$(mktemp)
     "$@" >"$_log" 2>&1 &
     _pid=$!
-    for _ in $(seq 200); do grep -q "Attaching\|ply: active" "$_log" && break; sleep 0.05; done
+    for _ in $(seq 200); do grep -q "Attaching\|Attached\|ply: active" "$_log" && break; sleep 0.05; done
     sleep 0.3 # bpftrace prints Attaching before it attaches
     "$_measure"
     kill -INT "$_pid"

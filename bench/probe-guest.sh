@@ -67,7 +67,7 @@ under() {
 		"$@" >/dev/null 2>"err.$_what" &
 		_pid=$!
 		_n=0
-		while ! grep -q -e '^Tracing' -e '^Attaching' "err.$_what" && [ $_n -lt 300 ]; do
+		while ! grep -q -e '^Tracing' -e '^Attaching' -e '^Attached' "err.$_what" && [ $_n -lt 300 ]; do
 			sleep 0.1
 			_n=$((_n + 1))
 		done

@@ -8,7 +8,7 @@
 # Builds sonde in release mode, then measures, as the median of RUNS runs each
 # (runs of the tools interleaved, after one warm-up run each):
 #   attach    wall time from launch until the tool says it attached a one-tracepoint
-#             program (sonde: `Attaching 1 probe...` on stderr; bpftrace: the same
+#             program (sonde: `Attached 1 probe` on stderr; bpftrace: `Attaching 1 probe...`
 #             on stdout -- note bpftrace prints it *before* it loads and attaches;
 #             ply: `ply: active` on stderr), then ends it with SIGINT;
 #   begin     total wall time of `BEGIN { exit(); }`;
@@ -62,7 +62,7 @@ TOOLS = {
         begin="BEGIN { exit(); }",
         btf=BTF_PROGRAM,
         short=["-c", "/bin/true", SHORT_PROGRAM],
-        ready=("stderr", b"Attaching 1 probe"),
+        ready=("stderr", b"Attached 1 probe"),
     ),
     "bpftrace": dict(
         cmd=["bpftrace", "-e"],

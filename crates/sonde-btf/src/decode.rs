@@ -141,7 +141,7 @@ impl Btf {
     }
 
     /// A FUNC record resolved through its FUNC_PROTO; `None` if the proto is not one.
-    pub(crate) fn func(&self, id: TypeId) -> Option<Func> {
+    pub fn func(&self, id: TypeId) -> Option<Func> {
         let r = self.rec(id).filter(|r| r.kind() == raw::FUNC)?;
         let proto_id = TypeId(r.size_or_type);
         let proto = self.rec(proto_id).filter(|p| p.kind() == raw::FUNC_PROTO)?;

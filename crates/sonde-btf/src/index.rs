@@ -94,6 +94,12 @@ impl Layer {
     }
 
     /// Ids of this layer's types whose name offset is one of `cands`.
+    /// Each type's id with its name offset, in id order.
+    pub(crate) fn name_offsets(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let first = self.first_id;
+        self.name_offs.iter().enumerate().map(move |(i, &n)| (first + i as u32, n))
+    }
+
     pub(crate) fn ids_with_name_off<'a>(
         &'a self,
         cands: &'a CandidateSet,

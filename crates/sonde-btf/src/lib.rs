@@ -48,6 +48,7 @@
 mod btf;
 pub mod builder;
 mod decode;
+mod definition;
 mod error;
 mod header;
 mod index;

@@ -53,6 +53,24 @@ impl Btf {
         })
     }
 
+    /// Every typedef whose name starts with `prefix`, with its id, in id order: one pass over
+    /// the types, for listing many (the `btf_trace_NAME` typedefs behind raw tracepoints),
+    /// where a lookup by name each scans the string table each time.
+    pub fn typedefs_with_prefix(&self, prefix: &str) -> Vec<(String, TypeId)> {
+        let mut out = Vec::new();
+        for layer in self.layers() {
+            for (id, name_off) in layer.name_offsets() {
+                let name = self.str_at(name_off);
+                if name.starts_with(prefix)
+                    && layer.rec(id).is_some_and(|r| r.kind() == raw::TYPEDEF)
+                {
+                    out.push((name.to_string(), TypeId(id)));
+                }
+            }
+        }
+        out
+    }
+
     /// Names in the string table that start with `prefix`, sorted and without repeats: one scan
     /// (~1 ms for vmlinux), for names BTF has no index of, such as the `btf_trace_NAME` typedefs
     /// behind raw tracepoints. A name found here may still be of any kind: look it up to know.

@@ -20,6 +20,12 @@ impl Btf {
         self.decl(id, String::new(), 0, &mut budget)
     }
 
+    /// The C declaration of `name` as a `id`: `char comm[16]`, `int (*fn)(void)`.
+    pub fn declaration(&self, id: TypeId, name: &str) -> String {
+        let mut budget = MAX_NODES;
+        self.decl(id, name.to_string(), 0, &mut budget)
+    }
+
     fn decl(&self, id: TypeId, inner: String, depth: usize, budget: &mut usize) -> String {
         if depth >= MAX_DEPTH || *budget == 0 {
             return join("?", &inner);

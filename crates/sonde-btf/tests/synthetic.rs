@@ -572,3 +572,54 @@ fn an_empty_blob_has_only_void() {
     assert_eq!(btf.func_count(), 0);
     assert_eq!(btf.find_named(NamedKind::Any, "int"), None);
 }
+
+#[test]
+fn typedefs_with_a_prefix_in_one_pass() {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, true);
+    let ptr = b.ptr(int);
+    let sched = b.typedef("btf_trace_sched_switch", ptr);
+    b.struct_("btf_trace_not_a_typedef", 4, &[("a", int, 0)]);
+    let irq = b.typedef("btf_trace_irq_handler_entry", ptr);
+    b.typedef("pid_t", int);
+    let btf = load(&b);
+    assert_eq!(
+        btf.typedefs_with_prefix("btf_trace_"),
+        [
+            ("btf_trace_sched_switch".to_string(), TypeId(sched)),
+            ("btf_trace_irq_handler_entry".to_string(), TypeId(irq))
+        ]
+    );
+    assert!(btf.typedefs_with_prefix("nothing_").is_empty());
+}
+
+#[test]
+fn definitions_read_as_c() {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, true);
+    let chr = b.int_enc("char", 1, 0, 0, 8);
+    let uint = b.int("unsigned int", 4, false);
+    let arr = b.array(chr, int, 16);
+    let ptr = b.ptr(chr);
+    let inner = b.union_("", 4, &[("i", int, 0), ("c", chr, 0)]);
+    let st = b.struct_(
+        "task",
+        32,
+        &[("pid", int, 0), ("comm", arr, 32), ("", inner, 160), ("name", ptr, 192)],
+    );
+    // kind_flag: each offset word is (bitfield size << 24) | bit offset.
+    let bits =
+        b.composite(4, "flags", 4, true, &[("on", uint, 1 << 24), ("mode", uint, (3 << 24) | 1)]);
+    let en = b.enum32("state", 4, true, &[("NEG", -1i32 as u32), ("ONE", 1)]);
+    let btf = load(&b);
+    assert_eq!(
+        btf.definition(TypeId(st)).unwrap(),
+        "struct task {\n\tint pid;\n\tchar comm[16];\n\tunion {\n\t\tint i;\n\t\tchar c;\n\t};\n\tchar *name;\n};"
+    );
+    assert_eq!(
+        btf.definition(TypeId(bits)).unwrap(),
+        "struct flags {\n\tunsigned int on: 1;\n\tunsigned int mode: 3;\n};"
+    );
+    assert_eq!(btf.definition(TypeId(en)).unwrap(), "enum state {\n\tNEG = -1,\n\tONE = 1,\n};");
+    assert_eq!(btf.definition(TypeId(int)), None);
+}

@@ -114,6 +114,9 @@ pub struct Options {
     /// after it is recorded, or lost, while the exit record waits to be read. Not in `sonde
     /// serve`, which ignores `exit()`.
     pub exit_silences: bool,
+    /// bpftrace's settings from the environment (`BPFTRACE_STACK_MODE=raw`, as
+    /// `sema::config::Config::from_environment` keeps them), which win over `config = { }`.
+    pub settings: Vec<(String, String)>,
 }
 
 impl Options {

@@ -101,7 +101,9 @@ pub fn hist_map_text(name: &str, entries: &[HistEntry], kind: HistKind) -> Strin
 pub fn stats_text(name: &str, entries: &[StatsEntry]) -> String {
     let mut out = String::new();
     for (keys, count, avg, total) in sorted_stats(entries) {
-        out += &format!("{}: count {count}, average {avg}, total {total}\n", key_text(name, keys));
+        // bpftrace's current spelling, a C designated initialiser.
+        let line = format!("{{ .count = {count}, .average = {avg}, .total = {total} }}");
+        out += &format!("{}: {line}\n", key_text(name, keys));
     }
     out + "\n"
 }

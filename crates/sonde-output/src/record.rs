@@ -156,7 +156,23 @@ impl Record {
 
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&envelope(self.ty.name(), &json::to_string(&self.data)))
+        // bpftrace writes its two counting records with the count beside `data` too:
+        // `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`.
+        let count = match self.ty {
+            Type::AttachedProbes => self.data.get("probes"),
+            Type::LostEvents => self.data.get("events"),
+            _ => None,
+        };
+        let data = json::to_string(&self.data);
+        match count {
+            Some(n) => write!(
+                f,
+                "{{\"type\": {}, \"count\": {}, \"data\": {data}}}",
+                json::quote(self.ty.name()),
+                n
+            ),
+            None => f.write_str(&envelope(self.ty.name(), &data)),
+        }
     }
 }
 

@@ -32,8 +32,9 @@ impl<O: Write, E: Write> TextWriter<O, E> {
 
 impl<O: Write, E: Write> Writer for TextWriter<O, E> {
     fn attached(&mut self, probes: usize) {
-        // One write, so a reader of stderr never sees half the line.
-        let line = format!("Attaching {} probe{}...\n", probes, if probes == 1 { "" } else { "s" });
+        // One write, so a reader of stderr never sees half the line. bpftrace's current
+        // spelling: said once every probe is attached, before BEGIN runs.
+        let line = format!("Attached {} probe{}\n", probes, if probes == 1 { "" } else { "s" });
         let _ = self.err.write_all(line.as_bytes());
     }
 

@@ -1,4 +1,5 @@
-//! bpftrace's `print(@m, N)`: only the N entries that print last (the largest), in print order.
+//! bpftrace's `print(@m, N)`: only the N entries that print last (the largest), in print order;
+//! and `print(@m, N, D)`: the values divided by D.
 
 use crate::map::{hist_total, sorted, sorted_stats};
 use crate::value::Value;
@@ -17,6 +18,29 @@ impl MapEntries {
                 MapEntries::Hist(last(sorted(&h, |c| hist_total(c)), n), kind)
             }
             MapEntries::Stats(s) => MapEntries::Stats(last(sorted_stats(&s), n)),
+        }
+    }
+}
+
+impl MapEntries {
+    /// Each integer value divided by `div` (rounded toward zero, as C divides); histograms and
+    /// stats as they are.
+    pub fn divided(self, div: u64) -> MapEntries {
+        if div <= 1 {
+            return self;
+        }
+        match self {
+            MapEntries::Values(v) => {
+                let quotient = |value: Value| match value {
+                    Value::Int { v, signed: true } => {
+                        Value::Int { v: ((v as i64) / div as i64) as u64, signed: true }
+                    }
+                    Value::Int { v, signed: false } => Value::Int { v: v / div, signed: false },
+                    other => other,
+                };
+                MapEntries::Values(v.into_iter().map(|(k, value)| (k, quotient(value))).collect())
+            }
+            other => other,
         }
     }
 }
@@ -47,5 +71,24 @@ mod tests {
         ]);
         let MapEntries::Stats(top) = s.top(1) else { panic!() };
         assert_eq!(top[0].0, vec![Value::uint(1)]);
+    }
+
+    #[test]
+    fn divides_integer_values_toward_zero() {
+        let e = |k: u64, v: Value| (vec![Value::uint(k)], v);
+        let m = MapEntries::Values(vec![
+            e(1, Value::int(-25)),
+            e(2, Value::uint(39)),
+            e(3, Value::str("x")),
+        ]);
+        assert_eq!(
+            m.clone().divided(10),
+            MapEntries::Values(vec![
+                e(1, Value::int(-2)),
+                e(2, Value::uint(3)),
+                e(3, Value::str("x"))
+            ])
+        );
+        assert_eq!(m.clone().divided(1), m);
     }
 }

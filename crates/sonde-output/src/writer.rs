@@ -14,6 +14,17 @@ pub enum MapEntries {
     Hist(Vec<HistEntry>, HistKind),
 }
 
+impl MapEntries {
+    /// The map has no element.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            MapEntries::Values(v) => v.is_empty(),
+            MapEntries::Stats(s) => s.is_empty(),
+            MapEntries::Hist(h, _) => h.is_empty(),
+        }
+    }
+}
+
 pub trait Writer {
     /// Tracing has started on this many probes.
     fn attached(&mut self, probes: usize);

@@ -61,12 +61,31 @@ pub fn locate_for_pid(name: &str, pid: u32) -> Result<PathBuf> {
     let Some((_, _, m)) = best else {
         return locate(name);
     };
+    Ok(openable(m, pid))
+}
+
+/// The executable files process `pid` has mapped (its binary and libraries), once each, in
+/// the order of the mappings, as paths this process can open (see [`locate_for_pid`]).
+pub fn mapped_files(pid: u32) -> Result<Vec<PathBuf>> {
+    let mut seen = HashSet::new();
+    let maps = read_maps(pid)?;
+    let files = maps.iter().filter(|m| m.is_file() && m.is_exec());
+    Ok(files.filter(|m| seen.insert(m.path.clone())).map(|m| openable(m, pid)).collect())
+}
+
+/// A mapping's file as this process can open it: its own path, or through /proc/PID/root
+/// (another mount namespace) or /proc/PID/map_files (deleted).
+fn openable(m: &crate::maps::MapEntry, pid: u32) -> PathBuf {
     if m.is_deleted() {
-        return Ok(PathBuf::from(format!("/proc/{pid}/map_files/{:x}-{:x}", m.start, m.end)));
+        return PathBuf::from(format!("/proc/{pid}/map_files/{:x}-{:x}", m.start, m.end));
     }
     let ours = PathBuf::from(&m.path);
     let theirs = PathBuf::from(format!("/proc/{pid}/root{}", m.path));
-    Ok(if same_file(&ours, &theirs) { ours } else { theirs })
+    if same_file(&ours, &theirs) {
+        ours
+    } else {
+        theirs
+    }
 }
 
 fn as_path(name: &str) -> Result<PathBuf> {

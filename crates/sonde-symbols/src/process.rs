@@ -99,6 +99,19 @@ impl ProcessSymbols {
         }
     }
 
+    /// A user stack frame as bpftrace prints it: `name+37` (the offset in decimal, `+0` too),
+    /// with `file` its file after it, `name+37 (/usr/bin/bash)` (perf's mode); an address with
+    /// no symbol as [`ProcessSymbols::format`] prints it.
+    pub fn frame(&mut self, addr: u64, file: bool) -> String {
+        match self.resolve(addr) {
+            Some(UserSymbol { symbol: Some(s), offset, file: path }) if file => {
+                format!("{s}+{offset} ({path})")
+            }
+            Some(UserSymbol { symbol: Some(s), offset, .. }) => format!("{s}+{offset}"),
+            _ => self.format(addr),
+        }
+    }
+
     /// Where to read a mapped file from: map_files sees deleted files and other
     /// mount namespaces; the plain path still works after the process exits.
     fn sources(&self, map: &MapEntry) -> Vec<PathBuf> {

@@ -12,11 +12,21 @@ pub struct Symbolizer {
     processes: HashMap<u32, ProcessSymbols>,
     /// The process `usym()` resolves in: the `-p` process or the `-c` command.
     target_pid: Option<u32>,
+    /// User frames as perf trace prints them (`name+0x1d (file)`), for the faces that print
+    /// perf's layout; otherwise as bpftrace does (`name+29`).
+    perf_frames: bool,
 }
 
 impl Symbolizer {
     pub fn new(target_pid: Option<u32>) -> Symbolizer {
-        Symbolizer { kernel: None, processes: HashMap::new(), target_pid }
+        Symbolizer { kernel: None, processes: HashMap::new(), target_pid, perf_frames: false }
+    }
+
+    /// User stack frames as perf trace names them, `name+0x1d (/usr/lib/libc.so.6)` (sonde
+    /// trace's and sonde graph's layout).
+    pub fn perf_frames(mut self) -> Symbolizer {
+        self.perf_frames = true;
+        self
     }
 
     /// A symbolizer over a given kallsyms (for tests: no file is read).
@@ -45,16 +55,21 @@ impl Symbolizer {
     }
 
     /// One frame per address: kernel frames as [`Symbolizer::ksym`] (or the bare address),
-    /// user frames of process `pid` as its mappings name them.
-    pub fn frames(&mut self, addrs: &[u64], user: Option<u32>) -> Vec<String> {
+    /// user frames of process `pid` as [`ProcessSymbols::frame`] (`name+37`, with `file` its
+    /// file after it), or as [`ProcessSymbols::format`] with [`Symbolizer::perf_frames`].
+    pub fn frames(&mut self, addrs: &[u64], user: Option<u32>, file: bool) -> Vec<String> {
         match user {
             None => {
                 let mut name = |a: u64| self.ksym(a).unwrap_or_else(|| format!("0x{:x}", a));
                 addrs.iter().map(|&a| name(a)).collect()
             }
             Some(pid) => {
+                let perf = self.perf_frames;
                 let syms = self.process(pid);
-                addrs.iter().map(|&a| syms.format(a)).collect()
+                match perf {
+                    true => addrs.iter().map(|&a| syms.format(a)).collect(),
+                    false => addrs.iter().map(|&a| syms.frame(a, file)).collect(),
+                }
             }
         }
     }
@@ -77,7 +92,7 @@ mod tests {
         let mut s = Symbolizer::with_kernel(kernel(), None);
         assert_eq!(s.ksym(0xffffffff81000000).as_deref(), Some("vfs_read"));
         assert_eq!(s.ksym(0xffffffff8100001a).as_deref(), Some("vfs_read+0x1a"));
-        let frames = s.frames(&[0xffffffff81000104, 0x10], None);
+        let frames = s.frames(&[0xffffffff81000104, 0x10], None, false);
         assert_eq!(frames, ["vfs_write+0x4", "0x10"]);
     }
 

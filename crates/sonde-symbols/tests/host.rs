@@ -168,6 +168,18 @@ fn libc_name_finds_the_mapped_libc() {
 }
 
 #[test]
+fn mapped_files_are_the_binary_and_its_libraries_once_each() {
+    let files = sonde_symbols::locate::mapped_files(std::process::id()).unwrap();
+    let me = std::fs::canonicalize("/proc/self/exe").unwrap();
+    assert!(files.iter().any(|f| std::fs::canonicalize(f).unwrap() == me), "{files:?}");
+    assert!(files.contains(&mapped_libc()), "{files:?}");
+    let mut unique = files.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), files.len(), "{files:?}");
+}
+
+#[test]
 fn own_process_addresses_to_names() {
     assert_ne!(sonde_symbols_probe_target(1), 0);
     let mut p = ProcessSymbols::for_pid(std::process::id());
@@ -176,6 +188,9 @@ fn own_process_addresses_to_names() {
     eprintln!("{} -> {s:?}", p.format(addr + 1));
     assert_eq!(s.symbol.as_deref(), Some("sonde_symbols_probe_target"));
     assert_eq!(s.offset, 1);
+    // Stack frames as bpftrace prints them: the offset in decimal, the file in perf's mode.
+    assert_eq!(p.frame(addr + 37, false), "sonde_symbols_probe_target+37");
+    assert_eq!(p.frame(addr, true), format!("sonde_symbols_probe_target+0 ({})", s.file));
     // A shared library too.
     let s = p.resolve(getpid as *const () as usize as u64).unwrap();
     assert_eq!(s.symbol.as_deref(), Some("getpid"), "not its alias __getpid");

@@ -51,6 +51,16 @@ fn check_pt(path: &Path) {
         k => panic!("{name} is {k:?}"),
     };
     assert!(signed("x") && signed("y") && !signed("flag"));
+    // Functions with their parameters' names and types, for uprobe arguments.
+    let work = btf.find_func("work").expect("func work");
+    let params: Vec<(String, String)> =
+        work.params.iter().map(|p| (p.name.clone(), btf.type_name(p.ty))).collect();
+    assert_eq!(params, [("p".to_string(), "struct pt *".to_string())]);
+    assert_eq!(btf.type_name(work.ret), "int");
+    let main = btf.find_func("main").expect("func main");
+    let names: Vec<&str> = main.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["argc", "argv"]);
+    assert_eq!(btf.type_name(main.params[1].ty), "char **");
 }
 
 #[test]

@@ -49,8 +49,12 @@ impl Diagnostic {
     }
 }
 
-/// The program text and the name shown in `--> name:line:col` (a file path, or `<program>` for text
-/// given on the command line).
+/// The name of a program given as text on the command line, in locations (`stdin:1:9`):
+/// bpftrace's, so what users and scripts match in its messages matches in sonde's.
+pub const PROGRAM_TEXT: &str = "stdin";
+
+/// The program text and the name shown in `--> name:line:col` (a file path, or [`PROGRAM_TEXT`]
+/// for text given on the command line).
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     pub name: String,

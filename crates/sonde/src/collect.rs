@@ -42,7 +42,8 @@ impl<'a> Collector<'a> {
             let stacks = self.compiled.stack_map(depth).map(|m| &self.maps[m]);
             let frames = stacks.and_then(|m| frames(m, raw, user, mode, sym));
             // A symbol-like value prints its text as is (a string would escape the newlines).
-            *v = Value::Sym { addr: raw, name: Some(layout(frames)) };
+            let indent = if mode == StackMode::Raw { "" } else { "        " };
+            *v = Value::Sym { addr: raw, name: Some(layout(frames, indent)) };
         }
     }
 
@@ -83,15 +84,34 @@ impl<'a> Collector<'a> {
                 MapEntries::Hist(sorted.collect(), hist_kind(info))
             }
             MapValue::Agg { func: AggFunc::Stats, .. } => MapEntries::Stats(stats),
-            // A key-less count with no element (cleared, or never counted) is 0, as bpftrace
-            // prints it.
-            MapValue::Agg { func: AggFunc::Count, .. }
-                if values.is_empty() && info.keys.is_empty() =>
-            {
-                MapEntries::Values(vec![(Vec::new(), Value::Int { v: 0, signed: false })])
-            }
             _ => MapEntries::Values(values),
         })
+    }
+
+    /// What `print(@m)` shows for a key-less map with no element (never set, or cleared), as
+    /// bpftrace prints it: its integer or stats zero. `None` for other maps.
+    pub fn zero_entry(&self, map: usize) -> Option<MapEntries> {
+        let info: &MapInfo = &self.compiled.user_maps[map];
+        if !info.keys.is_empty() {
+            return None;
+        }
+        let zero = |signed| Value::Int { v: 0, signed };
+        match &info.value {
+            MapValue::Agg { func: AggFunc::Stats, signed } => {
+                Some(MapEntries::Stats(vec![(Vec::new(), 0, zero(*signed), zero(*signed))]))
+            }
+            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => None,
+            MapValue::Agg { func: AggFunc::Count, .. } => {
+                Some(MapEntries::Values(vec![(Vec::new(), zero(false))]))
+            }
+            MapValue::Agg { signed, .. } => {
+                Some(MapEntries::Values(vec![(Vec::new(), zero(*signed))]))
+            }
+            MapValue::Plain(Type::Int { signed, .. }) => {
+                Some(MapEntries::Values(vec![(Vec::new(), zero(*signed))]))
+            }
+            MapValue::Plain(_) => None,
+        }
     }
 
     /// `clear(@m)`.
@@ -130,8 +150,9 @@ fn hist_kind(info: &MapInfo) -> HistKind {
 }
 
 /// The frames of stack `raw` (a kstack id, or for a ustack pid << 32 | id) as `mode` prints
-/// them: `vfs_read+0x1a` (bpftrace), `ffffffff8141457a vfs_read+0x1a` (perf), the address
-/// alone (raw); None when the kernel could not take it.
+/// them: `vfs_read+0x1a` or `main+37` (bpftrace), `ffffffff8141457a vfs_read+0x1a` or
+/// `401126 main+37 (/usr/bin/prog)` (perf), the address alone (raw); None when the kernel
+/// could not take it.
 fn frames(
     stacks: &Map,
     raw: u64,
@@ -147,21 +168,22 @@ fn frames(
     if mode == StackMode::Raw {
         return Some(addrs.iter().map(|a| format!("{:x}", a)).collect());
     }
-    let names = sym.frames(&addrs, user.then_some((raw >> 32) as u32));
+    let names = sym.frames(&addrs, user.then_some((raw >> 32) as u32), mode == StackMode::Perf);
     Some(match mode {
         StackMode::Perf => addrs.iter().zip(names).map(|(a, n)| format!("{:x} {}", a, n)).collect(),
         _ => names,
     })
 }
 
-/// bpftrace's layout: a newline, each frame indented on its own line, a newline; as a map key
-/// this prints `@[\n        frame\n        frame\n]: 3`.
-fn layout(frames: Option<Vec<String>>) -> String {
+/// bpftrace's layout: a newline, each frame on its own line after `indent` (none for raw
+/// addresses, as bpftrace prints them), a newline; as a map key this prints
+/// `@[\n        frame\n        frame\n]: 3`.
+fn layout(frames: Option<Vec<String>>, indent: &str) -> String {
     match frames {
         Some(f) if !f.is_empty() => {
             let mut s = String::from("\n");
             for frame in f {
-                s.push_str("        ");
+                s.push_str(indent);
                 s.push_str(&frame);
                 s.push('\n');
             }

@@ -282,7 +282,7 @@ fn lines<'a>(
     let layout = a.layout;
     let mut lines = Lines {
         collector: Collector::new(compiled, maps),
-        symbols: Symbolizer::new(None),
+        symbols: Symbolizer::new(None).perf_frames(),
         table,
         // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
         // where every exit of an entry seen is printed.

@@ -1,6 +1,13 @@
 //! `-l [PATTERN]`: the probes a program could use. `tracepoint:`, `kprobe:`/`kretprobe:`,
-//! `fentry:`/`fexit:`, `rawtracepoint:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints and
-//! kprobes. With -v, each probe's arguments and their types.
+//! `fentry:`/`fexit:`, `rawtracepoint:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints,
+//! raw tracepoints and kprobes; a glob in the provider's place (`*:BINARY:*`) tries every provider.
+//! Patterns separated by commas are listed one after the other, and `struct NAME` (`union`,
+//! `enum`) lists a kernel type, with -v its definition. A program (text with braces, or a file)
+//! lists what its probes match. With -v, each probe's arguments and their types.
+
+mod program;
+mod types;
+mod uprobes;
 
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -8,29 +15,29 @@ use sonde_compile::Env;
 use sonde_glob::glob_match;
 use std::fmt::Write;
 
-pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
-    let env = HostEnv::new();
-    let (provider, rest) = match pattern.split_once(':') {
-        Some((p, r)) if is_provider(p) => (p, r),
-        _ => ("", pattern),
+/// The long provider names a glob in the provider's place is matched against.
+const PROVIDERS: [&str; 8] = [
+    "tracepoint",
+    "rawtracepoint",
+    "kprobe",
+    "kretprobe",
+    "uprobe",
+    "uretprobe",
+    "software",
+    "interval",
+];
+
+pub fn run(arg: &str, verbose: bool, pid: Option<u32>) -> Result<i32, Failure> {
+    let env = HostEnv::for_pid(pid);
+    let patterns = match program::patterns(arg)? {
+        Some(of_program) => of_program,
+        None => arg.split(',').map(|p| p.trim().to_string()).collect(),
     };
     let mut out = String::new();
-    match provider {
-        "tracepoint" | "t" => tracepoints(&env, rest, verbose, &mut out)?,
-        "kprobe" | "k" | "kretprobe" | "kr" => kprobes(&env, provider, rest, verbose, &mut out)?,
-        "fentry" | "fexit" | "kfunc" | "kretfunc" | "f" | "fr" => {
-            fentries(&env, provider, rest, verbose, &mut out)?
-        }
-        "uprobe" | "u" | "uretprobe" | "ur" => uprobes(provider, rest, &mut out)?,
-        "rawtracepoint" | "rt" => rawtracepoints(&env, rest, verbose, &mut out)?,
-        "software" | "s" | "interval" | "i" | "profile" | "p" => {
-            timers(&format!("{}:{}", provider, rest), &mut out)
-        }
-        _ => {
-            timers(pattern, &mut out);
-            tracepoints(&env, rest, verbose, &mut out)?;
-            // Kernels without kprobes (or without tracefs' function list) still list tracepoints.
-            let _ = kprobes(&env, "kprobe", rest, verbose, &mut out);
+    for pattern in &patterns {
+        match types::type_pattern(pattern) {
+            Some((word, name)) => types::list(&env, word, name, verbose, &mut out)?,
+            None => one(&env, pattern, verbose, pid, &mut out)?,
         }
     }
     crate::stdout::print(&out)?;
@@ -38,10 +45,57 @@ pub fn run(pattern: &str, verbose: bool) -> Result<i32, Failure> {
         eprintln!("sonde: {}: argument types are not shown", why);
     }
     if out.is_empty() {
-        eprintln!("sonde: no probe matches `{}`", pattern);
+        eprintln!("sonde: no probe matches `{}`", arg);
         return Ok(1);
     }
     Ok(0)
+}
+
+/// The probes matching one pattern.
+fn one(
+    env: &HostEnv,
+    pattern: &str,
+    verbose: bool,
+    pid: Option<u32>,
+    out: &mut String,
+) -> Result<(), Failure> {
+    let (provider, rest) = match pattern.split_once(':') {
+        Some((p, r)) if is_provider(p) => (p, r),
+        Some((p, r)) if sonde_glob::is_glob(p) => {
+            // Each provider the glob names; one that has nothing of that shape lists nothing.
+            for long in PROVIDERS.iter().filter(|long| glob_match(p, long)) {
+                let _ = one(env, &format!("{}:{}", long, r), verbose, pid, out);
+            }
+            return Ok(());
+        }
+        _ => ("", pattern),
+    };
+    match provider {
+        "tracepoint" | "t" => tracepoints(env, rest, verbose, out)?,
+        "kprobe" | "k" | "kretprobe" | "kr" => kprobes(env, provider, rest, verbose, out)?,
+        "fentry" | "fexit" | "kfunc" | "kretfunc" | "f" | "fr" => {
+            fentries(env, provider, rest, verbose, out)?
+        }
+        "uprobe" | "u" | "uretprobe" | "ur" => uprobes::list(provider, rest, pid, verbose, out)?,
+        "rawtracepoint" | "rt" => rawtracepoints(env, rest, verbose, out)?,
+        "software" | "s" | "interval" | "i" | "profile" | "p" => {
+            timers(&format!("{}:{}", provider, rest), out)
+        }
+        _ => {
+            timers(pattern, out);
+            tracepoints(env, rest, verbose, out)?;
+            if env.btf().is_ok() {
+                rawtracepoints(env, rest, verbose, out)?;
+            }
+            // Kernels without kprobes (or without tracefs' function list) still list tracepoints.
+            let _ = kprobes(env, "kprobe", rest, verbose, out);
+            if let Some(pid) = pid.filter(|_| rest == "*") {
+                // `-l -p PID`: the process's functions too.
+                let _ = uprobes::list("uprobe", "*:*", Some(pid), verbose, out);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn is_provider(p: &str) -> bool {
@@ -115,11 +169,17 @@ fn rawtracepoints(
 ) -> Result<(), Failure> {
     use sonde_compile::provider::rawtracepoint;
     let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
-    let name = pat.rsplit(':').next().unwrap_or(pat);
-    for n in rawtracepoint::names(btf).filter(|n| glob_match(name, n)) {
+    // `[MODULE:]NAME`: BTF's tracepoints are vmlinux's.
+    let name = match pat.split_once(':') {
+        Some((module, name)) if glob_match(module, "vmlinux") => name,
+        Some(_) => return Ok(()),
+        None => pat,
+    };
+    let all = rawtracepoint::Catalog::new(btf);
+    for (n, typedef) in all.entries().filter(|(n, _)| glob_match(name, n)) {
         let _ = writeln!(out, "rawtracepoint:{}", n);
-        if let Some(sig) = rawtracepoint::signature(btf, &n).filter(|_| verbose) {
-            let record = sig.argument_record(false);
+        if verbose {
+            let record = all.signature(n, typedef).argument_record(false);
             for f in &record.fields {
                 let _ = writeln!(out, "    {} args->{}", f.ty, f.name);
             }
@@ -221,21 +281,6 @@ fn prototype(btf: &sonde_btf::Btf, func: &str, ret: bool, how: &str, out: &mut S
     if ret {
         let _ = writeln!(out, "    {} retval", btf.type_name(f.ret));
     }
-}
-
-fn uprobes(provider: &str, pat: &str, out: &mut String) -> Result<(), Failure> {
-    let name = if provider.starts_with("ur") { "uretprobe" } else { "uprobe" };
-    let (binary, sym) = pat.rsplit_once(':').unwrap_or((pat, "*"));
-    let path = if binary.contains('/') {
-        std::path::PathBuf::from(binary)
-    } else {
-        sonde_symbols::locate::locate(binary).map_err(|e| Failure::Setup(e.to_string()))?
-    };
-    let funcs = sonde_symbols::functions(&path).map_err(|e| Failure::Setup(e.to_string()))?;
-    for f in funcs.iter().filter(|f| glob_match(sym, &f.name)) {
-        let _ = writeln!(out, "{}:{}:{}", name, path.display(), f.name);
-    }
-    Ok(())
 }
 
 /// For -d: how many kernel functions each kprobe glob matches but cannot probe (notrace,

@@ -78,7 +78,7 @@ fn run() -> i32 {
     let result = if cli.self_test {
         self_test::run(cli.format)
     } else if cli.list {
-        list::run(cli.program.as_deref().unwrap_or("*"), cli.verbose || cli.debug)
+        list::run(cli.program.as_deref().unwrap_or("*"), cli.verbose || cli.debug, cli.pid)
     } else {
         match &cli.program {
             None => Err(Failure::Usage(

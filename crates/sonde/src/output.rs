@@ -100,7 +100,7 @@ impl<'a> Output<'a> {
             formats,
             unbuffered: false,
             program,
-            source_name: "<program>".into(),
+            source_name: sonde_syntax::diag::PROGRAM_TEXT.into(),
         }
     }
 
@@ -161,7 +161,7 @@ impl<'a> Output<'a> {
                 };
                 return Action::Exit(code);
             }
-            EventKind::PrintMap { map, top } => self.print_map(*map, *top),
+            EventKind::PrintMap { map, top, div } => self.print_map(*map, Shown::Asked, *top, *div),
             EventKind::ClearMap { map, keep_keys: false } => self.collector.clear(*map),
             EventKind::ClearMap { map, keep_keys: true } => self.collector.zero(*map),
             EventKind::Cat { path } => {
@@ -242,17 +242,26 @@ impl<'a> Output<'a> {
             self.compiled.user_maps[a].name.cmp(&self.compiled.user_maps[b].name)
         });
         for i in order {
-            self.print_map(i, 0);
+            self.print_map(i, Shown::AtExit, 0, 1);
         }
         self.flush();
     }
 
-    /// Map `map`, only its `top` largest entries when `top` is not 0.
-    fn print_map(&mut self, map: usize, top: usize) {
+    /// Map `map`, only its `top` largest entries when `top` is not 0, its integer values
+    /// divided by `div`. As bpftrace: a map with no element prints nothing at exit, and a
+    /// key-less one its zero when asked for (`print(@)`).
+    fn print_map(&mut self, map: usize, shown: Shown, top: usize, div: u64) {
         let name = &self.compiled.user_maps[map].name;
         match self.collector.map(map, &mut self.symbols) {
-            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top)),
-            Ok(entries) => self.writer.map(name, &entries),
+            Ok(entries) if entries.is_empty() => match shown {
+                Shown::AtExit => {}
+                Shown::Asked => {
+                    let zero = self.collector.zero_entry(map).unwrap_or(entries);
+                    self.writer.map(name, &zero);
+                }
+            },
+            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top).divided(div)),
+            Ok(entries) => self.writer.map(name, &entries.divided(div)),
             Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
         }
     }
@@ -271,4 +280,11 @@ fn run_capturing(command: &str) -> std::io::Result<(std::process::ExitStatus, Ve
     let mut out = Vec::new();
     reader.read_to_end(&mut out)?;
     Ok((child.wait()?, out))
+}
+
+/// Why a map prints: the dump at exit (or on SIGUSR1), or a `print(@m)` in the program.
+#[derive(Clone, Copy)]
+enum Shown {
+    AtExit,
+    Asked,
 }

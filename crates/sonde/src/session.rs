@@ -12,6 +12,7 @@ use crate::run::bpf::Loaded;
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
+use sonde_compile::sema::config::Config;
 use sonde_compile::tir::TProgram;
 use sonde_compile::{Compiled, Options};
 use sonde_kernel::object::prog::Program;
@@ -37,6 +38,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     opts.filter_pid = cli.pid;
     opts.allow_unsafe = cli.allow_unsafe;
     opts.exit_silences = true;
+    opts.settings = Config::from_environment(std::env::vars())
+        .map_err(|(name, why)| Failure::Usage(format!("{}: {}", name, why)))?;
     (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = target.command_pid();
     opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
@@ -48,6 +51,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         return Ok(0);
     }
     warn(cli, &typed, &env, &source)?;
+    let print_maps = typed.print_maps_on_exit;
     let compiled =
         sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if cli.dump {
@@ -139,7 +143,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         if lost > lost_seen {
             output.warn_lost(lost - lost_seen);
         }
-        output.print_all_maps();
+        if print_maps {
+            output.print_all_maps();
+        }
     }
     detaching.finish();
     Ok(crate::run::conclude(reason, &mut target, &health, lost, cli.keep_going))
@@ -268,7 +274,7 @@ pub fn source_from_arg(arg: &str) -> Result<SourceFile, Failure> {
             format!("{}: no such file (a program in the argument needs `{{ ... }}`)", arg)
         }));
     }
-    Ok(SourceFile { name: "<program>".into(), text: arg.to_string() })
+    Ok(SourceFile { name: sonde_syntax::diag::PROGRAM_TEXT.into(), text: arg.to_string() })
 }
 
 /// An argument meant as a program file: no braces, and a program file's extension or a `/`

@@ -141,7 +141,7 @@ fn syntax_error_exits_2_with_a_caret() {
     let o = sonde(&[r#"BEGIN { printf("x" }"#]);
     o.assert_code(2);
     assert!(o.stderr.contains("-->"), "no `-->` location line\n{}", o.describe());
-    assert!(o.stderr.contains("<program>:1:"), "no `<program>:1:` location\n{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:"), "no `stdin:1:` location\n{}", o.describe());
     assert!(has_caret_line(&o.stderr), "no caret line\n{}", o.describe());
     assert!(
         o.stderr.contains(r#"BEGIN { printf("x" }"#),
@@ -154,7 +154,7 @@ fn syntax_error_exits_2_with_a_caret() {
 fn syntax_error_on_a_later_line() {
     let o = sonde(&["BEGIN {\n  @x = count();\n  @y = ;\n}"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("<program>:3:"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:3:"), "{}", o.describe());
     assert!(has_caret_line(&o.stderr), "{}", o.describe());
 }
 
@@ -164,7 +164,7 @@ fn unknown_tracepoint_field_exits_2() {
     let o = sonde(&[r#"tracepoint:syscalls:sys_enter_openat { printf("%d\n", args->nosuch); }"#]);
     o.assert_code(2);
     assert!(o.stderr.contains("nosuch"), "stderr should name the field\n{}", o.describe());
-    assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
+    assert!(!o.stderr.contains("Attached"), "{}", o.describe());
 }
 
 #[test]
@@ -179,8 +179,8 @@ fn nonexistent_tracepoint_is_a_compile_error() {
         "stderr should name the probe\n{}",
         o.describe()
     );
-    assert!(o.stderr.contains("<program>:1:1"), "{}", o.describe());
-    assert!(!o.stderr.contains("Attaching"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:1"), "{}", o.describe());
+    assert!(!o.stderr.contains("Attached"), "{}", o.describe());
 }
 
 #[test]
@@ -223,12 +223,12 @@ fn a_program_named_like_a_face_is_a_program_after_dashes() {
     // `trace` is no valid program: it must be parsed (and refused) as one, not taken for the face.
     let o = sonde(&["--", "trace"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("<program>:1:"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:"), "{}", o.describe());
     assert!(!o.stderr.contains("not implemented"), "{}", o.describe());
     // After an option, too: options and faces do not mix.
     let o = sonde(&["-e", "graph"]);
     o.assert_code(2);
-    assert!(o.stderr.contains("<program>:1:"), "{}", o.describe());
+    assert!(o.stderr.contains("stdin:1:"), "{}", o.describe());
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn attaching_line_counts_probes() {
     )])
     .spawn();
     s.wait_attached();
-    assert!(s.stderr_so_far().contains("Attaching 3 probes..."), "{}", s.stderr_so_far());
+    assert!(s.stderr_so_far().contains("Attached 3 probes"), "{}", s.stderr_so_far());
     s.signal(libc::SIGINT);
     let o = s.wait();
     o.assert_ok();
@@ -297,7 +297,7 @@ fn attaching_line_singular() {
     require_tracepoints!();
     let mut s = Sonde::new(&[&format!("{GETPID} {{ @a = count(); }}")]).spawn();
     s.wait_attached();
-    assert!(s.stderr_so_far().contains("Attaching 1 probe..."), "{}", s.stderr_so_far());
+    assert!(s.stderr_so_far().contains("Attached 1 probe"), "{}", s.stderr_so_far());
     s.signal(libc::SIGINT);
     s.wait().assert_ok();
 }
@@ -324,6 +324,50 @@ fn list_matches_tracepoints_and_lv_shows_fields() {
     assert!(o.lines().contains(&"    s8 * * argv"), "{}", o.describe());
     let o = sonde(&["-l", "nosuch_category_sonde:*"]);
     o.assert_code(1);
+}
+
+#[test]
+fn list_of_a_program_lists_what_its_probes_match() {
+    require_tracepoints!();
+    let o = sonde(&["-l", "BEGIN { } tracepoint:sched:sched_switch, interval:ms:100 { exit(); }"]);
+    o.assert_ok();
+    assert_eq!(o.lines(), ["tracepoint:sched:sched_switch", "interval:ms:"], "{}", o.describe());
+}
+
+#[test]
+fn list_of_kernel_types_and_of_several_patterns() {
+    if !std::path::Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: no kernel BTF");
+        return;
+    }
+    let o = sonde(&["-lv", "struct fd,enum pid_type"]);
+    o.assert_ok();
+    let lines = o.lines();
+    assert!(lines.contains(&"vmlinux: struct fd {"), "{}", o.describe());
+    assert!(lines.contains(&"vmlinux: enum pid_type {"), "{}", o.describe());
+    assert!(lines.contains(&"\tPIDTYPE_PID = 0,"), "{}", o.describe());
+    let o = sonde(&["-l", "struct task_struct"]);
+    assert_eq!(o.stdout, "struct task_struct\n", "{}", o.describe());
+    sonde(&["-l", "struct no_such_struct_sonde"]).assert_code(1);
+}
+
+#[test]
+fn list_of_uprobes_by_file_glob_provider_glob_and_pid() {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().display().to_string();
+    let name = exe.file_name().unwrap().to_string_lossy().into_owned();
+    let me = format!("{}/{}", dir, name);
+    // A glob over the directory's files; the provider as a glob lists uprobe and uretprobe.
+    let o = sonde(&["-l", &format!("uprobe:{}/{}*:main", dir, &name[..name.len() - 2])]);
+    o.assert_ok();
+    assert!(o.lines().contains(&format!("uprobe:{}:main", me).as_str()), "{}", o.describe());
+    let o = sonde(&["-l", &format!("*:{}:main", me)]);
+    assert_eq!(o.lines(), [format!("uprobe:{}:main", me), format!("uretprobe:{}:main", me)]);
+    // -p: the files a process has mapped.
+    let pid = std::process::id().to_string();
+    let o = sonde(&["-l", "-p", &pid, "uprobe:*:main"]);
+    o.assert_ok();
+    assert!(o.lines().iter().any(|l| l.ends_with(&format!("/{}:main", name))), "{}", o.describe());
 }
 
 #[test]

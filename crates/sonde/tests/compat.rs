@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{sonde, wl};
+use common::{sonde, wl, Sonde};
 
 use common::compat_script as script;
 
@@ -70,6 +70,28 @@ fn config_errors_name_the_setting() {
     );
     let o = sonde(&["-e", "config = { max_strlenn = 1 } BEGIN { exit(); }"]);
     assert!(o.stderr.contains("did you mean `max_strlen`?"), "{}", o.describe());
+    // bpftrace's environment variables are settings too, checked before anything runs.
+    let o = Sonde::new(&["-e", "BEGIN { exit(); }"]).env("BPFTRACE_STACK_MODE", "pretty").run();
+    o.assert_code(2);
+    let want =
+        "sonde: BPFTRACE_STACK_MODE: `stack_mode` is `bpftrace`, `perf` or `raw`, not `pretty`";
+    assert!(o.stderr.contains(want), "{}", o.describe());
+}
+
+#[test]
+fn print_maps_on_exit_from_the_program_or_the_environment() {
+    let program = "BEGIN { @a = 1; @b[2] = count(); exit(); }";
+    let o = sonde(&[program]);
+    o.assert_ok();
+    assert!(o.stdout.contains("@a: 1") && o.stdout.contains("@b[2]: 1"), "{}", o.describe());
+    let o = sonde(&[&format!("config = {{ print_maps_on_exit = 0 }} {}", program)]);
+    o.assert_ok();
+    assert_eq!(o.stdout, "", "{}", o.describe());
+    // The environment wins over the program.
+    let quiet = format!("config = {{ print_maps_on_exit = 1 }} {}", program);
+    let o = Sonde::new(&[&quiet]).env("BPFTRACE_PRINT_MAPS_ON_EXIT", "0").run();
+    o.assert_ok();
+    assert_eq!(o.stdout, "", "{}", o.describe());
 }
 
 /// The kallsyms address of `name`, as root sees it.
@@ -210,6 +232,15 @@ fn print_top_entries_runs() {
     assert!(o.stdout.contains("\n@hits[1]: 3\n\n"), "{}", o.describe());
     assert!(!o.stdout.contains("@hits[0]"), "{}", o.describe());
     assert_eq!(o.int("@seq"), 7, "{}", o.describe());
+}
+
+#[test]
+fn print_top_entries_divided() {
+    // bpftrace's print(@m, top, div): the two largest averages, each divided by 10.
+    let program = "BEGIN { @[\"a\"] = avg(10); @[\"b\"] = avg(25); @[\"c\"] = avg(-40); @[\"d\"] = avg(40); print(@, 2, 10); clear(@); exit(); }";
+    let o = sonde(&[program]);
+    o.assert_ok();
+    assert!(o.stdout.starts_with("@[b]: 2\n@[d]: 4\n\n"), "{}", o.describe());
 }
 
 #[test]

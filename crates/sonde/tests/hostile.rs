@@ -97,7 +97,7 @@ fn sigterm_and_sigint_stop_sonde_while_the_kernel_verifies() {
             "{}",
             short(&o)
         );
-        assert!(!o.stderr.contains("Attaching") && !o.stderr.contains("verifier"), "{}", short(&o));
+        assert!(!o.stderr.contains("Attached") && !o.stderr.contains("verifier"), "{}", short(&o));
         assert!(!o.stdout.contains("begun"), "BEGIN ran: {}", short(&o));
         common::no_map_named("verify_slow");
     }

@@ -75,6 +75,6 @@ fn wait_for_programs(before: &BpfObjects) {
         assert!(std::time::Instant::now() < deadline, "no program was loaded in 30 s");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Attaching follows loading within milliseconds; the signal should find the loop running.
+    // `Attached` follows loading within milliseconds; the signal should find the loop running.
     std::thread::sleep(Duration::from_millis(300));
 }

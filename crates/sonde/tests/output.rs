@@ -96,7 +96,12 @@ fn sum_min_max_avg_stats() {
     assert_eq!(o.int("@mn"), 777, "{}", o.describe());
     assert_eq!(o.int("@mx"), 777, "{}", o.describe());
     assert_eq!(o.int("@a"), 777, "{}", o.describe());
-    assert_eq!(o.scalar("@st"), "count 10, average 777, total 7770", "{}", o.describe());
+    assert_eq!(
+        o.scalar("@st"),
+        "{ .count = 10, .average = 777, .total = 7770 }",
+        "{}",
+        o.describe()
+    );
 }
 
 #[test]
@@ -107,7 +112,12 @@ fn sum_min_max_avg_stats_mixed_sizes() {
     assert_eq!(o.int("@mn"), 100, "{}", o.describe());
     assert_eq!(o.int("@mx"), 1000, "{}", o.describe());
     assert_eq!(o.int("@a"), 640, "{}", o.describe());
-    assert_eq!(o.scalar("@st"), "count 10, average 640, total 6400", "{}", o.describe());
+    assert_eq!(
+        o.scalar("@st"),
+        "{ .count = 10, .average = 640, .total = 6400 }",
+        "{}",
+        o.describe()
+    );
 }
 
 #[test]

@@ -117,12 +117,12 @@ fn the_language_stops_when_its_reader_goes_away() {
     let busy = wl(&["comm", "wl_pipe", "getppid", "100000000"]);
     let program = r#"tracepoint:syscalls:sys_enter_getppid /comm == "wl_pipe"/ { @pipe_busy = count(); printf("call %d\n", pid); }"#;
     let r = head_1(&["-c", &busy, program]);
-    ended_quietly(&r, "call ", &["Attaching"]);
+    ended_quietly(&r, "call ", &["Attached"]);
     common::no_map_named("pipe_busy");
     // One line, then nothing more to write: the closed pipe is noticed all the same.
     let program = r#"BEGIN { printf("once\n"); } interval:s:30 { @pipe_idle = count(); exit(); }"#;
     let r = head_1(&[program]);
-    ended_quietly(&r, "once", &["Attaching"]);
+    ended_quietly(&r, "once", &["Attached"]);
     common::no_map_named("pipe_idle");
 }
 

@@ -41,9 +41,10 @@ fn stack_limits_and_modes() {
         assert!(u64::from_str_radix(addr, 16).is_ok_and(|a| a > 0), "{line}");
         assert_eq!(name, sym, "{}", o.describe());
     }
-    // raw: the address alone, the same as perf's.
+    // raw: the address alone, the same as perf's, unindented as bpftrace prints it.
     let (raw, _) = key("@raw");
     assert_eq!(raw, [perf[0].split_once(' ').unwrap().0], "{}", o.describe());
+    assert!(o.stdout.contains(&format!("@raw[\n{}\n]", raw[0])), "{}", o.describe());
     // len(): the frames the same stack prints, and at most the limit.
     assert_eq!(o.int("@len"), all.len() as i64, "{}", o.describe());
     assert_eq!(o.int("@len2"), 2, "{}", o.describe());

@@ -65,7 +65,7 @@ expect_status 0
 check 'two JSON calls' test "$(grep -cE '^\{"type": "graph_call", "data": \{"comm": "sonde-workload", "cpus": \[[0-9,]+\], "index": [12], ' "$SONDE_OUT_FILE")" = 2
 expect_match '"irq": false, "name": "vfs_read", "own_ns": [0-9]+, "total_ns": [0-9]+\}\}\}$'
 expect_match '^\{"type": "graph_summary", "data": \{"calls": 2, "function": "vfs_read", "incomplete_calls": [0-9]+\}\}$'
-check 'lost_events last' test "$(tail -n 1 "$SONDE_OUT_FILE" | grep -cE '^\{"type": "lost_events", "data": \{"events": [0-9]+\}\}$')" = 1
+check 'lost_events last' test "$(tail -n 1 "$SONDE_OUT_FILE" | grep -cE '^\{"type": "lost_events", "count": [0-9]+, "data": \{"events": [0-9]+\}\}$')" = 1
 
 run_sonde graph -m folded vfs_read -- sonde-workload read 3 100
 expect_status 0

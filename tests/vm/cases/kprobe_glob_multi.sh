@@ -6,7 +6,7 @@ run_sonde -c 'sonde-workload comm wl_dd read 4 100 write 3 10' \
 expect_status 0
 expect_line '@[__x64_sys_read]: 4'
 expect_line '@[__x64_sys_write]: 3'
-expect_stderr_match '^Attaching [0-9]{2,} probes\.\.\.$'
+expect_stderr_match '^Attached [0-9]{2,} probes$'
 # -d says how many matching kernel functions could not be probed.
 run_sonde -d -e 'kprobe:vfs_* { @ = count(); }'
 expect_status 0

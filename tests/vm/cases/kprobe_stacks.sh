@@ -15,7 +15,7 @@ run_sonde -c 'sonde-workload comm wl_st openat 3 /nonexistent-sonde' \
 expect_status 0
 expect_match '^        [0-9a-f]{16} do_sys_openat2(\+0x[0-9a-f]+)?$'
 expect_match '^        [0-9a-f]{16} __x64_sys_openat\+0x[0-9a-f]+$'
-expect_match '^        [0-9a-f]{16}$'
+expect_match '^[0-9a-f]{16}$'
 expect_match '^\]: 3$'
 expect_map '@l' 2
 expect_map '@deep' 1

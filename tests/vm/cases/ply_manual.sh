@@ -31,7 +31,7 @@ expect_match '^\[2K, 4K\) +5 \|@* *\|$'
 # kprobe:SyS_* { @[caller] = count(); }: every syscall function (hundreds of probes)
 run_sonde -c 'sonde-workload comm wl_all read 4 100 write 3 10' 'kprobe:__x64_sys_* { @[caller] = count(); }'
 expect_status 0
-expect_stderr_match '^Attaching [0-9]{3} probes\.\.\.$'
+expect_stderr_match '^Attached [0-9]{3} probes$'
 for f in read write; do
 	v=$(map_value "@[__x64_sys_$f]") || fail "no @[__x64_sys_$f] line"
 	[ "${v:-0}" -ge 3 ] || fail "@[__x64_sys_$f] is ${v:-none}, the workload alone made 3 or more"

@@ -41,12 +41,12 @@ start_sonde() {
 	sonde "$PROG" >"out.$1" 2>"err.$1" &
 	pid=$!
 	n=0
-	while ! grep -q '^Attaching' "err.$1" && [ $n -lt 300 ] && kill -0 "$pid" 2>/dev/null; do
+	while ! grep -q '^Attached' "err.$1" && [ $n -lt 300 ] && kill -0 "$pid" 2>/dev/null; do
 		sleep 0.1
 		n=$((n + 1))
 	done
 	_vm_check
-	grep -q '^Attaching' "err.$1" || fail "sonde never attached ($n waits; $(kill -0 "$pid" 2>/dev/null && echo running || echo exited)): $(cat "err.$1")"
+	grep -q '^Attached' "err.$1" || fail "sonde never attached ($n waits; $(kill -0 "$pid" 2>/dev/null && echo running || echo exited)): $(cat "err.$1")"
 	[ "$(state)" != "$before" ] || fail 'nothing showed up in the kernel while sonde was attached'
 }
 

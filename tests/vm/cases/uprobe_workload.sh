@@ -17,7 +17,7 @@ opid=$!
 sonde -p "$wpid" "uprobe:$WL:sonde_workload_target { @n = count(); } uprobe:libc:getpid { @g = count(); }" >p.out 2>p.err &
 spid=$!
 i=0
-while ! grep -q '^Attaching' p.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q '^Attached' p.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 touch go
 wait "$wpid" "$opid"
 sleep 0.2

@@ -366,10 +366,12 @@ pub enum EventKind {
     /// `print(a, b)`: each value in its default format.
     Print,
     Exit,
-    /// `print(@m)`; with `top` > 0 (`print(@m, N)`) only the N largest entries.
+    /// `print(@m)`; with `top` > 0 (`print(@m, N)`) only the N largest entries; each integer
+    /// value divided by `div` (`print(@m, N, div)`; 1 when not given).
     PrintMap {
         map: usize,
         top: usize,
+        div: u64,
     },
     /// `clear(@m)`; with `keep_keys`, bpftrace's `zero(@m)`: the values zeroed, the keys kept.
     ClearMap {
@@ -449,4 +451,6 @@ pub struct TProgram {
     pub cpu_ids: u32,
     /// The kernel has BPF's signed division instructions (`Env::has_signed_division`).
     pub signed_division: bool,
+    /// The maps print when the run ends (config `print_maps_on_exit`).
+    pub print_maps_on_exit: bool,
 }

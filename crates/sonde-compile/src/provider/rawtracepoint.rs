@@ -37,18 +37,65 @@ pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
     let btf = env
         .btf()
         .map_err(|e| format!("{}; rawtracepoint: needs it: use tracepoint: instead", e))?;
-    let names: Vec<String> = if is_glob(name) {
-        let mut hits: Vec<String> = names(btf).filter(|n| glob_match(name, n)).collect();
-        hits.sort();
-        hits.dedup();
-        if hits.is_empty() {
-            return Err(format!("no raw tracepoint in the kernel's BTF matches `{}`", name));
+    if !is_glob(name) {
+        return Ok(vec![site(btf, name)?]);
+    }
+    let all = Catalog::new(btf);
+    let hits: Vec<Site> = all
+        .entries()
+        .filter(|(n, _)| glob_match(name, n))
+        .map(|(n, typedef)| site_of(n, all.signature(n, typedef)))
+        .collect();
+    if hits.is_empty() {
+        return Err(format!("no raw tracepoint in the kernel's BTF matches `{}`", name));
+    }
+    Ok(hits)
+}
+
+/// Every raw tracepoint BTF types, read in one pass over its types: for globs and listings,
+/// where a lookup by name each would scan BTF's strings once per tracepoint (1600 of them).
+pub struct Catalog<'a> {
+    btf: &'a Btf,
+    /// Names without the prefix, sorted, with their typedef's id.
+    typedefs: Vec<(String, u32)>,
+    /// The stubs that name the arguments (see [`prototype`]), by tracepoint name.
+    stubs: std::collections::HashMap<&'a str, sonde_btf::TypeId>,
+}
+
+impl<'a> Catalog<'a> {
+    pub fn new(btf: &'a Btf) -> Catalog<'a> {
+        let mut typedefs: Vec<(String, u32)> = btf
+            .typedefs_with_prefix(TYPEDEF_PREFIX)
+            .into_iter()
+            .map(|(n, id)| (n[TYPEDEF_PREFIX.len()..].to_string(), id.0))
+            .collect();
+        typedefs.sort();
+        typedefs.dedup_by(|a, b| a.0 == b.0);
+        let mut stubs = std::collections::HashMap::new();
+        // `__probestub_` wins over `__bpf_trace_`, as in `prototype`.
+        for prefix in ["__bpf_trace_", "__probestub_"] {
+            for (f, id) in btf.funcs() {
+                if let Some(name) = f.strip_prefix(prefix) {
+                    stubs.insert(name, id);
+                }
+            }
         }
-        hits
-    } else {
-        vec![name.to_string()]
-    };
-    names.iter().map(|n| site(btf, n)).collect()
+        Catalog { btf, typedefs, stubs }
+    }
+
+    /// (name, typedef id) of each, by name.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.typedefs.iter().map(|(n, id)| (n.as_str(), *id))
+    }
+
+    /// The arguments of `name` (whose typedef is `typedef`), as [`signature`] gives them.
+    pub fn signature(&self, name: &str, typedef: u32) -> FuncSig {
+        let named =
+            self.stubs.get(name).and_then(|&id| self.btf.func(id)).map(|f| {
+                f.params.iter().map(|p| (p.name.clone(), convert(self.btf, p.ty))).collect()
+            });
+        with_params(name, typedef, named.unwrap_or_else(|| unnamed_params(self.btf, typedef)))
+    }
 }
 
 /// `vmlinux`, or a kernel module that is loaded (when the kernel says which are).
@@ -92,15 +139,18 @@ fn site(btf: &Btf, name: &str) -> Result<Site, String> {
         }
         return Err(msg);
     };
-    let sig = prototype(btf, name, typedef.0);
-    Ok(Site {
-        point: AttachPoint::RawTracepoint { name: name.to_string(), btf_id: typedef.0 },
+    Ok(site_of(name, prototype(btf, name, typedef.0)))
+}
+
+fn site_of(name: &str, sig: FuncSig) -> Site {
+    Site {
+        point: AttachPoint::RawTracepoint { name: name.to_string(), btf_id: sig.btf_id },
         kind: ProgKind::TpBtf,
         args: Some(Rc::new(sig.argument_record(false))),
         func: Some(Rc::new(sig)),
         syscall_wrapper: false,
         written: None,
-    })
+    }
 }
 
 /// The tracepoint's arguments, less the `void *__data` every probe function takes first. Names
@@ -113,7 +163,11 @@ fn prototype(btf: &Btf, name: &str, typedef: u32) -> FuncSig {
         .iter()
         .find_map(|p| func_sig(btf, &format!("{p}{name}")))
         .map(|s| s.params);
-    let params = named.unwrap_or_else(|| unnamed_params(btf, typedef));
+    with_params(name, typedef, named.unwrap_or_else(|| unnamed_params(btf, typedef)))
+}
+
+/// The signature from the probe function's parameters (the first, `void *__data`, dropped).
+fn with_params(name: &str, typedef: u32, params: Vec<(String, Type)>) -> FuncSig {
     FuncSig {
         name: name.to_string(),
         btf_id: typedef,

@@ -1,13 +1,15 @@
 //! `uprobe:BINARY:SYMBOL[+OFF]` (short `u:`) and `uretprobe:BINARY:SYMBOL` (`ur:`). BINARY is a
 //! path or, as in surftrace, a name found on PATH or in the loader's library directories
-//! (`bash:readline`, `libc:fopen`). Arguments are `arg0..arg5`; pointers are user memory.
+//! (`bash:readline`, `libc:fopen`). Arguments are `arg0..arg5`, or by name (`args.n`, at a
+//! function's entry) from the binary's debug info; pointers are user memory.
 
 use super::context::{arg_at_return, arg_register, regs, Answer, ContextName, Cx};
 use crate::arch::x86_64::RET_REG;
 use crate::env::Env;
 use crate::model::site::{AttachPoint, ProgKind, Site};
-use crate::model::tir::TExprKind;
+use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
+use sonde_syntax::diag::Diagnostic;
 
 pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
     let Some((binary, symbol)) = definition.rsplit_once(':') else {
@@ -32,8 +34,13 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
 /// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
 /// binaries bring no BTF).
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
-    let AttachPoint::Uprobe { retprobe, ref symbol, .. } = site.point else { return None };
+    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, .. } = site.point else {
+        return None;
+    };
     Some(match name {
+        ContextName::Field { field, .. } if !retprobe && !symbol.contains('+') => {
+            by_name(path, symbol, field, cx)
+        }
         ContextName::Arg(n) if retprobe => Err(arg_at_return(n, "uretprobe", "uprobe", cx.span)),
         ContextName::Arg(n) => {
             arg_register(n, cx.span).map(|offset| cx.expr(TExprKind::CtxLoad { offset }, Type::U64))
@@ -50,4 +57,32 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         }
         _ => return None,
     })
+}
+
+/// `args.NAME` at a function's entry: parameter NAME, typed from the binary's debug info (as
+/// its casts are), read from the register the x86-64 ABI passes it in.
+fn by_name(path: &str, symbol: &str, field: &str, cx: &Cx) -> Result<TExpr, Diagnostic> {
+    let span = cx.span;
+    let btf = cx.env.user_types(path).map_err(|e| Diagnostic::error(span, e.to_string()))?;
+    let Some(func) = btf.find_func(symbol) else {
+        let msg = format!("the debug info of {} has no function `{}`", path, symbol);
+        return Err(Diagnostic::error(span, msg));
+    };
+    let Some(n) = func.params.iter().position(|p| p.name == field) else {
+        let names: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
+        let msg = format!("`{}` has no parameter `{}`", symbol, field);
+        return Err(
+            Diagnostic::error(span, msg).with_help(format!("its parameters: {}", names.join(", ")))
+        );
+    };
+    let binary: std::rc::Rc<str> = std::rc::Rc::from(path);
+    let ty = crate::btf_types::of_user(crate::btf_types::convert(&btf, func.params[n].ty), &binary);
+    // Only what one register holds; a struct passed by value is spread over several.
+    if !ty.is_scalar() || func.params[..n].iter().any(|p| btf.size_of(p.ty).unwrap_or(8) > 8) {
+        let msg =
+            format!("`args.{}` is not passed in one register: read it with a cast of argN", field);
+        return Err(Diagnostic::error(span, msg));
+    }
+    let offset = arg_register(n, span)?;
+    Ok(cx.expr(TExprKind::CtxLoad { offset }, ty))
 }

@@ -20,7 +20,7 @@ pub fn check(
 ) -> Result<TProgram, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
-    let config = super::config::read(&program.config, &mut diags);
+    let config = super::config::read(&program.config, &opts.settings, &mut diags);
     let mut groups = Vec::new();
     for probe in program.probes.iter().enumerate() {
         let said = (&mut diags, &mut warnings);
@@ -62,6 +62,7 @@ pub fn check(
     if diags.is_empty() {
         let mut typed = typed.program(maps, warnings);
         typed.signed_division = env.has_signed_division();
+        typed.print_maps_on_exit = config.print_maps_on_exit;
         Ok(typed)
     } else {
         Err(diags)
@@ -145,6 +146,7 @@ impl Typed {
             options: self.options.into_iter().map(|o| (o.name, o.about)).collect(),
             cpu_ids: self.cpu_ids,
             signed_division: true,
+            print_maps_on_exit: true,
         }
     }
 }

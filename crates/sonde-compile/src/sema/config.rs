@@ -1,4 +1,6 @@
-//! bpftrace's `config = { ... }` settings: which sonde honours, and which it accepts as no-ops.
+//! bpftrace's settings: `config = { ... }` in the program and its `BPFTRACE_*` environment
+//! variables (which win over the program's, as in bpftrace): which sonde honours, and which it
+//! accepts as no-ops.
 
 use crate::model::types::StackMode;
 use sonde_syntax::ast::Setting;
@@ -10,6 +12,18 @@ pub struct Config {
     pub missing: MissingProbes,
     /// How `kstack`/`ustack` print where the call does not say (`stack_mode`).
     pub stack_mode: StackMode,
+    /// Whether the maps print when the run ends (`print_maps_on_exit`).
+    pub print_maps_on_exit: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            missing: MissingProbes::Error,
+            stack_mode: StackMode::Bpftrace,
+            print_maps_on_exit: true,
+        }
+    }
 }
 
 /// What to do with a probe spec that names nothing on this kernel (`missing_probes`).
@@ -20,6 +34,15 @@ pub enum MissingProbes {
     /// Skip the spec, saying so in a warning (`ignore` and `warn` both: sonde never drops a
     /// probe without a word).
     Skip,
+}
+
+/// Why a setting was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettingError {
+    /// bpftrace has no setting of that name (`closest`: a known name it may be a typo of).
+    Unknown { closest: Option<&'static str> },
+    /// The value is not one the setting takes: the sentence says which it takes.
+    BadValue(String),
 }
 
 /// Settings bpftrace knows that change nothing here (buffer sizes, output of its runtime): accepted
@@ -33,7 +56,6 @@ const ACCEPTED: &[&str] = &[
     "perf_rb_pages",
     "log_size",
     "on_stack_limit",
-    "print_maps_on_exit",
     "cache_user_symbols",
     "cpp_demangle",
     "lazy_symbolication",
@@ -45,45 +67,135 @@ const ACCEPTED: &[&str] = &[
     "license",
 ];
 
-/// Reads the settings, reporting unknown names and bad values.
-pub fn read(config: &[Setting], diags: &mut Vec<Diagnostic>) -> Config {
-    let mut missing = MissingProbes::Error;
-    let mut stack_mode = StackMode::Bpftrace;
-    for s in config {
-        // bpftrace also spells them as its environment variables: `BPFTRACE_MAX_STRLEN`.
-        let name = s.name.strip_prefix("BPFTRACE_").map(str::to_ascii_lowercase);
-        let name = name.as_deref().unwrap_or(&s.name);
-        match name {
+/// The settings sonde honours, by name.
+const HONOURED: &[&str] = &["missing_probes", "stack_mode", "print_maps_on_exit"];
+
+impl Config {
+    /// Sets `name` (bpftrace's name, or its environment variable's: `BPFTRACE_STACK_MODE`) to
+    /// `value`.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
+        let lowered = name.strip_prefix("BPFTRACE_").map(str::to_ascii_lowercase);
+        match lowered.as_deref().unwrap_or(name) {
             "missing_probes" => {
-                missing = match s.value.as_str() {
+                self.missing = match value {
                     "error" => MissingProbes::Error,
                     "warn" | "ignore" => MissingProbes::Skip,
                     v => {
-                        diags.push(Diagnostic::error(
-                            s.value_span,
-                            format!("`missing_probes` is `error`, `warn` or `ignore`, not `{}`", v),
-                        ));
-                        continue;
+                        let why =
+                            format!("`missing_probes` is `error`, `warn` or `ignore`, not `{}`", v);
+                        return Err(SettingError::BadValue(why));
                     }
                 }
             }
-            "stack_mode" => match StackMode::named(&s.value) {
-                Some(m) => stack_mode = m,
-                None => diags.push(Diagnostic::error(
-                    s.value_span,
-                    format!("`stack_mode` is `bpftrace`, `perf` or `raw`, not `{}`", s.value),
-                )),
-            },
+            "stack_mode" => {
+                self.stack_mode = StackMode::named(value).ok_or_else(|| {
+                    let why =
+                        format!("`stack_mode` is `bpftrace`, `perf` or `raw`, not `{}`", value);
+                    SettingError::BadValue(why)
+                })?
+            }
+            "print_maps_on_exit" => {
+                self.print_maps_on_exit = match value {
+                    "1" | "true" => true,
+                    "0" | "false" => false,
+                    v => {
+                        let why =
+                            format!("`print_maps_on_exit` is 1 or 0 (true or false), not `{}`", v);
+                        return Err(SettingError::BadValue(why));
+                    }
+                }
+            }
             n if ACCEPTED.contains(&n) => {}
             n => {
+                let closest = sonde_syntax::closest(n, ACCEPTED.iter().chain(HONOURED).copied());
+                return Err(SettingError::Unknown { closest });
+            }
+        }
+        Ok(())
+    }
+
+    /// The settings of the environment (`BPFTRACE_NAME=value`, as `vars` lists them) that name
+    /// a setting sonde knows; others (bpftrace's paths, its debug switches) are not settings.
+    /// Err: `(variable, why)` for a known setting with a bad value.
+    pub fn from_environment(
+        vars: impl Iterator<Item = (String, String)>,
+    ) -> Result<Vec<(String, String)>, (String, String)> {
+        let mut known = Vec::new();
+        for (name, value) in vars.filter(|(n, _)| n.starts_with("BPFTRACE_")) {
+            match Config::default().set(&name, &value) {
+                Ok(()) => known.push((name, value)),
+                Err(SettingError::Unknown { .. }) => {}
+                Err(SettingError::BadValue(why)) => return Err((name, why)),
+            }
+        }
+        Ok(known)
+    }
+}
+
+/// Reads the program's settings, reporting unknown names and bad values, then the
+/// environment's (`env`, from [`Config::from_environment`]), which win.
+pub fn read(config: &[Setting], env: &[(String, String)], diags: &mut Vec<Diagnostic>) -> Config {
+    let mut c = Config::default();
+    for s in config {
+        match c.set(&s.name, &s.value) {
+            Ok(()) => {}
+            Err(SettingError::BadValue(why)) => diags.push(Diagnostic::error(s.value_span, why)),
+            Err(SettingError::Unknown { closest }) => {
+                let lowered = s.name.strip_prefix("BPFTRACE_").map(str::to_ascii_lowercase);
+                let n = lowered.as_deref().unwrap_or(&s.name);
                 let mut d = Diagnostic::error(s.span, format!("unknown config setting `{}`", n));
-                let known = ACCEPTED.iter().copied().chain(["missing_probes", "stack_mode"]);
-                if let Some(best) = sonde_syntax::closest(n, known) {
+                if let Some(best) = closest {
                     d = d.with_help(format!("did you mean `{}`?", best));
                 }
                 diags.push(d);
             }
         }
     }
-    Config { missing, stack_mode }
+    for (name, value) in env {
+        // Checked by `from_environment` before.
+        let _ = c.set(name, value);
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(list: &[(&str, &str)]) -> impl Iterator<Item = (String, String)> {
+        list.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect::<Vec<_>>().into_iter()
+    }
+
+    #[test]
+    fn the_environment_names_settings_and_wins() {
+        let env = Config::from_environment(vars(&[
+            ("BPFTRACE_STACK_MODE", "raw"),
+            ("BPFTRACE_VMLINUX", "/boot/vmlinux"),
+            ("PATH", "/bin"),
+            ("BPFTRACE_PRINT_MAPS_ON_EXIT", "0"),
+        ]))
+        .unwrap();
+        assert_eq!(env.len(), 2, "{env:?}");
+        let c = read(&[], &env, &mut Vec::new());
+        assert_eq!(c.stack_mode, StackMode::Raw);
+        assert!(!c.print_maps_on_exit);
+        let bad = Config::from_environment(vars(&[("BPFTRACE_STACK_MODE", "pretty")]));
+        assert_eq!(
+            bad.unwrap_err(),
+            (
+                "BPFTRACE_STACK_MODE".to_string(),
+                "`stack_mode` is `bpftrace`, `perf` or `raw`, not `pretty`".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn unknown_names_get_the_closest_known_one() {
+        let err = Config::default().set("stack_mod", "raw").unwrap_err();
+        assert_eq!(err, SettingError::Unknown { closest: Some("stack_mode") });
+        assert!(Config::default().set("max_strlen", "100").is_ok());
+        let mut c = Config::default();
+        c.set("print_maps_on_exit", "false").unwrap();
+        assert!(!c.print_maps_on_exit);
+    }
 }

@@ -5,7 +5,7 @@
 mod agg_read;
 pub mod builtins;
 mod check;
-mod config;
+pub mod config;
 mod expr;
 mod flow;
 mod map_for;

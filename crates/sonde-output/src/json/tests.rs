@@ -25,8 +25,14 @@ fn messages() {
         "{\"type\": \"printf\", \"data\": \"\u{fffd}\"}"
     );
     assert_eq!(valid(&message("time", "12:00:00\n")), r#"{"type": "time", "data": "12:00:00\n"}"#);
-    assert_eq!(valid(&attached_probes(2)), r#"{"type": "attached_probes", "data": {"probes": 2}}"#);
-    assert_eq!(valid(&lost_events(17)), r#"{"type": "lost_events", "data": {"events": 17}}"#);
+    assert_eq!(
+        valid(&attached_probes(2)),
+        r#"{"type": "attached_probes", "count": 2, "data": {"probes": 2}}"#
+    );
+    assert_eq!(
+        valid(&lost_events(17)),
+        r#"{"type": "lost_events", "count": 17, "data": {"events": 17}}"#
+    );
 }
 
 #[test]

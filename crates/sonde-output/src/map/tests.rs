@@ -100,9 +100,9 @@ fn stats_sorted_by_average() {
     ];
     assert_eq!(
         stats_text("@s", &entries),
-        "@s[z]: count 0, average 0, total 0\n@s[b]: count 3, average 2, total 6\n@s[a]: count 2, average 10, total 20\n\n"
+        "@s[z]: { .count = 0, .average = 0, .total = 0 }\n@s[b]: { .count = 3, .average = 2, .total = 6 }\n@s[a]: { .count = 2, .average = 10, .total = 20 }\n\n"
     );
     let neg = vec![(vec![], 2, Value::int(-3), Value::int(-7))];
-    assert_eq!(stats_text("@n", &neg), "@n: count 2, average -3, total -7\n\n");
+    assert_eq!(stats_text("@n", &neg), "@n: { .count = 2, .average = -3, .total = -7 }\n\n");
     assert_eq!(stats_text("@n", &[]), "\n");
 }

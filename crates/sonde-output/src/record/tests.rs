@@ -20,8 +20,14 @@ fn valid(schema: &Schema, line: &str) {
 fn the_shared_records_exactly() {
     let s = schema();
     for (record, want) in [
-        (Record::attached_probes(3), r#"{"type": "attached_probes", "data": {"probes": 3}}"#),
-        (Record::lost_events(17), r#"{"type": "lost_events", "data": {"events": 17}}"#),
+        (
+            Record::attached_probes(3),
+            r#"{"type": "attached_probes", "count": 3, "data": {"probes": 3}}"#,
+        ),
+        (
+            Record::lost_events(17),
+            r#"{"type": "lost_events", "count": 17, "data": {"events": 17}}"#,
+        ),
         (
             Record::missed_runs("interval:s:1", 2),
             r#"{"type": "missed_runs", "data": {"probe": "interval:s:1", "runs": 2}}"#,
@@ -81,7 +87,7 @@ fn the_schema_describes_every_record_type_and_no_other() {
 fn every_language_record_is_valid() {
     let s = schema();
     let stats: crate::StatsEntry = (vec![V::str("a")], 2, V::int(3), V::int(6));
-    let at = SourceAt { file: "<program>".into(), line: 1, col: 9, end_col: 20 };
+    let at = SourceAt { file: "stdin".into(), line: 1, col: 9, end_col: 20 };
     let lines = [
         json::printf("hi\n"),
         json::message("join", "a b"),

@@ -37,8 +37,8 @@ fn text_goes_to_out_and_notes_to_err() {
     let lost = "sonde: warning: 3 events lost (the ring buffer was full)\n";
     let missed = "sonde: warning: tracepoint:irq:irq_handler_entry: 1 run skipped (it fired while another BPF program ran on its CPU)\n\
                   sonde: warning: interval:s:1: 7 runs skipped (it fired while another BPF program ran on its CPU)\n";
-    assert_eq!(err, format!("Attaching 1 probe...\n{lost}{missed}"));
-    assert_eq!(text(|w| w.attached(2)).1, "Attaching 2 probes...\n");
+    assert_eq!(err, format!("Attached 1 probe\n{lost}{missed}"));
+    assert_eq!(text(|w| w.attached(2)).1, "Attached 2 probes\n");
 }
 
 #[test]
@@ -54,12 +54,12 @@ fn json_is_one_object_a_line() {
     });
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 7, "{out}");
-    assert_eq!(lines[0], r#"{"type": "attached_probes", "data": {"probes": 2}}"#);
+    assert_eq!(lines[0], r#"{"type": "attached_probes", "count": 2, "data": {"probes": 2}}"#);
     assert_eq!(lines[1], r#"{"type": "printf", "data": "hi\n"}"#);
     assert_eq!(lines[2], r#"{"type": "value", "data": 7}"#);
     assert_eq!(lines[3], r#"{"type": "value", "data": [7,"x"]}"#);
     assert_eq!(lines[4], r#"{"type": "map", "data": {"@": {"a": 1, "b": 2}}}"#);
-    assert_eq!(lines[5], r#"{"type": "lost_events", "data": {"events": 3}}"#);
+    assert_eq!(lines[5], r#"{"type": "lost_events", "count": 3, "data": {"events": 3}}"#);
     assert_eq!(
         lines[6],
         r#"{"type": "missed_runs", "data": {"probe": "kprobe:\"odd\"", "runs": 2}}"#

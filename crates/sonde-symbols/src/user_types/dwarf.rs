@@ -1,5 +1,6 @@
 //! DWARF's types as BTF: base types, pointers, structs and unions (with bitfields), enums,
-//! arrays, typedefs and qualifiers, each DWARF type entry one BTF type. What BTF cannot say
+//! arrays, typedefs and qualifiers, each DWARF type entry one BTF type; and functions with
+//! their parameters' names and types (a FUNC_PROTO and a FUNC each), for uprobe arguments. What BTF cannot say
 //! (C++ classes' methods, templates) is left out; a reference to a type left out reads as void.
 
 use std::borrow::Cow;
@@ -53,6 +54,16 @@ enum Item {
         len: u32,
     },
     Proto(Ref),
+    /// A function's prototype (the FUNC after it names it): return type, named parameters.
+    FuncProto {
+        ret: Ref,
+        params: Vec<(String, Ref)>,
+    },
+    /// A function, named; `proto` is the BTF id of its FuncProto.
+    Func {
+        name: String,
+        proto: u32,
+    },
 }
 
 struct Member {
@@ -105,6 +116,7 @@ impl Collect {
         let name = name_of(dwarf, unit, e)?;
         let size = udata(e, dw::DW_AT_byte_size)?.unwrap_or(0) as u32;
         let ty = reference(unit, e)?;
+        let func_name = (tag == dw::DW_TAG_subprogram).then(|| name.clone());
         let item = match tag {
             dw::DW_TAG_base_type => {
                 let enc = match e.attr_value(dw::DW_AT_encoding)? {
@@ -140,6 +152,11 @@ impl Collect {
                 Some(Item::Enum { name, size, signed, values: Vec::new() })
             }
             dw::DW_TAG_array_type => Some(Item::Array { elem: ty, inner: None, len: 0 }),
+            // A definition with a name (inlined copies and declarations name none or are
+            // declarations; the definition has the parameters).
+            dw::DW_TAG_subprogram if !name.is_empty() && !flag(e, dw::DW_AT_declaration)? => {
+                Some(Item::FuncProto { ret: ty, params: Vec::new() })
+            }
             _ => None,
         };
         let index = item.as_ref().map_or(usize::MAX, |_| self.items.len());
@@ -169,6 +186,9 @@ impl Collect {
                     };
                     values.push((n, v));
                 }
+                (dw::DW_TAG_formal_parameter, Some(Item::FuncProto { params, .. })) => {
+                    params.push((name_of(dwarf, unit, ce)?, reference(unit, ce)?));
+                }
                 (dw::DW_TAG_subrange_type, Some(Item::Array { .. })) => {
                     let len = match (udata(ce, dw::DW_AT_count)?, udata(ce, dw::DW_AT_upper_bound)?)
                     {
@@ -184,6 +204,9 @@ impl Collect {
         }
         if let Some(Item::Array { elem, .. }) = self.items.get(index) {
             self.dimensions(index, *elem, &dims);
+        }
+        if let (Some(Item::FuncProto { .. }), Some(name)) = (self.items.get(index), func_name) {
+            self.items.push(Item::Func { name, proto: index as u32 + 2 });
         }
         Ok(())
     }
@@ -229,6 +252,14 @@ impl Collect {
                 }
                 Item::Proto(r) => {
                     b.func_proto(id(r), &[]);
+                }
+                Item::FuncProto { ret, params } => {
+                    let p: Vec<(&str, u32)> =
+                        params.iter().map(|(n, r)| (n.as_str(), id(r))).collect();
+                    b.func_proto(id(ret), &p);
+                }
+                Item::Func { name, proto } => {
+                    b.func(name, *proto, 1);
                 }
                 Item::Fwd { union, name } => {
                     b.fwd(name, *union);

@@ -62,7 +62,7 @@ pub fn run(a: &Graph, e: &Errors) -> Result<i32, Failure> {
         collector: Collector::new(&compiled, &loaded.maps),
         ring: loaded.ring()?,
         health: health.clone(),
-        symbols: Symbolizer::new(None),
+        symbols: Symbolizer::new(None).perf_frames(),
         functions: &functions,
         pending: Pending::default(),
         out: std::io::BufWriter::new(sink),

@@ -3,7 +3,7 @@
 //! * [`sonde`] / [`Sonde`]: run the built `sonde` binary with a timeout, capturing
 //!   stdout, stderr and the exit code; a run that outlives its timeout is killed and
 //!   the test fails showing everything it printed.
-//! * [`Running`]: a sonde in the background: wait for a line on stderr (`Attaching`),
+//! * [`Running`]: a sonde in the background: wait for a line on stderr (`Attached`),
 //!   then drive a workload, send it a signal, and collect its output.
 //! * [`workload`] / [`wl`]: the `sonde-workload` binary (exact syscall counts).
 //! * [`skip_reason`] and the `require_bpf!` / `require_tracepoints!` macros: print
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// How long one sonde run may take before it is killed (CI machines are small).
 pub const TIMEOUT: Duration = Duration::from_secs(60);
-/// How long sonde may take to say `Attaching ...` on stderr.
+/// How long sonde may take to say `Attached ...` on stderr.
 pub const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub const SONDE: &str = env!("CARGO_BIN_EXE_sonde");
@@ -374,6 +374,7 @@ pub struct Sonde {
     args: Vec<String>,
     timeout: Duration,
     stdout_delay: Duration,
+    envs: Vec<(String, String)>,
 }
 
 impl Sonde {
@@ -382,7 +383,14 @@ impl Sonde {
             args: args.iter().map(|s| s.to_string()).collect(),
             timeout: TIMEOUT,
             stdout_delay: Duration::ZERO,
+            envs: Vec::new(),
         }
+    }
+
+    /// Runs sonde with `name=value` in its environment.
+    pub fn env(mut self, name: &str, value: &str) -> Sonde {
+        self.envs.push((name.to_string(), value.to_string()));
+        self
     }
 
     pub fn timeout(mut self, t: Duration) -> Sonde {
@@ -401,6 +409,7 @@ impl Sonde {
         let bin = sonde_bin();
         let mut child = Command::new(&bin)
             .args(&self.args)
+            .envs(self.envs.iter().map(|(n, v)| (n, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -530,10 +539,10 @@ impl Running {
         self.wait_for(&s, "stdout", needle, timeout)
     }
 
-    /// Waits for sonde's `Attaching N probe(s)...` line on stderr.
+    /// Waits for sonde's `Attached N probe(s)` line on stderr.
     #[track_caller]
     pub fn wait_attached(&mut self) {
-        self.wait_stderr("Attaching", ATTACH_TIMEOUT)
+        self.wait_stderr("Attached", ATTACH_TIMEOUT)
     }
 
     /// Sends a signal to sonde.

@@ -9,22 +9,28 @@ use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
-    /// `print(a, b)`; `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries.
+    /// `print(a, b)`; `print(@m)`, and bpftrace's `print(@m, N)`: the N largest entries, and
+    /// `print(@m, N, D)`: with each value divided by D.
     pub(super) fn print(&mut self, c: &Call) -> Option<TStmtKind> {
         let whole_map = match c.args {
-            [one] => Some((one, 0)),
+            [one] => Some((one, 0, 1)),
             [one, Expr { kind: ExprKind::Int(n), .. }] if is_map_name(one) => {
-                Some((one, *n as usize))
+                Some((one, *n as usize, 1))
+            }
+            [one, Expr { kind: ExprKind::Int(n), .. }, Expr { kind: ExprKind::Int(d), .. }]
+                if is_map_name(one) && *d > 0 =>
+            {
+                Some((one, *n as usize, *d))
             }
             [one, _, _] if is_map_name(one) => {
-                self.error(Diagnostic::error(c.span, "print(@map, top, div) is bpftrace's; sonde prints the top entries as they are: write `print(@map, top)`"));
+                self.error(Diagnostic::error(c.span, "print(@map, top, div) takes constant integers, the divisor 1 or more: `print(@map, 10, 1000)`"));
                 return None;
             }
             _ => None,
         };
-        if let Some((one, top)) = whole_map {
+        if let Some((one, top, div)) = whole_map {
             if let Some(map) = self.map_operand(one) {
-                let kind = EventKind::PrintMap { map, top };
+                let kind = EventKind::PrintMap { map, top, div };
                 let event = self.add_event(EventDef { kind, args: vec![] });
                 return Some(TStmtKind::Emit { event, args: vec![] });
             }

@@ -21,7 +21,7 @@ pub const STATEMENTS: &[Spec] = &[
         name: "print",
         params: &[any("value", Kind::Value)],
         takes: "values, or a map and how many of its largest entries to print, like `print(@m, 10)`",
-        doc: "Prints values in their default formats; `print(@m)` prints a map, `print(@m, N)` its N largest entries.",
+        doc: "Prints values in their default formats; `print(@m)` prints a map, `print(@m, N)` its N largest entries (`print(@m, N, D)`: each value divided by D, as bpftrace).",
         example: "tracepoint:syscalls:sys_enter_read { @[comm] = count(); } interval:1s { print(@, 5); clear(@); }",
         check: Check::Stmt(|cx, c| cx.print(c)),
         ..STATEMENT
