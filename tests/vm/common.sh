@@ -15,6 +15,7 @@
 #   vm_stage_base DIR            busybox and its applets, /dev/console, /init, /tests/lib.sh
 #   vm_stage_libs DIR FILE...    the shared libraries (and loader) FILE... need, at ldd's paths
 #   vm_stage_case DIR FILE [NAME] a case script as /tests/cases/NAME.sh
+#   vm_debian_tools DIR          Debian's bpftrace tools (*.bt) into DIR
 #   vm_stage_conf DIR GLOB...    /etc/sonde-vm/{globs,conf} for /init
 #   vm_cpio DIR OUT              the newc archive of DIR
 #   vm_boot KERNEL CPIO RAW [MEM_MB]  runs the guest to power-off (VM_TIMEOUT; VM_APPEND is added
@@ -98,6 +99,25 @@ vm_host_tools() {
 	for tool in qemu-system-x86_64 cpio dpkg-deb apt-get apt-cache ldd timeout; do
 		command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"
 	done
+}
+
+# Debian's bpftrace tools (/usr/sbin/*.bt of its bpftrace package) into DIR: the installed ones,
+# else those of the package's .deb, fetched once into the cache (its dependencies are not needed).
+vm_debian_tools() {
+	local dest="$1" tools="$VM_CACHE/bpftrace-tools"
+	mkdir -p "$dest"
+	if ls /usr/sbin/*.bt >/dev/null 2>&1; then
+		cp /usr/sbin/*.bt "$dest/"
+		return
+	fi
+	if ! ls "$tools"/usr/sbin/*.bt >/dev/null 2>&1; then
+		apt_update_once
+		rm -rf "$tools" "$tools.deb" && mkdir -p "$tools.deb"
+		(cd "$tools.deb" && apt-get download -qq bpftrace >/dev/null 2>&1) || die "could not download Debian's bpftrace package"
+		dpkg-deb -x "$tools.deb"/bpftrace_*.deb "$tools" || die "could not unpack Debian's bpftrace package"
+		rm -rf "$tools.deb"
+	fi
+	cp "$tools"/usr/sbin/*.bt "$dest/"
 }
 
 # ---- the work directory and clean-up ------------------------------------------------------------

@@ -143,6 +143,8 @@ vm_stage_libs "$stage" "$SONDE_BIN" "$WORKLOAD_BIN"
 # The compatibility lane's scripts (tests/vm/cases/compat_scripts.sh).
 mkdir -p "$stage/opt/compat"
 cp "$HERE"/../compat/*.bt "$HERE"/../compat/kernel/*.bt "$stage/opt/compat/"
+# Debian's bpftrace tools (cases/debian_tools.sh).
+vm_debian_tools "$stage/opt/debian-tools"
 if [ "$kernel_tests" -eq 1 ]; then
 	mkdir -p "$stage/opt/kernel-tests"
 	while read -r name exe; do

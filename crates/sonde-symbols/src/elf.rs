@@ -67,7 +67,7 @@ fn moved_into_libc(path: &Path, spec: &str, err: Error) -> Error {
         return err;
     }
     let libc = path.with_file_name("libc.so.6");
-    match ElfSymbols::load(&libc).and_then(|mut e| e.resolve(spec)) {
+    match ElfSymbols::load(&libc).and_then(|e| e.resolve(spec)) {
         Ok(_) => Error::SymbolInLibc { path: lib.clone(), symbol: symbol.clone(), libc },
         Err(_) => err,
     }

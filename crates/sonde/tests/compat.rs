@@ -298,3 +298,44 @@ fn buf_prints_raw_bytes_escaped() {
     let line = "data [xxxxx] comm [wl_buf\\x00\\x00]\n";
     assert_eq!(o.stdout.matches(line).count(), 3, "{}", o.describe());
 }
+
+#[test]
+fn star_on_an_integer_reads_a_u64_there() {
+    require_bpf!();
+    // bpftrace's loads.bt: `*($avenrun + 8)` on kaddr()'s integer, the same 8 bytes as a cast.
+    let o = sonde(&[
+        "BEGIN { $a = kaddr(\"vfs_read\"); printf(\"%d\\n\", *($a + 8) == *(uint64 *)($a + 8)); print(sizeof(*$a)); exit(); }",
+    ]);
+    o.assert_ok();
+    assert_eq!(o.stdout, "1\n8\n", "{}", o.describe());
+}
+
+#[test]
+fn a_wildcard_matching_nothing_in_a_list_is_skipped_with_a_warning() {
+    require_tracepoints!();
+    let o = sonde(&[
+        "-c",
+        &wl(&["getppid", "3"]),
+        "tracepoint:syscalls:sys_enter_getppid, tracepoint:nosuch_group:x* { @ = count(); }",
+    ]);
+    o.assert_ok();
+    assert_eq!(o.int("@"), 3, "{}", o.describe());
+    assert!(
+        o.stderr.contains("warning: skipped: no tracepoint matches `nosuch_group:x*`"),
+        "{}",
+        o.describe()
+    );
+    // A list whose every wildcard matches nothing is still refused, each named.
+    let o = sonde(&["tracepoint:nosuch_group:y*, tracepoint:nosuch_group:x* { @ = count(); }"]);
+    o.assert_code(2);
+    assert!(
+        o.stderr.contains("error: no tracepoint matches `nosuch_group:y*`"),
+        "{}",
+        o.describe()
+    );
+    assert!(
+        o.stderr.contains("error: no tracepoint matches `nosuch_group:x*`"),
+        "{}",
+        o.describe()
+    );
+}

@@ -24,7 +24,8 @@ fn allowed_failure(tool: &str, stderr: &str) -> bool {
     match tool {
         // A data symbol, listed in kallsyms only with CONFIG_KALLSYMS_ALL.
         "loads.bt" => has("`avenrun` is not in /proc/kallsyms (data symbols are listed only"),
-        // Linux 6.6 renamed the member; bpftrace stops at the same line.
+        // Later kernels (6.18 here; 6.12 still has it) renamed the member; bpftrace stops at the
+        // same line.
         "runqlen.bt" => has("`struct cfs_rq` has no member `nr_running`"),
         // OpenSSL 3 keeps these functions static and strips them; the help names the setting
         // that skips them.

@@ -19,6 +19,7 @@ pub(super) fn programs(
 ) -> Vec<(usize, Vec<Site>)> {
     let mut sites = Vec::new();
     let mut hinted = false;
+    let mut unmatched = Vec::new();
     for spec in &probe.specs {
         let definition = match super::spec_params::substitute(&spec.definition, &opts.params) {
             Ok(d) => d,
@@ -37,6 +38,11 @@ pub(super) fn programs(
                 let why = format!("skipped (config missing_probes): {}", msg);
                 warnings.push(Diagnostic::warning(spec.span, why));
             }
+            // As bpftrace: a wildcard in a list that matches nothing here is skipped (dcsnoop's
+            // `lookup_fast.constprop.*` beside `lookup_fast`), as long as the list names something.
+            Err(msg) if probe.specs.len() > 1 && matched_nothing(&msg) => {
+                unmatched.push((spec, msg))
+            }
             Err(msg) => {
                 let d = unexpanded(spec, msg);
                 // A list of alternatives (a tool's probes for several library versions) can skip
@@ -51,6 +57,12 @@ pub(super) fn programs(
                     diags.push(d);
                 }
             }
+        }
+    }
+    for (spec, msg) in unmatched {
+        match sites.is_empty() {
+            true => diags.push(unexpanded(spec, msg)),
+            false => warnings.push(Diagnostic::warning(spec.span, format!("skipped: {}", msg))),
         }
     }
     let per_site = |s: &Site| {
@@ -100,6 +112,11 @@ fn is_provider(spec: &ProbeSpec) -> bool {
 }
 
 /// The error for a spec that names nothing, with how a spec is written or the nearest provider.
+/// A wildcard's "no ... matches `...`": the machine lacks every name it could match.
+fn matched_nothing(msg: &str) -> bool {
+    msg.starts_with("no ") && msg.contains(" matches `")
+}
+
 fn unexpanded(spec: &ProbeSpec, msg: String) -> Diagnostic {
     let d = Diagnostic::error(spec.span, msg);
     if !is_provider(spec) && spec.definition.is_empty() {

@@ -15,6 +15,9 @@ impl Checker<'_> {
     pub(super) fn deref(&mut self, ptr: TExpr, offset: i64, span: Span) -> TExpr {
         let (to, user) = match &ptr.ty {
             Type::Ptr { to, user } => ((**to).clone(), *user),
+            // As bpftrace: an integer is an address holding a u64, as `*(u64 *)x` (loads.bt's
+            // `*(kaddr("avenrun") + 8)`).
+            Type::Int { .. } => (Type::Int { bytes: 8, signed: false }, false),
             other => {
                 self.error(Diagnostic::error(
                     ptr.span,
