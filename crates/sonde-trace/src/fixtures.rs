@@ -49,5 +49,6 @@ pub fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         copies: true,
         fate: false,
         summary_rows: None,
+        paths: Default::default(),
     }
 }

@@ -88,6 +88,11 @@ impl InFlight {
         }
     }
 
+    /// The open call of `tid` is not to be printed (`-P`: its path was another after all).
+    pub fn forget(&mut self, tid: u32) {
+        self.open.remove(&tid);
+    }
+
     /// The open entry of `tid`, to amend before its exit.
     pub fn entry_mut(&mut self, tid: u32) -> Option<&mut Entry> {
         self.open.get_mut(&tid).map(|o| &mut o.entry)

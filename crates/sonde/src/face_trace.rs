@@ -6,6 +6,7 @@ mod fate;
 mod lines;
 mod names;
 mod not_counted;
+mod paths;
 pub mod stamp;
 mod table;
 
@@ -221,6 +222,7 @@ fn plan<'a>(
             && (a.show_exits || a.show_signals)
             && sonde_compile::Env::btf(env).is_ok(),
         summary_rows: a.summary_rows,
+        paths: paths::chosen(&a.paths, &a.pids),
     }
 }
 

@@ -55,6 +55,10 @@ pub struct TraceArgs {
     /// stderr by default, as strace's and perf trace's do, apart from the command's own output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
+    /// Only the calls that use PATH (strace's -P, repeatable), chosen in the kernel: a path
+    /// argument that is PATH, or an fd opened on it.
+    #[arg(short = 'P', long = "trace-path", value_name = "PATH")]
+    pub paths: Vec<String>,
     /// Trace these processes (comma-separated) and what they start.
     #[arg(short = 'p', long = "pid", value_name = "PID[,PID]", value_delimiter = ',')]
     pub pids: Vec<u32>,
@@ -198,6 +202,8 @@ pub struct Trace {
     pub keep_going: bool,
     pub summary_rows: Option<u32>,
     pub output: Output,
+    /// `-P`: the paths as given.
+    pub paths: Vec<String>,
 }
 
 impl Trace {
@@ -267,6 +273,7 @@ impl TraceArgs {
             duration_ns: self.duration,
             keep_going: self.keep_going,
             summary_rows: self.summary_rows,
+            paths: self.trace_paths()?,
             output: match self.output.as_deref() {
                 None => Output::Stderr,
                 Some("-") => Output::Stdout,
@@ -303,6 +310,18 @@ impl TraceArgs {
             (3, _) => Ok(Stamp::Epoch),
             _ => Err(Failure::Usage("-t is given at most three times: -t, -tt or -ttt".into())),
         }
+    }
+
+    /// `-P`: paths the kernel compares whole (a copy holds 255 bytes and its NUL).
+    fn trace_paths(&self) -> Result<Vec<String>, Failure> {
+        for p in &self.paths {
+            if p.is_empty() || p.len() > STRING_LIMIT_MAX || p.contains('\0') {
+                return Err(Failure::Usage(format!(
+                    "-P {p:?}: a path of 1 to {STRING_LIMIT_MAX} bytes, without NUL"
+                )));
+            }
+        }
+        Ok(self.paths.clone())
     }
 
     fn string_limit(&self) -> Result<usize, Failure> {

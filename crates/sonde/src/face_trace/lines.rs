@@ -104,6 +104,7 @@ impl Lines<'_> {
                 }
             }
             tag @ (tp::TAG_SIGNAL | tp::TAG_SENT | tp::TAG_FATE) => self.fate(tag, v),
+            tp::TAG_DROP => self.calls.forget(tid),
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
             tag @ tp::TAG_AGAIN.. => {
                 if let Some(Value::Str(b)) = v.get(2) {

@@ -34,7 +34,6 @@ pub const NOT_YET: &[NotYet] = &[
     flag('k', "the stack of each call").or("--max-stack N shows each call's stacks"),
     flag('n', "syscall numbers"),
     valued('O', "OVERHEAD", "the tracer's overhead taken off the summary's times"),
-    valued('P', "PATH", "only the calls that use PATH"),
     valued('S', "SORTBY", "the summary's sort key").or("the summary is sorted by total time"),
     valued('u', "USER", "running the command as USER")
         .or("--uid USER traces only that user's tasks"),
