@@ -4,7 +4,7 @@
 use crate::beauty::{self, structs, Kind};
 use crate::errno;
 use crate::memory::{self, When};
-use crate::names::{fd_text, pid_text, Names};
+use crate::names::{fd_text, pid_prefix, pid_text, Names};
 use crate::syscalls::Syscall;
 use std::fmt::Write;
 
@@ -200,7 +200,17 @@ impl Call {
     fn plain_result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
         match sc.map(|s| returns(&s.name, &self.entry.args)) {
             Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
+            // The child a wait reaped is gone: strace -Y has no comm to show for it.
+            Some(Some(Kind::Pid))
+                if names.strace_comms() && sc.is_some_and(|s| s.name.starts_with("wait")) =>
+            {
+                self.ret.to_string()
+            }
             Some(Some(Kind::Pid)) => pid_text(names, self.ret),
+            // strace -Y names the ids these return too.
+            _ if names.strace_comms() && sc.is_some_and(|s| returns_own_id(&s.name)) => {
+                pid_text(names, self.ret)
+            }
             _ => self.ret.to_string(),
         }
     }
@@ -281,7 +291,7 @@ impl Call {
     /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, with
     /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
     pub fn strace_line(&self, sc: Option<&Syscall>, main_tid: u32, names: &dyn Names) -> String {
-        let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
+        let (prefix, name) = (self.strace_prefix(main_tid, names), self.name(sc));
         format!("{prefix}{name}({}) = {}", self.strace_args(sc, names), self.result(sc, names))
     }
 
@@ -296,7 +306,7 @@ impl Call {
         names: &dyn Names,
         resumed: bool,
     ) -> String {
-        let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
+        let (prefix, name) = (self.strace_prefix(main_tid, names), self.name(sc));
         let args = self.strace_arg_texts(sc, names);
         // strace prints what the call fills when it returns: those arguments and the ones
         // after them go to the resumed line.
@@ -317,10 +327,10 @@ impl Call {
     }
 
     /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
-    fn strace_prefix(&self, main_tid: u32) -> String {
+    fn strace_prefix(&self, main_tid: u32, names: &dyn Names) -> String {
         match self.entry.tid == main_tid {
             true => String::new(),
-            false => format!("[pid {:>5}] ", self.entry.tid),
+            false => pid_prefix(names, self.entry.tid, &self.entry.comm),
         }
     }
 
@@ -377,6 +387,11 @@ fn returns(name: &str, args: &[u64; 6]) -> Option<Kind> {
         "wait4" | "fork" | "vfork" | "clone" | "clone3" => Some(Kind::Pid),
         _ => None,
     }
+}
+
+/// Calls returning the caller's (or its parent's) id, which strace -Y names.
+fn returns_own_id(name: &str) -> bool {
+    matches!(name, "getpid" | "getppid" | "gettid")
 }
 
 /// open/openat without O_CREAT or O_TMPFILE ignore their mode argument.

@@ -296,7 +296,11 @@ fn lines<'a>(
             InFlight::new(true)
         },
         names: match layout {
-            Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
+            Layout::Strace => {
+                let mut n = ProcNames::new(a.decode_fds, a.pid_comms, a.decode_fds);
+                n.strace_comms = a.pid_comms;
+                n
+            }
             _ => ProcNames::new(true, true, false),
         },
         out: std::io::BufWriter::with_capacity(1 << 16, Box::new(sink)),

@@ -57,3 +57,47 @@ fn capital_p_keeps_the_calls_on_the_path_and_its_fds() {
         assert_eq!(strace_lines(&["-P", "/etc/hostname"], &wl), want);
     }
 }
+
+/// Pids differ from run to run: every number is N.
+fn numbers_masked(line: &str) -> String {
+    let mut out = String::new();
+    for c in line.chars() {
+        match (c.is_ascii_digit(), out.ends_with('N')) {
+            (true, true) => {}
+            (true, false) => out.push('N'),
+            (false, _) => out.push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn capital_y_names_pids_with_their_comms() {
+    if skip() {
+        return;
+    }
+    let wl = ["comm", "ywork", "getpid", "1", "fork", "ykid"];
+    let set = "getpid,prctl,exit_group";
+    let out = trace(&["--strace", "-qq", "-Y", "-e", set], &wl);
+    let ours: Vec<String> = out.stdout.lines().map(|l| numbers_masked(&collapsed(l))).collect();
+    let want = [
+        "prctl(PR_SET_NAME, \"ywork\") = N",
+        "getpid() = N<ywork>",
+        "[pid N<ywork>] prctl(PR_SET_NAME, \"ykid\") = N",
+        "[pid N<ykid>] exit_group(N) = ?",
+        "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=N, si_uid=N, si_status=N, si_utime=N, si_stime=N} ---",
+        "exit_group(N) = ?",
+    ];
+    assert_eq!(ours, want, "{}", out.describe());
+    if strace_installed() {
+        let theirs: Vec<String> = strace_lines(&["-Y", "-e", set], &wl)
+            .iter()
+            .map(|l| numbers_masked(l.split_once("] ").map_or(l, |(_, r)| r)))
+            .collect();
+        let ours_bare: Vec<String> = ours
+            .iter()
+            .map(|l| l.split_once("] ").map_or(l.clone(), |(_, r)| r.to_string()))
+            .collect();
+        assert_eq!(theirs, ours_bare);
+    }
+}

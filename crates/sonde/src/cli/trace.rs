@@ -47,6 +47,10 @@ pub struct TraceArgs {
     /// perf layout and JSON always show them.
     #[arg(short = 'y', long = "decode-fds", action = ArgAction::Count)]
     pub decode_fds: u8,
+    /// With --strace, pids with their comms, as strace's -Y (`kill(1234<sleep>, SIGTERM)`,
+    /// `[pid  1234<sleep>] `); the perf layout and JSON always show them.
+    #[arg(short = 'Y', long = "decode-pids")]
+    pub pid_comms: bool,
     /// Bytes of each buffer shown (strace's -s): 32 by default, at most 255; paths are copied
     /// whole up to 256 bytes.
     #[arg(short = 's', long = "string-limit", value_name = "N")]
@@ -194,6 +198,7 @@ pub struct Trace {
     pub stamp: Stamp,
     pub syscall_times: bool,
     pub decode_fds: bool,
+    pub pid_comms: bool,
     pub string_limit: usize,
     pub since_boot: bool,
     pub max_stack: usize,
@@ -266,6 +271,7 @@ impl TraceArgs {
             stamp: self.stamp()?,
             syscall_times: self.syscall_times,
             decode_fds: self.decode_fds > 0,
+            pid_comms: self.pid_comms,
             string_limit: self.string_limit()?,
             since_boot: self.absolute,
             max_stack: self.max_stack()?,

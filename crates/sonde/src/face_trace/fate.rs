@@ -7,7 +7,7 @@ use crate::cli::trace::Layout;
 use sonde_output::value::Value;
 use sonde_output::{Record, Type};
 use sonde_trace::fate::{self, SigInfo, GENERATE_DELIVERED, GENERATE_IGNORED};
-use sonde_trace::names::until_nul;
+use sonde_trace::names::{pid_prefix, until_nul};
 use sonde_trace::program as tp;
 use std::io::Write;
 
@@ -147,7 +147,7 @@ impl Lines<'_> {
             Layout::Strace => {
                 let line = match task.tid == self.main_tid {
                     true => text,
-                    false => format!("[pid {:>5}] {text}", task.tid),
+                    false => format!("{}{text}", pid_prefix(&self.names, task.tid, &task.comm)),
                 };
                 self.stamped(line, task.time_ns, None)
             }

@@ -14,7 +14,7 @@ use sonde_symbols::Symbolizer;
 use sonde_trace::events::{Event, FieldValue};
 use sonde_trace::inflight::{InFlight, Piece};
 use sonde_trace::line::{self, Call, Entry};
-use sonde_trace::names::until_nul;
+use sonde_trace::names::{pid_prefix, until_nul};
 use sonde_trace::program as tp;
 use sonde_trace::stack;
 use sonde_trace::syscalls::SyscallTable;
@@ -318,7 +318,7 @@ impl Lines<'_> {
             Layout::Strace => {
                 let prefix = match tid == self.main_tid {
                     true => String::new(),
-                    false => format!("[pid {tid:>5}] "),
+                    false => pid_prefix(&self.names, tid, &comm),
                 };
                 let line = format!("{prefix}{}", ev.text(&fields, &self.names));
                 let line = self.stamped(line, time_ns, None);

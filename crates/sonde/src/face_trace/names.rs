@@ -22,6 +22,8 @@ pub struct ProcNames {
     pub show_comms: bool,
     /// Show `AT_FDCWD<cwd>` (`--strace -y`, as strace -y does).
     pub show_cwd: bool,
+    /// strace -Y: comms as `1234<sleep>`, and in `[pid  1234<sleep>] `.
+    pub strace_comms: bool,
 }
 
 impl ProcNames {
@@ -33,6 +35,7 @@ impl ProcNames {
             show_fds,
             show_comms,
             show_cwd,
+            strace_comms: false,
         }
     }
 
@@ -116,6 +119,10 @@ impl Names for ProcNames {
             Ok(c) => Some(c.trim_end().to_string()),
             Err(_) => self.comms.get(&pid).cloned(),
         }
+    }
+
+    fn strace_comms(&self) -> bool {
+        self.strace_comms
     }
 
     fn cwd(&self, pid: u32) -> Option<String> {

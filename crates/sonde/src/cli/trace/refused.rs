@@ -43,7 +43,6 @@ pub const NOT_YET: &[NotYet] = &[
     flag('w', "the summary's times as wall-clock latency"),
     flag('x', "non-ASCII strings in hex"),
     valued('X', "FORMAT", "constants printed raw, abbreviated or verbose"),
-    flag('Y', "the comm of each pid"),
     flag('z', "only the calls that succeeded"),
 ];
 
