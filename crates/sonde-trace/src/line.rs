@@ -7,6 +7,7 @@ use crate::memory::{self, When};
 use crate::names::{fd_text, pid_prefix, pid_text, Names};
 use crate::syscalls::Syscall;
 use std::fmt::Write;
+use xlat::Xlat;
 
 /// What the entry record carried.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,17 +140,23 @@ impl Call {
 
     fn arg_text(&self, f: &Facts, names: &dyn Names) -> String {
         let pid = self.entry.pid;
+        let style = names.constants();
         match (f.copied, f.kind) {
             (Some(bytes), _) => quote(bytes, f.len),
             // An fd is an int whatever the declared type (mmap's is `unsigned long`).
             (None, Kind::Fd) => fd_text(names, pid, f.value as i32 as i64),
             (None, Kind::Pid) => pid_text(names, f.value),
             (None, Kind::Dirfd) if f.value as i32 != libc::AT_FDCWD => fd_text(names, pid, f.value),
+            (None, Kind::Dirfd) if style != Xlat::Abbrev => {
+                style.spell(f.kind, f.raw, f.bytes, "AT_FDCWD".into())
+            }
             (None, Kind::Dirfd) => match names.cwd(pid) {
                 Some(cwd) => format!("AT_FDCWD<{cwd}>"),
                 None => "AT_FDCWD".into(),
             },
-            (None, kind) => beauty::format(kind, f.raw, f.signed, f.bytes),
+            (None, kind) => {
+                style.spell(kind, f.raw, f.bytes, beauty::format(kind, f.raw, f.signed, f.bytes))
+            }
         }
     }
 
@@ -348,7 +355,11 @@ impl Call {
             args.pop();
         }
         match sc {
-            Some(s) => beauty::strace::shape(&s.name, &self.entry.args, args),
+            Some(s) => {
+                let mut texts = beauty::strace::shape(&s.name, &self.entry.args, args);
+                xlat::reshape(names.constants(), &s.name, &self.entry.args, &mut texts);
+                texts
+            }
             None => args,
         }
     }
@@ -424,6 +435,7 @@ fn shown(bytes: &[u8], len: Option<u64>) -> (&[u8], bool) {
 }
 
 mod json;
+pub mod xlat;
 
 #[cfg(test)]
 mod tests;

@@ -299,6 +299,7 @@ fn lines<'a>(
             Layout::Strace => {
                 let mut n = ProcNames::new(a.decode_fds, a.pid_comms, a.decode_fds);
                 n.strace_comms = a.pid_comms;
+                n.constants = a.constants;
                 n
             }
             _ => ProcNames::new(true, true, false),

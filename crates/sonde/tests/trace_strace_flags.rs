@@ -101,3 +101,28 @@ fn capital_y_names_pids_with_their_comms() {
         assert_eq!(theirs, ours_bare);
     }
 }
+
+#[test]
+fn capital_x_spells_constants_as_numbers_or_both() {
+    if skip() {
+        return;
+    }
+    let wl = ["openat", "1", "/etc/hostname", "lseek", "1", "kill", "1", "0"];
+    let set = "openat,lseek,kill";
+    for (style, line) in [
+        ("raw", "openat(-100, \"/etc/hostname\", 0) = N"),
+        ("verbose", "openat(-100 /* AT_FDCWD */, \"/etc/hostname\", 0 /* O_RDONLY */) = N"),
+    ] {
+        let out = trace(&["--strace", "-qq", "-X", style, "-e", set], &wl);
+        let ours: Vec<String> = out.stdout.lines().map(|l| numbers_masked(&collapsed(l))).collect();
+        let line = numbers_masked(line);
+        assert!(ours.contains(&line), "{line}: {}", out.describe());
+        if strace_installed() {
+            let theirs: Vec<String> = strace_lines(&["-X", style, "-e", set], &wl)
+                .iter()
+                .map(|l| numbers_masked(l))
+                .collect();
+            assert_eq!(ours, theirs, "-X {style}");
+        }
+    }
+}

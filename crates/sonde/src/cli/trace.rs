@@ -12,6 +12,7 @@ use clap::{ArgAction, Args};
 use sonde_syntax::diag::SourceFile;
 use sonde_trace::events::{self, Spec};
 use sonde_trace::filter::{self, Filter};
+use sonde_trace::line::xlat::Xlat;
 
 /// Trace system calls: strace's lines at perf trace's cost, filtered in the kernel.
 #[derive(Args, Debug)]
@@ -51,6 +52,10 @@ pub struct TraceArgs {
     /// `[pid  1234<sleep>] `); the perf layout and JSON always show them.
     #[arg(short = 'Y', long = "decode-pids")]
     pub pid_comms: bool,
+    /// With --strace, constants as strace's -X: `abbrev` (names, the default), `raw`
+    /// (numbers: `0x80000`), `verbose` (both: `0x80000 /* O_RDONLY|O_CLOEXEC */`).
+    #[arg(short = 'X', long = "const-print-style", value_name = "FORMAT")]
+    pub const_style: Option<String>,
     /// Bytes of each buffer shown (strace's -s): 32 by default, at most 255; paths are copied
     /// whole up to 256 bytes.
     #[arg(short = 's', long = "string-limit", value_name = "N")]
@@ -199,6 +204,7 @@ pub struct Trace {
     pub syscall_times: bool,
     pub decode_fds: bool,
     pub pid_comms: bool,
+    pub constants: Xlat,
     pub string_limit: usize,
     pub since_boot: bool,
     pub max_stack: usize,
@@ -272,6 +278,7 @@ impl TraceArgs {
             syscall_times: self.syscall_times,
             decode_fds: self.decode_fds > 0,
             pid_comms: self.pid_comms,
+            constants: self.constants()?,
             string_limit: self.string_limit()?,
             since_boot: self.absolute,
             max_stack: self.max_stack()?,
@@ -328,6 +335,15 @@ impl TraceArgs {
             }
         }
         Ok(self.paths.clone())
+    }
+
+    fn constants(&self) -> Result<Xlat, Failure> {
+        match self.const_style.as_deref() {
+            None => Ok(Xlat::Abbrev),
+            Some(w) => Xlat::parse(w).ok_or_else(|| {
+                Failure::Usage(format!("-X {w}: use raw, abbrev or verbose (as strace)"))
+            }),
+        }
     }
 
     fn string_limit(&self) -> Result<usize, Failure> {

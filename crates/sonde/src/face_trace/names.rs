@@ -3,6 +3,7 @@
 //! record of that task carried (a child reaped by the wait4 being printed).
 
 use sonde_trace::fds::{Done, FdTable};
+use sonde_trace::line::xlat::Xlat;
 use sonde_trace::line::Call;
 use sonde_trace::names::{until_nul, Names};
 use std::collections::HashMap;
@@ -24,6 +25,8 @@ pub struct ProcNames {
     pub show_cwd: bool,
     /// strace -Y: comms as `1234<sleep>`, and in `[pid  1234<sleep>] `.
     pub strace_comms: bool,
+    /// strace -X: constants as names, numbers or both.
+    pub constants: Xlat,
 }
 
 impl ProcNames {
@@ -36,6 +39,7 @@ impl ProcNames {
             show_comms,
             show_cwd,
             strace_comms: false,
+            constants: Xlat::Abbrev,
         }
     }
 
@@ -123,6 +127,10 @@ impl Names for ProcNames {
 
     fn strace_comms(&self) -> bool {
         self.strace_comms
+    }
+
+    fn constants(&self) -> Xlat {
+        self.constants
     }
 
     fn cwd(&self, pid: u32) -> Option<String> {

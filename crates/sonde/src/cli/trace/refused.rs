@@ -42,7 +42,6 @@ pub const NOT_YET: &[NotYet] = &[
     flag('V', "strace's version"),
     flag('w', "the summary's times as wall-clock latency"),
     flag('x', "non-ASCII strings in hex"),
-    valued('X', "FORMAT", "constants printed raw, abbreviated or verbose"),
     flag('z', "only the calls that succeeded"),
 ];
 
