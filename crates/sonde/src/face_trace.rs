@@ -35,6 +35,7 @@ use sonde_trace::inflight::InFlight;
 use sonde_trace::names::until_nul;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
+use sonde_trace::summary::strace::DEFAULT_COLUMNS;
 use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
 use stamp::Clock;
@@ -387,9 +388,18 @@ fn write_summary(
             let _ = writeln!(lines.out, "{}", Record::new(Type::TraceSummary, row));
         }
     } else {
-        let _ = write!(lines.out, "{}", s.text(table, a.errno_summary));
+        let _ = write!(lines.out, "{}", summary_text(a, &s, table));
     }
     Ok(full)
+}
+
+/// strace's table (with --strace, or -U), else perf trace's per-thread tables.
+fn summary_text(a: &Trace, s: &Summary, table: &SyscallTable) -> String {
+    match (&a.columns, a.layout) {
+        (Some(columns), _) => s.strace_text(table, columns, a.sort),
+        (None, Layout::Strace) => s.strace_text(table, DEFAULT_COLUMNS, a.sort),
+        (None, _) => s.text(table, a.errno_summary, a.sort),
+    }
 }
 
 /// Errors in the filter point into the filter, once each (it is in every syscall's predicate);

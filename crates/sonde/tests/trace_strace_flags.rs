@@ -126,3 +126,54 @@ fn capital_x_spells_constants_as_numbers_or_both() {
         }
     }
 }
+
+#[test]
+fn capital_s_and_capital_u_shape_strace_s_table() {
+    if skip() {
+        return;
+    }
+    let wl = ["getpid", "5", "lseek", "3"];
+    let columns = "name,calls,errors";
+    for sort in ["calls", "name", "nothing"] {
+        let out = trace(&["-c", "-U", columns, "-S", sort], &wl);
+        assert!(
+            out.stdout.starts_with("syscall              calls    errors\n"),
+            "{}",
+            out.describe()
+        );
+        assert!(
+            out.stdout.contains("\ngetpid                   5          \n"),
+            "{}",
+            out.describe()
+        );
+        assert!(
+            out.stdout.contains("\nlseek                    3         3\n"),
+            "{}",
+            out.describe()
+        );
+        if strace_installed() {
+            let theirs = Command::new("strace")
+                .args(["-f", "-c", "-U", columns, "-S", sort])
+                .arg(workload())
+                .args(wl)
+                .output()
+                .unwrap();
+            assert_eq!(out.stdout, String::from_utf8_lossy(&theirs.stderr), "-S {sort}");
+        }
+    }
+    // Times differ from strace's (and between runs): the layout is the same.
+    let out = trace(&["-c", "--strace"], &wl);
+    let head: Vec<&str> = out.stdout.lines().take(2).collect();
+    assert_eq!(
+        head,
+        [
+            "% time     seconds  usecs/call     calls    errors syscall",
+            "------ ----------- ----------- --------- --------- ----------------"
+        ]
+    );
+    assert!(
+        out.stdout.lines().last().is_some_and(|l| l.starts_with("100.00 ")),
+        "{}",
+        out.describe()
+    );
+}

@@ -13,6 +13,7 @@ use sonde_syntax::diag::SourceFile;
 use sonde_trace::events::{self, Spec};
 use sonde_trace::filter::{self, Filter};
 use sonde_trace::line::xlat::Xlat;
+use sonde_trace::summary::strace::{parse_columns, parse_sortby, Column, SortBy};
 
 /// Trace system calls: strace's lines at perf trace's cost, filtered in the kernel.
 #[derive(Args, Debug)]
@@ -121,6 +122,14 @@ pub struct TraceArgs {
     /// --max-stack says); sonde's stacks are the kernel's frame-pointer walks either way.
     #[arg(long = "call-graph", value_name = "MODE")]
     pub call_graph: Option<String>,
+    /// The summary's order (strace's -S): time (the default), calls, errors, name, avg-time,
+    /// min-time, max-time, or nothing (syscall numbers).
+    #[arg(short = 'S', long = "summary-sort-by", value_name = "SORTBY")]
+    pub sort_by: Option<String>,
+    /// The summary as strace's table with these columns (strace's -U, comma-separated):
+    /// time-percent, total-time, min-time, max-time, avg-time, calls, errors, name.
+    #[arg(short = 'U', long = "summary-columns", value_name = "COLUMNS")]
+    pub columns: Option<String>,
     /// With a summary: failed calls by errno under each syscall.
     #[arg(long = "errno-summary")]
     pub errno_summary: bool,
@@ -199,6 +208,9 @@ pub struct Trace {
     pub min_duration_ns: Option<u64>,
     pub show: Show,
     pub errno_summary: bool,
+    pub sort: SortBy,
+    /// `-U`: strace's table in these columns.
+    pub columns: Option<Vec<Column>>,
     pub layout: Layout,
     pub stamp: Stamp,
     pub syscall_times: bool,
@@ -269,6 +281,19 @@ impl TraceArgs {
                 (false, false) => Show::Lines,
             },
             errno_summary: self.errno_summary,
+            sort: self
+                .sort_by
+                .as_deref()
+                .map(parse_sortby)
+                .transpose()
+                .map_err(Failure::Usage)?
+                .unwrap_or_default(),
+            columns: self
+                .columns
+                .as_deref()
+                .map(parse_columns)
+                .transpose()
+                .map_err(Failure::Usage)?,
             layout: match (json, self.strace) {
                 (true, _) => Layout::Json,
                 (false, true) => Layout::Strace,

@@ -34,10 +34,8 @@ pub const NOT_YET: &[NotYet] = &[
     flag('k', "the stack of each call").or("--max-stack N shows each call's stacks"),
     flag('n', "syscall numbers"),
     valued('O', "OVERHEAD", "the tracer's overhead taken off the summary's times"),
-    valued('S', "SORTBY", "the summary's sort key").or("the summary is sorted by total time"),
     valued('u', "USER", "running the command as USER")
         .or("--uid USER traces only that user's tasks"),
-    valued('U', "COLUMNS", "the summary's columns"),
     flag('v', "structures and arrays printed whole"),
     flag('V', "strace's version"),
     flag('w', "the summary's times as wall-clock latency"),
