@@ -27,6 +27,16 @@ pub enum Piece {
     NoReturn(Entry),
 }
 
+impl Piece {
+    /// The task whose call it is.
+    pub fn tid(&self) -> u32 {
+        match self {
+            Piece::Interrupted(e) | Piece::NoReturn(e) => e.tid,
+            Piece::Whole(c) | Piece::Continued(c) => c.entry.tid,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Open {
     entry: Entry,

@@ -7,6 +7,7 @@ mod lines;
 mod names;
 mod not_counted;
 mod paths;
+mod per_task;
 pub mod stamp;
 mod table;
 
@@ -20,6 +21,7 @@ use crate::signals;
 use lines::Lines;
 use names::ProcNames;
 use not_counted::Full;
+use per_task::PerTask;
 use sonde_compile::abi::FIRST_USER_MAP;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
@@ -64,7 +66,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let ring = loaded.ring()?;
     let (sink, health) = output_sink(a)?;
     let mut calls = TraceEvents {
-        lines: lines(a, &compiled, &loaded.maps, &table, &target, events, sink),
+        lines: lines(a, &compiled, &loaded.maps, &table, &target, events, (sink, &health)),
         compiled: &compiled,
         ring,
         health: health.clone(),
@@ -108,6 +110,9 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
         let _ = writeln!(lines.out, "{record}");
     }
     let _ = lines.out.flush();
+    if let Some(p) = &mut lines.per_task {
+        p.flush();
+    }
     // Once the output failed, its one sentence is all there is to say.
     if !a.json() && health.failure().is_none() {
         for sentence in full.sentences().into_iter().chain(losses.sentence()) {
@@ -280,7 +285,7 @@ fn lines<'a>(
     table: &'a SyscallTable,
     target: &Target,
     events: Vec<events::Event>,
-    sink: Sink,
+    (sink, health): (Sink, &Health),
 ) -> Lines<'a> {
     let layout = a.layout;
     let mut lines = Lines {
@@ -289,7 +294,8 @@ fn lines<'a>(
         table,
         // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
         // where every exit of an entry seen is printed.
-        calls: if a.json() || a.failure || a.min_duration_ns.is_some() {
+        // -ff: each task's file has only its own calls, whole.
+        calls: if a.json() || a.failure || a.min_duration_ns.is_some() || a.per_task.is_some() {
             InFlight::new(false)
         } else if layout == Layout::Strace {
             InFlight::strace()
@@ -323,6 +329,7 @@ fn lines<'a>(
             signals: a.show_signals,
             sent: Default::default(),
         },
+        per_task: a.per_task.clone().map(|prefix| PerTask::new(prefix, health.clone())),
     };
     if lines.max_stack > 0 {
         // kallsyms is read on the first kernel frame: before the command runs, not while its

@@ -177,3 +177,77 @@ fn capital_s_and_capital_u_shape_strace_s_table() {
         out.describe()
     );
 }
+
+/// The files `PREFIX.TID` in `dir`, each one's lines (numbers masked), the first task's first.
+fn per_task_files(dir: &std::path::Path) -> Vec<Vec<String>> {
+    let mut files: Vec<(u32, Vec<String>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let tid = e.file_name().to_str()?.strip_prefix("out.")?.parse().ok()?;
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            // SIGCHLD comes before or after the wait, as the child's end and the wait race.
+            let lines = text.lines().filter(|l| !l.starts_with("--- SIGCHLD"));
+            Some((tid, lines.map(|l| numbers_masked(&collapsed(l))).collect()))
+        })
+        .collect();
+    files.sort();
+    files.into_iter().map(|(_, lines)| lines).collect()
+}
+
+#[test]
+fn ff_writes_each_task_s_lines_to_its_own_file() {
+    if skip() {
+        return;
+    }
+    let wl = ["getpid", "1", "fork", "kid", "getppid", "1"];
+    let set = "getpid,getppid,prctl,exit_group,wait4";
+    let dir = common::temp_path("ff");
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("out");
+    let out = common::sonde(
+        &[
+            "trace",
+            "--strace",
+            "-ff",
+            "-o",
+            prefix.to_str().unwrap(),
+            "-e",
+            set,
+            "--",
+            workload().to_str().unwrap(),
+        ]
+        .iter()
+        .copied()
+        .chain(wl)
+        .collect::<Vec<_>>(),
+    );
+    out.assert_ok();
+    let ours = per_task_files(&dir);
+    let want: Vec<Vec<&str>> = vec![
+        vec![
+            "getpid() = N",
+            "waitN(N, [{WIFEXITED(s) && WEXITSTATUS(s) == N}], N, NULL) = N",
+            "getppid() = N",
+            "exit_group(N) = ?",
+            "+++ exited with N +++",
+        ],
+        vec!["prctl(PR_SET_NAME, \"kid\") = N", "exit_group(N) = ?", "+++ exited with N +++"],
+    ];
+    assert_eq!(ours, want, "{}", out.describe());
+    if strace_installed() {
+        let theirs = common::temp_path("ff-strace");
+        std::fs::create_dir_all(&theirs).unwrap();
+        let st = Command::new("strace")
+            .args(["-ff", "-e", set, "-o"])
+            .arg(theirs.join("out"))
+            .arg(workload())
+            .args(wl)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        assert_eq!(per_task_files(&theirs), want);
+        let _ = std::fs::remove_dir_all(&theirs);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

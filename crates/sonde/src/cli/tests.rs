@@ -120,6 +120,9 @@ fn strace_flags_mean_what_they_mean_in_strace() {
     assert_eq!(trace(&["--duration", "2", "true"]).duration_ns, Some(2_000_000_000));
     assert_eq!(trace(&["-P", "/a", "-P", "/b", "true"]).paths, ["/a", "/b"]);
     assert!(trace(&["-Y", "true"]).pid_comms);
+    let ff = trace(&["-ff", "-o", "p", "true"]);
+    assert_eq!((ff.per_task.as_deref(), ff.output), (Some("p"), Output::Stderr));
+    assert_eq!(trace(&["-ff", "true"]).per_task, None);
     assert_eq!(trace(&["-X", "verbose", "true"]).constants, Xlat::Verbose);
     assert_eq!(trace(&["-S", "count", "true"]).sort, SortBy::Calls);
     assert_eq!(trace(&["-U", "calls", "true"]).columns, Some(vec![Column::Calls, Column::Name]));
@@ -128,7 +131,6 @@ fn strace_flags_mean_what_they_mean_in_strace() {
 #[test]
 fn strace_flags_not_done_yet_are_refused_by_name() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-ff"], "strace's -ff (one output file per process) is not implemented"),
         (&["-yy"], "strace's -yy "),
         (&["-k"], "strace's -k (the stack of each call) is not implemented in sonde trace yet: --max-stack N"),
         (&["-v"], "strace's -v "),

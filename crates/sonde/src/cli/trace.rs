@@ -25,7 +25,8 @@ pub struct TraceArgs {
     #[arg(short = 'e', long = "expr", value_name = "EXPR")]
     pub expr: Vec<String>,
     /// Follow the threads and children the traced processes create: the default, accepted as
-    /// strace's -f (--no-inherit turns it off).
+    /// strace's -f (--no-inherit turns it off); -ff with -o PREFIX writes each task's lines to
+    /// PREFIX.TID, as strace's.
     #[arg(short = 'f', long = "follow-forks", action = ArgAction::Count)]
     pub follow: u8,
     /// Only the summary (strace's -c): per thread and in total, aggregated in the kernel.
@@ -227,6 +228,8 @@ pub struct Trace {
     pub output: Output,
     /// `-P`: the paths as given.
     pub paths: Vec<String>,
+    /// `-ff -o PREFIX`: each task's lines in PREFIX.TID (the rest on stderr).
+    pub per_task: Option<String>,
 }
 
 impl Trace {
@@ -312,7 +315,9 @@ impl TraceArgs {
             keep_going: self.keep_going,
             summary_rows: self.summary_rows,
             paths: self.trace_paths()?,
+            per_task: self.per_task(),
             output: match self.output.as_deref() {
+                _ if self.per_task().is_some() => Output::Stderr,
                 None => Output::Stderr,
                 Some("-") => Output::Stdout,
                 Some(path) => Output::File(path.to_string()),
@@ -327,9 +332,6 @@ impl TraceArgs {
                 "strace's {flag} ({does}) is not implemented in sonde trace yet"
             ))
         };
-        if self.follow > 1 {
-            return Err(not_yet("-ff", "one output file per process"));
-        }
         if self.decode_fds > 1 {
             return Err(not_yet("-yy", "socket endpoints and device numbers beside fd paths"));
         }
@@ -347,6 +349,14 @@ impl TraceArgs {
             (2, _) => Ok(Stamp::Micros),
             (3, _) => Ok(Stamp::Epoch),
             _ => Err(Failure::Usage("-t is given at most three times: -t, -tt or -ttt".into())),
+        }
+    }
+
+    /// strace's `-ff` writes a file per task only with `-o PREFIX` (else it is `-f`).
+    fn per_task(&self) -> Option<String> {
+        match self.output.as_deref() {
+            Some(prefix) if self.follow > 1 && prefix != "-" => Some(prefix.to_string()),
+            _ => None,
         }
     }
 

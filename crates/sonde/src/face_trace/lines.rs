@@ -3,6 +3,7 @@
 //! trace's or strace's layout or as JSON.
 
 use super::names::ProcNames;
+use super::per_task::PerTask;
 use super::stamp::{self, Clock};
 use crate::cli::trace::Layout;
 use crate::collect::Collector;
@@ -49,6 +50,8 @@ pub struct Lines<'a> {
     pub events: Vec<Event>,
     /// Signals and tasks' ends.
     pub fates: super::fate::Fates,
+    /// `-ff -o PREFIX`: each task's lines in its own file.
+    pub per_task: Option<PerTask>,
 }
 
 impl Lines<'_> {
@@ -71,7 +74,29 @@ impl Lines<'_> {
         })
         .map_err(Failure::kernel)?;
         let _ = self.out.flush();
+        if let Some(p) = &mut self.per_task {
+            p.flush();
+        }
         Ok(())
+    }
+
+    /// A line of task `tid`: in its own file with `-ff`, else with the others.
+    pub(super) fn emit(&mut self, tid: u32, line: &str) {
+        match &mut self.per_task {
+            Some(p) => p.write(tid, line),
+            None => {
+                let _ = writeln!(self.out, "{line}");
+            }
+        }
+    }
+
+    /// The task whose lines strace prints without `[pid N] `: the command's first, or with
+    /// `-ff` each task in its own file.
+    pub(super) fn main_of(&self, tid: u32) -> u32 {
+        match self.per_task {
+            Some(_) => tid,
+            None => self.main_tid,
+        }
     }
 
     fn record(&mut self, v: &[Value]) {
@@ -142,10 +167,11 @@ impl Lines<'_> {
                 for piece in pieces {
                     let call = matches!(piece, Piece::Whole(_) | Piece::Continued(_));
                     let full = self.full();
+                    let of = piece.tid();
                     let json = self.print(piece);
                     // A JSON object waits for its stack (even an empty one) to be printed.
                     if call && !full && (json.is_some() || !frames.is_empty()) {
-                        self.stack(json, &frames);
+                        self.stack(of, json, &frames);
                     }
                 }
             }
@@ -178,6 +204,7 @@ impl Lines<'_> {
             return None;
         }
         let (start, names) = (self.start_ns, &self.names);
+        let (tid, main_tid) = (piece.tid(), self.main_of(piece.tid()));
         // When the line's time column or stamp says (an end of call in strace's layout: its
         // exit), and how long the call took when its line ends with it.
         let (time_ns, took) = match &piece {
@@ -194,7 +221,7 @@ impl Lines<'_> {
                 let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
                 let sc = self.table.get(entry.nr);
                 match self.layout {
-                    Layout::Strace => call.strace_split_line(sc, self.main_tid, names, false),
+                    Layout::Strace => call.strace_split_line(sc, main_tid, names, false),
                     _ => call.perf_entry_line(sc, start, names),
                 }
             }
@@ -210,7 +237,7 @@ impl Lines<'_> {
                         j["duration_ns"] = serde_json::Value::Null;
                         Record::new(Type::TraceCall, j).to_string()
                     }
-                    Layout::Strace => call.no_return_line(sc, start, names, Some(self.main_tid)),
+                    Layout::Strace => call.no_return_line(sc, start, names, Some(main_tid)),
                     Layout::Perf => call.no_return_line(sc, start, names, None),
                 }
             }
@@ -231,9 +258,9 @@ impl Lines<'_> {
                         Record::new(Type::TraceCall, call.json(sc, names)).to_string()
                     }
                     (Layout::Strace, Piece::Continued(_)) => {
-                        call.strace_split_line(sc, self.main_tid, names, true)
+                        call.strace_split_line(sc, main_tid, names, true)
                     }
-                    (Layout::Strace, _) => call.strace_line(sc, self.main_tid, names),
+                    (Layout::Strace, _) => call.strace_line(sc, main_tid, names),
                     (Layout::Perf, Piece::Continued(_)) => {
                         call.perf_continued_line(sc, start, names)
                     }
@@ -246,7 +273,7 @@ impl Lines<'_> {
             }
         };
         let line = self.stamped(line, time_ns, took);
-        let _ = writeln!(self.out, "{line}");
+        self.emit(tid, &line);
         None
     }
 
@@ -316,34 +343,32 @@ impl Lines<'_> {
                 Some(Record::new(Type::TraceEvent, ev.data(time_ns, pid, tid, &comm, &fields)))
             }
             Layout::Strace => {
-                let prefix = match tid == self.main_tid {
+                let prefix = match tid == self.main_of(tid) {
                     true => String::new(),
                     false => pid_prefix(&self.names, tid, &comm),
                 };
                 let line = format!("{prefix}{}", ev.text(&fields, &self.names));
                 let line = self.stamped(line, time_ns, None);
-                let _ = writeln!(self.out, "{line}");
+                self.emit(tid, &line);
                 None
             }
             Layout::Perf => {
                 let head = line::perf_head(time_ns, None, self.start_ns, &comm, tid);
                 let line = format!("{head}{}", ev.text(&fields, &self.names));
                 let line = self.stamped(line, time_ns, None);
-                let _ = writeln!(self.out, "{line}");
+                self.emit(tid, &line);
                 None
             }
         };
         self.printed += 1;
         match json {
-            Some(j) if frames.is_empty() => {
-                let _ = writeln!(self.out, "{j}");
-            }
-            j => self.stack(j, &frames),
+            Some(j) if frames.is_empty() => self.emit(tid, &j.to_string()),
+            j => self.stack(tid, j, &frames),
         }
     }
 
     /// The frames under the call just printed (or in its JSON record, then printed).
-    fn stack(&mut self, json: Option<Record>, frames: &[String]) {
+    fn stack(&mut self, tid: u32, json: Option<Record>, frames: &[String]) {
         let lines = match (json, self.layout) {
             (Some(mut r), _) => {
                 r.data["stack"] = serde_json::json!(frames);
@@ -353,7 +378,7 @@ impl Lines<'_> {
             (None, _) => stack::perf_lines(frames),
         };
         for l in lines {
-            let _ = writeln!(self.out, "{l}");
+            self.emit(tid, &l);
         }
     }
 }
