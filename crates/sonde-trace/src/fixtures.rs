@@ -44,6 +44,7 @@ pub fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         uid: None,
         cpus: Vec::new(),
         stacks: false,
+        user_stack_raw: false,
         events: Vec::new(),
         raw_tracepoints: false,
         copies: true,

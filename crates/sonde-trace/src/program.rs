@@ -85,6 +85,9 @@ pub struct Plan<'a> {
     pub uid: Option<u32>,
     /// `--max-stack`: each exit record carries the kernel and user stacks.
     pub stacks: bool,
+    /// `-k`: the user stack as addresses (`ustack(raw)`), named in user space as strace names
+    /// its frames.
+    pub user_stack_raw: bool,
     /// Other events printed in the same time line.
     pub events: Vec<Event>,
     /// `--cpu`: only calls made on these CPUs (empty: every CPU), on top of the targets.
@@ -393,7 +396,8 @@ impl Plan<'_> {
             // The user stack first: its frames are named from the process's maps, read when
             // the record is, and the process may be about to exit.
             Mode::Lines if self.stacks => {
-                format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret}, ustack, kstack);")
+                let ustack = if self.user_stack_raw { "ustack(raw)" } else { "ustack" };
+                format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret}, {ustack}, kstack);")
             }
             Mode::Lines => format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
             Mode::Summary => format!(

@@ -212,7 +212,8 @@ fn plan<'a>(
         follow: a.follow,
         uid: a.uid,
         cpus: a.cpus.clone(),
-        stacks: a.max_stack > 0,
+        stacks: a.max_stack > 0 || a.strace_stacks,
+        user_stack_raw: a.strace_stacks,
         events: events.to_vec(),
         mode: if a.show == Show::Summary { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
@@ -323,6 +324,7 @@ fn lines<'a>(
         exits_before_entry: 0,
         max: a.max_events,
         max_stack: a.max_stack,
+        strace_stacks: a.strace_stacks,
         events,
         fates: fate::Fates {
             exits: a.show_exits,

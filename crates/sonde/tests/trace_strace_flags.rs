@@ -251,3 +251,29 @@ fn ff_writes_each_task_s_lines_to_its_own_file() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn k_names_each_call_s_user_frames_as_strace_does() {
+    if skip() {
+        return;
+    }
+    // The frames are named from the process's mappings when its records are read: it is still
+    // running then.
+    let wl = ["getpid", "1", "sleep", "1500"];
+    let out = trace(&["--strace", "-qq", "-k", "-e", "getpid"], &wl);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("getpid() = ")).expect(&out.describe());
+    let first = lines.get(at + 1).copied().unwrap_or_default();
+    // libc's syscall() makes the call: its frame first, with its offset in the file.
+    assert!(
+        first.starts_with(" > /") && first.contains("libc.so.6(syscall+0x"),
+        "{}",
+        out.describe()
+    );
+    assert!(first.ends_with(']') && first.contains(") [0x"), "{}", out.describe());
+    if strace_installed() {
+        let theirs = strace_lines(&["-k", "-e", "getpid"], &wl);
+        let at = theirs.iter().position(|l| l.starts_with("getpid() = ")).unwrap();
+        assert_eq!(collapsed(first), theirs[at + 1]);
+    }
+}

@@ -131,6 +131,10 @@ pub struct TraceArgs {
     /// time-percent, total-time, min-time, max-time, avg-time, calls, errors, name.
     #[arg(short = 'U', long = "summary-columns", value_name = "COLUMNS")]
     pub columns: Option<String>,
+    /// Under each call, its user stack as strace's -k prints it (` > /lib/libc.so.6(__open64+0x51)
+    /// [0xf8011]`), walked by frame pointers at the call's exit.
+    #[arg(short = 'k', long = "stack-trace")]
+    pub strace_stacks: bool,
     /// With a summary: failed calls by errno under each syscall.
     #[arg(long = "errno-summary")]
     pub errno_summary: bool,
@@ -221,6 +225,7 @@ pub struct Trace {
     pub string_limit: usize,
     pub since_boot: bool,
     pub max_stack: usize,
+    pub strace_stacks: bool,
     pub max_events: Option<u64>,
     pub duration_ns: Option<u64>,
     pub keep_going: bool,
@@ -310,6 +315,7 @@ impl TraceArgs {
             string_limit: self.string_limit()?,
             since_boot: self.absolute,
             max_stack: self.max_stack()?,
+            strace_stacks: self.strace_stacks,
             max_events: self.max_events,
             duration_ns: self.duration,
             keep_going: self.keep_going,

@@ -46,6 +46,8 @@ pub struct Lines<'a> {
     pub max: Option<u64>,
     /// `--max-stack`: frames shown under each call (0: none).
     pub max_stack: usize,
+    /// `-k`: each call's user frames, as strace names them.
+    pub strace_stacks: bool,
     /// Other events (`-e sched:sched_switch`), by their record tag's offset.
     pub events: Vec<Event>,
     /// Signals and tasks' ends.
@@ -158,12 +160,16 @@ impl Lines<'_> {
                 if int(4) as i64 == -(libc::EFAULT as i64) {
                     self.unreadable_paths(tid);
                 }
+                self.new_image(tid, int(4) as i64);
                 let pieces = self.calls.exit(tid, int(3) as u32, int(2), int(4) as i64);
                 let text = |i: usize| match v.get(i) {
                     Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
                     _ => "",
                 };
-                let frames = stack::frames(text(6), text(5), self.max_stack);
+                let frames = match self.strace_stacks {
+                    true => self.strace_frames(tid, text(5)),
+                    false => stack::frames(text(6), text(5), self.max_stack),
+                };
                 for piece in pieces {
                     let call = matches!(piece, Piece::Whole(_) | Piece::Continued(_));
                     let full = self.full();
@@ -177,6 +183,36 @@ impl Lines<'_> {
             }
             _ => {}
         }
+    }
+
+    /// An execve of `tid` that returned 0 replaced its process's image: user frames are named
+    /// from its new mappings.
+    fn new_image(&mut self, tid: u32, ret: i64) {
+        let Some(e) = self.calls.entry(tid) else { return };
+        let name = self.table.get(e.nr).map(|s| s.name.as_str());
+        if ret == 0 && matches!(name, Some("execve" | "execveat")) {
+            self.symbols.forget(e.pid);
+        }
+    }
+
+    /// `-k`: the user stack's addresses (`ustack(raw)`) named from the mappings of `tid`'s
+    /// process, as strace's frames.
+    fn strace_frames(&mut self, tid: u32, raw: &str) -> Vec<String> {
+        let pid = self.calls.entry(tid).map_or(tid, |e| e.pid);
+        let addrs = stack::raw_addresses(raw);
+        addrs
+            .into_iter()
+            .map(|a| {
+                let s = self.symbols.user_symbol(pid, a);
+                let frame = s.as_ref().map(|s| stack::UserFrame {
+                    file: &s.file,
+                    symbol: s.symbol.as_deref(),
+                    offset: s.offset,
+                    file_offset: s.file_offset,
+                });
+                stack::strace_frame(frame, a)
+            })
+            .collect()
     }
 
     /// Is argument `i` of `tid`'s open call a path (not a buffer) at a non-NULL pointer?
@@ -246,7 +282,7 @@ impl Lines<'_> {
                 let name = sc.map_or("", |s| s.name.as_str());
                 self.names.before(call, name);
                 let names = &self.names;
-                if self.layout == Layout::Json && self.max_stack > 0 {
+                if self.layout == Layout::Json && (self.max_stack > 0 || self.strace_stacks) {
                     let record = Record::new(Type::TraceCall, call.json(sc, names));
                     self.names.after(call, name);
                     self.printed += 1;

@@ -31,7 +31,6 @@ pub const NOT_YET: &[NotYet] = &[
     valued('E', "VAR=VAL", "changing the command's environment"),
     flag('i', "the instruction pointer at each call"),
     valued('I', "N", "when signals may interrupt the tracer"),
-    flag('k', "the stack of each call").or("--max-stack N shows each call's stacks"),
     flag('n', "syscall numbers"),
     valued('O', "OVERHEAD", "the tracer's overhead taken off the summary's times"),
     valued('u', "USER", "running the command as USER")
@@ -119,10 +118,10 @@ mod tests {
         letters.sort();
         letters.dedup();
         assert_eq!(letters.len(), NOT_YET.len());
-        let k = NOT_YET.iter().find(|f| f.letter == 'k').unwrap();
+        let u = NOT_YET.iter().find(|f| f.letter == 'u').unwrap();
         assert_eq!(
-            k.sentence(),
-            "strace's -k (the stack of each call) is not implemented in sonde trace yet: --max-stack N shows each call's stacks"
+            u.sentence(),
+            "strace's -u USER (running the command as USER) is not implemented in sonde trace yet: --uid USER traces only that user's tasks"
         );
     }
 }
