@@ -79,9 +79,22 @@ impl Call {
             .map(|(i, f)| ArgText {
                 name: f.name.to_string(),
                 raw: f.raw,
-                text: self.memory_text(&sc.name, i).unwrap_or_else(|| self.arg_text(&f, names)),
+                text: self
+                    .verbose_text(&sc.name, i, names)
+                    .or_else(|| self.memory_text(&sc.name, i))
+                    .unwrap_or_else(|| self.arg_text(&f, names)),
             })
             .collect()
+    }
+
+    /// With -v, argument `i` whole from its copy at the exit, where -v knows its structure.
+    fn verbose_text(&self, syscall: &str, i: usize, names: &dyn Names) -> Option<String> {
+        if !names.verbose() || self.ret < 0 || self.entry.args[i] == 0 {
+            return None;
+        }
+        let out = memory::out_index(i);
+        let copy = self.entry.strings.iter().find(|(j, _)| *j == out)?;
+        verbose::decode(syscall, i, &copy.1)
     }
 
     /// Argument `i` decoded from the memory the program copied for it, if any.
@@ -435,6 +448,7 @@ fn shown(bytes: &[u8], len: Option<u64>) -> (&[u8], bool) {
 }
 
 mod json;
+mod verbose;
 pub mod xlat;
 
 #[cfg(test)]

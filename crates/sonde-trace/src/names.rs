@@ -14,6 +14,10 @@ pub trait Names {
     fn strace_comms(&self) -> bool {
         false
     }
+    /// strace's -v: structures with every member.
+    fn verbose(&self) -> bool {
+        false
+    }
     /// strace's -X: constants as names, numbers, or both.
     fn constants(&self) -> crate::line::xlat::Xlat {
         crate::line::xlat::Xlat::Abbrev

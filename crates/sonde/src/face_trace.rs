@@ -308,6 +308,7 @@ fn lines<'a>(
                 let mut n = ProcNames::new(a.decode_fds, a.pid_comms, a.decode_fds);
                 n.strace_comms = a.pid_comms;
                 n.constants = a.constants;
+                n.verbose = a.verbose;
                 n
             }
             _ => ProcNames::new(true, true, false),

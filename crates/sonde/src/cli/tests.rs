@@ -121,6 +121,7 @@ fn strace_flags_mean_what_they_mean_in_strace() {
     assert_eq!(trace(&["-P", "/a", "-P", "/b", "true"]).paths, ["/a", "/b"]);
     assert!(trace(&["-Y", "true"]).pid_comms);
     assert!(trace(&["-k", "true"]).strace_stacks);
+    assert!(trace(&["-v", "true"]).verbose);
     let ff = trace(&["-ff", "-o", "p", "true"]);
     assert_eq!((ff.per_task.as_deref(), ff.output), (Some("p"), Output::Stderr));
     assert_eq!(trace(&["-ff", "true"]).per_task, None);
@@ -133,7 +134,6 @@ fn strace_flags_mean_what_they_mean_in_strace() {
 fn strace_flags_not_done_yet_are_refused_by_name() {
     let cases: &[(&[&str], &str)] = &[
         (&["-yy"], "strace's -yy "),
-        (&["-v"], "strace's -v "),
         (&["-S", "bogus"], "-S: invalid sortby: 'bogus'"),
         (&["-U", "name,bogus"], "-U: unknown column name: 'bogus'"),
         (&["-X", "bogus"], "-X bogus: use raw, abbrev or verbose (as strace)"),

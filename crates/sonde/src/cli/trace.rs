@@ -58,6 +58,10 @@ pub struct TraceArgs {
     /// (numbers: `0x80000`), `verbose` (both: `0x80000 /* O_RDONLY|O_CLOEXEC */`).
     #[arg(short = 'X', long = "const-print-style", value_name = "FORMAT")]
     pub const_style: Option<String>,
+    /// With --strace, structures with every member, as strace's -v (struct stat: st_dev,
+    /// st_ino, ..., the three times).
+    #[arg(short = 'v', long = "no-abbrev")]
+    pub verbose: bool,
     /// Bytes of each buffer shown (strace's -s): 32 by default, at most 255; paths are copied
     /// whole up to 256 bytes.
     #[arg(short = 's', long = "string-limit", value_name = "N")]
@@ -222,6 +226,7 @@ pub struct Trace {
     pub decode_fds: bool,
     pub pid_comms: bool,
     pub constants: Xlat,
+    pub verbose: bool,
     pub string_limit: usize,
     pub since_boot: bool,
     pub max_stack: usize,
@@ -312,6 +317,7 @@ impl TraceArgs {
             decode_fds: self.decode_fds > 0,
             pid_comms: self.pid_comms,
             constants: self.constants()?,
+            verbose: self.verbose,
             string_limit: self.string_limit()?,
             since_boot: self.absolute,
             max_stack: self.max_stack()?,

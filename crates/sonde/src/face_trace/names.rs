@@ -27,6 +27,8 @@ pub struct ProcNames {
     pub strace_comms: bool,
     /// strace -X: constants as names, numbers or both.
     pub constants: Xlat,
+    /// strace -v: structures with every member.
+    pub verbose: bool,
 }
 
 impl ProcNames {
@@ -40,6 +42,7 @@ impl ProcNames {
             show_cwd,
             strace_comms: false,
             constants: Xlat::Abbrev,
+            verbose: false,
         }
     }
 
@@ -131,6 +134,10 @@ impl Names for ProcNames {
 
     fn constants(&self) -> Xlat {
         self.constants
+    }
+
+    fn verbose(&self) -> bool {
+        self.verbose
     }
 
     fn cwd(&self, pid: u32) -> Option<String> {

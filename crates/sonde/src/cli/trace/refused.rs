@@ -35,7 +35,6 @@ pub const NOT_YET: &[NotYet] = &[
     valued('O', "OVERHEAD", "the tracer's overhead taken off the summary's times"),
     valued('u', "USER", "running the command as USER")
         .or("--uid USER traces only that user's tasks"),
-    flag('v', "structures and arrays printed whole"),
     flag('V', "strace's version"),
     flag('w', "the summary's times as wall-clock latency"),
     flag('x', "non-ASCII strings in hex"),
