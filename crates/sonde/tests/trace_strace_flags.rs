@@ -262,7 +262,8 @@ fn k_names_each_call_s_user_frames_as_strace_does() {
     let wl = ["getpid", "1", "sleep", "1500"];
     let out = trace(&["--strace", "-qq", "-k", "-e", "getpid"], &wl);
     let lines: Vec<&str> = out.stdout.lines().collect();
-    let at = lines.iter().position(|l| l.starts_with("getpid() = ")).expect(&out.describe());
+    let at = lines.iter().position(|l| l.starts_with("getpid() = "));
+    let at = at.unwrap_or_else(|| panic!("{}", out.describe()));
     let first = lines.get(at + 1).copied().unwrap_or_default();
     // libc's syscall() makes the call: its frame first, with its offset in the file.
     assert!(
