@@ -3,6 +3,7 @@
 //! structures print as without -v.
 
 use crate::beauty::structs::{makedev, mode};
+use sonde_output::calendar::civil_from_days;
 
 /// Argument `arg` of `syscall` whole, from its copy at the exit (`out`), when -v knows it.
 pub fn decode(syscall: &str, arg: usize, out: &[u8]) -> Option<String> {
@@ -47,16 +48,7 @@ fn stat(b: &[u8]) -> Option<String> {
 /// time, here always in UTC.
 fn utc(secs: i64, nsec: u64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + (month <= 2) as i64;
+    let (year, month, day) = civil_from_days(days);
     let (h, mi, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
     let fraction = match nsec {
         0 => String::new(),

@@ -24,18 +24,18 @@ pub enum Column {
 pub const DEFAULT_COLUMNS: &[Column] =
     &[Column::Percent, Column::Total, Column::Avg, Column::Calls, Column::Errors, Column::Name];
 
-/// How the rows are ordered (`-S`): by a column, or by syscall number (`nothing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How the rows are ordered (`-S`): by a column's value (the percentage's is the total time's),
+/// or by syscall number (`nothing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortBy {
-    #[default]
-    Time,
-    Min,
-    Max,
-    Avg,
-    Calls,
-    Errors,
-    Name,
+    By(Column),
     Nothing,
+}
+
+impl Default for SortBy {
+    fn default() -> SortBy {
+        SortBy::By(Column::Total)
+    }
 }
 
 /// strace's names of the columns (`-U`) and sort keys (`-S`); None stands for `nothing`.
@@ -98,17 +98,11 @@ pub fn parse_columns(text: &str) -> Result<Vec<Column>, String> {
 
 /// `-S SORTBY`: a column's name, or `nothing`.
 pub fn parse_sortby(word: &str) -> Result<SortBy, String> {
-    Ok(match alias(word) {
-        Some(Some(Column::Percent | Column::Total)) => SortBy::Time,
-        Some(Some(Column::Min)) => SortBy::Min,
-        Some(Some(Column::Max)) => SortBy::Max,
-        Some(Some(Column::Avg)) => SortBy::Avg,
-        Some(Some(Column::Calls)) => SortBy::Calls,
-        Some(Some(Column::Errors)) => SortBy::Errors,
-        Some(Some(Column::Name)) => SortBy::Name,
-        Some(None) => SortBy::Nothing,
-        None => return Err(format!("-S: invalid sortby: '{word}'")),
-    })
+    match alias(word) {
+        Some(Some(c)) => Ok(SortBy::By(c)),
+        Some(None) => Ok(SortBy::Nothing),
+        None => Err(format!("-S: invalid sortby: '{word}'")),
+    }
 }
 
 impl SortBy {
@@ -121,15 +115,22 @@ impl SortBy {
     ) -> Vec<(&'a u32, &'a Stats)> {
         let mut v: Vec<(&u32, &Stats)> = rows.iter().collect();
         let avg = |s: &Stats| s.total_ns.checked_div(s.calls).unwrap_or(0);
-        match self {
-            SortBy::Time => v.sort_by_key(|(_, s)| std::cmp::Reverse(s.total_ns)),
-            SortBy::Min => v.sort_by_key(|(_, s)| std::cmp::Reverse(s.min_ns)),
-            SortBy::Max => v.sort_by_key(|(_, s)| std::cmp::Reverse(s.max_ns)),
-            SortBy::Avg => v.sort_by_key(|(_, s)| std::cmp::Reverse(avg(s))),
-            SortBy::Calls => v.sort_by_key(|(_, s)| std::cmp::Reverse(s.calls)),
-            SortBy::Errors => v.sort_by_key(|(_, s)| std::cmp::Reverse(s.errors())),
-            SortBy::Name => v.sort_by_key(|(nr, _)| name(table, **nr)),
-            SortBy::Nothing => {}
+        let column = match self {
+            SortBy::By(c) => c,
+            SortBy::Nothing => return v,
+        };
+        let key = |s: &Stats| match column {
+            Column::Percent | Column::Total => s.total_ns,
+            Column::Min => s.min_ns,
+            Column::Max => s.max_ns,
+            Column::Avg => avg(s),
+            Column::Calls => s.calls,
+            Column::Errors => s.errors(),
+            Column::Name => 0,
+        };
+        match column {
+            Column::Name => v.sort_by_key(|(nr, _)| name(table, **nr)),
+            _ => v.sort_by_key(|(_, s)| std::cmp::Reverse(key(s))),
         }
         v
     }

@@ -28,7 +28,7 @@ fn threads_then_totals_sorted_by_time_with_errnos() {
     s.rows.insert((10, 39), stats(1, &[500], &[]));
     s.rows.insert((11, 257), stats(1, &[2_000_000], &[]));
     s.names.insert(10, "wl".into());
-    let text = s.text(&t, true, SortBy::Time);
+    let text = s.text(&t, true, SortBy::default());
     let wl = text.find(" wl (10), 3 events, 75.0%").expect(&text);
     let other = text.find(" ? (11), 1 events, 25.0%").expect(&text);
     let total = text.find(" total, 4 events").expect(&text);

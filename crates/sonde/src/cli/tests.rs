@@ -126,7 +126,7 @@ fn strace_flags_mean_what_they_mean_in_strace() {
     assert_eq!((ff.per_task.as_deref(), ff.output), (Some("p"), Output::Stderr));
     assert_eq!(trace(&["-ff", "true"]).per_task, None);
     assert_eq!(trace(&["-X", "verbose", "true"]).constants, Xlat::Verbose);
-    assert_eq!(trace(&["-S", "count", "true"]).sort, SortBy::Calls);
+    assert_eq!(trace(&["-S", "count", "true"]).sort, SortBy::By(Column::Calls));
     assert_eq!(trace(&["-U", "calls", "true"]).columns, Some(vec![Column::Calls, Column::Name]));
 }
 

@@ -1,21 +1,8 @@
 use super::*;
-use crate::filter::parse_program;
 use crate::fixtures::{fixtures, plan};
+use crate::program::tests::compiles;
 use crate::select::Selection;
 use crate::syscalls::SyscallTable;
-use sonde_compile::Options;
-
-fn compiles(p: &Plan) -> String {
-    let text = p.program();
-    let opts = Options::new();
-    let checked = parse_program(&text, p.filter.as_ref())
-        .and_then(|ast| sonde_compile::check(&ast, &fixtures(), &opts))
-        .and_then(|typed| sonde_compile::lower(&typed, &opts));
-    if let Err(d) = checked {
-        panic!("{text}\n{d:?}");
-    }
-    text
-}
 
 fn chosen(fds: Vec<(u32, i32)>) -> PathSet {
     PathSet { paths: vec!["/etc/hostname".into(), "/tmp/a \"b\"".into()], fds }
