@@ -8,6 +8,7 @@
 //! exit, where it is read again: a call whose path is not PATH there is dropped, its exit never
 //! sent and user space told to forget its entry (`TAG_DROP`).
 
+use super::reread::UNREAD;
 use super::{Mode, Plan};
 use crate::beauty::{self, Kind};
 use std::collections::BTreeMap;
@@ -82,8 +83,8 @@ impl Plan<'_> {
         (kinds, union)
     }
 
-    /// `body` of an entry (`id`: the syscall's number there; `args`: its arguments), run only
-    /// for calls that use one of the paths; BEGIN's fill of the maps written once into `p`.
+    /// `body` of an entry (`id`: the syscall's number there, one of `nrs`; `args`: its
+    /// arguments), run only for calls that use one of the paths.
     pub(crate) fn paths_at_entry(
         &self,
         p: &mut String,
@@ -95,27 +96,43 @@ impl Plan<'_> {
         if self.paths.is_empty() {
             return body.to_string();
         }
-        if !p.contains(&format!("BEGIN {{ {KINDS}[")) {
-            // Every selected syscall's kinds, though each program reads its own.
-            let all: Vec<u32> = self.selection.nrs.iter().copied().collect();
-            let fill: String =
-                self.kinds(&all).0.iter().map(|(nr, b)| format!("{KINDS}[{nr}] = {b}; ")).collect();
-            let seed: String = self
-                .paths
-                .fds
-                .iter()
-                .map(|(pid, fd)| format!("{FDS}[(uint32){pid}, (int32){fd}] = 1; "))
-                .collect();
-            let _ = writeln!(p, "BEGIN {{ {seed}{fill}}}");
-        }
+        self.fill_kinds(p);
         let union = self.kinds(nrs).1;
-        let mut s = format!("$pk = {KINDS}[{id}]; $pm = 0; $pu = 0; $fm = 0; ");
-        let unread = self.mode == Mode::Lines;
+        let tests = self.path_tests(union, args);
+        let fds = self.fds_followed(union, args);
+        format!(
+            "$pk = {KINDS}[{id}]; $pm = 0; $pu = 0; $fm = 0; {tests}\
+             if ($pm || $fm || $pu) {{ {CHOSEN}[tid] = 1 + ($pm == 0 && $fm == 0); {fds}{body}}}"
+        )
+    }
+
+    /// BEGIN's fill, written once into `p`: every selected syscall's kinds, and the fds
+    /// already on the paths.
+    fn fill_kinds(&self, p: &mut String) {
+        if p.contains(&format!("BEGIN {{ {KINDS}[")) {
+            return;
+        }
+        let all: Vec<u32> = self.selection.nrs.iter().copied().collect();
+        let fill: String =
+            self.kinds(&all).0.iter().map(|(nr, b)| format!("{KINDS}[{nr}] = {b}; ")).collect();
+        let seed: String = self
+            .paths
+            .fds
+            .iter()
+            .map(|(pid, fd)| format!("{FDS}[(uint32){pid}, (int32){fd}] = 1; "))
+            .collect();
+        let _ = writeln!(p, "BEGIN {{ {seed}{fill}}}");
+    }
+
+    /// `$pm`: a path argument is one of the paths; `$pu`: one could not be read (lines only:
+    /// the exit reads it again); `$fm`: an fd argument is followed.
+    fn path_tests(&self, union: u64, args: &[String]) -> String {
+        let mut s = String::new();
         for i in (0..6).filter(|i| union & (1 << i) != 0) {
             let a = &args[i];
             let _ =
                 write!(s, "if ($pk & {}) {{ if ({}) {{ $pm = 1; }}", 1u64 << i, self.is_path(a));
-            if unread {
+            if self.mode == Mode::Lines {
                 let _ = write!(
                     s,
                     " else if ({a} != 0 && strncmp(str({a}, 2), \"\", 1) == 0) {{ $pu = 1; }}"
@@ -127,15 +144,24 @@ impl Plan<'_> {
             let bit = 1u64 << (FD as usize + i);
             let _ = write!(s, "if ($pk & {bit} && {FDS}[pid, (int32){}]) {{ $fm = 1; }} ", args[i]);
         }
-        let dup_cmd =
-            format!("({a} == {} || {a} == {})", libc::F_DUPFD, libc::F_DUPFD_CLOEXEC, a = args[1]);
-        let _ = write!(
-            s,
-            "if ($pm || $fm || $pu) {{ {CHOSEN}[tid] = 1 + ($pm == 0 && $fm == 0); \
-             if (($pk & {OPENS} && ($pm || $pu)) || ($pk & {DUPS} && $fm) || ($pk & {FCNTL} && $fm && {dup_cmd})) {{ {OPENING}[tid] = 1; }} \
-             if ($pk & {CLOSES}) {{ delete {FDS}[pid, (int32){}]; }} {body}}}",
-            args[0]
-        );
+        s
+    }
+
+    /// A chosen call's fds: the one an open of a path or a dup of a followed fd returns is
+    /// followed from its exit (`{OPENING}`); close forgets its fd.
+    fn fds_followed(&self, union: u64, args: &[String]) -> String {
+        let mut opening =
+            vec![format!("($pk & {OPENS} && ($pm || $pu))"), format!("($pk & {DUPS} && $fm)")];
+        if union & FCNTL != 0 {
+            let a = &args[1];
+            let (dup, dup_cloexec) = (libc::F_DUPFD, libc::F_DUPFD_CLOEXEC);
+            opening
+                .push(format!("($pk & {FCNTL} && $fm && ({a} == {dup} || {a} == {dup_cloexec}))"));
+        }
+        let mut s = format!("if ({}) {{ {OPENING}[tid] = 1; }} ", opening.join(" || "));
+        if union & CLOSES != 0 {
+            let _ = write!(s, "if ($pk & {CLOSES}) {{ delete {FDS}[pid, (int32){}]; }} ", args[0]);
+        }
         s
     }
 
@@ -162,11 +188,11 @@ impl Plan<'_> {
         for i in again {
             let _ = write!(
                 s,
-                "$v{i} = ur[tid, {i}]; if ($pc == 2 && $v{i} && {}) {{ $ok = 1; }} ",
+                "$v{i} = {UNREAD}[tid, {i}]; if ($pc == 2 && $v{i} && {}) {{ $ok = 1; }} ",
                 self.is_path(&format!("$v{i}"))
             );
         }
-        let forget: String = again.iter().map(|i| format!("delete ur[tid, {i}]; ")).collect();
+        let forget: String = again.iter().map(|i| format!("delete {UNREAD}[tid, {i}]; ")).collect();
         let drop = match self.mode {
             Mode::Lines => format!("print({TAG_DROP}, tid); {forget}"),
             Mode::Summary => String::new(),
