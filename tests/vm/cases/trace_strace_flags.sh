@@ -24,7 +24,8 @@ run_cmd sonde trace --strace -qq -o - -v -e fstat,newfstatat -- sonde-workload o
 expect_status 0
 check '-v: struct stat whole' grep -q 'st_ino=[0-9]*, st_mode=S_IF.*st_ctime_nsec=[0-9]*}' "$SONDE_OUT_FILE"
 
-run_cmd sonde trace --strace -qq -o - -k -e getpid -- sonde-workload getpid 1 sleep 1500
+# The frames are named from the mappings when the records are read: the process must still run.
+run_cmd sonde trace --strace -qq -o - -k -e getpid -- sonde-workload getpid 1 sleep 5000
 expect_status 0
 check "-k: the caller's frame as strace names it" grep -q '^ > /.*libc\.so\.6(syscall+0x[0-9a-f]*) \[0x[0-9a-f]*\]$' "$SONDE_OUT_FILE"
 
