@@ -13,6 +13,7 @@
 //! - [`writer`]: the [`Writer`] trait every face prints through; [`TextWriter`] and
 //!   [`JsonWriter`] implement it.
 
+pub mod calendar;
 pub mod file;
 pub mod hist;
 pub mod json;

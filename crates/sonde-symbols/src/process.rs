@@ -19,6 +19,8 @@ pub struct UserSymbol {
     pub symbol: Option<String>,
     /// Offset into the symbol, or the file offset when there is no symbol.
     pub offset: u64,
+    /// The address's offset in its file (in a pseudo mapping, from the mapping's start).
+    pub file_offset: u64,
 }
 
 /// The memory map of one process and the symbols of its files (loaded on demand, once per file).
@@ -68,6 +70,7 @@ impl ProcessSymbols {
                 file: map.path.clone(),
                 symbol: None,
                 offset: addr - map.start,
+                file_offset: addr - map.start,
             });
         }
         let file = map.path.trim_end_matches(" (deleted)").to_string();
@@ -82,19 +85,19 @@ impl ProcessSymbols {
             elf.symbol_at(vaddr).map(|(name, off)| (name.to_string(), off))
         });
         Some(match hit {
-            Some((name, off)) => UserSymbol { file, symbol: Some(name), offset: off },
-            None => UserSymbol { file, symbol: None, offset: file_offset },
+            Some((name, off)) => UserSymbol { file, symbol: Some(name), offset: off, file_offset },
+            None => UserSymbol { file, symbol: None, offset: file_offset, file_offset },
         })
     }
 
     /// `name+0x12 (/usr/bin/bash)`, `/usr/lib/libfoo.so+0x1234`, or `0x7f12...`.
     pub fn format(&mut self, addr: u64) -> String {
         match self.resolve(addr) {
-            Some(UserSymbol { symbol: Some(s), offset: 0, file }) => format!("{s} ({file})"),
-            Some(UserSymbol { symbol: Some(s), offset, file }) => {
+            Some(UserSymbol { symbol: Some(s), offset: 0, file, .. }) => format!("{s} ({file})"),
+            Some(UserSymbol { symbol: Some(s), offset, file, .. }) => {
                 format!("{s}+{offset:#x} ({file})")
             }
-            Some(UserSymbol { symbol: None, offset, file }) => format!("{file}+{offset:#x}"),
+            Some(UserSymbol { symbol: None, offset, file, .. }) => format!("{file}+{offset:#x}"),
             None => format!("{addr:#x}"),
         }
     }

@@ -3,7 +3,7 @@
 //! process). A value owned by whoever prints, so nothing about it is global.
 
 use crate::kallsyms::KernelSymbols;
-use crate::process::ProcessSymbols;
+use crate::process::{ProcessSymbols, UserSymbol};
 use std::collections::HashMap;
 
 pub struct Symbolizer {
@@ -72,6 +72,17 @@ impl Symbolizer {
                 }
             }
         }
+    }
+
+    /// User address `addr` of process `pid`, resolved in its mappings (None: in none of them,
+    /// or the process is gone).
+    pub fn user_symbol(&mut self, pid: u32, addr: u64) -> Option<UserSymbol> {
+        self.process(pid).resolve(addr)
+    }
+
+    /// Process `pid` replaced its image (execve): its mappings are read again when next needed.
+    pub fn forget(&mut self, pid: u32) {
+        self.processes.remove(&pid);
     }
 
     fn process(&mut self, pid: u32) -> &mut ProcessSymbols {

@@ -44,10 +44,12 @@ pub fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         uid: None,
         cpus: Vec::new(),
         stacks: false,
+        user_stack_raw: false,
         events: Vec::new(),
         raw_tracepoints: false,
         copies: true,
         fate: false,
         summary_rows: None,
+        paths: Default::default(),
     }
 }

@@ -27,6 +27,16 @@ pub enum Piece {
     NoReturn(Entry),
 }
 
+impl Piece {
+    /// The task whose call it is.
+    pub fn tid(&self) -> u32 {
+        match self {
+            Piece::Interrupted(e) | Piece::NoReturn(e) => e.tid,
+            Piece::Whole(c) | Piece::Continued(c) => c.entry.tid,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Open {
     entry: Entry,
@@ -86,6 +96,11 @@ impl InFlight {
                 o.entry.strings.push((index, bytes));
             }
         }
+    }
+
+    /// The open call of `tid` is not to be printed (`-P`: its path was another after all).
+    pub fn forget(&mut self, tid: u32) {
+        self.open.remove(&tid);
     }
 
     /// The open entry of `tid`, to amend before its exit.

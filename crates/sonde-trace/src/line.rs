@@ -4,9 +4,10 @@
 use crate::beauty::{self, structs, Kind};
 use crate::errno;
 use crate::memory::{self, When};
-use crate::names::{fd_text, pid_text, Names};
+use crate::names::{fd_text, pid_prefix, pid_text, Names};
 use crate::syscalls::Syscall;
 use std::fmt::Write;
+use xlat::Xlat;
 
 /// What the entry record carried.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,9 +79,22 @@ impl Call {
             .map(|(i, f)| ArgText {
                 name: f.name.to_string(),
                 raw: f.raw,
-                text: self.memory_text(&sc.name, i).unwrap_or_else(|| self.arg_text(&f, names)),
+                text: self
+                    .verbose_text(&sc.name, i, names)
+                    .or_else(|| self.memory_text(&sc.name, i))
+                    .unwrap_or_else(|| self.arg_text(&f, names)),
             })
             .collect()
+    }
+
+    /// With -v, argument `i` whole from its copy at the exit, where -v knows its structure.
+    fn verbose_text(&self, syscall: &str, i: usize, names: &dyn Names) -> Option<String> {
+        if !names.verbose() || self.ret < 0 || self.entry.args[i] == 0 {
+            return None;
+        }
+        let out = memory::out_index(i);
+        let copy = self.entry.strings.iter().find(|(j, _)| *j == out)?;
+        verbose::decode(syscall, i, &copy.1)
     }
 
     /// Argument `i` decoded from the memory the program copied for it, if any.
@@ -139,17 +153,23 @@ impl Call {
 
     fn arg_text(&self, f: &Facts, names: &dyn Names) -> String {
         let pid = self.entry.pid;
+        let style = names.constants();
         match (f.copied, f.kind) {
             (Some(bytes), _) => quote(bytes, f.len),
             // An fd is an int whatever the declared type (mmap's is `unsigned long`).
             (None, Kind::Fd) => fd_text(names, pid, f.value as i32 as i64),
             (None, Kind::Pid) => pid_text(names, f.value),
             (None, Kind::Dirfd) if f.value as i32 != libc::AT_FDCWD => fd_text(names, pid, f.value),
+            (None, Kind::Dirfd) if style != Xlat::Abbrev => {
+                style.spell(f.kind, f.raw, f.bytes, "AT_FDCWD".into())
+            }
             (None, Kind::Dirfd) => match names.cwd(pid) {
                 Some(cwd) => format!("AT_FDCWD<{cwd}>"),
                 None => "AT_FDCWD".into(),
             },
-            (None, kind) => beauty::format(kind, f.raw, f.signed, f.bytes),
+            (None, kind) => {
+                style.spell(kind, f.raw, f.bytes, beauty::format(kind, f.raw, f.signed, f.bytes))
+            }
         }
     }
 
@@ -200,7 +220,17 @@ impl Call {
     fn plain_result(&self, sc: Option<&Syscall>, names: &dyn Names) -> String {
         match sc.map(|s| returns(&s.name, &self.entry.args)) {
             Some(Some(Kind::Fd)) => fd_text(names, self.entry.pid, self.ret),
+            // The child a wait reaped is gone: strace -Y has no comm to show for it.
+            Some(Some(Kind::Pid))
+                if names.strace_comms() && sc.is_some_and(|s| s.name.starts_with("wait")) =>
+            {
+                self.ret.to_string()
+            }
             Some(Some(Kind::Pid)) => pid_text(names, self.ret),
+            // strace -Y names the ids these return too.
+            _ if names.strace_comms() && sc.is_some_and(|s| returns_own_id(&s.name)) => {
+                pid_text(names, self.ret)
+            }
             _ => self.ret.to_string(),
         }
     }
@@ -281,7 +311,7 @@ impl Call {
     /// strace's layout: `openat(AT_FDCWD, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3`, with
     /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
     pub fn strace_line(&self, sc: Option<&Syscall>, main_tid: u32, names: &dyn Names) -> String {
-        let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
+        let (prefix, name) = (self.strace_prefix(main_tid, names), self.name(sc));
         format!("{prefix}{name}({}) = {}", self.strace_args(sc, names), self.result(sc, names))
     }
 
@@ -296,7 +326,7 @@ impl Call {
         names: &dyn Names,
         resumed: bool,
     ) -> String {
-        let (prefix, name) = (self.strace_prefix(main_tid), self.name(sc));
+        let (prefix, name) = (self.strace_prefix(main_tid, names), self.name(sc));
         let args = self.strace_arg_texts(sc, names);
         // strace prints what the call fills when it returns: those arguments and the ones
         // after them go to the resumed line.
@@ -317,10 +347,10 @@ impl Call {
     }
 
     /// `[pid N] ` before calls of other tasks than the command's first, as strace -f prints.
-    fn strace_prefix(&self, main_tid: u32) -> String {
+    fn strace_prefix(&self, main_tid: u32, names: &dyn Names) -> String {
         match self.entry.tid == main_tid {
             true => String::new(),
-            false => format!("[pid {:>5}] ", self.entry.tid),
+            false => pid_prefix(names, self.entry.tid, &self.entry.comm),
         }
     }
 
@@ -338,7 +368,11 @@ impl Call {
             args.pop();
         }
         match sc {
-            Some(s) => beauty::strace::shape(&s.name, &self.entry.args, args),
+            Some(s) => {
+                let mut texts = beauty::strace::shape(&s.name, &self.entry.args, args);
+                xlat::reshape(names.constants(), &s.name, &self.entry.args, &mut texts);
+                texts
+            }
             None => args,
         }
     }
@@ -379,6 +413,11 @@ fn returns(name: &str, args: &[u64; 6]) -> Option<Kind> {
     }
 }
 
+/// Calls returning the caller's (or its parent's) id, which strace -Y names.
+fn returns_own_id(name: &str) -> bool {
+    matches!(name, "getpid" | "getppid" | "gettid")
+}
+
 /// open/openat without O_CREAT or O_TMPFILE ignore their mode argument.
 fn mode_unused(name: &str, args: &[u64; 6]) -> bool {
     let flags = match name {
@@ -409,6 +448,8 @@ fn shown(bytes: &[u8], len: Option<u64>) -> (&[u8], bool) {
 }
 
 mod json;
+mod verbose;
+pub mod xlat;
 
 #[cfg(test)]
 mod tests;

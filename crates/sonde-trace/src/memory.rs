@@ -86,7 +86,8 @@ use Size::{Buffer, Bytes, Path};
 use When::{Both, Entry, Exit};
 
 /// x86-64 sizes of what strace shows (prefixes where it shows only the first fields).
-pub const STAT_PREFIX: usize = 64;
+/// struct stat through st_ctime_nsec, every member strace -v shows.
+pub const STAT_PREFIX: usize = 120;
 pub const STATX_PREFIX: usize = 48;
 pub const SIGACTION: usize = 32;
 pub const SOCKADDR: usize = 112;

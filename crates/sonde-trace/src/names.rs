@@ -10,6 +10,18 @@ pub trait Names {
     fn comm(&self, pid: i64) -> Option<String>;
     /// The working directory of process `pid`, to show after `AT_FDCWD` (strace -y does).
     fn cwd(&self, pid: u32) -> Option<String>;
+    /// strace's -Y: pids spelled `1234<sleep>`, tasks' lines `[pid  1234<sleep>] `.
+    fn strace_comms(&self) -> bool {
+        false
+    }
+    /// strace's -v: structures with every member.
+    fn verbose(&self) -> bool {
+        false
+    }
+    /// strace's -X: constants as names, numbers, or both.
+    fn constants(&self) -> crate::line::xlat::Xlat {
+        crate::line::xlat::Xlat::Abbrev
+    }
 }
 
 /// No names: numbers print bare.
@@ -35,11 +47,21 @@ pub fn fd_text(names: &dyn Names, pid: u32, fd: i64) -> String {
     }
 }
 
-/// `1234 (sleep)` (perf trace's spelling), or the number alone.
+/// `1234 (sleep)` (perf trace's spelling), `1234<sleep>` (strace -Y's), or the number alone.
 pub fn pid_text(names: &dyn Names, pid: i64) -> String {
     match (pid > 0).then(|| names.comm(pid)).flatten() {
+        Some(comm) if names.strace_comms() => format!("{pid}<{comm}>"),
         Some(comm) => format!("{pid} ({comm})"),
         None => pid.to_string(),
+    }
+}
+
+/// strace -f's `[pid  1234] ` before another task's line; `[pid  1234<sleep>] ` with -Y (the
+/// comm the task's record carried).
+pub fn pid_prefix(names: &dyn Names, tid: u32, comm: &str) -> String {
+    match names.strace_comms() && !comm.is_empty() {
+        true => format!("[pid {tid:>5}<{comm}>] "),
+        false => format!("[pid {tid:>5}] "),
     }
 }
 

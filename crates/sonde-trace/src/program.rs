@@ -85,6 +85,9 @@ pub struct Plan<'a> {
     pub uid: Option<u32>,
     /// `--max-stack`: each exit record carries the kernel and user stacks.
     pub stacks: bool,
+    /// `-k`: the user stack as addresses (`ustack(raw)`), named in user space as strace names
+    /// its frames.
+    pub user_stack_raw: bool,
     /// Other events printed in the same time line.
     pub events: Vec<Event>,
     /// `--cpu`: only calls made on these CPUs (empty: every CPU), on top of the targets.
@@ -103,6 +106,8 @@ pub struct Plan<'a> {
     /// `--summary-rows`: rows of the summary's tables of (thread, syscall) pairs; by default
     /// [`crate::fast::ENTRIES`] in the hand-built summary, the compiler's size in the other.
     pub summary_rows: Option<u32>,
+    /// `-P`: only the calls that use these paths.
+    pub paths: PathSet,
 }
 
 impl Plan<'_> {
@@ -241,7 +246,10 @@ impl Plan<'_> {
     /// tracepoints, whose arguments are `(struct pt_regs *regs, long id)` at entry and
     /// `(struct pt_regs *regs, long ret)` at exit (unnamed in 5.10's BTF: hence `argN`).
     pub(crate) fn raw_btf(&self) -> bool {
-        self.raw_tracepoints && self.mode == Mode::Summary && self.filter.is_none()
+        self.raw_tracepoints
+            && self.mode == Mode::Summary
+            && self.filter.is_none()
+            && self.paths.is_empty()
     }
 
     /// The predicate part restricting `id` to the selected syscalls: none for all of them,
@@ -269,11 +277,11 @@ impl Plan<'_> {
         if self.raw_btf() {
             let set = self.set(p, &site.enter_id);
             let pred = format!("{target}{set}");
-            self.enter(p, site.enter, &pred, &site.enter_id, &[], "");
+            self.enter(p, (site.enter, &pred), (&site.enter_id, &[]), &[], "");
             let id = &site.exit_id;
             let set = self.set(p, id);
             let set = self.exit_set(&set, id);
-            self.exit(p, site.exit, &format!("{target}{set}"), id, site.ret, "");
+            self.exit(p, site.exit, &format!("{target}{set}"), id, site.ret, &[]);
             if crate::fast::applies(self) {
                 // The site of the hand-built pair's third program (see `fast`).
                 let _ = writeln!(p, "rawtracepoint:sched_switch {{ }}");
@@ -284,11 +292,13 @@ impl Plan<'_> {
         let a = &site.args;
         let mut strings = self.raw_strings(p, &site.enter_id, a);
         strings.push_str(&self.copies_at_entry(&site.enter_id, &|i| a[i].clone()));
-        self.enter(p, site.enter, &format!("{target}{set}"), &site.enter_id, a, &strings);
+        let nrs: Vec<u32> = self.selection.nrs.iter().copied().collect();
+        let pred = format!("{target}{set}");
+        self.enter(p, (site.enter, &pred), (&site.enter_id, &nrs), a, &strings);
         let set = self.set(p, &site.exit_id);
         let pred = format!("{target}{}", self.exit_set(&set, &site.exit_id));
-        let again = self.read_again(&self.path_positions(self.selection.nrs.iter().copied()));
-        self.exit(p, site.exit, &pred, &site.exit_id, site.ret, &again);
+        let positions = self.path_positions(nrs.iter().copied());
+        self.exit(p, site.exit, &pred, &site.exit_id, site.ret, &positions);
     }
 
     fn one_syscall(&self, p: &mut String, nr: u32, target: &str) {
@@ -317,15 +327,15 @@ impl Plan<'_> {
             format!("tracepoint:syscalls:sys_enter_{tp}"),
             format!("tracepoint:syscalls:sys_exit_{tp}"),
         );
-        self.enter(p, &enter, target, &nr.to_string(), &a, &strings);
-        let again = self.read_again(&self.path_positions(std::iter::once(nr)));
+        self.enter(p, (&enter, target), (&nr.to_string(), &[nr]), &a, &strings);
+        let positions = self.path_positions(std::iter::once(nr));
         if self.sigreturn() == Some(nr) {
             // Its own exit tracepoint never fires: the number there is the restored one.
             let site = self.site();
-            self.exit(p, site.exit, target, &nr.to_string(), site.ret, &again);
+            self.exit(p, site.exit, target, &nr.to_string(), site.ret, &positions);
             return;
         }
-        self.exit(p, &exit, target, &nr.to_string(), "args->ret", &again);
+        self.exit(p, &exit, target, &nr.to_string(), "args->ret", &positions);
     }
 
     /// Paths get the full size; a buffer (write's) only its first `-s` bytes, as strace shows
@@ -338,7 +348,15 @@ impl Plan<'_> {
         }
     }
 
-    fn enter(&self, p: &mut String, tp: &str, pred: &str, id: &str, a: &[String], strings: &str) {
+    /// An entry's program at `tp` with predicate `pred`, for syscall number `id` (one of `nrs`).
+    fn enter(
+        &self,
+        p: &mut String,
+        (tp, pred): (&str, &str),
+        (id, nrs): (&str, &[u32]),
+        a: &[String],
+        strings: &str,
+    ) {
         let start = if self.duration_ns.is_some() || self.mode == Mode::Summary {
             format!("{MAP_START}[tid] = nsecs; ")
         } else {
@@ -358,11 +376,15 @@ impl Plan<'_> {
         };
         let made = self.made_at_entry(id);
         let mark = self.sigreturn_at_entry(id);
-        let _ = writeln!(p, "{tp} /{pred}/ {{ {start}{made}{mark}{record} }}");
+        let body = self.paths_at_entry(p, id, nrs, a, &format!("{start}{made}{mark}{record}"));
+        let _ = writeln!(p, "{tp} /{pred}/ {{ {body} }}");
     }
 
-    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, again: &str) {
-        let (pred, guard) = self.exit_predicate(pred, id, ret);
+    /// An exit's program; `positions`: the path arguments read again there.
+    fn exit(&self, p: &mut String, tp: &str, pred: &str, id: &str, ret: &str, positions: &[usize]) {
+        let again = self.read_again(positions);
+        let pred = format!("{pred}{}", self.paths_exit_predicate());
+        let (pred, guard) = self.exit_predicate(&pred, id, ret);
         let (mark, id) = self.sigreturn_at_exit(id);
         let id = id.as_str();
         let copies = match self.copies_at_exit(id, ret).trim() {
@@ -374,7 +396,8 @@ impl Plan<'_> {
             // The user stack first: its frames are named from the process's maps, read when
             // the record is, and the process may be about to exit.
             Mode::Lines if self.stacks => {
-                format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret}, ustack, kstack);")
+                let ustack = if self.user_stack_raw { "ustack(raw)" } else { "ustack" };
+                format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret}, {ustack}, kstack);")
             }
             Mode::Lines => format!("{copies}print({TAG_EXIT}, tid, nsecs, {id}, {ret});"),
             Mode::Summary => format!(
@@ -391,6 +414,7 @@ impl Plan<'_> {
                 Some(g) => format!("if ({g}) {{ {again}{body} }}"),
                 None => format!("{again}{body}"),
             };
+            let chosen = self.paths_at_exit(ret, positions, &chosen);
             let _ = writeln!(p, "{tp} /{pred}/ {{ {mark}{chosen} }}");
             return;
         }
@@ -409,9 +433,11 @@ impl Plan<'_> {
             Some(_) => format!(" {MAP_START}[tid] = 0;"),
             None => String::new(),
         };
+        let chosen = format!("if ({cond}) {{ {again}{body} }}");
+        let chosen = self.paths_at_exit(ret, positions, &chosen);
         let _ = writeln!(
             p,
-            "{tp} /{pred}/ {{ {mark}$s = {MAP_START}[tid]; $d = nsecs - $s; if ({cond}) {{ {again}{body} }}{reset} }}"
+            "{tp} /{pred}/ {{ {mark}$s = {MAP_START}[tid]; $d = nsecs - $s; {chosen}{reset} }}"
         );
     }
 }
@@ -421,11 +447,13 @@ pub use rows::size_summary_maps;
 
 mod fate;
 mod made;
+mod paths;
 mod reread;
 mod rows;
 mod sigreturn;
 mod site;
 mod strings;
 pub use made::MAP_MADE;
+pub use paths::{PathSet, TAG_DROP};
 #[cfg(test)]
 mod tests;

@@ -29,9 +29,55 @@ pub fn strace_lines(frames: &[String]) -> Vec<String> {
     frames.iter().map(|f| format!(" > {f}")).collect()
 }
 
+/// A user frame as its mappings name it, for strace's `-k`.
+pub struct UserFrame<'a> {
+    pub file: &'a str,
+    pub symbol: Option<&'a str>,
+    /// Into the symbol.
+    pub offset: u64,
+    /// Into the file (strace's `true_offset`).
+    pub file_offset: u64,
+}
+
+/// A frame of `-k` as strace writes it after ` > `: `/lib/libc.so.6(__open64+0x51) [0xf8011]`,
+/// `/usr/bin/cat() [0x2752]` without a symbol, and an address in no mapping (or of a process
+/// gone before its records were read) as strace's unwinder error.
+pub fn strace_frame(frame: Option<UserFrame>, addr: u64) -> String {
+    match frame {
+        Some(UserFrame { file, symbol: Some(s), offset, file_offset }) => {
+            format!("{file}({s}+{offset:#x}) [{file_offset:#x}]")
+        }
+        Some(UserFrame { file, symbol: None, file_offset, .. }) => {
+            format!("{file}() [{file_offset:#x}]")
+        }
+        None => format!("unexpected_backtracing_error [{addr:#x}]"),
+    }
+}
+
+/// The addresses of a stack printed raw (`ustack(raw)`: one hex address a line).
+pub fn raw_addresses(text: &str) -> Vec<u64> {
+    text.lines().filter_map(|l| u64::from_str_radix(l.trim(), 16).ok()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strace_s_frames() {
+        let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+        let f = |symbol, offset| UserFrame { file: libc, symbol, offset, file_offset: 0x101829 };
+        assert_eq!(
+            strace_frame(Some(f(Some("syscall"), 0x19)), 1),
+            format!("{libc}(syscall+0x19) [0x101829]")
+        );
+        assert_eq!(strace_frame(Some(f(None, 0)), 1), format!("{libc}() [0x101829]"));
+        assert_eq!(strace_frame(None, 0x7f00), "unexpected_backtracing_error [0x7f00]");
+        assert_eq!(
+            raw_addresses("\n        7f4bc2e68829\n        [stack unavailable]\n"),
+            [0x7f4bc2e68829]
+        );
+    }
 
     #[test]
     fn kernel_then_user_frames_cut_to_the_depth() {

@@ -69,8 +69,9 @@ impl Summary {
         t
     }
 
-    /// The text: each thread, then the total, with errno lines under each syscall when asked.
-    pub fn text(&self, table: &SyscallTable, errno_lines: bool) -> String {
+    /// The text: each thread, then the total, with errno lines under each syscall when asked,
+    /// rows in `sort`'s order.
+    pub fn text(&self, table: &SyscallTable, errno_lines: bool, sort: SortBy) -> String {
         let mut out = String::from("\n Summary of events:\n");
         let all: u64 = self.rows.values().map(|s| s.calls).sum();
         let mut tids: Vec<u32> = self.rows.keys().map(|(t, _)| *t).collect();
@@ -86,10 +87,10 @@ impl Summary {
             let name = self.names.get(&tid).map_or("?", String::as_str);
             let pct = if all > 0 { n as f64 * 100.0 / all as f64 } else { 0.0 };
             let _ = writeln!(out, "\n {name} ({tid}), {n} events, {pct:.1}%");
-            table_text(&mut out, &per, table, errno_lines);
+            table_text(&mut out, &per, table, (errno_lines, sort));
         }
         let _ = writeln!(out, "\n total, {all} events");
-        table_text(&mut out, &self.totals(), table, errno_lines);
+        table_text(&mut out, &self.totals(), table, (errno_lines, sort));
         out
     }
 
@@ -125,7 +126,12 @@ fn name(table: &SyscallTable, nr: u32) -> String {
     table.get(nr).map_or_else(|| format!("syscall_{nr}"), |s| s.name.clone())
 }
 
-fn table_text(out: &mut String, rows: &BTreeMap<u32, Stats>, table: &SyscallTable, errnos: bool) {
+fn table_text(
+    out: &mut String,
+    rows: &BTreeMap<u32, Stats>,
+    table: &SyscallTable,
+    (errnos, sort): (bool, SortBy),
+) {
     out.push_str(
         "\n   syscall            calls  errors  total       min       avg       max       stddev\n",
     );
@@ -135,8 +141,7 @@ fn table_text(out: &mut String, rows: &BTreeMap<u32, Stats>, table: &SyscallTabl
     out.push_str(
         "   --------------- -------- ------ -------- --------- --------- ---------     ------\n",
     );
-    let mut sorted: Vec<(&u32, &Stats)> = rows.iter().collect();
-    sorted.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(b.0)));
+    let sorted = sort.sorted(rows, table);
     let ms = |ns: u64| ns as f64 / 1e6;
     for (nr, s) in sorted {
         let avg = s.total_ns.checked_div(s.calls).unwrap_or(0);
@@ -159,6 +164,9 @@ fn table_text(out: &mut String, rows: &BTreeMap<u32, Stats>, table: &SyscallTabl
         }
     }
 }
+
+pub mod strace;
+pub use strace::SortBy;
 
 #[cfg(test)]
 mod tests;

@@ -215,23 +215,11 @@ pub fn walltime(monotonic_ns: u64) -> String {
     )
 }
 
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
-/// (Howard Hinnant's algorithm).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
+pub use sonde_output::calendar::civil_from_days;
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, escape_bytes, inet, strerror};
+    use super::{escape_bytes, inet, strerror};
 
     #[test]
     fn buffers_escape_what_is_not_printable() {
@@ -257,13 +245,5 @@ mod tests {
         v6[12..].copy_from_slice(&[10, 0, 0, 2]);
         assert_eq!(inet(10, &v6), "::ffff:10.0.0.2");
         assert_eq!(inet(1, &v6), "(address family 1)");
-    }
-
-    #[test]
-    fn calendar() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(civil_from_days(20_779), (2026, 11, 22));
     }
 }

@@ -6,6 +6,8 @@ mod fate;
 mod lines;
 mod names;
 mod not_counted;
+mod paths;
+mod per_task;
 pub mod stamp;
 mod table;
 
@@ -19,6 +21,7 @@ use crate::signals;
 use lines::Lines;
 use names::ProcNames;
 use not_counted::Full;
+use per_task::PerTask;
 use sonde_compile::abi::FIRST_USER_MAP;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::{Compiled, Options};
@@ -34,6 +37,7 @@ use sonde_trace::inflight::InFlight;
 use sonde_trace::names::until_nul;
 use sonde_trace::program::{self as tp, Mode, Plan, Targets};
 use sonde_trace::select::Selection;
+use sonde_trace::summary::strace::DEFAULT_COLUMNS;
 use sonde_trace::summary::{Stats, Summary};
 use sonde_trace::syscalls::SyscallTable;
 use stamp::Clock;
@@ -62,7 +66,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let ring = loaded.ring()?;
     let (sink, health) = output_sink(a)?;
     let mut calls = TraceEvents {
-        lines: lines(a, &compiled, &loaded.maps, &table, &target, events, sink),
+        lines: lines(a, &compiled, &loaded.maps, &table, &target, events, (sink, &health)),
         compiled: &compiled,
         ring,
         health: health.clone(),
@@ -106,6 +110,9 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
         let _ = writeln!(lines.out, "{record}");
     }
     let _ = lines.out.flush();
+    if let Some(p) = &mut lines.per_task {
+        p.flush();
+    }
     // Once the output failed, its one sentence is all there is to say.
     if !a.json() && health.failure().is_none() {
         for sentence in full.sentences().into_iter().chain(losses.sentence()) {
@@ -205,7 +212,8 @@ fn plan<'a>(
         follow: a.follow,
         uid: a.uid,
         cpus: a.cpus.clone(),
-        stacks: a.max_stack > 0,
+        stacks: a.max_stack > 0 || a.strace_stacks,
+        user_stack_raw: a.strace_stacks,
         events: events.to_vec(),
         mode: if a.show == Show::Summary { Mode::Summary } else { Mode::Lines },
         failure: a.failure,
@@ -221,6 +229,7 @@ fn plan<'a>(
             && (a.show_exits || a.show_signals)
             && sonde_compile::Env::btf(env).is_ok(),
         summary_rows: a.summary_rows,
+        paths: paths::chosen(&a.paths, &a.pids),
     }
 }
 
@@ -277,7 +286,7 @@ fn lines<'a>(
     table: &'a SyscallTable,
     target: &Target,
     events: Vec<events::Event>,
-    sink: Sink,
+    (sink, health): (Sink, &Health),
 ) -> Lines<'a> {
     let layout = a.layout;
     let mut lines = Lines {
@@ -286,7 +295,8 @@ fn lines<'a>(
         table,
         // perf trace's `...`/`[continued]` (strace's `<unfinished ...>`/`<... resumed>`) only
         // where every exit of an entry seen is printed.
-        calls: if a.json() || a.failure || a.min_duration_ns.is_some() {
+        // -ff: each task's file has only its own calls, whole.
+        calls: if a.json() || a.failure || a.min_duration_ns.is_some() || a.per_task.is_some() {
             InFlight::new(false)
         } else if layout == Layout::Strace {
             InFlight::strace()
@@ -294,7 +304,13 @@ fn lines<'a>(
             InFlight::new(true)
         },
         names: match layout {
-            Layout::Strace => ProcNames::new(a.decode_fds, false, a.decode_fds),
+            Layout::Strace => {
+                let mut n = ProcNames::new(a.decode_fds, a.pid_comms, a.decode_fds);
+                n.strace_comms = a.pid_comms;
+                n.constants = a.constants;
+                n.verbose = a.verbose;
+                n
+            }
             _ => ProcNames::new(true, true, false),
         },
         out: std::io::BufWriter::with_capacity(1 << 16, Box::new(sink)),
@@ -309,12 +325,14 @@ fn lines<'a>(
         exits_before_entry: 0,
         max: a.max_events,
         max_stack: a.max_stack,
+        strace_stacks: a.strace_stacks,
         events,
         fates: fate::Fates {
             exits: a.show_exits,
             signals: a.show_signals,
             sent: Default::default(),
         },
+        per_task: a.per_task.clone().map(|prefix| PerTask::new(prefix, health.clone())),
     };
     if lines.max_stack > 0 {
         // kallsyms is read on the first kernel frame: before the command runs, not while its
@@ -380,9 +398,18 @@ fn write_summary(
             let _ = writeln!(lines.out, "{}", Record::new(Type::TraceSummary, row));
         }
     } else {
-        let _ = write!(lines.out, "{}", s.text(table, a.errno_summary));
+        let _ = write!(lines.out, "{}", summary_text(a, &s, table));
     }
     Ok(full)
+}
+
+/// strace's table (with --strace, or -U), else perf trace's per-thread tables.
+fn summary_text(a: &Trace, s: &Summary, table: &SyscallTable) -> String {
+    match (&a.columns, a.layout) {
+        (Some(columns), _) => s.strace_text(table, columns, a.sort),
+        (None, Layout::Strace) => s.strace_text(table, DEFAULT_COLUMNS, a.sort),
+        (None, _) => s.text(table, a.errno_summary, a.sort),
+    }
 }
 
 /// Errors in the filter point into the filter, once each (it is in every syscall's predicate);

@@ -183,10 +183,12 @@ pub fn mode(m: u32) -> String {
     format!("{kind}{special}{digits:0>3}")
 }
 
-fn makedev(dev: u64) -> String {
+/// `makedev(0x1, 0x3)`; a 0 is `0`, as C's `%#x` prints it.
+pub(crate) fn makedev(dev: u64) -> String {
     let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
     let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    format!("makedev({major:#x}, {minor:#x})")
+    let hex = |v: u64| if v == 0 { "0".to_string() } else { format!("{v:#x}") };
+    format!("makedev({}, {})", hex(major), hex(minor))
 }
 
 /// struct stat's prefix: st_mode at 24, st_rdev at 40, st_size at 48.

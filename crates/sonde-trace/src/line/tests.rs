@@ -123,6 +123,42 @@ fn fds_show_their_paths_and_pids_their_comms() {
     assert!(all.perf_line(t.get(62), 0, &Known).contains("kill(pid: -1, "));
 }
 
+/// strace -Y's names: [`Known`]'s, spelled `42<sleep>`.
+struct Angles;
+
+impl Names for Angles {
+    fn fd_path(&self, _: u32, _: i64) -> Option<String> {
+        None
+    }
+    fn comm(&self, pid: i64) -> Option<String> {
+        Known.comm(pid)
+    }
+    fn cwd(&self, _: u32) -> Option<String> {
+        None
+    }
+    fn strace_comms(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn capital_y_spells_comms_as_strace_does() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let kill = call(62, [42, 15, 0, 0, 0, 0], 0);
+    assert_eq!(kill.strace_line(t.get(62), 100, &Angles), "kill(42<sleep>, SIGTERM) = 0");
+    let mut getpid = call(39, [0; 6], 42);
+    getpid.entry.tid = 42;
+    getpid.entry.comm = "sleep".into();
+    assert_eq!(
+        getpid.strace_line(t.get(39), 100, &Angles),
+        "[pid    42<sleep>] getpid() = 42<sleep>"
+    );
+    assert_eq!(getpid.strace_line(t.get(39), 100, &Known), "[pid    42] getpid() = 42");
+    // The child a wait4 reaps is gone when strace prints it: no comm.
+    let wait4 = call(61, [u64::MAX, 0, 0, 0, 0, 0], 42);
+    assert!(wait4.strace_line(t.get(61), 100, &Angles).ends_with(" = 42"));
+}
+
 #[test]
 fn interrupted_calls_print_in_two_parts() {
     let t = SyscallTable::load(&fixtures()).unwrap();

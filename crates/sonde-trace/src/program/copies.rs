@@ -179,11 +179,11 @@ mod tests {
         let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
         let text = compiled(&plan(&t, &sel, true));
         let at = |tp: &str| text.lines().find(|l| l.contains(tp)).unwrap().to_string();
-        // fstat fills its stat: the pointer saved at entry, 64 bytes copied at exit before the
+        // fstat fills its stat: the pointer saved at entry, 120 bytes copied at exit before the
         // exit record; read's bytes likewise, -s of them.
         assert!(at("sys_enter_newfstat ").contains("cp1[tid] = args->statbuf;"), "{text}");
         let exit = at("sys_exit_newfstat ");
-        assert!(exit.contains("print(17, tid, mem(cp1[tid], 64)); print(2,"), "{text}");
+        assert!(exit.contains("print(17, tid, mem(cp1[tid], 120)); print(2,"), "{text}");
         assert!(at("sys_exit_read ").contains("print(17, tid, mem(cp1[tid], 32));"), "{text}");
         // write's bytes whole at entry; accept's socklen at entry and at exit.
         assert!(at("sys_enter_write ").contains("print(23, tid, mem(args->buf, 32));"), "{text}");

@@ -7,7 +7,7 @@
 use super::{Mode, Plan, TAG_AGAIN};
 
 /// The map of pointers to read again, by (tid, argument index).
-const UNREAD: &str = "ur";
+pub(super) const UNREAD: &str = "ur";
 
 impl Plan<'_> {
     /// After the entry's copy of path argument `i` (`ptr`): its pointer remembered when the

@@ -12,7 +12,7 @@ fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection, mode: Mode) -> Plan<'a> {
 }
 
 /// The program must compile with sonde's compiler against the kernel's formats.
-fn compiles(p: &Plan) -> String {
+pub(super) fn compiles(p: &Plan) -> String {
     let text = p.program();
     let opts = Options::new();
     let checked = parse_program(&text, p.filter.as_ref())

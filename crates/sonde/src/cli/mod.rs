@@ -121,7 +121,7 @@ pub enum Face {
     /// The ftrace front end: surftrace expressions as kprobe/uprobe events (docs/probe.md).
     Probe(probe::ProbeArgs),
     /// The syscall tracer: strace's lines and summaries at perf trace's cost (docs/trace.md).
-    Trace(trace::TraceArgs),
+    Trace(Box<trace::TraceArgs>),
     /// A kernel function's calls as trees with timings, or flame graphs (function_graph).
     Graph(graph::GraphArgs),
     /// Programs' maps as Prometheus metrics, read at each scrape of /metrics (docs/serve.md).

@@ -5,6 +5,8 @@ use super::{Cli, Face, Format};
 use crate::child::Command;
 use crate::face_trace::stamp::Stamp;
 use clap::Parser;
+use sonde_trace::line::xlat::Xlat;
+use sonde_trace::summary::strace::{Column, SortBy};
 
 fn parse(args: &[&str]) -> Cli {
     let argv = std::iter::once("sonde").chain(args.iter().copied());
@@ -116,20 +118,26 @@ fn strace_flags_mean_what_they_mean_in_strace() {
     assert!(!trace(&["--no-inherit", "true"]).follow);
     assert_eq!(trace(&["--min-duration", "2", "true"]).min_duration_ns, Some(2_000_000));
     assert_eq!(trace(&["--duration", "2", "true"]).duration_ns, Some(2_000_000_000));
+    assert_eq!(trace(&["-P", "/a", "-P", "/b", "true"]).paths, ["/a", "/b"]);
+    assert!(trace(&["-Y", "true"]).pid_comms);
+    assert!(trace(&["-k", "true"]).strace_stacks);
+    assert!(trace(&["-v", "true"]).verbose);
+    let ff = trace(&["-ff", "-o", "p", "true"]);
+    assert_eq!((ff.per_task.as_deref(), ff.output), (Some("p"), Output::Stderr));
+    assert_eq!(trace(&["-ff", "true"]).per_task, None);
+    assert_eq!(trace(&["-X", "verbose", "true"]).constants, Xlat::Verbose);
+    assert_eq!(trace(&["-S", "count", "true"]).sort, SortBy::By(Column::Calls));
+    assert_eq!(trace(&["-U", "calls", "true"]).columns, Some(vec![Column::Calls, Column::Name]));
 }
 
 #[test]
 fn strace_flags_not_done_yet_are_refused_by_name() {
     let cases: &[(&[&str], &str)] = &[
-        (&["-ff"], "strace's -ff (one output file per process) is not implemented"),
         (&["-yy"], "strace's -yy "),
-        (&["-k"], "strace's -k (the stack of each call) is not implemented in sonde trace yet: --max-stack N"),
-        (&["-v"], "strace's -v "),
-        (&["-S", "calls"], "strace's -S SORTBY "),
-        (&["-U", "name,calls"], "strace's -U COLUMNS "),
-        (&["-X", "raw"], "strace's -X FORMAT "),
-        (&["-Y"], "strace's -Y "),
-        (&["-P", "/etc/passwd"], "strace's -P PATH "),
+        (&["-S", "bogus"], "-S: invalid sortby: 'bogus'"),
+        (&["-U", "name,bogus"], "-U: unknown column name: 'bogus'"),
+        (&["-X", "bogus"], "-X bogus: use raw, abbrev or verbose (as strace)"),
+        (&["-P", ""], "-P \"\": a path of 1 to 255 bytes, without NUL"),
         (&["-u", "nobody"], "--uid USER traces only that user's tasks"),
         (&["-a", "40"], "--all traces every process"),
         (&["-tttt"], "-t is given at most three times"),

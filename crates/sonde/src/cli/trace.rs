@@ -12,6 +12,8 @@ use clap::{ArgAction, Args};
 use sonde_syntax::diag::SourceFile;
 use sonde_trace::events::{self, Spec};
 use sonde_trace::filter::{self, Filter};
+use sonde_trace::line::xlat::Xlat;
+use sonde_trace::summary::strace::{parse_columns, parse_sortby, Column, SortBy};
 
 /// Trace system calls: strace's lines at perf trace's cost, filtered in the kernel.
 #[derive(Args, Debug)]
@@ -23,7 +25,8 @@ pub struct TraceArgs {
     #[arg(short = 'e', long = "expr", value_name = "EXPR")]
     pub expr: Vec<String>,
     /// Follow the threads and children the traced processes create: the default, accepted as
-    /// strace's -f (--no-inherit turns it off).
+    /// strace's -f (--no-inherit turns it off); -ff with -o PREFIX writes each task's lines to
+    /// PREFIX.TID, as strace's.
     #[arg(short = 'f', long = "follow-forks", action = ArgAction::Count)]
     pub follow: u8,
     /// Only the summary (strace's -c): per thread and in total, aggregated in the kernel.
@@ -47,6 +50,18 @@ pub struct TraceArgs {
     /// perf layout and JSON always show them.
     #[arg(short = 'y', long = "decode-fds", action = ArgAction::Count)]
     pub decode_fds: u8,
+    /// With --strace, pids with their comms, as strace's -Y (`kill(1234<sleep>, SIGTERM)`,
+    /// `[pid  1234<sleep>] `); the perf layout and JSON always show them.
+    #[arg(short = 'Y', long = "decode-pids")]
+    pub pid_comms: bool,
+    /// With --strace, constants as strace's -X: `abbrev` (names, the default), `raw`
+    /// (numbers: `0x80000`), `verbose` (both: `0x80000 /* O_RDONLY|O_CLOEXEC */`).
+    #[arg(short = 'X', long = "const-print-style", value_name = "FORMAT")]
+    pub const_style: Option<String>,
+    /// With --strace, structures with every member, as strace's -v (struct stat: st_dev,
+    /// st_ino, ..., the three times).
+    #[arg(short = 'v', long = "no-abbrev")]
+    pub verbose: bool,
     /// Bytes of each buffer shown (strace's -s): 32 by default, at most 255; paths are copied
     /// whole up to 256 bytes.
     #[arg(short = 's', long = "string-limit", value_name = "N")]
@@ -55,6 +70,10 @@ pub struct TraceArgs {
     /// stderr by default, as strace's and perf trace's do, apart from the command's own output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
+    /// Only the calls that use PATH (strace's -P, repeatable), chosen in the kernel: a path
+    /// argument that is PATH, or an fd opened on it.
+    #[arg(short = 'P', long = "trace-path", value_name = "PATH")]
+    pub paths: Vec<String>,
     /// Trace these processes (comma-separated) and what they start.
     #[arg(short = 'p', long = "pid", value_name = "PID[,PID]", value_delimiter = ',')]
     pub pids: Vec<u32>,
@@ -108,6 +127,18 @@ pub struct TraceArgs {
     /// --max-stack says); sonde's stacks are the kernel's frame-pointer walks either way.
     #[arg(long = "call-graph", value_name = "MODE")]
     pub call_graph: Option<String>,
+    /// The summary's order (strace's -S): time (the default), calls, errors, name, avg-time,
+    /// min-time, max-time, or nothing (syscall numbers).
+    #[arg(short = 'S', long = "summary-sort-by", value_name = "SORTBY")]
+    pub sort_by: Option<String>,
+    /// The summary as strace's table with these columns (strace's -U, comma-separated):
+    /// time-percent, total-time, min-time, max-time, avg-time, calls, errors, name.
+    #[arg(short = 'U', long = "summary-columns", value_name = "COLUMNS")]
+    pub columns: Option<String>,
+    /// Under each call, its user stack as strace's -k prints it (` > /lib/libc.so.6(__open64+0x51)
+    /// [0xf8011]`), walked by frame pointers at the call's exit.
+    #[arg(short = 'k', long = "stack-trace")]
+    pub strace_stacks: bool,
     /// With a summary: failed calls by errno under each syscall.
     #[arg(long = "errno-summary")]
     pub errno_summary: bool,
@@ -186,18 +217,29 @@ pub struct Trace {
     pub min_duration_ns: Option<u64>,
     pub show: Show,
     pub errno_summary: bool,
+    pub sort: SortBy,
+    /// `-U`: strace's table in these columns.
+    pub columns: Option<Vec<Column>>,
     pub layout: Layout,
     pub stamp: Stamp,
     pub syscall_times: bool,
     pub decode_fds: bool,
+    pub pid_comms: bool,
+    pub constants: Xlat,
+    pub verbose: bool,
     pub string_limit: usize,
     pub since_boot: bool,
     pub max_stack: usize,
+    pub strace_stacks: bool,
     pub max_events: Option<u64>,
     pub duration_ns: Option<u64>,
     pub keep_going: bool,
     pub summary_rows: Option<u32>,
     pub output: Output,
+    /// `-P`: the paths as given.
+    pub paths: Vec<String>,
+    /// `-ff -o PREFIX`: each task's lines in PREFIX.TID (the rest on stderr).
+    pub per_task: Option<String>,
 }
 
 impl Trace {
@@ -252,6 +294,19 @@ impl TraceArgs {
                 (false, false) => Show::Lines,
             },
             errno_summary: self.errno_summary,
+            sort: self
+                .sort_by
+                .as_deref()
+                .map(parse_sortby)
+                .transpose()
+                .map_err(Failure::Usage)?
+                .unwrap_or_default(),
+            columns: self
+                .columns
+                .as_deref()
+                .map(parse_columns)
+                .transpose()
+                .map_err(Failure::Usage)?,
             layout: match (json, self.strace) {
                 (true, _) => Layout::Json,
                 (false, true) => Layout::Strace,
@@ -260,14 +315,21 @@ impl TraceArgs {
             stamp: self.stamp()?,
             syscall_times: self.syscall_times,
             decode_fds: self.decode_fds > 0,
+            pid_comms: self.pid_comms,
+            constants: self.constants()?,
+            verbose: self.verbose,
             string_limit: self.string_limit()?,
             since_boot: self.absolute,
             max_stack: self.max_stack()?,
+            strace_stacks: self.strace_stacks,
             max_events: self.max_events,
             duration_ns: self.duration,
             keep_going: self.keep_going,
             summary_rows: self.summary_rows,
+            paths: self.trace_paths()?,
+            per_task: self.per_task(),
             output: match self.output.as_deref() {
+                _ if self.per_task().is_some() => Output::Stderr,
                 None => Output::Stderr,
                 Some("-") => Output::Stdout,
                 Some(path) => Output::File(path.to_string()),
@@ -282,9 +344,6 @@ impl TraceArgs {
                 "strace's {flag} ({does}) is not implemented in sonde trace yet"
             ))
         };
-        if self.follow > 1 {
-            return Err(not_yet("-ff", "one output file per process"));
-        }
         if self.decode_fds > 1 {
             return Err(not_yet("-yy", "socket endpoints and device numbers beside fd paths"));
         }
@@ -302,6 +361,35 @@ impl TraceArgs {
             (2, _) => Ok(Stamp::Micros),
             (3, _) => Ok(Stamp::Epoch),
             _ => Err(Failure::Usage("-t is given at most three times: -t, -tt or -ttt".into())),
+        }
+    }
+
+    /// strace's `-ff` writes a file per task only with `-o PREFIX` (else it is `-f`).
+    fn per_task(&self) -> Option<String> {
+        match self.output.as_deref() {
+            Some(prefix) if self.follow > 1 && prefix != "-" => Some(prefix.to_string()),
+            _ => None,
+        }
+    }
+
+    /// `-P`: paths the kernel compares whole (a copy holds 255 bytes and its NUL).
+    fn trace_paths(&self) -> Result<Vec<String>, Failure> {
+        for p in &self.paths {
+            if p.is_empty() || p.len() > STRING_LIMIT_MAX || p.contains('\0') {
+                return Err(Failure::Usage(format!(
+                    "-P {p:?}: a path of 1 to {STRING_LIMIT_MAX} bytes, without NUL"
+                )));
+            }
+        }
+        Ok(self.paths.clone())
+    }
+
+    fn constants(&self) -> Result<Xlat, Failure> {
+        match self.const_style.as_deref() {
+            None => Ok(Xlat::Abbrev),
+            Some(w) => Xlat::parse(w).ok_or_else(|| {
+                Failure::Usage(format!("-X {w}: use raw, abbrev or verbose (as strace)"))
+            }),
         }
     }
 

@@ -7,9 +7,8 @@ use crate::cli::trace::Layout;
 use sonde_output::value::Value;
 use sonde_output::{Record, Type};
 use sonde_trace::fate::{self, SigInfo, GENERATE_DELIVERED, GENERATE_IGNORED};
-use sonde_trace::names::until_nul;
+use sonde_trace::names::{pid_prefix, until_nul};
 use sonde_trace::program as tp;
-use std::io::Write;
 
 /// Which fate lines are printed (strace's -qq, -qqq leave them out), and the signals sent
 /// but not yet seen delivered.
@@ -109,9 +108,17 @@ impl Lines<'_> {
         if task.tid == task.pid {
             self.fates.sent.ended(task.pid);
         }
-        if !self.fates.exits {
-            return;
+        if self.fates.exits {
+            self.exit_line(&task, exit_code);
         }
+        // Its last line is written: with -ff, its file is done.
+        if let Some(p) = &mut self.per_task {
+            p.close(task.tid);
+        }
+    }
+
+    /// `+++ exited with 0 +++`, `+++ killed by SIGKILL +++`.
+    fn exit_line(&mut self, task: &Task, exit_code: u32) {
         let killed = fate::killed_by(exit_code);
         let json = serde_json::json!({
             "status": killed.is_none().then_some((exit_code >> 8) & 0xff),
@@ -119,7 +126,7 @@ impl Lines<'_> {
             "core_dumped": killed.is_some() && exit_code & 0x80 != 0,
             "text": fate::exit_line(exit_code),
         });
-        self.task_line(&task, fate::exit_line(exit_code), Type::TraceExit, json);
+        self.task_line(task, fate::exit_line(exit_code), Type::TraceExit, json);
     }
 
     /// A line about a task, after the calls it interrupts: strace's `[pid N] ` before it, or a
@@ -145,15 +152,15 @@ impl Lines<'_> {
                 Record::new(ty, json).to_string()
             }
             Layout::Strace => {
-                let line = match task.tid == self.main_tid {
+                let line = match task.tid == self.main_of(task.tid) {
                     true => text,
-                    false => format!("[pid {:>5}] {text}", task.tid),
+                    false => format!("{}{text}", pid_prefix(&self.names, task.tid, &task.comm)),
                 };
                 self.stamped(line, task.time_ns, None)
             }
             Layout::Perf => return,
         };
         // Not counted for --max-events: it counts calls and events.
-        let _ = writeln!(self.out, "{line}");
+        self.emit(task.tid, &line);
     }
 }

@@ -3,6 +3,7 @@
 //! trace's or strace's layout or as JSON.
 
 use super::names::ProcNames;
+use super::per_task::PerTask;
 use super::stamp::{self, Clock};
 use crate::cli::trace::Layout;
 use crate::collect::Collector;
@@ -14,7 +15,7 @@ use sonde_symbols::Symbolizer;
 use sonde_trace::events::{Event, FieldValue};
 use sonde_trace::inflight::{InFlight, Piece};
 use sonde_trace::line::{self, Call, Entry};
-use sonde_trace::names::until_nul;
+use sonde_trace::names::{pid_prefix, until_nul};
 use sonde_trace::program as tp;
 use sonde_trace::stack;
 use sonde_trace::syscalls::SyscallTable;
@@ -45,10 +46,14 @@ pub struct Lines<'a> {
     pub max: Option<u64>,
     /// `--max-stack`: frames shown under each call (0: none).
     pub max_stack: usize,
+    /// `-k`: each call's user frames, as strace names them.
+    pub strace_stacks: bool,
     /// Other events (`-e sched:sched_switch`), by their record tag's offset.
     pub events: Vec<Event>,
     /// Signals and tasks' ends.
     pub fates: super::fate::Fates,
+    /// `-ff -o PREFIX`: each task's lines in its own file.
+    pub per_task: Option<PerTask>,
 }
 
 impl Lines<'_> {
@@ -71,7 +76,29 @@ impl Lines<'_> {
         })
         .map_err(Failure::kernel)?;
         let _ = self.out.flush();
+        if let Some(p) = &mut self.per_task {
+            p.flush();
+        }
         Ok(())
+    }
+
+    /// A line of task `tid`: in its own file with `-ff`, else with the others.
+    pub(super) fn emit(&mut self, tid: u32, line: &str) {
+        match &mut self.per_task {
+            Some(p) => p.write(tid, line),
+            None => {
+                let _ = writeln!(self.out, "{line}");
+            }
+        }
+    }
+
+    /// The task whose lines strace prints without `[pid N] `: the command's first, or with
+    /// `-ff` each task in its own file.
+    pub(super) fn main_of(&self, tid: u32) -> u32 {
+        match self.per_task {
+            Some(_) => tid,
+            None => self.main_tid,
+        }
     }
 
     fn record(&mut self, v: &[Value]) {
@@ -104,6 +131,7 @@ impl Lines<'_> {
                 }
             }
             tag @ (tp::TAG_SIGNAL | tp::TAG_SENT | tp::TAG_FATE) => self.fate(tag, v),
+            tp::TAG_DROP => self.calls.forget(tid),
             tag @ tp::TAG_EVENT.. => self.event((tag - tp::TAG_EVENT) as usize, v),
             tag @ tp::TAG_AGAIN.. => {
                 if let Some(Value::Str(b)) = v.get(2) {
@@ -132,24 +160,59 @@ impl Lines<'_> {
                 if int(4) as i64 == -(libc::EFAULT as i64) {
                     self.unreadable_paths(tid);
                 }
+                self.new_image(tid, int(4) as i64);
                 let pieces = self.calls.exit(tid, int(3) as u32, int(2), int(4) as i64);
                 let text = |i: usize| match v.get(i) {
                     Some(Value::Sym { name: Some(n), .. }) => n.as_str(),
                     _ => "",
                 };
-                let frames = stack::frames(text(6), text(5), self.max_stack);
+                let frames = match self.strace_stacks {
+                    true => self.strace_frames(tid, text(5)),
+                    false => stack::frames(text(6), text(5), self.max_stack),
+                };
                 for piece in pieces {
                     let call = matches!(piece, Piece::Whole(_) | Piece::Continued(_));
                     let full = self.full();
+                    let of = piece.tid();
                     let json = self.print(piece);
                     // A JSON object waits for its stack (even an empty one) to be printed.
                     if call && !full && (json.is_some() || !frames.is_empty()) {
-                        self.stack(json, &frames);
+                        self.stack(of, json, &frames);
                     }
                 }
             }
             _ => {}
         }
+    }
+
+    /// An execve of `tid` that returned 0 replaced its process's image: user frames are named
+    /// from its new mappings.
+    fn new_image(&mut self, tid: u32, ret: i64) {
+        let Some(e) = self.calls.entry(tid) else { return };
+        let name = self.table.get(e.nr).map(|s| s.name.as_str());
+        if ret == 0 && matches!(name, Some("execve" | "execveat")) {
+            self.symbols.forget(e.pid);
+        }
+    }
+
+    /// `-k`: the user stack's addresses (`ustack(raw)`) named from the mappings of `tid`'s
+    /// process, as strace's frames.
+    fn strace_frames(&mut self, tid: u32, raw: &str) -> Vec<String> {
+        let pid = self.calls.entry(tid).map_or(tid, |e| e.pid);
+        let addrs = stack::raw_addresses(raw);
+        addrs
+            .into_iter()
+            .map(|a| {
+                let s = self.symbols.user_symbol(pid, a);
+                let frame = s.as_ref().map(|s| stack::UserFrame {
+                    file: &s.file,
+                    symbol: s.symbol.as_deref(),
+                    offset: s.offset,
+                    file_offset: s.file_offset,
+                });
+                stack::strace_frame(frame, a)
+            })
+            .collect()
     }
 
     /// Is argument `i` of `tid`'s open call a path (not a buffer) at a non-NULL pointer?
@@ -177,6 +240,7 @@ impl Lines<'_> {
             return None;
         }
         let (start, names) = (self.start_ns, &self.names);
+        let (tid, main_tid) = (piece.tid(), self.main_of(piece.tid()));
         // When the line's time column or stamp says (an end of call in strace's layout: its
         // exit), and how long the call took when its line ends with it.
         let (time_ns, took) = match &piece {
@@ -193,7 +257,7 @@ impl Lines<'_> {
                 let call = Call { entry: entry.clone(), exit_ns: entry.time_ns, ret: 0 };
                 let sc = self.table.get(entry.nr);
                 match self.layout {
-                    Layout::Strace => call.strace_split_line(sc, self.main_tid, names, false),
+                    Layout::Strace => call.strace_split_line(sc, main_tid, names, false),
                     _ => call.perf_entry_line(sc, start, names),
                 }
             }
@@ -209,7 +273,7 @@ impl Lines<'_> {
                         j["duration_ns"] = serde_json::Value::Null;
                         Record::new(Type::TraceCall, j).to_string()
                     }
-                    Layout::Strace => call.no_return_line(sc, start, names, Some(self.main_tid)),
+                    Layout::Strace => call.no_return_line(sc, start, names, Some(main_tid)),
                     Layout::Perf => call.no_return_line(sc, start, names, None),
                 }
             }
@@ -218,7 +282,7 @@ impl Lines<'_> {
                 let name = sc.map_or("", |s| s.name.as_str());
                 self.names.before(call, name);
                 let names = &self.names;
-                if self.layout == Layout::Json && self.max_stack > 0 {
+                if self.layout == Layout::Json && (self.max_stack > 0 || self.strace_stacks) {
                     let record = Record::new(Type::TraceCall, call.json(sc, names));
                     self.names.after(call, name);
                     self.printed += 1;
@@ -230,9 +294,9 @@ impl Lines<'_> {
                         Record::new(Type::TraceCall, call.json(sc, names)).to_string()
                     }
                     (Layout::Strace, Piece::Continued(_)) => {
-                        call.strace_split_line(sc, self.main_tid, names, true)
+                        call.strace_split_line(sc, main_tid, names, true)
                     }
-                    (Layout::Strace, _) => call.strace_line(sc, self.main_tid, names),
+                    (Layout::Strace, _) => call.strace_line(sc, main_tid, names),
                     (Layout::Perf, Piece::Continued(_)) => {
                         call.perf_continued_line(sc, start, names)
                     }
@@ -245,7 +309,7 @@ impl Lines<'_> {
             }
         };
         let line = self.stamped(line, time_ns, took);
-        let _ = writeln!(self.out, "{line}");
+        self.emit(tid, &line);
         None
     }
 
@@ -315,34 +379,32 @@ impl Lines<'_> {
                 Some(Record::new(Type::TraceEvent, ev.data(time_ns, pid, tid, &comm, &fields)))
             }
             Layout::Strace => {
-                let prefix = match tid == self.main_tid {
+                let prefix = match tid == self.main_of(tid) {
                     true => String::new(),
-                    false => format!("[pid {tid:>5}] "),
+                    false => pid_prefix(&self.names, tid, &comm),
                 };
                 let line = format!("{prefix}{}", ev.text(&fields, &self.names));
                 let line = self.stamped(line, time_ns, None);
-                let _ = writeln!(self.out, "{line}");
+                self.emit(tid, &line);
                 None
             }
             Layout::Perf => {
                 let head = line::perf_head(time_ns, None, self.start_ns, &comm, tid);
                 let line = format!("{head}{}", ev.text(&fields, &self.names));
                 let line = self.stamped(line, time_ns, None);
-                let _ = writeln!(self.out, "{line}");
+                self.emit(tid, &line);
                 None
             }
         };
         self.printed += 1;
         match json {
-            Some(j) if frames.is_empty() => {
-                let _ = writeln!(self.out, "{j}");
-            }
-            j => self.stack(j, &frames),
+            Some(j) if frames.is_empty() => self.emit(tid, &j.to_string()),
+            j => self.stack(tid, j, &frames),
         }
     }
 
     /// The frames under the call just printed (or in its JSON record, then printed).
-    fn stack(&mut self, json: Option<Record>, frames: &[String]) {
+    fn stack(&mut self, tid: u32, json: Option<Record>, frames: &[String]) {
         let lines = match (json, self.layout) {
             (Some(mut r), _) => {
                 r.data["stack"] = serde_json::json!(frames);
@@ -352,7 +414,7 @@ impl Lines<'_> {
             (None, _) => stack::perf_lines(frames),
         };
         for l in lines {
-            let _ = writeln!(self.out, "{l}");
+            self.emit(tid, &l);
         }
     }
 }

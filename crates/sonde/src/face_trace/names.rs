@@ -3,6 +3,7 @@
 //! record of that task carried (a child reaped by the wait4 being printed).
 
 use sonde_trace::fds::{Done, FdTable};
+use sonde_trace::line::xlat::Xlat;
 use sonde_trace::line::Call;
 use sonde_trace::names::{until_nul, Names};
 use std::collections::HashMap;
@@ -22,6 +23,12 @@ pub struct ProcNames {
     pub show_comms: bool,
     /// Show `AT_FDCWD<cwd>` (`--strace -y`, as strace -y does).
     pub show_cwd: bool,
+    /// strace -Y: comms as `1234<sleep>`, and in `[pid  1234<sleep>] `.
+    pub strace_comms: bool,
+    /// strace -X: constants as names, numbers or both.
+    pub constants: Xlat,
+    /// strace -v: structures with every member.
+    pub verbose: bool,
 }
 
 impl ProcNames {
@@ -33,6 +40,9 @@ impl ProcNames {
             show_fds,
             show_comms,
             show_cwd,
+            strace_comms: false,
+            constants: Xlat::Abbrev,
+            verbose: false,
         }
     }
 
@@ -116,6 +126,18 @@ impl Names for ProcNames {
             Ok(c) => Some(c.trim_end().to_string()),
             Err(_) => self.comms.get(&pid).cloned(),
         }
+    }
+
+    fn strace_comms(&self) -> bool {
+        self.strace_comms
+    }
+
+    fn constants(&self) -> Xlat {
+        self.constants
+    }
+
+    fn verbose(&self) -> bool {
+        self.verbose
     }
 
     fn cwd(&self, pid: u32) -> Option<String> {
