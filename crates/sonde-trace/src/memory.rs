@@ -17,6 +17,12 @@ pub fn out_index(arg: usize) -> usize {
     arg + 6
 }
 
+/// Is the copy kept at `index` made at the call's exit (else at its entry, before the entry
+/// record)?
+pub fn made_at_exit(index: usize) -> bool {
+    (out_index(0)..in_index(0)).contains(&index)
+}
+
 /// Where the copy of argument `arg` made at entry is kept among the entry's strings.
 pub fn in_index(arg: usize) -> usize {
     arg + 12

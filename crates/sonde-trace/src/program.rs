@@ -1,7 +1,8 @@
 //! The tracing program, written in sonde's own language and compiled by sonde's compiler like
 //! any script. Filtering (targets, syscall set, failures, duration) happens in its predicates,
 //! so untraced work costs only the tracepoint itself. Lines mode ships an entry record and an
-//! exit record per call through the ring buffer (paired in user space, as perf trace does);
+//! exit record per call through the ring buffer (paired in user space, as perf trace does), each
+//! after the copies of user memory made with it;
 //! summary mode ships nothing per call and aggregates in per-CPU maps.
 
 use crate::events::{Event, FieldKind};
@@ -345,8 +346,14 @@ impl Plan<'_> {
             String::new()
         };
         let record = match self.mode {
+            // The copies first: user space keeps them by thread until the record comes, so
+            // another CPU's record landing between them cannot show the entry without them.
             Mode::Lines => format!(
-                "print({TAG_ENTER}, tid, pid, nsecs, {id}, {}, comm);{strings}",
+                "{}print({TAG_ENTER}, tid, pid, nsecs, {id}, {}, comm);",
+                match strings.trim() {
+                    "" => String::new(),
+                    s => format!("{s} "),
+                },
                 a.join(", ")
             ),
             Mode::Summary => String::new(),

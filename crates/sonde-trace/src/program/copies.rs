@@ -193,6 +193,26 @@ mod tests {
     }
 
     #[test]
+    fn entries_send_their_copies_before_their_record() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        for set in ["openat,write,accept", "all"] {
+            let sel = match set {
+                "all" => Selection { nrs: (0..50).collect(), all: true },
+                s => Selection::parse(s, &t).unwrap(),
+            };
+            let text = compiled(&plan(&t, &sel, true));
+            let entries: Vec<&str> = text.lines().filter(|l| l.contains("print(1, tid")).collect();
+            assert!(!entries.is_empty(), "{text}");
+            for line in entries {
+                // The record is the entry's last print, after at least one copy.
+                let record = line.find("print(1, tid").unwrap();
+                assert_eq!(line.rfind("print("), Some(record), "{line}");
+                assert!(line[..record].contains("print("), "{line}");
+            }
+        }
+    }
+
+    #[test]
     fn the_other_layouts_copy_nothing() {
         let t = SyscallTable::load(&fixtures()).unwrap();
         let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
