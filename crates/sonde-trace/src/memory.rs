@@ -21,6 +21,31 @@ pub fn out_index(arg: usize) -> usize {
 /// record)?
 pub fn made_at_exit(index: usize) -> bool {
     (out_index(0)..in_index(0)).contains(&index)
+        || (NESTED_OUT..NESTED_OUT + NESTED_SLOTS).contains(&index)
+}
+
+/// Copies reached through a copied struct's pointers (a msghdr's name and iovec array, an
+/// iovec array's buffers), made at entry from `NESTED_IN` on, at exit from `NESTED_OUT` on:
+/// the name at [`NESTED_NAME`], the iovec array at [`NESTED_IOV`], the buffers after.
+pub const NESTED_IN: usize = 80;
+pub const NESTED_OUT: usize = 100;
+pub const NESTED_NAME: usize = 0;
+pub const NESTED_IOV: usize = 1;
+pub const NESTED_BUFFERS: usize = 2;
+/// The iovecs whose buffers are copied (strace shows them all; more show as `...`).
+pub const IOV_COPIED: usize = 8;
+/// `-s`, sent with buffers copied longer than it ([`MESSAGE`]), which show `-s` bytes.
+pub const NESTED_SHOWN: usize = NESTED_BUFFERS + IOV_COPIED;
+const NESTED_SLOTS: usize = NESTED_SHOWN + 1;
+/// Bytes of a buffer that may hold a netlink message (sendto's, each iovec's), whatever `-s`:
+/// strace decodes such a message whole. The language copies at most this many at once.
+pub const MESSAGE: usize = 256;
+pub const MSGHDR: usize = 56;
+pub const IOVEC: usize = 16;
+
+/// Where nested copy `k` (`NESTED_NAME`, ...) of a call is kept.
+pub fn nested_index(at_exit: bool, k: usize) -> usize {
+    k + if at_exit { NESTED_OUT } else { NESTED_IN }
 }
 
 /// Where the copy of argument `arg` made at entry is kept among the entry's strings.
@@ -75,6 +100,12 @@ pub enum Size {
     Path,
     /// Not a copy: getdents' entries counted in the program, as 8 bytes.
     DirEntries,
+    /// A struct msghdr, with its name, its iovec array and the first iovecs' buffers (nested).
+    Msghdr,
+    /// An iovec array (its length the next argument), with the first iovecs' buffers (nested).
+    Iovec,
+    /// A buffer that may hold a netlink message: [`MESSAGE`] bytes, and `-s` (nested).
+    Message,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +129,13 @@ pub const SIGACTION: usize = 32;
 pub const SOCKADDR: usize = 112;
 /// utsname's sysname and nodename, 65 bytes each: what strace shows.
 pub const UTSNAME_PREFIX: usize = 130;
+/// struct rusage's ru_utime and ru_stime: what strace shows.
+pub const RUSAGE_PREFIX: usize = 32;
+/// struct epoll_event (packed on x86-64): events, then data.
+pub const EPOLL_EVENT: usize = 12;
+pub const EPOLL_EVENTS_COPIED: usize = 16;
+/// An fd_set of 1024 fds.
+pub const FD_SET: usize = 128;
 
 /// A constant list (a `const fn` call is not promoted to a static on its own).
 macro_rules! list {
@@ -125,7 +163,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "getrandom" => list!(c(0, Exit, Buffer)),
         "getdents64" | "getdents" => list!(c(1, Exit, Size::DirEntries)),
         "getcwd" => list!(c(0, Exit, Path)),
-        "sendto" => list!(c(1, Both, Buffer), c(4, Both, Bytes(SOCKADDR))),
+        "sendto" => list!(c(1, Both, Size::Message), c(4, Both, Bytes(SOCKADDR))),
         "newfstatat" => list!(c(2, Exit, Bytes(STAT_PREFIX))),
         "fstat" | "stat" | "lstat" => list!(c(1, Exit, Bytes(STAT_PREFIX))),
         "statx" => list!(c(4, Exit, Bytes(STATX_PREFIX))),
@@ -133,7 +171,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "rt_sigprocmask" => list!(c(1, Both, Bytes(8)), c(2, Exit, Bytes(8))),
         "prlimit64" => list!(c(2, Both, Bytes(16)), c(3, Exit, Bytes(16))),
         "getrlimit" => list!(c(1, Exit, Bytes(16))),
-        "wait4" => list!(c(1, Exit, Bytes(4))),
+        "wait4" => list!(c(1, Exit, Bytes(4)), c(3, Exit, Bytes(RUSAGE_PREFIX))),
         "statfs" | "fstatfs" => list!(c(1, Exit, Bytes(system::STATFS))),
         "sysinfo" => list!(c(0, Exit, Bytes(system::SYSINFO))),
         "clone3" => list!(c(0, Both, Bytes(system::CLONE_ARGS))),
@@ -155,6 +193,26 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "clock_nanosleep" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
         "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
         "setsockopt" => list!(c(3, Both, Bytes(4))),
+        "sendmsg" => list!(c(1, Entry, Size::Msghdr)),
+        "recvmsg" => list!(c(1, Exit, Size::Msghdr)),
+        "writev" | "pwritev" | "pwritev2" => list!(c(1, Entry, Size::Iovec)),
+        "readv" | "preadv" | "preadv2" => list!(c(1, Exit, Size::Iovec)),
+        "epoll_ctl" => list!(c(3, Entry, Bytes(EPOLL_EVENT))),
+        "epoll_wait" | "epoll_pwait" | "epoll_pwait2" => {
+            list!(c(1, Exit, Bytes(EPOLL_EVENT * EPOLL_EVENTS_COPIED)))
+        }
+        // fd sets of up to 1024 fds: read at entry, filled at exit.
+        "select" | "pselect6" => list!(
+            c(1, Entry, Bytes(FD_SET)),
+            c(1, Exit, Bytes(FD_SET)),
+            c(2, Entry, Bytes(FD_SET)),
+            c(2, Exit, Bytes(FD_SET)),
+            c(3, Entry, Bytes(FD_SET)),
+            c(3, Exit, Bytes(FD_SET)),
+            c(4, Entry, Bytes(16)),
+            c(4, Exit, Bytes(16))
+        ),
+        "getrusage" => list!(c(1, Exit, Bytes(RUSAGE_PREFIX))),
         "getsockopt" => list!(c(3, Exit, Bytes(4)), c(4, Entry, Bytes(4)), c(4, Exit, Bytes(4))),
         _ => &[],
     }
@@ -176,5 +234,8 @@ pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
         Buffer => buffer.max(1),
         Path => path,
         Size::DirEntries => 8,
+        Size::Msghdr => MSGHDR,
+        Size::Iovec => IOVEC * IOV_COPIED,
+        Size::Message => MESSAGE,
     }
 }

@@ -22,9 +22,9 @@ pub const TAG_FATE: u64 = 5;
 /// `TAG_STRING + i`: the string argument `i` of the call just entered.
 pub const TAG_STRING: u64 = 10;
 /// `TAG_AGAIN + i`: path argument `i` read again at the call's exit (`reread`).
-pub const TAG_AGAIN: u64 = 90;
+pub const TAG_AGAIN: u64 = 190;
 /// `TAG_EVENT + k`: a record of the `k`th other event (`-e sched:sched_switch`).
-pub const TAG_EVENT: u64 = 100;
+pub const TAG_EVENT: u64 = 200;
 
 /// Summary maps, as the compiler names them.
 pub const MAP_STATS: &str = "n";
@@ -428,6 +428,7 @@ pub use rows::size_summary_maps;
 
 mod fate;
 mod made;
+mod nested;
 mod reread;
 mod rows;
 mod sigreturn;

@@ -40,12 +40,18 @@ impl Plan<'_> {
         for (nr, copies) in &list {
             for c in copies.iter() {
                 if c.when.at_entry() {
-                    let action = format!(
+                    let mut action = format!(
                         "print({}, tid, mem({}, {}));",
                         TAG_IN + c.arg as u64,
                         arg(c.arg),
                         self.copy_bytes(c)
                     );
+                    // An iovec array's length is the next argument.
+                    let limit = match c.size {
+                        memory::Size::Iovec if c.arg < 5 => format!("(int64){}", arg(c.arg + 1)),
+                        _ => "0".to_string(),
+                    };
+                    action.push_str(&self.nested(c.size, &arg(c.arg), false, &limit));
                     groups.entry(action).or_default().push(*nr);
                 }
                 if c.when.at_exit() {
@@ -113,7 +119,12 @@ impl Plan<'_> {
                 let action = match c.size {
                     memory::Size::DirEntries => dir_entries(tag, c.arg, ret),
                     _ => {
-                        format!("print({tag}, tid, mem(cp{}[tid], {}));", c.arg, self.copy_bytes(c))
+                        let saved = format!("cp{}[tid]", c.arg);
+                        let copy =
+                            format!("print({tag}, tid, mem({saved}, {}));", self.copy_bytes(c));
+                        // What the call filled: its result in bytes.
+                        let limit = format!("(int64){ret}");
+                        format!("{copy}{}", self.nested(c.size, &saved, true, &limit))
                     }
                 };
                 groups.entry(action).or_default().push(*nr);
@@ -213,6 +224,24 @@ mod tests {
     }
 
     #[test]
+    fn messages_and_iovecs_copy_what_their_pointers_lead_to() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let names = "sendmsg,recvmsg,writev,readv,sendto,select,epoll_wait,epoll_ctl,wait4";
+        let sel = Selection::parse(names, &t).unwrap();
+        for all in [false, true] {
+            let sel = Selection { all, ..sel.clone() };
+            let text = compiled(&plan(&t, &sel, true));
+            // sendmsg's name and iovecs at entry (80: name, 81: iovecs, 82: first buffer, 90:
+            // -s), recvmsg's at exit from the saved pointer, as many buffers as bytes came.
+            assert!(text.contains("print(90, tid, mem($mh[0], 112));"), "{text}");
+            assert!(text.contains("print(92, tid, mem($iv[0], 256));"), "{text}");
+            assert!(text.contains("print(100, tid, 32);"), "{text}");
+            assert!(text.contains("$mh = (uint64 *)(uint64)cp1[tid];"), "{text}");
+            assert!(text.contains("$il = $il - (int64)$iv[1];"), "{text}");
+        }
+    }
+
+    #[test]
     fn the_other_layouts_copy_nothing() {
         let t = SyscallTable::load(&fixtures()).unwrap();
         let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
@@ -226,7 +255,7 @@ mod tests {
         let sel = Selection { nrs: (0..50).collect(), all: false };
         let text = compiled(&plan(&t, &sel, true));
         assert!(
-            text.contains("if (args->id == 0 || args->id == 5 || args->id == 43) { cp1[tid] = args->args[1]; }"),
+            text.contains("if (args->id == 0 || args->id == 5 || args->id == 19 || args->id == 23 || args->id == 43 || args->id == 44 || args->id == 47) { cp1[tid] = args->args[1]; }"),
             "{text}"
         );
     }

@@ -1,0 +1,58 @@
+//! Copies reached through the pointers of a copied struct: a msghdr's name and iovec array,
+//! and the first iovecs' buffers (sendmsg/recvmsg, writev/readv), with `-s` for the buffers
+//! copied longer than it. x86-64 layouts: msghdr's name at 0, its iov at 16 and iovlen at 24;
+//! an iovec's base at 0 and length at 8.
+
+use super::Plan;
+use crate::memory::{self, Size, IOVEC, IOV_COPIED, MESSAGE, SOCKADDR};
+use crate::program::TAG_STRING;
+use std::fmt::Write;
+
+impl Plan<'_> {
+    /// After the copy of `ptr` (a msghdr, an iovec array, a message): the copies it leads to.
+    /// `limit`: at entry the number of iovecs (an iovec array's next argument), at exit the
+    /// bytes the call filled (its result), which say how many buffers hold anything.
+    pub(super) fn nested(&self, size: Size, ptr: &str, at_exit: bool, limit: &str) -> String {
+        let tag = |k: usize| TAG_STRING + memory::nested_index(at_exit, k) as u64;
+        let shown = format!(" print({}, tid, {});", tag(memory::NESTED_SHOWN), self.buffer_size);
+        let (mut out, limit) = match size {
+            Size::Message => return shown,
+            Size::Msghdr => {
+                let mut out = format!(
+                    "{shown} $mh = (uint64 *)(uint64){ptr}; \
+                     if ($mh[0] != 0) {{ print({}, tid, mem($mh[0], {SOCKADDR})); }} $ia = $mh[2];",
+                    tag(memory::NESTED_NAME)
+                );
+                let _ = write!(
+                    out,
+                    " if ($ia != 0) {{ print({}, tid, mem($ia, {})); }}",
+                    tag(memory::NESTED_IOV),
+                    IOVEC * IOV_COPIED
+                );
+                let limit = match at_exit {
+                    true => limit.to_string(),
+                    false => "(int64)$mh[3]".to_string(),
+                };
+                (out, limit)
+            }
+            // The array itself is the argument's copy.
+            Size::Iovec => (format!("{shown} $ia = (uint64){ptr};"), limit.to_string()),
+            _ => return String::new(),
+        };
+        // At exit each buffer takes its length from what is left; at entry each counts one.
+        let step = if at_exit { "$iv[1]" } else { "1" };
+        let _ = write!(out, " $il = {limit}; if ($ia != 0) {{");
+        for k in 0..IOV_COPIED {
+            let _ = write!(
+                out,
+                " if ($il > 0) {{ $iv = (uint64 *)($ia + {}); \
+                 if ($iv[0] != 0) {{ print({}, tid, mem($iv[0], {MESSAGE})); }} \
+                 $il = $il - (int64){step}; }}",
+                k * IOVEC,
+                tag(memory::NESTED_BUFFERS + k)
+            );
+        }
+        out.push_str(" }");
+        out
+    }
+}
