@@ -484,6 +484,7 @@ const CLONE: Table = table!(
 );
 
 pub mod consts;
+pub mod netlink;
 pub mod poll;
 pub mod prctl;
 pub mod quote;
