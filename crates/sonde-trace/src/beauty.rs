@@ -58,6 +58,7 @@ pub enum Consts {
     /// accept4's SOCK_CLOEXEC|SOCK_NONBLOCK.
     SockFlags,
     SfdFlags,
+    EpollCtl,
 }
 
 /// The beautifier for argument `arg` of syscall `syscall`.
@@ -109,6 +110,7 @@ fn consts_kind(syscall: &str, arg: &str) -> Option<Consts> {
             Consts::MsgFlags
         }
         ("shutdown", "how") => Consts::Shutdown,
+        ("epoll_ctl", "op") => Consts::EpollCtl,
         _ => return None,
     })
 }
@@ -204,6 +206,7 @@ fn consts_format(c: Consts, raw: u64, v: i64) -> String {
         Consts::OFlags => k::flags_or_zero(raw, OPEN),
         Consts::SockFlags => k::flags_or_zero(raw, SOCK_FLAGS),
         Consts::SfdFlags => k::flags_or_zero(raw, k::SFD_FLAGS),
+        Consts::EpollCtl => one(v, epoll::OPS),
     }
 }
 
@@ -484,6 +487,9 @@ const CLONE: Table = table!(
 );
 
 pub mod consts;
+pub mod epoll;
+pub mod fdset;
+pub mod msg;
 pub mod netlink;
 pub mod poll;
 pub mod prctl;

@@ -10,6 +10,10 @@ pub trait Names {
     fn comm(&self, pid: i64) -> Option<String>;
     /// The working directory of process `pid`, to show after `AT_FDCWD` (strace -y does).
     fn cwd(&self, pid: u32) -> Option<String>;
+    /// Is `fd` of process `pid` a NETLINK_ROUTE socket (its messages then decoded)?
+    fn netlink_route(&self, _pid: u32, _fd: i64) -> bool {
+        false
+    }
 }
 
 /// No names: numbers print bare.

@@ -285,6 +285,7 @@ impl Plan<'_> {
         let a = &site.args;
         let mut strings = self.raw_strings(p, &site.enter_id, a);
         strings.push_str(&self.copies_at_entry(&site.enter_id, &|i| a[i].clone()));
+        strings.push_str(&self.sigreturn_mask_at_entry(&site.enter_id, site.sp.as_deref()));
         self.enter(p, site.enter, &format!("{target}{set}"), &site.enter_id, a, &strings);
         let set = self.set(p, &site.exit_id);
         let pred = format!("{target}{}", self.exit_set(&set, &site.exit_id));

@@ -9,6 +9,8 @@ use super::quote;
 use super::system;
 use super::tty;
 use super::Table;
+use super::{epoll, fdset, msg, netlink};
+use crate::memory;
 
 /// What one call's copies hold.
 pub struct Copied<'a> {
@@ -18,6 +20,73 @@ pub struct Copied<'a> {
     pub input: Option<&'a [u8]>,
     /// The copy made at exit.
     pub output: Option<&'a [u8]>,
+    /// Every copy of the call, by index ([`crate::memory`]): those reached through pointers.
+    pub all: &'a [(usize, Vec<u8>)],
+    /// The call's fd is a NETLINK_ROUTE socket.
+    pub netlink: bool,
+}
+
+impl<'a> Copied<'a> {
+    fn nested(&self, at_exit: bool, k: usize) -> Option<&'a [u8]> {
+        let i = memory::nested_index(at_exit, k);
+        self.all.iter().find(|(j, _)| *j == i).map(|(_, b)| b.as_slice())
+    }
+
+    /// What a msghdr's or an iovec array's pointers led to.
+    fn nested_copies(&self, at_exit: bool) -> msg::Nested<'a> {
+        let shown = self.nested(at_exit, memory::NESTED_SHOWN).and_then(|b| u64_at(b, 0));
+        msg::Nested {
+            name: self.nested(at_exit, memory::NESTED_NAME),
+            iov: self.nested(at_exit, memory::NESTED_IOV),
+            buffers: (0..memory::IOV_COPIED)
+                .map(|k| self.nested(at_exit, memory::NESTED_BUFFERS + k))
+                .collect(),
+            shown: shown.map_or(crate::program::BUFFER_BYTES, |s| s as usize),
+            filled: at_exit.then_some(self.ret.max(0) as u64),
+            netlink: self.netlink,
+        }
+    }
+
+    /// A buffer that may be a netlink message, `len` bytes long (sendto's).
+    fn message(&self, b: &[u8], len: u64) -> String {
+        let n = self.nested_copies(false);
+        if self.netlink {
+            if let Some(text) = netlink::messages(b, len as usize) {
+                return text;
+            }
+        }
+        quote::buffer(&b[..b.len().min(n.shown)], len)
+    }
+
+    /// select's result: the ready fds of each set and the time left.
+    fn select_result(&self, timeval: bool) -> Option<String> {
+        let out = |i: usize| {
+            let at = memory::out_index(i);
+            self.all.iter().find(|(j, _)| *j == at).map(|(_, b)| b.as_slice())
+        };
+        let sets = [1, 2, 3].map(|i| out(i).filter(|_| self.raw[i] != 0));
+        let left = out(4).filter(|_| self.raw[4] != 0).and_then(|b| time(b, timeval));
+        Some(fdset::ready(sets, self.raw[0], self.ret, left))
+    }
+}
+
+/// A timespec, or a timeval.
+fn time(b: &[u8], timeval: bool) -> Option<String> {
+    match timeval {
+        true => {
+            Some(format!("{{tv_sec={}, tv_usec={}}}", u64_at(b, 0)? as i64, u64_at(b, 8)? as i64))
+        }
+        false => timespec(b),
+    }
+}
+
+/// A successful result strace follows with what the call filled (select's ready sets).
+pub fn result(syscall: &str, c: &Copied) -> Option<String> {
+    match syscall {
+        "select" => c.select_result(true),
+        "pselect6" => c.select_result(false),
+        _ => None,
+    }
 }
 
 /// Argument `arg` of `syscall` decoded, or None to print it as before (a pointer, NULL).
@@ -37,7 +106,24 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("getdents64" | "getdents", 1) => {
             Some(format!("{:#x} /* {} entries */", c.raw[1], u64_at(out?, 0)?))
         }
-        ("sendto" | "write" | "pwrite64", 1) => Some(quote::buffer(c.input?, c.raw[2])),
+        ("write" | "pwrite64", 1) => Some(quote::buffer(c.input?, c.raw[2])),
+        ("sendto", 1) => Some(c.message(c.input?, c.raw[2])),
+        ("sendmsg", 1) => msg::msghdr(c.input?, &c.nested_copies(false)),
+        ("recvmsg", 1) => msg::msghdr(out?, &c.nested_copies(true)),
+        ("writev" | "pwritev" | "pwritev2", 1) => {
+            Some(msg::iovec(c.input?, c.raw[2], &c.nested_copies(false)))
+        }
+        ("readv" | "preadv" | "preadv2", 1) => {
+            Some(msg::iovec(out?, c.raw[2], &c.nested_copies(true)))
+        }
+        ("epoll_ctl", 3) => epoll::event(c.input?),
+        ("epoll_wait" | "epoll_pwait" | "epoll_pwait2", 1) => {
+            Some(epoll::events(out?, c.ret as u64))
+        }
+        ("select" | "pselect6", 1..=3) => Some(fdset::set(c.input?, c.raw[0])),
+        ("select", 4) => time(c.input?, true),
+        ("pselect6", 4) => timespec(c.input?),
+        ("getrusage", 1) | ("wait4", 3) => system::rusage(out?),
         ("sendto", 4) | ("connect" | "bind", 1) => sockaddr(c.input?, c.raw[arg + 1]),
         ("newfstatat", 2) | ("fstat" | "stat" | "lstat", 1) => stat(out?),
         ("statx", 4) => statx(out?),
@@ -325,7 +411,7 @@ fn timespec(b: &[u8]) -> Option<String> {
 }
 
 /// A sockaddr of `len` bytes: unix, inet and inet6 as strace prints them.
-fn sockaddr(b: &[u8], len: u64) -> Option<String> {
+pub(super) fn sockaddr(b: &[u8], len: u64) -> Option<String> {
     let len = (len as usize).min(b.len());
     let family = u16::from_le_bytes(b.get(0..2)?.try_into().ok()?) as i32;
     let port = |at: usize| Some(u16::from_be_bytes(b.get(at..at + 2)?.try_into().ok()?));

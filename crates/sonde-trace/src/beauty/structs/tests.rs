@@ -6,7 +6,7 @@ fn call<'a>(
     input: Option<&'a [u8]>,
     output: Option<&'a [u8]>,
 ) -> Copied<'a> {
-    Copied { raw, ret, input, output }
+    Copied { raw, ret, input, output, all: &[], netlink: false }
 }
 
 fn stat_bytes(mode: u32, rdev: u64, size: u64) -> Vec<u8> {
@@ -234,5 +234,51 @@ fn special_mode_bits_and_alternate_stacks() {
     assert_eq!(
         decode("sigaltstack", 0, &call(&raw, 0, Some(&st), None)).unwrap(),
         "{ss_sp=0x7f0000001000, ss_flags=0, ss_size=65536}"
+    );
+}
+
+#[test]
+fn messages_select_epoll_and_rusage_as_strace_prints_them() {
+    use crate::memory::{in_index, nested_index, out_index, NESTED_BUFFERS, NESTED_SHOWN};
+    // sendto on a NETLINK_ROUTE socket: the message decoded; elsewhere -s of its bytes.
+    let mut m = vec![24, 0, 0, 0, 22, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0];
+    m.extend([0; 8]);
+    let raw = [3, 0x1000, 24, 0, 0, 0];
+    let all = vec![(nested_index(false, NESTED_SHOWN), 4u64.to_le_bytes().to_vec())];
+    let c = Copied { netlink: true, all: &all, ..call(&raw, 24, Some(&m), None) };
+    assert!(decode("sendto", 1, &c).unwrap().starts_with("[{nlmsg_len=24, nlmsg_type=RTM_GETADDR"));
+    let c = Copied { netlink: false, ..c };
+    assert_eq!(decode("sendto", 1, &c).unwrap(), r#""\30\0\0\0"..."#);
+    // writev's iovecs, each with its buffer.
+    let iov: Vec<u8> = [0x1000u64, 3, 0x2000, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let all = vec![
+        (nested_index(false, NESTED_BUFFERS), b"abc".to_vec()),
+        (nested_index(false, NESTED_BUFFERS + 1), b"defg".to_vec()),
+    ];
+    let raw = [7, 0x500, 2, 0, 0, 0];
+    let c = Copied { all: &all, ..call(&raw, 7, Some(&iov), None) };
+    assert_eq!(
+        decode("writev", 1, &c).unwrap(),
+        r#"[{iov_base="abc", iov_len=3}, {iov_base="defg", iov_len=4}]"#
+    );
+    // pselect6: the set read at entry, and the result with the ready set and the time left.
+    let mut set = vec![0u8; 128];
+    set[0] = 0b1000;
+    let left: Vec<u8> = [0u64, 999994851].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let raw = [4, 0x100, 0, 0, 0x200, 0];
+    let all = vec![(in_index(1), set.clone()), (out_index(1), set.clone()), (out_index(4), left)];
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&set), None) };
+    assert_eq!(decode("pselect6", 1, &c).unwrap(), "[3]");
+    assert_eq!(result("pselect6", &c).unwrap(), "1 (in [3], left {tv_sec=0, tv_nsec=999994851})");
+    // epoll_wait's events at exit; getrusage's times.
+    let ev = [1u32.to_le_bytes().to_vec(), 3u64.to_le_bytes().to_vec()].concat();
+    let raw = [5, 0x100, 1023, 1000, 0, 0];
+    let c = call(&raw, 1, None, Some(&ev));
+    assert_eq!(decode("epoll_wait", 1, &c).unwrap(), "[{events=EPOLLIN, data={u32=3, u64=3}}]");
+    let ru: Vec<u8> = [0u64, 1770, 0, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let raw = [0, 0x100, 0, 0, 0, 0];
+    assert_eq!(
+        decode("getrusage", 1, &call(&raw, 0, None, Some(&ru))).unwrap(),
+        "{ru_utime={tv_sec=0, tv_usec=1770}, ru_stime={tv_sec=0, tv_usec=0}, ...}"
     );
 }

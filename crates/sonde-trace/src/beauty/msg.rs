@@ -1,0 +1,96 @@
+//! struct msghdr and iovec arrays as strace prints them: `{msg_name={sa_family=AF_INET, ...},
+//! msg_namelen=16, msg_iov=[{iov_base="hello ", iov_len=6}], msg_iovlen=1, msg_controllen=0,
+//! msg_flags=0}`, readv/writev's `[{iov_base="abc", iov_len=3}]`. An iovec's bytes are those
+//! the call wrote or, at its exit, the part of its result that landed there; on a NETLINK_ROUTE
+//! socket they are decoded as netlink messages ([`super::netlink`]).
+
+use super::consts::{flags_or_zero, MSG_FLAGS};
+use super::structs::{sockaddr, u32_at, u64_at};
+use super::{netlink, quote};
+use crate::memory::{IOVEC, IOV_COPIED};
+
+/// What the program copied through a msghdr's or an iovec array's pointers.
+pub struct Nested<'a> {
+    /// The name a msghdr points to.
+    pub name: Option<&'a [u8]>,
+    /// The iovec array (a msghdr's; an iovec argument's is the argument's own copy).
+    pub iov: Option<&'a [u8]>,
+    /// The first iovecs' buffers, by position.
+    pub buffers: Vec<Option<&'a [u8]>>,
+    /// `-s`: the bytes of a buffer shown.
+    pub shown: usize,
+    /// The call's result in bytes, at its exit (what the buffers hold), else None: each
+    /// buffer holds its whole length.
+    pub filled: Option<u64>,
+    /// The socket is NETLINK_ROUTE: its buffers are netlink messages.
+    pub netlink: bool,
+}
+
+/// A msghdr's copy `b` and what its pointers led to.
+pub fn msghdr(b: &[u8], n: &Nested) -> Option<String> {
+    let name = match u64_at(b, 0)? {
+        0 => "NULL".to_string(),
+        p => n.name.and_then(|s| sockaddr(s, u32_at(b, 8)? as u64)).unwrap_or(format!("{p:#x}")),
+    };
+    let iov_ptr = u64_at(b, 16)?;
+    let iovlen = u64_at(b, 24)?;
+    let iov = match (iov_ptr, n.iov) {
+        (0, _) => "NULL".to_string(),
+        (_, Some(a)) => iovec(a, iovlen, n),
+        (p, None) => format!("{p:#x}"),
+    };
+    let control = match u64_at(b, 32)? {
+        0 => String::new(),
+        p => format!("msg_control={p:#x}, "),
+    };
+    Some(format!(
+        "{{msg_name={name}, msg_namelen={}, msg_iov={iov}, msg_iovlen={iovlen}, \
+         {control}msg_controllen={}, msg_flags={}}}",
+        u32_at(b, 8)?,
+        u64_at(b, 40)?,
+        flags_or_zero(u32_at(b, 48)? as u64, MSG_FLAGS)
+    ))
+}
+
+/// An iovec array of `count` entries, of which `a` holds the copied first ones.
+pub fn iovec(a: &[u8], count: u64, n: &Nested) -> String {
+    let mut left = n.filled;
+    let mut items = Vec::new();
+    for k in 0..(count as usize).min(IOV_COPIED).min(a.len() / IOVEC) {
+        let (Some(base), Some(len)) = (u64_at(a, k * IOVEC), u64_at(a, k * IOVEC + 8)) else {
+            break;
+        };
+        // What this buffer holds: all of it, or at exit its part of the result.
+        let holds = match left {
+            Some(l) => {
+                let h = l.min(len);
+                left = Some(l - h);
+                h
+            }
+            None => len,
+        };
+        let data = match (base, n.buffers.get(k).copied().flatten()) {
+            (0, _) => "NULL".to_string(),
+            (_, Some(b)) => buffer(b, holds, n),
+            (p, None) => format!("{p:#x}"),
+        };
+        items.push(format!("{{iov_base={data}, iov_len={len}}}"));
+    }
+    if count as usize > items.len() {
+        items.push("...".into());
+    }
+    format!("[{}]", items.join(", "))
+}
+
+fn buffer(b: &[u8], holds: u64, n: &Nested) -> String {
+    if n.netlink {
+        if let Some(text) = netlink::messages(b, holds as usize) {
+            return text;
+        }
+    }
+    let shown = b.len().min(n.shown);
+    quote::buffer(&b[..shown], holds)
+}
+
+#[cfg(test)]
+mod tests;
