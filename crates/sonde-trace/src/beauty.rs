@@ -59,6 +59,7 @@ pub enum Consts {
     SockFlags,
     SfdFlags,
     EpollCtl,
+    RusageWho,
 }
 
 /// The beautifier for argument `arg` of syscall `syscall`.
@@ -111,6 +112,7 @@ fn consts_kind(syscall: &str, arg: &str) -> Option<Consts> {
         }
         ("shutdown", "how") => Consts::Shutdown,
         ("epoll_ctl", "op") => Consts::EpollCtl,
+        ("getrusage", "who") => Consts::RusageWho,
         _ => return None,
     })
 }
@@ -207,6 +209,7 @@ fn consts_format(c: Consts, raw: u64, v: i64) -> String {
         Consts::SockFlags => k::flags_or_zero(raw, SOCK_FLAGS),
         Consts::SfdFlags => k::flags_or_zero(raw, k::SFD_FLAGS),
         Consts::EpollCtl => one(v, epoll::OPS),
+        Consts::RusageWho => one(v, system::RUSAGE_WHO),
     }
 }
 

@@ -36,7 +36,11 @@ pub const NESTED_BUFFERS: usize = 2;
 pub const IOV_COPIED: usize = 8;
 /// `-s`, sent with buffers copied longer than it ([`MESSAGE`]), which show `-s` bytes.
 pub const NESTED_SHOWN: usize = NESTED_BUFFERS + IOV_COPIED;
-const NESTED_SLOTS: usize = NESTED_SHOWN + 1;
+/// The first iovec's buffer goes on in [`MESSAGE`]-byte chunks (netlink replies hold several
+/// messages): chunk `j` (from 1) at `NESTED_CHUNKS + j - 1`.
+pub const NESTED_CHUNKS: usize = NESTED_SHOWN + 1;
+pub const MESSAGE_CHUNKS: usize = 4;
+const NESTED_SLOTS: usize = NESTED_CHUNKS + MESSAGE_CHUNKS - 1;
 /// Bytes of a buffer that may hold a netlink message (sendto's, each iovec's), whatever `-s`:
 /// strace decodes such a message whole. The language copies at most this many at once.
 pub const MESSAGE: usize = 256;

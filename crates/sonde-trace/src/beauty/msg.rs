@@ -16,7 +16,7 @@ pub struct Nested<'a> {
     /// The iovec array (a msghdr's; an iovec argument's is the argument's own copy).
     pub iov: Option<&'a [u8]>,
     /// The first iovecs' buffers, by position.
-    pub buffers: Vec<Option<&'a [u8]>>,
+    pub buffers: Vec<Option<Vec<u8>>>,
     /// `-s`: the bytes of a buffer shown.
     pub shown: usize,
     /// The call's result in bytes, at its exit (what the buffers hold), else None: each
@@ -69,7 +69,7 @@ pub fn iovec(a: &[u8], count: u64, n: &Nested) -> String {
             }
             None => len,
         };
-        let data = match (base, n.buffers.get(k).copied().flatten()) {
+        let data = match (base, n.buffers.get(k).and_then(|b| b.as_deref())) {
             (0, _) => "NULL".to_string(),
             (_, Some(b)) => buffer(b, holds, n),
             (p, None) => format!("{p:#x}"),

@@ -38,13 +38,22 @@ impl<'a> Copied<'a> {
         msg::Nested {
             name: self.nested(at_exit, memory::NESTED_NAME),
             iov: self.nested(at_exit, memory::NESTED_IOV),
-            buffers: (0..memory::IOV_COPIED)
-                .map(|k| self.nested(at_exit, memory::NESTED_BUFFERS + k))
-                .collect(),
+            buffers: (0..memory::IOV_COPIED).map(|k| self.buffer(at_exit, k)).collect(),
             shown: shown.map_or(crate::program::BUFFER_BYTES, |s| s as usize),
             filled: at_exit.then_some(self.ret.max(0) as u64),
             netlink: self.netlink,
         }
+    }
+
+    /// Iovec `k`'s buffer: the first one with the chunks that go on from it.
+    fn buffer(&self, at_exit: bool, k: usize) -> Option<Vec<u8>> {
+        let mut b = self.nested(at_exit, memory::NESTED_BUFFERS + k)?.to_vec();
+        if k == 0 {
+            let chunks = (1..memory::MESSAGE_CHUNKS)
+                .map_while(|j| self.nested(at_exit, memory::NESTED_CHUNKS + j - 1));
+            chunks.for_each(|c| b.extend_from_slice(c));
+        }
+        Some(b)
     }
 
     /// A buffer that may be a netlink message, `len` bytes long (sendto's).

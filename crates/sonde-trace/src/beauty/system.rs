@@ -143,6 +143,10 @@ pub fn clone_args(b: &[u8], ret: i64) -> Option<String> {
     Some(s)
 }
 
+/// getrusage's `who`.
+pub const RUSAGE_WHO: Table =
+    &[(0, "RUSAGE_SELF"), (u64::MAX, "RUSAGE_CHILDREN"), (1, "RUSAGE_THREAD")];
+
 /// struct rusage's first fields, as strace shows them: `{ru_utime={tv_sec=0, tv_usec=1770},
 /// ru_stime={tv_sec=0, tv_usec=0}, ...}`.
 pub fn rusage(b: &[u8]) -> Option<String> {

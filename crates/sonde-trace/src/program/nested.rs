@@ -43,10 +43,25 @@ impl Plan<'_> {
         let step = if at_exit { "$iv[1]" } else { "1" };
         let _ = write!(out, " $il = {limit}; if ($ia != 0) {{");
         for k in 0..IOV_COPIED {
+            // The first buffer goes on in chunks, as far as its length (and at exit the
+            // bytes filled) reach.
+            let chunks: String = match k {
+                0 => (1..memory::MESSAGE_CHUNKS)
+                    .map(|j| {
+                        let from = j * MESSAGE;
+                        let filled = if at_exit { format!(" && $il > {from}") } else { String::new() };
+                        format!(
+                            " if ($iv[1] > {from}{filled}) {{ print({}, tid, mem($iv[0] + {from}, {MESSAGE})); }}",
+                            tag(memory::NESTED_CHUNKS + j - 1)
+                        )
+                    })
+                    .collect(),
+                _ => String::new(),
+            };
             let _ = write!(
                 out,
                 " if ($il > 0) {{ $iv = (uint64 *)($ia + {}); \
-                 if ($iv[0] != 0) {{ print({}, tid, mem($iv[0], {MESSAGE})); }} \
+                 if ($iv[0] != 0) {{ print({}, tid, mem($iv[0], {MESSAGE}));{chunks} }} \
                  $il = $il - (int64){step}; }}",
                 k * IOVEC,
                 tag(memory::NESTED_BUFFERS + k)

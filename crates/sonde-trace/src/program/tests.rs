@@ -339,6 +339,14 @@ fn rt_sigreturns_exit_is_the_next_exit_of_the_task_its_entry_marked() {
     let text = p.program();
     let mask = format!("if ($id == {nr}) {{ print(16, tid, curtask->blocked.sig[0]); }} print(2,");
     assert!(text.contains(&mask), "{text}");
+    // At a raw entry, where the registers are, the mask the signal frame holds (x86-64's).
+    if cfg!(target_arch = "x86_64") {
+        let p = Plan { raw_tracepoints: true, ..plan(&t, &sel, Mode::Lines) };
+        let text = p.program();
+        let enter = text.lines().find(|l| l.starts_with("rawtracepoint:sys_enter ")).unwrap();
+        let frame = format!("if (arg1 == {nr}) {{ print(22, tid, mem(arg0->sp + 296, 8)); }}");
+        assert!(enter.contains(&frame), "{text}");
+    }
     // A marked task's exit always takes its mark off: with -Z its body checks the failure.
     let p = Plan { failure: true, ..plan(&t, &sel, Mode::Lines) };
     let text = compiles(&p);

@@ -7,8 +7,9 @@ fn words(w: &[u64]) -> Vec<u8> {
 fn nested<'a>(
     name: Option<&'a [u8]>,
     iov: Option<&'a [u8]>,
-    buffers: Vec<Option<&'a [u8]>>,
+    buffers: Vec<Option<&[u8]>>,
 ) -> Nested<'a> {
+    let buffers = buffers.into_iter().map(|b| b.map(<[u8]>::to_vec)).collect();
     Nested { name, iov, buffers, shown: 32, filled: None, netlink: false }
 }
 
