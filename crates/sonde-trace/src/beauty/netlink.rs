@@ -190,7 +190,7 @@ fn nlmsg_flags(ty: u16, flags: u64) -> String {
     let own = match ty {
         // rtnetlink: GET requests are types 4k+2, NEW ones 4k.
         16.. if ty % 4 == 2 => GET_FLAGS,
-        16.. if ty % 4 == 0 => NEW_FLAGS,
+        16.. if ty.is_multiple_of(4) => NEW_FLAGS,
         _ => &[],
     };
     let (common, rest) = (flags & 0xff, flags & !0xff);
