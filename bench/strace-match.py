@@ -217,6 +217,8 @@ MASKS = [
     (re.compile(r"\) +=( |$)"), r") =\1"),
     (re.compile(r"(tv_(?:u|n)?sec|st_[amc]time(?:_nsec)?|stx_[amcb]time)=[^,}]+"), r"\1=T"),
     (re.compile(r"htons\(\d+\)"), "htons(PORT)"),
+    # iproute2 numbers its netlink requests with the time.
+    (re.compile(r"nlmsg_seq=\d+"), "nlmsg_seq=SEQ"),
     (re.compile(r"(st_ino|stx_ino)=\d+"), r"\1=INO"),
     # The system's state moves between the runs.
     (re.compile(r"\b(uptime|loads|freeram|sharedram|bufferram|freeswap|procs|f_bfree|f_bavail|f_ffree)=(\[[^]]*\]|\d+)"),
