@@ -184,9 +184,7 @@ impl Call {
             None if self.ret > 0xffff_ffff || self.ret < 0 => format!("{:#x}", self.ret),
             None => {
                 let decoded = sc.and_then(|s| {
-                    let from_copy = self
-                        .memory_result(&s.name)
-                        .or_else(|| structs::result(&s.name, &self.copied(None, None, names)));
+                    let from_copy = structs::result(&s.name, &self.copied(None, None, names));
                     from_copy
                         .or_else(|| beauty::strace::result(&s.name, &self.entry.args, self.ret))
                 });
@@ -206,16 +204,6 @@ impl Call {
         let copy = |i: usize| self.entry.strings.iter().find(|(j, _)| *j == i);
         let copy = copy(memory::out_index(0)).or_else(|| copy(memory::in_index(0)))?;
         Some(format!("{{mask={}}}", structs::sigset(&copy.1)))
-    }
-
-    /// A successful result strace follows with what the call filled: poll's entries that fired.
-    fn memory_result(&self, syscall: &str) -> Option<String> {
-        let out = memory::out_index(0);
-        let copy = self.entry.strings.iter().find(|(j, _)| *j == out).map(|(_, b)| b.as_slice());
-        match syscall {
-            "poll" | "ppoll" => beauty::poll::fired(copy?, self.entry.args[1], self.ret),
-            _ => None,
-        }
     }
 
     /// A successful call's return value: a new fd, a pid, or the number.

@@ -40,7 +40,9 @@ pub const NESTED_SHOWN: usize = NESTED_BUFFERS + IOV_COPIED;
 /// messages): chunk `j` (from 1) at `NESTED_CHUNKS + j - 1`.
 pub const NESTED_CHUNKS: usize = NESTED_SHOWN + 1;
 pub const MESSAGE_CHUNKS: usize = 4;
-const NESTED_SLOTS: usize = NESTED_CHUNKS + MESSAGE_CHUNKS - 1;
+/// The sigset pselect6's pair points to.
+pub const NESTED_SIGSET: usize = NESTED_CHUNKS + MESSAGE_CHUNKS - 1;
+const NESTED_SLOTS: usize = NESTED_SIGSET + 1;
 /// Bytes of a buffer that may hold a netlink message (sendto's, each iovec's), whatever `-s`:
 /// strace decodes such a message whole. The language copies at most this many at once.
 pub const MESSAGE: usize = 256;
@@ -110,6 +112,8 @@ pub enum Size {
     Iovec,
     /// A buffer that may hold a netlink message: [`MESSAGE`] bytes, and `-s` (nested).
     Message,
+    /// pselect6's pair of a sigset's address and size, with the sigset (nested).
+    SigmaskPair,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,7 +187,18 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         // PR_SET_NAME's name (read), PR_GET_NAME's (filled): 16 bytes.
         "prctl" => list!(c(1, Both, Bytes(16))),
         // The array at entry (events) and at exit (revents).
-        "poll" | "ppoll" => list!(c(0, Entry, Bytes(poll::BYTES)), c(0, Exit, Bytes(poll::BYTES))),
+        "poll" => list!(c(0, Entry, Bytes(poll::BYTES)), c(0, Exit, Bytes(poll::BYTES))),
+        // With its timeout (and the time left) and its signal mask.
+        "ppoll" => list!(
+            c(0, Entry, Bytes(poll::BYTES)),
+            c(0, Exit, Bytes(poll::BYTES)),
+            c(2, Entry, Bytes(16)),
+            c(2, Exit, Bytes(16)),
+            c(3, Entry, Bytes(8))
+        ),
+        "epoll_pwait" | "epoll_pwait2" => {
+            list!(c(1, Exit, Bytes(EPOLL_EVENT * EPOLL_EVENTS_COPIED)), c(4, Entry, Bytes(8)))
+        }
         "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
         "getgroups" => list!(c(1, Exit, Bytes(128))),
         "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),
@@ -202,9 +217,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "writev" | "pwritev" | "pwritev2" => list!(c(1, Entry, Size::Iovec)),
         "readv" | "preadv" | "preadv2" => list!(c(1, Exit, Size::Iovec)),
         "epoll_ctl" => list!(c(3, Entry, Bytes(EPOLL_EVENT))),
-        "epoll_wait" | "epoll_pwait" | "epoll_pwait2" => {
-            list!(c(1, Exit, Bytes(EPOLL_EVENT * EPOLL_EVENTS_COPIED)))
-        }
+        "epoll_wait" => list!(c(1, Exit, Bytes(EPOLL_EVENT * EPOLL_EVENTS_COPIED))),
         // fd sets of up to 1024 fds: read at entry, filled at exit.
         "select" | "pselect6" => list!(
             c(1, Entry, Bytes(FD_SET)),
@@ -214,7 +227,8 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
             c(3, Entry, Bytes(FD_SET)),
             c(3, Exit, Bytes(FD_SET)),
             c(4, Entry, Bytes(16)),
-            c(4, Exit, Bytes(16))
+            c(4, Exit, Bytes(16)),
+            c(5, Entry, Size::SigmaskPair)
         ),
         "getrusage" => list!(c(1, Exit, Bytes(RUSAGE_PREFIX))),
         "getsockopt" => list!(c(3, Exit, Bytes(4)), c(4, Entry, Bytes(4)), c(4, Exit, Bytes(4))),
@@ -241,5 +255,6 @@ pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
         Size::Msghdr => MSGHDR,
         Size::Iovec => IOVEC * IOV_COPIED,
         Size::Message => MESSAGE,
+        Size::SigmaskPair => 16,
     }
 }

@@ -71,7 +71,7 @@ pub fn iovec(a: &[u8], count: u64, n: &Nested) -> String {
         };
         let data = match (base, n.buffers.get(k).and_then(|b| b.as_deref())) {
             (0, _) => "NULL".to_string(),
-            (_, Some(b)) => buffer(b, holds, n),
+            (_, Some(b)) => buffer(b, holds, n.shown, n.netlink),
             (p, None) => format!("{p:#x}"),
         };
         items.push(format!("{{iov_base={data}, iov_len={len}}}"));
@@ -82,14 +82,15 @@ pub fn iovec(a: &[u8], count: u64, n: &Nested) -> String {
     format!("[{}]", items.join(", "))
 }
 
-fn buffer(b: &[u8], holds: u64, n: &Nested) -> String {
-    if n.netlink {
+/// A buffer holding `holds` bytes, of which `b` is the copy: netlink messages on a
+/// NETLINK_ROUTE socket, else its first `shown` bytes quoted.
+pub fn buffer(b: &[u8], holds: u64, shown: usize, netlink: bool) -> String {
+    if netlink {
         if let Some(text) = netlink::messages(b, holds as usize) {
             return text;
         }
     }
-    let shown = b.len().min(n.shown);
-    quote::buffer(&b[..shown], holds)
+    quote::buffer(&b[..b.len().min(shown)], holds)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::quote;
 use super::system;
 use super::tty;
 use super::Table;
-use super::{epoll, fdset, msg, netlink};
+use super::{epoll, fdset, msg};
 use crate::memory;
 
 /// What one call's copies hold.
@@ -27,19 +27,33 @@ pub struct Copied<'a> {
 }
 
 impl<'a> Copied<'a> {
+    /// The copy kept at `index`.
+    fn at(&self, index: usize) -> Option<&'a [u8]> {
+        self.all.iter().find(|(j, _)| *j == index).map(|(_, b)| b.as_slice())
+    }
+
+    /// Argument `i`'s copy made at the call's exit.
+    fn out(&self, i: usize) -> Option<&'a [u8]> {
+        self.at(memory::out_index(i))
+    }
+
     fn nested(&self, at_exit: bool, k: usize) -> Option<&'a [u8]> {
-        let i = memory::nested_index(at_exit, k);
-        self.all.iter().find(|(j, _)| *j == i).map(|(_, b)| b.as_slice())
+        self.at(memory::nested_index(at_exit, k))
+    }
+
+    /// `-s`, as the program sent it with the buffers it copied longer.
+    fn shown(&self, at_exit: bool) -> usize {
+        let sent = self.nested(at_exit, memory::NESTED_SHOWN).and_then(|b| u64_at(b, 0));
+        sent.map_or(crate::program::BUFFER_BYTES, |s| s as usize)
     }
 
     /// What a msghdr's or an iovec array's pointers led to.
     fn nested_copies(&self, at_exit: bool) -> msg::Nested<'a> {
-        let shown = self.nested(at_exit, memory::NESTED_SHOWN).and_then(|b| u64_at(b, 0));
         msg::Nested {
             name: self.nested(at_exit, memory::NESTED_NAME),
             iov: self.nested(at_exit, memory::NESTED_IOV),
             buffers: (0..memory::IOV_COPIED).map(|k| self.buffer(at_exit, k)).collect(),
-            shown: shown.map_or(crate::program::BUFFER_BYTES, |s| s as usize),
+            shown: self.shown(at_exit),
             filled: at_exit.then_some(self.ret.max(0) as u64),
             netlink: self.netlink,
         }
@@ -58,23 +72,13 @@ impl<'a> Copied<'a> {
 
     /// A buffer that may be a netlink message, `len` bytes long (sendto's).
     fn message(&self, b: &[u8], len: u64) -> String {
-        let n = self.nested_copies(false);
-        if self.netlink {
-            if let Some(text) = netlink::messages(b, len as usize) {
-                return text;
-            }
-        }
-        quote::buffer(&b[..b.len().min(n.shown)], len)
+        msg::buffer(b, len, self.shown(false), self.netlink)
     }
 
     /// select's result: the ready fds of each set and the time left.
     fn select_result(&self, timeval: bool) -> Option<String> {
-        let out = |i: usize| {
-            let at = memory::out_index(i);
-            self.all.iter().find(|(j, _)| *j == at).map(|(_, b)| b.as_slice())
-        };
-        let sets = [1, 2, 3].map(|i| out(i).filter(|_| self.raw[i] != 0));
-        let left = out(4).filter(|_| self.raw[4] != 0).and_then(|b| time(b, timeval));
+        let sets = [1, 2, 3].map(|i| self.out(i).filter(|_| self.raw[i] != 0));
+        let left = self.out(4).filter(|_| self.raw[4] != 0).and_then(|b| time(b, timeval));
         Some(fdset::ready(sets, self.raw[0], self.ret, left))
     }
 }
@@ -89,11 +93,17 @@ fn time(b: &[u8], timeval: bool) -> Option<String> {
     }
 }
 
-/// A successful result strace follows with what the call filled (select's ready sets).
+/// A successful result strace follows with what the call filled: poll's entries that fired,
+/// select's ready sets, and the time left.
 pub fn result(syscall: &str, c: &Copied) -> Option<String> {
     match syscall {
         "select" => c.select_result(true),
         "pselect6" => c.select_result(false),
+        "poll" => poll::fired(c.out(0)?, c.raw[1], c.ret, None),
+        "ppoll" => {
+            let left = c.out(2).filter(|_| c.raw[2] != 0).and_then(timespec);
+            poll::fired(c.out(0)?, c.raw[1], c.ret, left)
+        }
         _ => None,
     }
 }
@@ -130,6 +140,18 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
             Some(epoll::events(out?, c.ret as u64))
         }
         ("select" | "pselect6", 1..=3) => Some(fdset::set(c.input?, c.raw[0])),
+        ("pselect6", 5) => {
+            let sigset = c.nested(false, memory::NESTED_SIGSET).map(sigset);
+            let size = u64_at(c.input?, 8)?;
+            let mask = match (u64_at(c.input?, 0)?, sigset) {
+                (0, _) => "NULL".to_string(),
+                (_, Some(s)) => s,
+                (p, None) => format!("{p:#x}"),
+            };
+            Some(format!("{{sigmask={mask}, sigsetsize={size}}}"))
+        }
+        ("ppoll", 2) => timespec(c.input?),
+        ("ppoll", 3) | ("epoll_pwait" | "epoll_pwait2", 4) => Some(sigset(c.input?)),
         ("select", 4) => time(c.input?, true),
         ("pselect6", 4) => timespec(c.input?),
         ("getrusage", 1) | ("wait4", 3) => system::rusage(out?),

@@ -16,7 +16,15 @@ impl Plan<'_> {
         let tag = |k: usize| TAG_STRING + memory::nested_index(at_exit, k) as u64;
         let shown = format!(" print({}, tid, {});", tag(memory::NESTED_SHOWN), self.buffer_size);
         let (mut out, limit) = match size {
+            // Its copy at entry is the one shown.
+            Size::Message if at_exit => return String::new(),
             Size::Message => return shown,
+            Size::SigmaskPair => {
+                return format!(
+                    " $sp = (uint64 *)(uint64){ptr}; if ($sp[0] != 0) {{ print({}, tid, mem($sp[0], 8)); }}",
+                    tag(memory::NESTED_SIGSET)
+                )
+            }
             Size::Msghdr => {
                 let mut out = format!(
                     "{shown} $mh = (uint64 *)(uint64){ptr}; \

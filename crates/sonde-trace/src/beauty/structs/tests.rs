@@ -282,3 +282,36 @@ fn messages_select_epoll_and_rusage_as_strace_prints_them() {
         "{ru_utime={tv_sec=0, tv_usec=1770}, ru_stime={tv_sec=0, tv_usec=0}, ...}"
     );
 }
+
+#[test]
+fn ppoll_pselect6_and_epoll_pwait_with_their_masks_as_strace_prints_them() {
+    use crate::memory::{in_index, nested_index, out_index, NESTED_SIGSET};
+    let usr1 = (1u64 << 9).to_le_bytes().to_vec();
+    let ts: Vec<u8> = [1u64, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let left: Vec<u8> = [0u64, 999996884].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let pollfd = [3i32.to_le_bytes().to_vec(), vec![1, 0, 1, 0]].concat();
+    let raw = [0x100, 1, 0x200, 0x300, 8, 0];
+    let all = vec![
+        (in_index(0), pollfd.clone()),
+        (out_index(0), pollfd),
+        (in_index(2), ts.clone()),
+        (out_index(2), left),
+        (in_index(3), usr1.clone()),
+    ];
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&ts), None) };
+    assert_eq!(decode("ppoll", 2, &c).unwrap(), "{tv_sec=1, tv_nsec=0}");
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&usr1), None) };
+    assert_eq!(decode("ppoll", 3, &c).unwrap(), "[USR1]");
+    assert_eq!(
+        result("ppoll", &c).unwrap(),
+        "1 ([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=999996884})"
+    );
+    // pselect6's pair: the sigset it points to, and its size.
+    let pair: Vec<u8> = [0x7ffc_0000_0480u64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let all = vec![(nested_index(false, NESTED_SIGSET), usr1.clone())];
+    let raw = [4, 0x100, 0, 0, 0x200, 0x300];
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&pair), None) };
+    assert_eq!(decode("pselect6", 5, &c).unwrap(), "{sigmask=[USR1], sigsetsize=8}");
+    let raw = [5, 0x100, 1, 10, 0x300, 8];
+    assert_eq!(decode("epoll_pwait", 4, &call(&raw, 1, Some(&usr1), None)).unwrap(), "[USR1]");
+}
