@@ -9,6 +9,10 @@ fn call<'a>(
     Copied { raw, ret, input, output, all: &[], netlink: false }
 }
 
+fn words(w: &[u64]) -> Vec<u8> {
+    w.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
 fn stat_bytes(mode: u32, rdev: u64, size: u64) -> Vec<u8> {
     let mut b = vec![0u8; 64];
     b[24..28].copy_from_slice(&mode.to_le_bytes());
@@ -250,7 +254,7 @@ fn messages_select_epoll_and_rusage_as_strace_prints_them() {
     let c = Copied { netlink: false, ..c };
     assert_eq!(decode("sendto", 1, &c).unwrap(), r#""\30\0\0\0"..."#);
     // writev's iovecs, each with its buffer.
-    let iov: Vec<u8> = [0x1000u64, 3, 0x2000, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let iov = words(&[0x1000u64, 3, 0x2000, 4]);
     let all = vec![
         (nested_index(false, NESTED_BUFFERS), b"abc".to_vec()),
         (nested_index(false, NESTED_BUFFERS + 1), b"defg".to_vec()),
@@ -264,7 +268,7 @@ fn messages_select_epoll_and_rusage_as_strace_prints_them() {
     // pselect6: the set read at entry, and the result with the ready set and the time left.
     let mut set = vec![0u8; 128];
     set[0] = 0b1000;
-    let left: Vec<u8> = [0u64, 999994851].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let left = words(&[0u64, 999994851]);
     let raw = [4, 0x100, 0, 0, 0x200, 0];
     let all = vec![(in_index(1), set.clone()), (out_index(1), set.clone()), (out_index(4), left)];
     let c = Copied { all: &all, ..call(&raw, 1, Some(&set), None) };
@@ -275,7 +279,7 @@ fn messages_select_epoll_and_rusage_as_strace_prints_them() {
     let raw = [5, 0x100, 1023, 1000, 0, 0];
     let c = call(&raw, 1, None, Some(&ev));
     assert_eq!(decode("epoll_wait", 1, &c).unwrap(), "[{events=EPOLLIN, data={u32=3, u64=3}}]");
-    let ru: Vec<u8> = [0u64, 1770, 0, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let ru = words(&[0u64, 1770, 0, 0]);
     let raw = [0, 0x100, 0, 0, 0, 0];
     assert_eq!(
         decode("getrusage", 1, &call(&raw, 0, None, Some(&ru))).unwrap(),
@@ -287,8 +291,8 @@ fn messages_select_epoll_and_rusage_as_strace_prints_them() {
 fn ppoll_pselect6_and_epoll_pwait_with_their_masks_as_strace_prints_them() {
     use crate::memory::{in_index, nested_index, out_index, NESTED_SIGSET};
     let usr1 = (1u64 << 9).to_le_bytes().to_vec();
-    let ts: Vec<u8> = [1u64, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
-    let left: Vec<u8> = [0u64, 999996884].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let ts = words(&[1u64, 0]);
+    let left = words(&[0u64, 999996884]);
     let pollfd = [3i32.to_le_bytes().to_vec(), vec![1, 0, 1, 0]].concat();
     let raw = [0x100, 1, 0x200, 0x300, 8, 0];
     let all = vec![
@@ -307,7 +311,7 @@ fn ppoll_pselect6_and_epoll_pwait_with_their_masks_as_strace_prints_them() {
         "1 ([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=999996884})"
     );
     // pselect6's pair: the sigset it points to, and its size.
-    let pair: Vec<u8> = [0x7ffc_0000_0480u64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let pair = words(&[0x7ffc_0000_0480u64, 8]);
     let all = vec![(nested_index(false, NESTED_SIGSET), usr1.clone())];
     let raw = [4, 0x100, 0, 0, 0x200, 0x300];
     let c = Copied { all: &all, ..call(&raw, 1, Some(&pair), None) };
