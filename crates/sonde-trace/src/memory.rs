@@ -42,7 +42,10 @@ pub const NESTED_CHUNKS: usize = NESTED_SHOWN + 1;
 pub const MESSAGE_CHUNKS: usize = 4;
 /// The sigset pselect6's pair points to.
 pub const NESTED_SIGSET: usize = NESTED_CHUNKS + MESSAGE_CHUNKS - 1;
-const NESTED_SLOTS: usize = NESTED_SIGSET + 1;
+/// A msghdr's ancillary data, its first [`CONTROL`] bytes.
+pub const NESTED_CONTROL: usize = NESTED_SIGSET + 1;
+pub const CONTROL: usize = 64;
+const NESTED_SLOTS: usize = NESTED_CONTROL + 1;
 /// Bytes of a buffer that may hold a netlink message (sendto's, each iovec's), whatever `-s`:
 /// strace decodes such a message whole. The language copies at most this many at once.
 pub const MESSAGE: usize = 256;
@@ -114,6 +117,9 @@ pub enum Size {
     Message,
     /// pselect6's pair of a sigset's address and size, with the sigset (nested).
     SigmaskPair,
+    /// A msghdr's msg_namelen alone (recvmsg's at entry, for `110 => 0`): not what the call
+    /// reads, so the msghdr still prints when the call returns.
+    NameLen,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,7 +219,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
         "setsockopt" => list!(c(3, Both, Bytes(4))),
         "sendmsg" => list!(c(1, Entry, Size::Msghdr)),
-        "recvmsg" => list!(c(1, Exit, Size::Msghdr)),
+        "recvmsg" => list!(c(1, Entry, Size::NameLen), c(1, Exit, Size::Msghdr)),
         "writev" | "pwritev" | "pwritev2" => list!(c(1, Entry, Size::Iovec)),
         "readv" | "preadv" | "preadv2" => list!(c(1, Exit, Size::Iovec)),
         "epoll_ctl" => list!(c(3, Entry, Bytes(EPOLL_EVENT))),
@@ -241,7 +247,9 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
 pub fn first_filled(syscall: &str) -> Option<usize> {
     let all = copies(syscall);
     // An argument also copied at entry (poll's array, a socklen) is printed at entry.
-    let read = |arg: usize| all.iter().any(|c| c.arg == arg && c.when.at_entry());
+    let read = |arg: usize| {
+        all.iter().any(|c| c.arg == arg && c.when.at_entry() && c.size != Size::NameLen)
+    };
     all.iter().filter(|c| c.when == When::Exit && !read(c.arg)).map(|c| c.arg).min()
 }
 
@@ -256,5 +264,6 @@ pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
         Size::Iovec => IOVEC * IOV_COPIED,
         Size::Message => MESSAGE,
         Size::SigmaskPair => 16,
+        Size::NameLen => 4,
     }
 }

@@ -4,9 +4,9 @@
 //! the call wrote or, at its exit, the part of its result that landed there; on a NETLINK_ROUTE
 //! socket they are decoded as netlink messages ([`super::netlink`]).
 
-use super::consts::{flags_or_zero, MSG_FLAGS};
+use super::consts::{flags_or_zero, MSG_FLAGS, SOCK_LEVELS};
 use super::structs::{sockaddr, u32_at, u64_at};
-use super::{netlink, quote};
+use super::{netlink, one, quote};
 use crate::memory::{IOVEC, IOV_COPIED};
 
 /// What the program copied through a msghdr's or an iovec array's pointers.
@@ -15,6 +15,10 @@ pub struct Nested<'a> {
     pub name: Option<&'a [u8]>,
     /// The iovec array (a msghdr's; an iovec argument's is the argument's own copy).
     pub iov: Option<&'a [u8]>,
+    /// recvmsg's msg_namelen before the call (strace's `110 => 0`).
+    pub namelen_before: Option<u32>,
+    /// The ancillary data a msghdr points to (its first bytes).
+    pub control: Option<&'a [u8]>,
     /// The first iovecs' buffers, by position.
     pub buffers: Vec<Option<Vec<u8>>>,
     /// `-s`: the bytes of a buffer shown.
@@ -28,9 +32,12 @@ pub struct Nested<'a> {
 
 /// A msghdr's copy `b` and what its pointers led to.
 pub fn msghdr(b: &[u8], n: &Nested) -> Option<String> {
+    let namelen = u32_at(b, 8)?;
     let name = match u64_at(b, 0)? {
         0 => "NULL".to_string(),
-        p => n.name.and_then(|s| sockaddr(s, u32_at(b, 8)? as u64)).unwrap_or(format!("{p:#x}")),
+        // No name filled in (a connected socket's): its address.
+        p if namelen == 0 => format!("{p:#x}"),
+        p => n.name.and_then(|s| sockaddr(s, namelen as u64)).unwrap_or(format!("{p:#x}")),
     };
     let iov_ptr = u64_at(b, 16)?;
     let iovlen = u64_at(b, 24)?;
@@ -39,17 +46,64 @@ pub fn msghdr(b: &[u8], n: &Nested) -> Option<String> {
         (_, Some(a)) => iovec(a, iovlen, n),
         (p, None) => format!("{p:#x}"),
     };
-    let control = match u64_at(b, 32)? {
-        0 => String::new(),
-        p => format!("msg_control={p:#x}, "),
+    let controllen = u64_at(b, 40)?;
+    let control = match (u64_at(b, 32)?, n.control) {
+        (0, _) => String::new(),
+        (_, Some(c)) if controllen > 0 => format!("msg_control={}, ", cmsgs(c, controllen)),
+        (p, _) => format!("msg_control={p:#x}, "),
     };
     Some(format!(
         "{{msg_name={name}, msg_namelen={}, msg_iov={iov}, msg_iovlen={iovlen}, \
          {control}msg_controllen={}, msg_flags={}}}",
-        u32_at(b, 8)?,
-        u64_at(b, 40)?,
+        match n.namelen_before {
+            Some(before) if before != namelen => format!("{before} => {namelen}"),
+            _ => namelen.to_string(),
+        },
+        controllen,
         flags_or_zero(u32_at(b, 48)? as u64, MSG_FLAGS)
     ))
+}
+
+/// The control messages of `len` bytes, of which `c` holds the copied first ones:
+/// `[{cmsg_len=20, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]`.
+fn cmsgs(c: &[u8], len: u64) -> String {
+    let c = &c[..c.len().min(len as usize)];
+    let mut items = Vec::new();
+    let mut at = 0;
+    while let (Some(cmsg_len), Some(level), Some(ty)) =
+        (u64_at(c, at), u32_at(c, at + 8), u32_at(c, at + 12))
+    {
+        let end = (at as u64).saturating_add(cmsg_len).min(c.len() as u64) as usize;
+        let data = c.get(at + 16..end).unwrap_or(&[]);
+        items.push(cmsg(cmsg_len, level as i32, ty as i32, data));
+        if cmsg_len < 16 {
+            break;
+        }
+        // Each message is aligned to 8 bytes.
+        at += ((cmsg_len + 7) & !7) as usize;
+    }
+    format!("[{}]", items.join(", "))
+}
+
+fn cmsg(len: u64, level: i32, ty: i32, data: &[u8]) -> String {
+    let head = format!("{{cmsg_len={len}, cmsg_level={}", one(level as i64, SOCK_LEVELS));
+    let ints = |d: &[u8]| -> Vec<i32> {
+        d.chunks_exact(4).map(|w| i32::from_le_bytes(w.try_into().unwrap_or([0; 4]))).collect()
+    };
+    match (level, ty) {
+        (libc::SOL_SOCKET, libc::SCM_RIGHTS) => {
+            let fds: Vec<String> = ints(data).iter().map(|f| f.to_string()).collect();
+            format!("{head}, cmsg_type=SCM_RIGHTS, cmsg_data=[{}]}}", fds.join(", "))
+        }
+        (libc::SOL_SOCKET, libc::SCM_CREDENTIALS) if data.len() >= 12 => {
+            let v = ints(data);
+            format!(
+                "{head}, cmsg_type=SCM_CREDENTIALS, cmsg_data={{pid={}, uid={}, gid={}}}}}",
+                v[0], v[1] as u32, v[2] as u32
+            )
+        }
+        _ => format!("{head}, cmsg_type={ty:#x}, cmsg_data=\"{}\"}}", quote::escape(data)),
+    }
 }
 
 /// An iovec array of `count` entries, of which `a` holds the copied first ones.

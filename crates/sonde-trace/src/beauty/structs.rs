@@ -52,6 +52,8 @@ impl<'a> Copied<'a> {
         msg::Nested {
             name: self.nested(at_exit, memory::NESTED_NAME),
             iov: self.nested(at_exit, memory::NESTED_IOV),
+            namelen_before: None,
+            control: self.nested(at_exit, memory::NESTED_CONTROL),
             buffers: (0..memory::IOV_COPIED).map(|k| self.buffer(at_exit, k)).collect(),
             shown: self.shown(at_exit),
             filled: at_exit.then_some(self.ret.max(0) as u64),
@@ -128,7 +130,10 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("write" | "pwrite64", 1) => Some(quote::buffer(c.input?, c.raw[2])),
         ("sendto", 1) => Some(c.message(c.input?, c.raw[2])),
         ("sendmsg", 1) => msg::msghdr(c.input?, &c.nested_copies(false)),
-        ("recvmsg", 1) => msg::msghdr(out?, &c.nested_copies(true)),
+        ("recvmsg", 1) => {
+            let before = c.input.and_then(|b| u32_at(b, 0));
+            msg::msghdr(out?, &msg::Nested { namelen_before: before, ..c.nested_copies(true) })
+        }
         ("writev" | "pwritev" | "pwritev2", 1) => {
             Some(msg::iovec(c.input?, c.raw[2], &c.nested_copies(false)))
         }

@@ -40,10 +40,14 @@ impl Plan<'_> {
         for (nr, copies) in &list {
             for c in copies.iter() {
                 if c.when.at_entry() {
+                    let from = match c.size {
+                        // msg_namelen, 8 bytes into the msghdr (in bytes: the pointer is typed).
+                        memory::Size::NameLen => format!("(uint64){} + 8", arg(c.arg)),
+                        _ => arg(c.arg),
+                    };
                     let mut action = format!(
-                        "print({}, tid, mem({}, {}));",
+                        "print({}, tid, mem({from}, {}));",
                         TAG_IN + c.arg as u64,
-                        arg(c.arg),
                         self.copy_bytes(c)
                     );
                     // An iovec array's length is the next argument.

@@ -1,7 +1,7 @@
 //! Copies reached through the pointers of a copied struct: a msghdr's name and iovec array,
-//! and the first iovecs' buffers (sendmsg/recvmsg, writev/readv), with `-s` for the buffers
-//! copied longer than it. x86-64 layouts: msghdr's name at 0, its iov at 16 and iovlen at 24;
-//! an iovec's base at 0 and length at 8.
+//! its ancillary data, and the first iovecs' buffers (sendmsg/recvmsg, writev/readv), with `-s`
+//! for the buffers copied longer than it. x86-64 layouts: msghdr's name at 0, its iov at 16,
+//! iovlen at 24, control at 32 and controllen at 40; an iovec's base at 0 and length at 8.
 
 use super::Plan;
 use crate::memory::{self, Size, IOVEC, IOV_COPIED, MESSAGE, SOCKADDR};
@@ -33,9 +33,12 @@ impl Plan<'_> {
                 );
                 let _ = write!(
                     out,
-                    " if ($ia != 0) {{ print({}, tid, mem($ia, {})); }}",
+                    " if ($ia != 0) {{ print({}, tid, mem($ia, {})); }} \
+                     if ($mh[4] != 0 && $mh[5] > 0) {{ print({}, tid, mem($mh[4], {})); }}",
                     tag(memory::NESTED_IOV),
-                    IOVEC * IOV_COPIED
+                    IOVEC * IOV_COPIED,
+                    tag(memory::NESTED_CONTROL),
+                    memory::CONTROL
                 );
                 let limit = match at_exit {
                     true => limit.to_string(),

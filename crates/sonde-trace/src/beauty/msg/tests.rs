@@ -10,7 +10,8 @@ fn nested<'a>(
     buffers: Vec<Option<&[u8]>>,
 ) -> Nested<'a> {
     let buffers = buffers.into_iter().map(|b| b.map(<[u8]>::to_vec)).collect();
-    Nested { name, iov, buffers, shown: 32, filled: None, netlink: false }
+    let (control, namelen_before) = (None, None);
+    Nested { name, iov, namelen_before, control, buffers, shown: 32, filled: None, netlink: false }
 }
 
 #[test]
@@ -57,5 +58,34 @@ fn readv_shows_what_its_result_filled_and_writev_its_lengths() {
     assert_eq!(
         iovec(&iov, 1, &write),
         format!("[{{iov_base=\"{}\"..., iov_len=40}}]", "x".repeat(32))
+    );
+}
+
+#[test]
+fn ancillary_data_passing_fds_and_credentials() {
+    let hdr = words(&[0, 0, 0x7ff0_0000_2000, 1, 0x7ff0_0000_5000, 24, 0]);
+    let iov = words(&[0x7ff0_0000_3000, 1]);
+    let rights =
+        [words(&[20]), vec![1, 0, 0, 0, 1, 0, 0, 0], 5i32.to_le_bytes().to_vec(), vec![0; 4]]
+            .concat();
+    let n = Nested { control: Some(&rights), ..nested(None, Some(&iov), vec![Some(b"x")]) };
+    assert_eq!(
+        msghdr(&hdr, &n).unwrap(),
+        "{msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"x\", iov_len=1}], msg_iovlen=1, \
+         msg_control=[{cmsg_len=20, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5]}], \
+         msg_controllen=24, msg_flags=0}"
+    );
+    // recvmsg: a name buffer the call filled with nothing.
+    let hdr = words(&[0x7ffe_c398_a730, 0, 0x7ff0_0000_2000, 1, 0, 0, 0]);
+    let n = Nested { namelen_before: Some(110), ..nested(None, Some(&iov), vec![Some(b"x")]) };
+    assert!(
+        msghdr(&hdr, &n).unwrap().starts_with("{msg_name=0x7ffec398a730, msg_namelen=110 => 0, "),
+        "{:?}",
+        msghdr(&hdr, &n)
+    );
+    let creds = [words(&[28]), vec![1, 0, 0, 0, 2, 0, 0, 0], words(&[1965]), vec![0; 12]].concat();
+    assert_eq!(
+        cmsgs(&creds, 32),
+        "[{cmsg_len=28, cmsg_level=SOL_SOCKET, cmsg_type=SCM_CREDENTIALS, cmsg_data={pid=1965, uid=0, gid=0}}]"
     );
 }
