@@ -117,6 +117,8 @@ pub enum Size {
     Message,
     /// pselect6's pair of a sigset's address and size, with the sigset (nested).
     SigmaskPair,
+    /// epoll_wait's events: the first as the copy, the others nested, as many as it returned.
+    EpollEvents,
     /// A msghdr's msg_namelen alone (recvmsg's at entry, for `110 => 0`): not what the call
     /// reads, so the msghdr still prints when the call returns.
     NameLen,
@@ -147,7 +149,9 @@ pub const UTSNAME_PREFIX: usize = 130;
 pub const RUSAGE_PREFIX: usize = 32;
 /// struct epoll_event (packed on x86-64): events, then data.
 pub const EPOLL_EVENT: usize = 12;
-pub const EPOLL_EVENTS_COPIED: usize = 16;
+/// The events epoll_wait returned that are copied: the first, then one a nested slot each
+/// (one copy of the whole array would fail where it reaches a page the call did not write).
+pub const EPOLL_EVENTS_COPIED: usize = 1 + IOV_COPIED;
 /// An fd_set of 1024 fds.
 pub const FD_SET: usize = 128;
 
@@ -203,7 +207,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
             c(3, Entry, Bytes(8))
         ),
         "epoll_pwait" | "epoll_pwait2" => {
-            list!(c(1, Exit, Bytes(EPOLL_EVENT * EPOLL_EVENTS_COPIED)), c(4, Entry, Bytes(8)))
+            list!(c(1, Exit, Size::EpollEvents), c(4, Entry, Bytes(8)))
         }
         "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
         "getgroups" => list!(c(1, Exit, Bytes(128))),
@@ -223,7 +227,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "writev" | "pwritev" | "pwritev2" => list!(c(1, Entry, Size::Iovec)),
         "readv" | "preadv" | "preadv2" => list!(c(1, Exit, Size::Iovec)),
         "epoll_ctl" => list!(c(3, Entry, Bytes(EPOLL_EVENT))),
-        "epoll_wait" => list!(c(1, Exit, Bytes(EPOLL_EVENT * EPOLL_EVENTS_COPIED))),
+        "epoll_wait" => list!(c(1, Exit, Size::EpollEvents)),
         // fd sets of up to 1024 fds: read at entry, filled at exit.
         "select" | "pselect6" => list!(
             c(1, Entry, Bytes(FD_SET)),
@@ -265,5 +269,6 @@ pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
         Size::Message => MESSAGE,
         Size::SigmaskPair => 16,
         Size::NameLen => 4,
+        Size::EpollEvents => EPOLL_EVENT,
     }
 }

@@ -142,7 +142,12 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         }
         ("epoll_ctl", 3) => epoll::event(c.input?),
         ("epoll_wait" | "epoll_pwait" | "epoll_pwait2", 1) => {
-            Some(epoll::events(out?, c.ret as u64))
+            // The first event, then the others one copy each.
+            let mut b = out?.to_vec();
+            let rest = (1..memory::EPOLL_EVENTS_COPIED)
+                .map_while(|k| c.nested(true, memory::NESTED_BUFFERS + k - 1));
+            rest.for_each(|e| b.extend_from_slice(e));
+            Some(epoll::events(&b, c.ret as u64))
         }
         ("select" | "pselect6", 1..=3) => Some(fdset::set(c.input?, c.raw[0])),
         ("pselect6", 5) => {

@@ -242,6 +242,12 @@ mod tests {
             assert!(text.contains("print(100, tid, 32);"), "{text}");
             assert!(text.contains("$mh = (uint64 *)(uint64)cp1[tid];"), "{text}");
             assert!(text.contains("$il = $il - (int64)$iv[1];"), "{text}");
+            // epoll_wait's events one by one, as many as it returned.
+            assert!(text.contains("print(17, tid, mem(cp1[tid], 12));"), "{text}");
+            assert!(
+                text.contains("> 1) { print(112, tid, mem((uint64)cp1[tid] + 12, 12)); }"),
+                "{text}"
+            );
         }
     }
 

@@ -4,7 +4,7 @@
 //! iovlen at 24, control at 32 and controllen at 40; an iovec's base at 0 and length at 8.
 
 use super::Plan;
-use crate::memory::{self, Size, IOVEC, IOV_COPIED, MESSAGE, SOCKADDR};
+use crate::memory::{self, Size, EPOLL_EVENT, IOVEC, IOV_COPIED, MESSAGE, SOCKADDR};
 use crate::program::TAG_STRING;
 use std::fmt::Write;
 
@@ -19,6 +19,17 @@ impl Plan<'_> {
             // Its copy at entry is the one shown.
             Size::Message if at_exit => return String::new(),
             Size::Message => return shown,
+            Size::EpollEvents => {
+                return (1..memory::EPOLL_EVENTS_COPIED)
+                    .map(|k| {
+                        format!(
+                            " if ({limit} > {k}) {{ print({}, tid, mem((uint64){ptr} + {}, {EPOLL_EVENT})); }}",
+                            tag(memory::NESTED_BUFFERS + k - 1),
+                            k * EPOLL_EVENT
+                        )
+                    })
+                    .collect()
+            }
             Size::SigmaskPair => {
                 return format!(
                     " $sp = (uint64 *)(uint64){ptr}; if ($sp[0] != 0) {{ print({}, tid, mem($sp[0], 8)); }}",

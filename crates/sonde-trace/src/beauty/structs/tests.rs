@@ -279,6 +279,14 @@ fn messages_select_epoll_and_rusage_as_strace_prints_them() {
     let raw = [5, 0x100, 1023, 1000, 0, 0];
     let c = call(&raw, 1, None, Some(&ev));
     assert_eq!(decode("epoll_wait", 1, &c).unwrap(), "[{events=EPOLLIN, data={u32=3, u64=3}}]");
+    // The events after the first come one copy each.
+    let second = [4u32.to_le_bytes().to_vec(), 7u64.to_le_bytes().to_vec()].concat();
+    let all = vec![(crate::memory::nested_index(true, crate::memory::NESTED_BUFFERS), second)];
+    let c = Copied { all: &all, ..call(&raw, 2, None, Some(&ev)) };
+    assert_eq!(
+        decode("epoll_wait", 1, &c).unwrap(),
+        "[{events=EPOLLIN, data={u32=3, u64=3}}, {events=EPOLLOUT, data={u32=7, u64=7}}]"
+    );
     let ru = words(&[0u64, 1770, 0, 0]);
     let raw = [0, 0x100, 0, 0, 0, 0];
     assert_eq!(
