@@ -107,7 +107,7 @@ impl ProcessSymbols {
     /// no symbol as [`ProcessSymbols::format`] prints it.
     pub fn frame(&mut self, addr: u64, file: bool) -> String {
         match self.resolve(addr) {
-            Some(UserSymbol { symbol: Some(s), offset, file: path }) if file => {
+            Some(UserSymbol { symbol: Some(s), offset, file: path, .. }) if file => {
                 format!("{s}+{offset} ({path})")
             }
             Some(UserSymbol { symbol: Some(s), offset, .. }) => format!("{s}+{offset}"),

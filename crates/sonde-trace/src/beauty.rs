@@ -58,6 +58,8 @@ pub enum Consts {
     /// accept4's SOCK_CLOEXEC|SOCK_NONBLOCK.
     SockFlags,
     SfdFlags,
+    EpollCtl,
+    RusageWho,
 }
 
 /// The beautifier for argument `arg` of syscall `syscall`.
@@ -109,6 +111,8 @@ fn consts_kind(syscall: &str, arg: &str) -> Option<Consts> {
             Consts::MsgFlags
         }
         ("shutdown", "how") => Consts::Shutdown,
+        ("epoll_ctl", "op") => Consts::EpollCtl,
+        ("getrusage", "who") => Consts::RusageWho,
         _ => return None,
     })
 }
@@ -204,6 +208,8 @@ fn consts_format(c: Consts, raw: u64, v: i64) -> String {
         Consts::OFlags => k::flags_or_zero(raw, OPEN),
         Consts::SockFlags => k::flags_or_zero(raw, SOCK_FLAGS),
         Consts::SfdFlags => k::flags_or_zero(raw, k::SFD_FLAGS),
+        Consts::EpollCtl => one(v, epoll::OPS),
+        Consts::RusageWho => one(v, system::RUSAGE_WHO),
     }
 }
 
@@ -484,6 +490,10 @@ const CLONE: Table = table!(
 );
 
 pub mod consts;
+pub mod epoll;
+pub mod fdset;
+pub mod msg;
+pub mod netlink;
 pub mod poll;
 pub mod prctl;
 pub mod quote;

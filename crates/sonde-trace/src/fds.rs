@@ -29,9 +29,26 @@ pub struct Done<'a> {
 #[derive(Debug, Default)]
 pub struct FdTable {
     names: HashMap<(u32, i32), Name>,
+    /// NETLINK_ROUTE sockets, whose messages are decoded.
+    route: std::collections::HashSet<(u32, i32)>,
 }
 
 impl FdTable {
+    pub fn netlink_route(&self, pid: u32, fd: i64) -> bool {
+        i32::try_from(fd).is_ok_and(|fd| self.route.contains(&(pid, fd)))
+    }
+
+    /// A NETLINK_ROUTE socket the call created.
+    fn socket(&mut self, d: &Done) {
+        let route = d.args[0] as i32 == libc::AF_NETLINK && d.args[2] as i32 == libc::NETLINK_ROUTE;
+        if d.ret >= 0 && route {
+            if self.route.len() >= MAX_FDS {
+                self.route.clear();
+            }
+            self.route.insert((d.pid, d.ret as i32));
+        }
+    }
+
     pub fn get(&self, pid: u32, fd: i64) -> Option<&str> {
         let fd = i32::try_from(fd).ok()?;
         self.names.get(&(pid, fd)).map(|n| n.path.as_str())
@@ -40,6 +57,9 @@ impl FdTable {
     /// What a call creates, learnt before its line prints (so `= 3</etc/hostname>`). A relative
     /// path is joined to `base`, the directory it was opened from when the caller knows it.
     pub fn opened(&mut self, d: &Done, base: Option<&str>) {
+        if d.syscall == "socket" {
+            return self.socket(d);
+        }
         if d.ret < 0 {
             return;
         }
@@ -87,11 +107,15 @@ impl FdTable {
         match d.syscall {
             "close" if d.ret == 0 => {
                 self.names.remove(&(d.pid, d.args[0] as i32));
+                self.route.remove(&(d.pid, d.args[0] as i32));
             }
             "execve" | "execveat" if d.ret == 0 => {
                 self.names.retain(|&(pid, _), n| pid != d.pid || !n.cloexec);
             }
-            "exit_group" => self.names.retain(|&(pid, _), _| pid != d.pid),
+            "exit_group" => {
+                self.names.retain(|&(pid, _), _| pid != d.pid);
+                self.route.retain(|&(pid, _)| pid != d.pid);
+            }
             _ => {}
         }
     }

@@ -48,6 +48,9 @@ struct Open {
 #[derive(Debug, Default)]
 pub struct InFlight {
     open: HashMap<u32, Open>,
+    /// Copies an entry program made before its record (strings, structs), by thread, until that
+    /// record comes: records of other CPUs may land between them and it.
+    pending: HashMap<u32, Vec<(usize, Vec<u8>)>>,
     /// Counts entries, exits and events: the order in which they happened.
     seq: u64,
     interleave: bool,
@@ -68,13 +71,15 @@ impl InFlight {
 
     /// A call begins. A call of the same thread still open lost its exit (or was filtered out):
     /// it is replaced.
-    pub fn enter(&mut self, entry: Entry) {
+    pub fn enter(&mut self, mut entry: Entry) {
         self.seq += 1;
+        self.take_pending(&mut entry);
         self.open.insert(entry.tid, Open { entry, seq: self.seq, shown: false });
     }
 
     /// A call that never returns begins: printed now, after the calls it interrupts.
-    pub fn no_return(&mut self, entry: Entry) -> Vec<Piece> {
+    pub fn no_return(&mut self, mut entry: Entry) -> Vec<Piece> {
+        self.take_pending(&mut entry);
         self.open.remove(&entry.tid);
         self.seq += 1;
         let mut out = self.interrupt(u64::MAX);
@@ -82,7 +87,25 @@ impl InFlight {
         out
     }
 
-    /// A string the entry copied (argument `index`).
+    /// A copy the entry program of `tid` made before its record (at `index`, see
+    /// [`crate::memory`]): kept for the entry record that follows.
+    pub fn copied_at_entry(&mut self, tid: u32, index: usize, bytes: Vec<u8>) {
+        let held = self.pending.entry(tid).or_default();
+        // A second copy at the same index is another call's: the first call's entry was lost.
+        if held.iter().any(|(i, _)| *i == index) {
+            held.clear();
+        }
+        held.push((index, bytes));
+    }
+
+    fn take_pending(&mut self, entry: &mut Entry) {
+        if let Some(mut held) = self.pending.remove(&entry.tid) {
+            held.append(&mut entry.strings);
+            entry.strings = held;
+        }
+    }
+
+    /// A copy made at the call's exit, before its exit record (argument `index`).
     pub fn string(&mut self, tid: u32, index: usize, bytes: Vec<u8>) {
         if let Some(o) = self.open.get_mut(&tid) {
             o.entry.strings.push((index, bytes));
@@ -116,6 +139,8 @@ impl InFlight {
     /// A call ends: what to print now (nothing when its entry was not seen or was another
     /// syscall's).
     pub fn exit(&mut self, tid: u32, nr: u32, exit_ns: u64, ret: i64) -> Vec<Piece> {
+        // Copies held for an entry record that never came (dropped by a full ring).
+        self.pending.remove(&tid);
         let Some(o) = self.open.get(&tid) else { return Vec::new() };
         if o.entry.nr != nr {
             self.open.remove(&tid);

@@ -81,7 +81,7 @@ impl Call {
                 raw: f.raw,
                 text: self
                     .verbose_text(&sc.name, i, names)
-                    .or_else(|| self.memory_text(&sc.name, i))
+                    .or_else(|| self.memory_text(&sc.name, i, names))
                     .unwrap_or_else(|| self.arg_text(&f, names)),
             })
             .collect()
@@ -98,7 +98,7 @@ impl Call {
     }
 
     /// Argument `i` decoded from the memory the program copied for it, if any.
-    fn memory_text(&self, syscall: &str, i: usize) -> Option<String> {
+    fn memory_text(&self, syscall: &str, i: usize, names: &dyn Names) -> Option<String> {
         let copy = |index: usize| {
             self.entry.strings.iter().find(|(j, _)| *j == index).map(|(_, b)| b.as_slice())
         };
@@ -124,8 +124,24 @@ impl Call {
         if input.is_some_and(|b| b.iter().all(|&x| x == 0)) && string.is_some() {
             return None;
         }
-        let c = structs::Copied { raw: &self.entry.args, ret: self.ret, input, output };
-        structs::decode(syscall, i, &c)
+        structs::decode(syscall, i, &self.copied(input, output, names))
+    }
+
+    fn copied<'a>(
+        &'a self,
+        input: Option<&'a [u8]>,
+        output: Option<&'a [u8]>,
+        names: &dyn Names,
+    ) -> structs::Copied<'a> {
+        let e = &self.entry;
+        structs::Copied {
+            raw: &e.args,
+            ret: self.ret,
+            input,
+            output,
+            all: &e.strings,
+            netlink: names.netlink_route(e.pid, e.args[0] as i32 as i64),
+        }
     }
 
     /// What the records say about each argument the format file names.
@@ -186,7 +202,7 @@ impl Call {
             None if self.ret > 0xffff_ffff || self.ret < 0 => format!("{:#x}", self.ret),
             None => {
                 let decoded = sc.and_then(|s| {
-                    let from_copy = self.memory_result(&s.name);
+                    let from_copy = structs::result(&s.name, &self.copied(None, None, names));
                     from_copy
                         .or_else(|| beauty::strace::result(&s.name, &self.entry.args, self.ret))
                 });
@@ -201,19 +217,11 @@ impl Call {
     /// rt_sigreturn's argument as strace shows it, `{mask=[]}`: the mask it restored, copied at
     /// its exit.
     fn sigreturn_mask(&self) -> Option<String> {
-        let out = memory::out_index(0);
-        let copy = self.entry.strings.iter().find(|(j, _)| *j == out)?;
+        // The mask the exit saw restored, else (a line split before the exit) the one its entry
+        // read from the signal frame.
+        let copy = |i: usize| self.entry.strings.iter().find(|(j, _)| *j == i);
+        let copy = copy(memory::out_index(0)).or_else(|| copy(memory::in_index(0)))?;
         Some(format!("{{mask={}}}", structs::sigset(&copy.1)))
-    }
-
-    /// A successful result strace follows with what the call filled: poll's entries that fired.
-    fn memory_result(&self, syscall: &str) -> Option<String> {
-        let out = memory::out_index(0);
-        let copy = self.entry.strings.iter().find(|(j, _)| *j == out).map(|(_, b)| b.as_slice());
-        match syscall {
-            "poll" | "ppoll" => beauty::poll::fired(copy?, self.entry.args[1], self.ret),
-            _ => None,
-        }
     }
 
     /// A successful call's return value: a new fd, a pid, or the number.

@@ -17,6 +17,46 @@ pub fn out_index(arg: usize) -> usize {
     arg + 6
 }
 
+/// Is the copy kept at `index` made at the call's exit (else at its entry, before the entry
+/// record)?
+pub fn made_at_exit(index: usize) -> bool {
+    (out_index(0)..in_index(0)).contains(&index)
+        || (NESTED_OUT..NESTED_OUT + NESTED_SLOTS).contains(&index)
+}
+
+/// Copies reached through a copied struct's pointers (a msghdr's name and iovec array, an
+/// iovec array's buffers), made at entry from `NESTED_IN` on, at exit from `NESTED_OUT` on:
+/// the name at [`NESTED_NAME`], the iovec array at [`NESTED_IOV`], the buffers after.
+pub const NESTED_IN: usize = 80;
+pub const NESTED_OUT: usize = 100;
+pub const NESTED_NAME: usize = 0;
+pub const NESTED_IOV: usize = 1;
+pub const NESTED_BUFFERS: usize = 2;
+/// The iovecs whose buffers are copied (strace shows them all; more show as `...`).
+pub const IOV_COPIED: usize = 8;
+/// `-s`, sent with buffers copied longer than it ([`MESSAGE`]), which show `-s` bytes.
+pub const NESTED_SHOWN: usize = NESTED_BUFFERS + IOV_COPIED;
+/// The first iovec's buffer goes on in [`MESSAGE`]-byte chunks (netlink replies hold several
+/// messages): chunk `j` (from 1) at `NESTED_CHUNKS + j - 1`.
+pub const NESTED_CHUNKS: usize = NESTED_SHOWN + 1;
+pub const MESSAGE_CHUNKS: usize = 4;
+/// The sigset pselect6's pair points to.
+pub const NESTED_SIGSET: usize = NESTED_CHUNKS + MESSAGE_CHUNKS - 1;
+/// A msghdr's ancillary data, its first [`CONTROL`] bytes.
+pub const NESTED_CONTROL: usize = NESTED_SIGSET + 1;
+pub const CONTROL: usize = 64;
+const NESTED_SLOTS: usize = NESTED_CONTROL + 1;
+/// Bytes of a buffer that may hold a netlink message (sendto's, each iovec's), whatever `-s`:
+/// strace decodes such a message whole. The language copies at most this many at once.
+pub const MESSAGE: usize = 256;
+pub const MSGHDR: usize = 56;
+pub const IOVEC: usize = 16;
+
+/// Where nested copy `k` (`NESTED_NAME`, ...) of a call is kept.
+pub fn nested_index(at_exit: bool, k: usize) -> usize {
+    k + if at_exit { NESTED_OUT } else { NESTED_IN }
+}
+
 /// Where the copy of argument `arg` made at entry is kept among the entry's strings.
 pub fn in_index(arg: usize) -> usize {
     arg + 12
@@ -69,6 +109,19 @@ pub enum Size {
     Path,
     /// Not a copy: getdents' entries counted in the program, as 8 bytes.
     DirEntries,
+    /// A struct msghdr, with its name, its iovec array and the first iovecs' buffers (nested).
+    Msghdr,
+    /// An iovec array (its length the next argument), with the first iovecs' buffers (nested).
+    Iovec,
+    /// A buffer that may hold a netlink message: [`MESSAGE`] bytes, and `-s` (nested).
+    Message,
+    /// pselect6's pair of a sigset's address and size, with the sigset (nested).
+    SigmaskPair,
+    /// epoll_wait's events: the first as the copy, the others nested, as many as it returned.
+    EpollEvents,
+    /// A msghdr's msg_namelen alone (recvmsg's at entry, for `110 => 0`): not what the call
+    /// reads, so the msghdr still prints when the call returns.
+    NameLen,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +146,15 @@ pub const SIGACTION: usize = 32;
 pub const SOCKADDR: usize = 112;
 /// utsname's sysname and nodename, 65 bytes each: what strace shows.
 pub const UTSNAME_PREFIX: usize = 130;
+/// struct rusage's ru_utime and ru_stime: what strace shows.
+pub const RUSAGE_PREFIX: usize = 32;
+/// struct epoll_event (packed on x86-64): events, then data.
+pub const EPOLL_EVENT: usize = 12;
+/// The events epoll_wait returned that are copied: the first, then one a nested slot each
+/// (one copy of the whole array would fail where it reaches a page the call did not write).
+pub const EPOLL_EVENTS_COPIED: usize = 1 + IOV_COPIED;
+/// An fd_set of 1024 fds.
+pub const FD_SET: usize = 128;
 
 /// A constant list (a `const fn` call is not promoted to a static on its own).
 macro_rules! list {
@@ -120,7 +182,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "getrandom" => list!(c(0, Exit, Buffer)),
         "getdents64" | "getdents" => list!(c(1, Exit, Size::DirEntries)),
         "getcwd" => list!(c(0, Exit, Path)),
-        "sendto" => list!(c(1, Both, Buffer), c(4, Both, Bytes(SOCKADDR))),
+        "sendto" => list!(c(1, Both, Size::Message), c(4, Both, Bytes(SOCKADDR))),
         "newfstatat" => list!(c(2, Exit, Bytes(STAT_PREFIX))),
         "fstat" | "stat" | "lstat" => list!(c(1, Exit, Bytes(STAT_PREFIX))),
         "statx" => list!(c(4, Exit, Bytes(STATX_PREFIX))),
@@ -128,7 +190,7 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "rt_sigprocmask" => list!(c(1, Both, Bytes(8)), c(2, Exit, Bytes(8))),
         "prlimit64" => list!(c(2, Both, Bytes(16)), c(3, Exit, Bytes(16))),
         "getrlimit" => list!(c(1, Exit, Bytes(16))),
-        "wait4" => list!(c(1, Exit, Bytes(4))),
+        "wait4" => list!(c(1, Exit, Bytes(4)), c(3, Exit, Bytes(RUSAGE_PREFIX))),
         "statfs" | "fstatfs" => list!(c(1, Exit, Bytes(system::STATFS))),
         "sysinfo" => list!(c(0, Exit, Bytes(system::SYSINFO))),
         "clone3" => list!(c(0, Both, Bytes(system::CLONE_ARGS))),
@@ -136,7 +198,18 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         // PR_SET_NAME's name (read), PR_GET_NAME's (filled): 16 bytes.
         "prctl" => list!(c(1, Both, Bytes(16))),
         // The array at entry (events) and at exit (revents).
-        "poll" | "ppoll" => list!(c(0, Entry, Bytes(poll::BYTES)), c(0, Exit, Bytes(poll::BYTES))),
+        "poll" => list!(c(0, Entry, Bytes(poll::BYTES)), c(0, Exit, Bytes(poll::BYTES))),
+        // With its timeout (and the time left) and its signal mask.
+        "ppoll" => list!(
+            c(0, Entry, Bytes(poll::BYTES)),
+            c(0, Exit, Bytes(poll::BYTES)),
+            c(2, Entry, Bytes(16)),
+            c(2, Exit, Bytes(16)),
+            c(3, Entry, Bytes(8))
+        ),
+        "epoll_pwait" | "epoll_pwait2" => {
+            list!(c(1, Exit, Size::EpollEvents), c(4, Entry, Bytes(8)))
+        }
         "uname" => list!(c(0, Exit, Bytes(UTSNAME_PREFIX))),
         "getgroups" => list!(c(1, Exit, Bytes(128))),
         "sched_getaffinity" => list!(c(2, Exit, Bytes(128))),
@@ -150,6 +223,25 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
         "clock_nanosleep" => list!(c(2, Entry, Bytes(16)), c(3, Exit, Bytes(16))),
         "nanosleep" => list!(c(0, Entry, Bytes(16)), c(1, Exit, Bytes(16))),
         "setsockopt" => list!(c(3, Both, Bytes(4))),
+        "sendmsg" => list!(c(1, Entry, Size::Msghdr)),
+        "recvmsg" => list!(c(1, Entry, Size::NameLen), c(1, Exit, Size::Msghdr)),
+        "writev" | "pwritev" | "pwritev2" => list!(c(1, Entry, Size::Iovec)),
+        "readv" | "preadv" | "preadv2" => list!(c(1, Exit, Size::Iovec)),
+        "epoll_ctl" => list!(c(3, Entry, Bytes(EPOLL_EVENT))),
+        "epoll_wait" => list!(c(1, Exit, Size::EpollEvents)),
+        // fd sets of up to 1024 fds: read at entry, filled at exit.
+        "select" | "pselect6" => list!(
+            c(1, Entry, Bytes(FD_SET)),
+            c(1, Exit, Bytes(FD_SET)),
+            c(2, Entry, Bytes(FD_SET)),
+            c(2, Exit, Bytes(FD_SET)),
+            c(3, Entry, Bytes(FD_SET)),
+            c(3, Exit, Bytes(FD_SET)),
+            c(4, Entry, Bytes(16)),
+            c(4, Exit, Bytes(16)),
+            c(5, Entry, Size::SigmaskPair)
+        ),
+        "getrusage" => list!(c(1, Exit, Bytes(RUSAGE_PREFIX))),
         "getsockopt" => list!(c(3, Exit, Bytes(4)), c(4, Entry, Bytes(4)), c(4, Exit, Bytes(4))),
         _ => &[],
     }
@@ -160,7 +252,9 @@ pub fn copies(syscall: &str) -> &'static [Copy] {
 pub fn first_filled(syscall: &str) -> Option<usize> {
     let all = copies(syscall);
     // An argument also copied at entry (poll's array, a socklen) is printed at entry.
-    let read = |arg: usize| all.iter().any(|c| c.arg == arg && c.when.at_entry());
+    let read = |arg: usize| {
+        all.iter().any(|c| c.arg == arg && c.when.at_entry() && c.size != Size::NameLen)
+    };
     all.iter().filter(|c| c.when == When::Exit && !read(c.arg)).map(|c| c.arg).min()
 }
 
@@ -171,5 +265,11 @@ pub fn bytes(size: Size, buffer: usize, path: usize) -> usize {
         Buffer => buffer.max(1),
         Path => path,
         Size::DirEntries => 8,
+        Size::Msghdr => MSGHDR,
+        Size::Iovec => IOVEC * IOV_COPIED,
+        Size::Message => MESSAGE,
+        Size::SigmaskPair => 16,
+        Size::NameLen => 4,
+        Size::EpollEvents => EPOLL_EVENT,
     }
 }

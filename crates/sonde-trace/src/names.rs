@@ -22,6 +22,10 @@ pub trait Names {
     fn constants(&self) -> crate::line::xlat::Xlat {
         crate::line::xlat::Xlat::Abbrev
     }
+    /// Is `fd` of process `pid` a NETLINK_ROUTE socket (its messages then decoded)?
+    fn netlink_route(&self, _pid: u32, _fd: i64) -> bool {
+        false
+    }
 }
 
 /// No names: numbers print bare.

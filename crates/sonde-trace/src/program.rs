@@ -1,7 +1,8 @@
 //! The tracing program, written in sonde's own language and compiled by sonde's compiler like
 //! any script. Filtering (targets, syscall set, failures, duration) happens in its predicates,
 //! so untraced work costs only the tracepoint itself. Lines mode ships an entry record and an
-//! exit record per call through the ring buffer (paired in user space, as perf trace does);
+//! exit record per call through the ring buffer (paired in user space, as perf trace does), each
+//! after the copies of user memory made with it;
 //! summary mode ships nothing per call and aggregates in per-CPU maps.
 
 use crate::events::{Event, FieldKind};
@@ -21,9 +22,9 @@ pub const TAG_FATE: u64 = 5;
 /// `TAG_STRING + i`: the string argument `i` of the call just entered.
 pub const TAG_STRING: u64 = 10;
 /// `TAG_AGAIN + i`: path argument `i` read again at the call's exit (`reread`).
-pub const TAG_AGAIN: u64 = 90;
+pub const TAG_AGAIN: u64 = 190;
 /// `TAG_EVENT + k`: a record of the `k`th other event (`-e sched:sched_switch`).
-pub const TAG_EVENT: u64 = 100;
+pub const TAG_EVENT: u64 = 200;
 
 /// Summary maps, as the compiler names them.
 pub const MAP_STATS: &str = "n";
@@ -292,6 +293,7 @@ impl Plan<'_> {
         let a = &site.args;
         let mut strings = self.raw_strings(p, &site.enter_id, a);
         strings.push_str(&self.copies_at_entry(&site.enter_id, &|i| a[i].clone()));
+        strings.push_str(&self.sigreturn_mask_at_entry(&site.enter_id, site.sp.as_deref()));
         let nrs: Vec<u32> = self.selection.nrs.iter().copied().collect();
         let pred = format!("{target}{set}");
         self.enter(p, (site.enter, &pred), (&site.enter_id, &nrs), a, &strings);
@@ -363,8 +365,14 @@ impl Plan<'_> {
             String::new()
         };
         let record = match self.mode {
+            // The copies first: user space keeps them by thread until the record comes, so
+            // another CPU's record landing between them cannot show the entry without them.
             Mode::Lines => format!(
-                "print({TAG_ENTER}, tid, pid, nsecs, {id}, {}, comm);{strings}",
+                "{}print({TAG_ENTER}, tid, pid, nsecs, {id}, {}, comm);",
+                match strings.trim() {
+                    "" => String::new(),
+                    s => format!("{s} "),
+                },
                 a.join(", ")
             ),
             Mode::Summary => String::new(),
@@ -447,6 +455,7 @@ pub use rows::size_summary_maps;
 
 mod fate;
 mod made;
+mod nested;
 mod paths;
 mod reread;
 mod rows;

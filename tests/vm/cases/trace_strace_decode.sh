@@ -15,3 +15,14 @@ check 'prctl: the name' has 'prctl(PR_SET_NAME, "wl_kid") = 0'
 run_cmd sonde trace --strace -o - -e getdents64,newfstatat,fstat,statx -- busybox ls -l /
 expect_status 0
 check 'getdents64: entries counted' grep -q 'getdents64(3, 0x[0-9a-f]* /\* [1-9][0-9]* entries \*/, ' "$SONDE_OUT_FILE"
+# msghdrs lead to their name, iovecs and buffers (nested copies, a chunked first buffer), decoded
+# as netlink messages on the NETLINK_ROUTE socket the trace saw created: traced with every
+# syscall (raw tracepoints) and on recvmsg's own tracepoints.
+run_cmd sonde trace --strace -o - -- busybox ip addr
+expect_status 0
+check 'recvmsg: the msghdr and its name' has 'recvmsg(3, {msg_name={sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, msg_namelen=12, msg_iov=[{iov_base=['
+check 'recvmsg: netlink messages' has 'nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI'
+check 'recvmsg: address messages' has 'nlmsg_type=RTM_NEWADDR, nlmsg_flags=NLM_F_MULTI'
+run_cmd sonde trace --strace -o - -e socket,recvmsg -- busybox ip addr
+expect_status 0
+check 'recvmsg on its own tracepoints' has 'nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI'

@@ -48,8 +48,8 @@ pub fn array(b: &[u8], nfds: u64) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// What follows the result: the entries that fired, or `(Timeout)`.
-pub fn fired(b: &[u8], nfds: u64, ret: i64) -> Option<String> {
+/// What follows the result: the entries that fired (and ppoll's time `left`), or `(Timeout)`.
+pub fn fired(b: &[u8], nfds: u64, ret: i64, left: Option<String>) -> Option<String> {
     if ret == 0 {
         return Some("0 (Timeout)".into());
     }
@@ -59,7 +59,8 @@ pub fn fired(b: &[u8], nfds: u64, ret: i64) -> Option<String> {
             format!("{{fd={fd}, revents={}}}", flags_or_zero(revents as u64, EVENTS))
         })
         .collect();
-    Some(format!("{ret} ([{}])", items.join(", ")))
+    let left = left.map_or(String::new(), |l| format!(", left {l}"));
+    Some(format!("{ret} ([{}]{left})", items.join(", ")))
 }
 
 #[cfg(test)]
@@ -78,7 +79,12 @@ mod tests {
             array(&b, 3),
             "[{fd=5, events=POLLIN|POLLERR|POLLHUP}, {fd=3, events=POLLIN|POLLERR|POLLHUP}, {fd=-1}]"
         );
-        assert_eq!(fired(&b, 3, 1).unwrap(), "1 ([{fd=3, revents=POLLIN}])");
-        assert_eq!(fired(&b, 3, 0).unwrap(), "0 (Timeout)");
+        assert_eq!(fired(&b, 3, 1, None).unwrap(), "1 ([{fd=3, revents=POLLIN}])");
+        assert_eq!(fired(&b, 3, 0, None).unwrap(), "0 (Timeout)");
+        let left = Some("{tv_sec=0, tv_nsec=999996884}".to_string());
+        assert_eq!(
+            fired(&b, 3, 1, left).unwrap(),
+            "1 ([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=999996884})"
+        );
     }
 }

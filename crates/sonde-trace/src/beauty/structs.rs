@@ -9,6 +9,8 @@ use super::quote;
 use super::system;
 use super::tty;
 use super::Table;
+use super::{epoll, fdset, msg};
+use crate::memory;
 
 /// What one call's copies hold.
 pub struct Copied<'a> {
@@ -18,6 +20,94 @@ pub struct Copied<'a> {
     pub input: Option<&'a [u8]>,
     /// The copy made at exit.
     pub output: Option<&'a [u8]>,
+    /// Every copy of the call, by index ([`crate::memory`]): those reached through pointers.
+    pub all: &'a [(usize, Vec<u8>)],
+    /// The call's fd is a NETLINK_ROUTE socket.
+    pub netlink: bool,
+}
+
+impl<'a> Copied<'a> {
+    /// The copy kept at `index`.
+    fn at(&self, index: usize) -> Option<&'a [u8]> {
+        self.all.iter().find(|(j, _)| *j == index).map(|(_, b)| b.as_slice())
+    }
+
+    /// Argument `i`'s copy made at the call's exit.
+    fn out(&self, i: usize) -> Option<&'a [u8]> {
+        self.at(memory::out_index(i))
+    }
+
+    fn nested(&self, at_exit: bool, k: usize) -> Option<&'a [u8]> {
+        self.at(memory::nested_index(at_exit, k))
+    }
+
+    /// `-s`, as the program sent it with the buffers it copied longer.
+    fn shown(&self, at_exit: bool) -> usize {
+        let sent = self.nested(at_exit, memory::NESTED_SHOWN).and_then(|b| u64_at(b, 0));
+        sent.map_or(crate::program::BUFFER_BYTES, |s| s as usize)
+    }
+
+    /// What a msghdr's or an iovec array's pointers led to.
+    fn nested_copies(&self, at_exit: bool) -> msg::Nested<'a> {
+        msg::Nested {
+            name: self.nested(at_exit, memory::NESTED_NAME),
+            iov: self.nested(at_exit, memory::NESTED_IOV),
+            namelen_before: None,
+            control: self.nested(at_exit, memory::NESTED_CONTROL),
+            buffers: (0..memory::IOV_COPIED).map(|k| self.buffer(at_exit, k)).collect(),
+            shown: self.shown(at_exit),
+            filled: at_exit.then_some(self.ret.max(0) as u64),
+            netlink: self.netlink,
+        }
+    }
+
+    /// Iovec `k`'s buffer: the first one with the chunks that go on from it.
+    fn buffer(&self, at_exit: bool, k: usize) -> Option<Vec<u8>> {
+        let mut b = self.nested(at_exit, memory::NESTED_BUFFERS + k)?.to_vec();
+        if k == 0 {
+            let chunks = (1..memory::MESSAGE_CHUNKS)
+                .map_while(|j| self.nested(at_exit, memory::NESTED_CHUNKS + j - 1));
+            chunks.for_each(|c| b.extend_from_slice(c));
+        }
+        Some(b)
+    }
+
+    /// A buffer that may be a netlink message, `len` bytes long (sendto's).
+    fn message(&self, b: &[u8], len: u64) -> String {
+        msg::buffer(b, len, self.shown(false), self.netlink)
+    }
+
+    /// select's result: the ready fds of each set and the time left.
+    fn select_result(&self, timeval: bool) -> Option<String> {
+        let sets = [1, 2, 3].map(|i| self.out(i).filter(|_| self.raw[i] != 0));
+        let left = self.out(4).filter(|_| self.raw[4] != 0).and_then(|b| time(b, timeval));
+        Some(fdset::ready(sets, self.raw[0], self.ret, left))
+    }
+}
+
+/// A timespec, or a timeval.
+fn time(b: &[u8], timeval: bool) -> Option<String> {
+    match timeval {
+        true => {
+            Some(format!("{{tv_sec={}, tv_usec={}}}", u64_at(b, 0)? as i64, u64_at(b, 8)? as i64))
+        }
+        false => timespec(b),
+    }
+}
+
+/// A successful result strace follows with what the call filled: poll's entries that fired,
+/// select's ready sets, and the time left.
+pub fn result(syscall: &str, c: &Copied) -> Option<String> {
+    match syscall {
+        "select" => c.select_result(true),
+        "pselect6" => c.select_result(false),
+        "poll" => poll::fired(c.out(0)?, c.raw[1], c.ret, None),
+        "ppoll" => {
+            let left = c.out(2).filter(|_| c.raw[2] != 0).and_then(timespec);
+            poll::fired(c.out(0)?, c.raw[1], c.ret, left)
+        }
+        _ => None,
+    }
 }
 
 /// Argument `arg` of `syscall` decoded, or None to print it as before (a pointer, NULL).
@@ -37,7 +127,44 @@ pub fn decode(syscall: &str, arg: usize, c: &Copied) -> Option<String> {
         ("getdents64" | "getdents", 1) => {
             Some(format!("{:#x} /* {} entries */", c.raw[1], u64_at(out?, 0)?))
         }
-        ("sendto" | "write" | "pwrite64", 1) => Some(quote::buffer(c.input?, c.raw[2])),
+        ("write" | "pwrite64", 1) => Some(quote::buffer(c.input?, c.raw[2])),
+        ("sendto", 1) => Some(c.message(c.input?, c.raw[2])),
+        ("sendmsg", 1) => msg::msghdr(c.input?, &c.nested_copies(false)),
+        ("recvmsg", 1) => {
+            let before = c.input.and_then(|b| u32_at(b, 0));
+            msg::msghdr(out?, &msg::Nested { namelen_before: before, ..c.nested_copies(true) })
+        }
+        ("writev" | "pwritev" | "pwritev2", 1) => {
+            Some(msg::iovec(c.input?, c.raw[2], &c.nested_copies(false)))
+        }
+        ("readv" | "preadv" | "preadv2", 1) => {
+            Some(msg::iovec(out?, c.raw[2], &c.nested_copies(true)))
+        }
+        ("epoll_ctl", 3) => epoll::event(c.input?),
+        ("epoll_wait" | "epoll_pwait" | "epoll_pwait2", 1) => {
+            // The first event, then the others one copy each.
+            let mut b = out?.to_vec();
+            let rest = (1..memory::EPOLL_EVENTS_COPIED)
+                .map_while(|k| c.nested(true, memory::NESTED_BUFFERS + k - 1));
+            rest.for_each(|e| b.extend_from_slice(e));
+            Some(epoll::events(&b, c.ret as u64))
+        }
+        ("select" | "pselect6", 1..=3) => Some(fdset::set(c.input?, c.raw[0])),
+        ("pselect6", 5) => {
+            let sigset = c.nested(false, memory::NESTED_SIGSET).map(sigset);
+            let size = u64_at(c.input?, 8)?;
+            let mask = match (u64_at(c.input?, 0)?, sigset) {
+                (0, _) => "NULL".to_string(),
+                (_, Some(s)) => s,
+                (p, None) => format!("{p:#x}"),
+            };
+            Some(format!("{{sigmask={mask}, sigsetsize={size}}}"))
+        }
+        ("ppoll", 2) => timespec(c.input?),
+        ("ppoll", 3) | ("epoll_pwait" | "epoll_pwait2", 4) => Some(sigset(c.input?)),
+        ("select", 4) => time(c.input?, true),
+        ("pselect6", 4) => timespec(c.input?),
+        ("getrusage", 1) | ("wait4", 3) => system::rusage(out?),
         ("sendto", 4) | ("connect" | "bind", 1) => sockaddr(c.input?, c.raw[arg + 1]),
         ("newfstatat", 2) | ("fstat" | "stat" | "lstat", 1) => stat(out?),
         ("statx", 4) => statx(out?),
@@ -327,7 +454,7 @@ fn timespec(b: &[u8]) -> Option<String> {
 }
 
 /// A sockaddr of `len` bytes: unix, inet and inet6 as strace prints them.
-fn sockaddr(b: &[u8], len: u64) -> Option<String> {
+pub(super) fn sockaddr(b: &[u8], len: u64) -> Option<String> {
     let len = (len as usize).min(b.len());
     let family = u16::from_le_bytes(b.get(0..2)?.try_into().ok()?) as i32;
     let port = |at: usize| Some(u16::from_be_bytes(b.get(at..at + 2)?.try_into().ok()?));

@@ -1,5 +1,5 @@
 //! The structs of calls about the system as a whole, in strace's words: `struct statfs`,
-//! `struct sysinfo`, clone3's `struct clone_args`. x86-64 layouts.
+//! `struct sysinfo`, clone3's `struct clone_args`, `struct rusage`. x86-64 layouts.
 
 use super::consts::flags_or_zero;
 use super::structs::{u32_at, u64_at};
@@ -143,6 +143,19 @@ pub fn clone_args(b: &[u8], ret: i64) -> Option<String> {
     Some(s)
 }
 
+/// getrusage's `who`.
+pub const RUSAGE_WHO: Table =
+    &[(0, "RUSAGE_SELF"), (u64::MAX, "RUSAGE_CHILDREN"), (1, "RUSAGE_THREAD")];
+
+/// struct rusage's first fields, as strace shows them: `{ru_utime={tv_sec=0, tv_usec=1770},
+/// ru_stime={tv_sec=0, tv_usec=0}, ...}`.
+pub fn rusage(b: &[u8]) -> Option<String> {
+    let tv = |at: usize| -> Option<String> {
+        Some(format!("{{tv_sec={}, tv_usec={}}}", u64_at(b, at)? as i64, u64_at(b, at + 8)? as i64))
+    };
+    Some(format!("{{ru_utime={}, ru_stime={}, ...}}", tv(0)?, tv(16)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +175,14 @@ mod tests {
             "{f_type=EXT2_SUPER_MAGIC, f_bsize=4096, f_blocks=66053021, f_bfree=55862703, \
              f_bavail=13631154, f_files=16777216, f_ffree=16248759, f_fsid={val=[0x584317b1, 0]}, \
              f_namelen=255, f_frsize=4096, f_flags=ST_VALID|ST_RELATIME}"
+        );
+    }
+
+    #[test]
+    fn rusage_as_strace_prints_it() {
+        assert_eq!(
+            rusage(&words(&[0, 72186, 1, 5])).unwrap(),
+            "{ru_utime={tv_sec=0, tv_usec=72186}, ru_stime={tv_sec=1, tv_usec=5}, ...}"
         );
     }
 

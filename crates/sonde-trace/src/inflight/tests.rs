@@ -55,13 +55,51 @@ fn events_interrupt_and_mismatches_drop() {
 #[test]
 fn without_interleaving_calls_are_held_until_their_exit() {
     let mut f = InFlight::new(false);
+    f.copied_at_entry(1, 1, b"x".to_vec());
     f.enter(entry(1, 0, 10));
     f.enter(entry(2, 39, 11));
     assert_eq!(f.exit(2, 39, 12, 0), [Piece::Whole(call(2, 39, 11, 12))]);
     assert_eq!(f.event(), []);
-    f.string(1, 1, b"x".to_vec());
+    f.string(1, 7, b"y".to_vec());
     let Piece::Whole(c) = &f.exit(1, 0, 13, 0)[0] else { panic!() };
-    assert_eq!(c.entry.strings, [(1, b"x".to_vec())]);
+    assert_eq!(c.entry.strings, [(1, b"x".to_vec()), (7, b"y".to_vec())]);
+}
+
+/// The entry program sends its copies, then its record; another CPU's records may land between
+/// them. The entry a line interrupts must still show its copies (the record race: it showed
+/// their pointers when the copies came after the record and after the interrupting line).
+#[test]
+fn copies_before_the_entry_record_wait_for_it_by_thread() {
+    let mut f = InFlight::strace();
+    f.enter(entry(2, 39, 9));
+    f.copied_at_entry(1, 1, b"/etc".to_vec());
+    f.copied_at_entry(1, 13, b"stat".to_vec());
+    // Thread 2's exit lands between thread 1's copies and its entry record.
+    assert_eq!(f.exit(2, 39, 10, 0), [Piece::Whole(call(2, 39, 9, 10))]);
+    f.enter(entry(1, 0, 11));
+    f.enter(entry(3, 39, 12));
+    let with_copies =
+        Entry { strings: vec![(1, b"/etc".to_vec()), (13, b"stat".to_vec())], ..entry(1, 0, 11) };
+    assert_eq!(
+        f.exit(3, 39, 13, 0),
+        [Piece::Interrupted(with_copies), Piece::Whole(call(3, 39, 12, 13))]
+    );
+}
+
+#[test]
+fn copies_whose_entry_record_was_lost_are_not_given_to_the_next_call() {
+    let mut f = InFlight::new(true);
+    // Lost entry record: its copies are dropped at the thread's exit record...
+    f.copied_at_entry(1, 1, b"old".to_vec());
+    assert_eq!(f.exit(1, 0, 10, 0), []);
+    f.enter(entry(1, 0, 11));
+    assert_eq!(f.exit(1, 0, 12, 0), [Piece::Whole(call(1, 0, 11, 12))]);
+    // ... or when another call's copy at the same index comes first.
+    f.copied_at_entry(1, 1, b"old".to_vec());
+    f.copied_at_entry(1, 1, b"new".to_vec());
+    f.enter(entry(1, 0, 13));
+    let Piece::Whole(c) = &f.exit(1, 0, 14, 0)[0] else { panic!() };
+    assert_eq!(c.entry.strings, [(1, b"new".to_vec())]);
 }
 
 #[test]

@@ -319,3 +319,18 @@ fn rt_sigreturn_shows_the_mask_it_restored() {
     ret.ret = 18;
     assert_eq!(ret.strace_line(sc, 100, &NoNames), "rt_sigreturn({mask=[USR2 PIPE]}) = 18");
 }
+
+#[test]
+fn a_split_rt_sigreturn_shows_the_mask_its_entry_read_from_the_signal_frame() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let sc = t.by_name("rt_sigreturn");
+    let mut ret = call(15, [0; 6], 7);
+    ret.entry.strings = vec![(crate::memory::in_index(0), (1u64 << 9).to_le_bytes().to_vec())];
+    assert_eq!(
+        ret.strace_split_line(sc, 100, &NoNames, false),
+        "rt_sigreturn({mask=[USR1]} <unfinished ...>"
+    );
+    // The exit's copy, once there, is the one trusted.
+    ret.entry.strings.push((crate::memory::out_index(0), 0u64.to_le_bytes().to_vec()));
+    assert_eq!(ret.strace_line(sc, 100, &NoNames), "rt_sigreturn({mask=[]}) = 7");
+}

@@ -40,12 +40,22 @@ impl Plan<'_> {
         for (nr, copies) in &list {
             for c in copies.iter() {
                 if c.when.at_entry() {
-                    let action = format!(
-                        "print({}, tid, mem({}, {}));",
+                    let from = match c.size {
+                        // msg_namelen, 8 bytes into the msghdr (in bytes: the pointer is typed).
+                        memory::Size::NameLen => format!("(uint64){} + 8", arg(c.arg)),
+                        _ => arg(c.arg),
+                    };
+                    let mut action = format!(
+                        "print({}, tid, mem({from}, {}));",
                         TAG_IN + c.arg as u64,
-                        arg(c.arg),
                         self.copy_bytes(c)
                     );
+                    // An iovec array's length is the next argument.
+                    let limit = match c.size {
+                        memory::Size::Iovec if c.arg < 5 => format!("(int64){}", arg(c.arg + 1)),
+                        _ => "0".to_string(),
+                    };
+                    action.push_str(&self.nested(c.size, &arg(c.arg), false, &limit));
                     groups.entry(action).or_default().push(*nr);
                 }
                 if c.when.at_exit() {
@@ -113,7 +123,12 @@ impl Plan<'_> {
                 let action = match c.size {
                     memory::Size::DirEntries => dir_entries(tag, c.arg, ret),
                     _ => {
-                        format!("print({tag}, tid, mem(cp{}[tid], {}));", c.arg, self.copy_bytes(c))
+                        let saved = format!("cp{}[tid]", c.arg);
+                        let copy =
+                            format!("print({tag}, tid, mem({saved}, {}));", self.copy_bytes(c));
+                        // What the call filled: its result in bytes.
+                        let limit = format!("(int64){ret}");
+                        format!("{copy}{}", self.nested(c.size, &saved, true, &limit))
                     }
                 };
                 groups.entry(action).or_default().push(*nr);
@@ -193,6 +208,50 @@ mod tests {
     }
 
     #[test]
+    fn entries_send_their_copies_before_their_record() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        for set in ["openat,write,accept", "all"] {
+            let sel = match set {
+                "all" => Selection { nrs: (0..50).collect(), all: true },
+                s => Selection::parse(s, &t).unwrap(),
+            };
+            let text = compiled(&plan(&t, &sel, true));
+            let entries: Vec<&str> = text.lines().filter(|l| l.contains("print(1, tid")).collect();
+            assert!(!entries.is_empty(), "{text}");
+            for line in entries {
+                // The record is the entry's last print, after at least one copy.
+                let record = line.find("print(1, tid").unwrap();
+                assert_eq!(line.rfind("print("), Some(record), "{line}");
+                assert!(line[..record].contains("print("), "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn messages_and_iovecs_copy_what_their_pointers_lead_to() {
+        let t = SyscallTable::load(&fixtures()).unwrap();
+        let names = "sendmsg,recvmsg,writev,readv,sendto,select,epoll_wait,epoll_ctl,wait4";
+        let sel = Selection::parse(names, &t).unwrap();
+        for all in [false, true] {
+            let sel = Selection { all, ..sel.clone() };
+            let text = compiled(&plan(&t, &sel, true));
+            // sendmsg's name and iovecs at entry (80: name, 81: iovecs, 82: first buffer, 90:
+            // -s), recvmsg's at exit from the saved pointer, as many buffers as bytes came.
+            assert!(text.contains("print(90, tid, mem($mh[0], 112));"), "{text}");
+            assert!(text.contains("print(92, tid, mem($iv[0], 256));"), "{text}");
+            assert!(text.contains("print(100, tid, 32);"), "{text}");
+            assert!(text.contains("$mh = (uint64 *)(uint64)cp1[tid];"), "{text}");
+            assert!(text.contains("$il = $il - (int64)$iv[1];"), "{text}");
+            // epoll_wait's events one by one, as many as it returned.
+            assert!(text.contains("print(17, tid, mem(cp1[tid], 12));"), "{text}");
+            assert!(
+                text.contains("> 1) { print(112, tid, mem((uint64)cp1[tid] + 12, 12)); }"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
     fn the_other_layouts_copy_nothing() {
         let t = SyscallTable::load(&fixtures()).unwrap();
         let sel = Selection::parse("fstat,read,write,accept", &t).unwrap();
@@ -206,7 +265,7 @@ mod tests {
         let sel = Selection { nrs: (0..50).collect(), all: false };
         let text = compiled(&plan(&t, &sel, true));
         assert!(
-            text.contains("if (args->id == 0 || args->id == 5 || args->id == 43) { cp1[tid] = args->args[1]; }"),
+            text.contains("if (args->id == 0 || args->id == 5 || args->id == 19 || args->id == 23 || args->id == 43 || args->id == 44 || args->id == 47) { cp1[tid] = args->args[1]; }"),
             "{text}"
         );
     }

@@ -5,7 +5,13 @@
 //! (`rt_sigreturn({mask=[]})`): the task's blocked set once the call is done, read through BTF.
 
 use super::{Mode, Plan};
-use crate::memory::TAG_OUT;
+use crate::memory::{TAG_IN, TAG_OUT};
+
+/// Where x86-64's signal frame holds the mask rt_sigreturn restores, from the user stack
+/// pointer at its entry: the frame starts 8 bytes below it (the handler's return popped its
+/// restorer's address), then pretcode (8), uc_flags (8), uc_link (8), uc_stack (24) and
+/// uc_mcontext (256) come before uc_sigmask.
+const FRAME_MASK_FROM_SP: u64 = 296;
 
 /// The map marking a task inside rt_sigreturn.
 const MAP: &str = "sr";
@@ -73,6 +79,18 @@ impl Plan<'_> {
             ),
             _ => (String::new(), id.into()),
         }
+    }
+
+    /// At a raw entry (`sp`: the user stack pointer there): the mask rt_sigreturn will restore,
+    /// read from its signal frame, for the first part of a line another task splits (the
+    /// exit's copy is the one trusted).
+    pub(crate) fn sigreturn_mask_at_entry(&self, id: &str, sp: Option<&str>) -> String {
+        let (Some(nr), Some(sp)) = (self.sigreturn().filter(|_| self.copies), sp) else {
+            return String::new();
+        };
+        format!(
+            " if ({id} == {nr}) {{ print({TAG_IN}, tid, mem({sp} + {FRAME_MASK_FROM_SP}, 8)); }}"
+        )
     }
 
     /// With an exit's copies: rt_sigreturn's restored mask (strace's layout, where BTF types the

@@ -16,6 +16,13 @@ const REGS: Option<([&str; 6], &str)> =
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const REGS: Option<([&str; 6], &str)> = None;
 
+/// The user stack pointer's register, where rt_sigreturn's signal frame is read at its entry
+/// (x86-64's frame layout only).
+#[cfg(target_arch = "x86_64")]
+const STACK_POINTER: Option<&str> = Some("sp");
+#[cfg(not(target_arch = "x86_64"))]
+const STACK_POINTER: Option<&str> = None;
+
 /// The tracepoints and expressions of one way of tracing every syscall.
 pub(crate) struct Site {
     pub enter: &'static str,
@@ -25,6 +32,8 @@ pub(crate) struct Site {
     pub exit_id: String,
     pub ret: &'static str,
     pub args: Vec<String>,
+    /// The user stack pointer at the entry, where the site has the registers.
+    pub sp: Option<String>,
     /// `sched_process_fork`'s site and the new task's id there; `sched_process_exit`'s site.
     pub fork: &'static str,
     pub child: &'static str,
@@ -42,6 +51,7 @@ impl Plan<'_> {
                 exit_id: format!("arg0->{nr}"),
                 ret: "arg1",
                 args: regs.iter().map(|r| format!("arg0->{r}")).collect(),
+                sp: STACK_POINTER.map(|r| format!("arg0->{r}")),
                 fork: "rawtracepoint:sched_process_fork",
                 child: "arg1->pid",
                 task_exit: "rawtracepoint:sched_process_exit",
@@ -53,6 +63,7 @@ impl Plan<'_> {
                 exit_id: "args->id".into(),
                 ret: "args->ret",
                 args: (0..6).map(|i| format!("args->args[{i}]")).collect(),
+                sp: None,
                 fork: "tracepoint:sched:sched_process_fork",
                 child: "args->child_pid",
                 task_exit: "tracepoint:sched:sched_process_exit",

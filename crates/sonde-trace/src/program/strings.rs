@@ -12,7 +12,7 @@ use std::fmt::Write;
 const KINDS: &str = "sk";
 
 impl Plan<'_> {
-    /// The copies after the entry record (`args`: each argument's expression), and BEGIN's fill.
+    /// The copies before the entry record (`args`: each argument's expression), and BEGIN's fill.
     pub(crate) fn raw_strings(&self, p: &mut String, id: &str, args: &[String]) -> String {
         if self.mode != Mode::Lines {
             return String::new();

@@ -15,6 +15,7 @@ use sonde_symbols::Symbolizer;
 use sonde_trace::events::{Event, FieldValue};
 use sonde_trace::inflight::{InFlight, Piece};
 use sonde_trace::line::{self, Call, Entry};
+use sonde_trace::memory;
 use sonde_trace::names::{pid_prefix, until_nul};
 use sonde_trace::program as tp;
 use sonde_trace::stack;
@@ -128,6 +129,7 @@ impl Lines<'_> {
                     }
                 } else {
                     self.calls.enter(entry);
+                    self.drop_unsure_paths(tid);
                 }
             }
             tag @ (tp::TAG_SIGNAL | tp::TAG_SENT | tp::TAG_FATE) => self.fate(tag, v),
@@ -146,11 +148,10 @@ impl Lines<'_> {
                     Some(Value::Int { v, .. }) => Some(v.to_le_bytes().to_vec()),
                     _ => None,
                 };
-                if let Some(b) = bytes {
-                    // Unread or empty: the copy at its exit says which (else its pointer shows).
-                    if !(b.first().is_none_or(|&c| c == 0) && self.unsure_path(tid, i)) {
-                        self.calls.string(tid, i, b);
-                    }
+                match bytes {
+                    Some(b) if memory::made_at_exit(i) => self.calls.string(tid, i, b),
+                    Some(b) => self.calls.copied_at_entry(tid, i, b),
+                    None => {}
                 }
             }
             tp::TAG_EXIT => {
@@ -215,11 +216,19 @@ impl Lines<'_> {
             .collect()
     }
 
-    /// Is argument `i` of `tid`'s open call a path (not a buffer) at a non-NULL pointer?
-    fn unsure_path(&self, tid: u32, i: usize) -> bool {
-        let Some(entry) = self.calls.entry(tid) else { return false };
-        let arg = self.table.get(entry.nr).and_then(|sc| sc.args.get(i));
-        arg.is_some_and(|a| !a.name.contains("buf")) && entry.args.get(i).is_some_and(|&p| p != 0)
+    /// The empty paths (not buffers) at non-NULL pointers the entry just copied: unread or
+    /// empty, the copy at its exit says which (else its pointer shows).
+    fn drop_unsure_paths(&mut self, tid: u32) {
+        let table = self.table;
+        let Some(entry) = self.calls.entry_mut(tid) else { return };
+        let Some(sc) = table.get(entry.nr) else { return };
+        let args = entry.args;
+        let unsure = |i: usize, b: &[u8]| {
+            b.first().is_none_or(|&c| c == 0)
+                && sc.args.get(i).is_some_and(|a| !a.name.contains("buf"))
+                && args.get(i).is_some_and(|&p| p != 0)
+        };
+        entry.strings.retain(|(i, b)| !unsure(*i, b));
     }
 
     /// The call failed with EFAULT: its empty paths were memory no one could read, shown as

@@ -140,6 +140,10 @@ impl Names for ProcNames {
         self.verbose
     }
 
+    fn netlink_route(&self, pid: u32, fd: i64) -> bool {
+        self.fds.netlink_route(pid, fd)
+    }
+
     fn cwd(&self, pid: u32) -> Option<String> {
         if !self.show_cwd {
             return None;

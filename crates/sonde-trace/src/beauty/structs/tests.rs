@@ -6,7 +6,11 @@ fn call<'a>(
     input: Option<&'a [u8]>,
     output: Option<&'a [u8]>,
 ) -> Copied<'a> {
-    Copied { raw, ret, input, output }
+    Copied { raw, ret, input, output, all: &[], netlink: false }
+}
+
+fn words(w: &[u64]) -> Vec<u8> {
+    w.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 fn stat_bytes(mode: u32, rdev: u64, size: u64) -> Vec<u8> {
@@ -235,4 +239,91 @@ fn special_mode_bits_and_alternate_stacks() {
         decode("sigaltstack", 0, &call(&raw, 0, Some(&st), None)).unwrap(),
         "{ss_sp=0x7f0000001000, ss_flags=0, ss_size=65536}"
     );
+}
+
+#[test]
+fn messages_select_epoll_and_rusage_as_strace_prints_them() {
+    use crate::memory::{in_index, nested_index, out_index, NESTED_BUFFERS, NESTED_SHOWN};
+    // sendto on a NETLINK_ROUTE socket: the message decoded; elsewhere -s of its bytes.
+    let mut m = vec![24, 0, 0, 0, 22, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0];
+    m.extend([0; 8]);
+    let raw = [3, 0x1000, 24, 0, 0, 0];
+    let all = vec![(nested_index(false, NESTED_SHOWN), 4u64.to_le_bytes().to_vec())];
+    let c = Copied { netlink: true, all: &all, ..call(&raw, 24, Some(&m), None) };
+    assert!(decode("sendto", 1, &c).unwrap().starts_with("[{nlmsg_len=24, nlmsg_type=RTM_GETADDR"));
+    let c = Copied { netlink: false, ..c };
+    assert_eq!(decode("sendto", 1, &c).unwrap(), r#""\30\0\0\0"..."#);
+    // writev's iovecs, each with its buffer.
+    let iov = words(&[0x1000u64, 3, 0x2000, 4]);
+    let all = vec![
+        (nested_index(false, NESTED_BUFFERS), b"abc".to_vec()),
+        (nested_index(false, NESTED_BUFFERS + 1), b"defg".to_vec()),
+    ];
+    let raw = [7, 0x500, 2, 0, 0, 0];
+    let c = Copied { all: &all, ..call(&raw, 7, Some(&iov), None) };
+    assert_eq!(
+        decode("writev", 1, &c).unwrap(),
+        r#"[{iov_base="abc", iov_len=3}, {iov_base="defg", iov_len=4}]"#
+    );
+    // pselect6: the set read at entry, and the result with the ready set and the time left.
+    let mut set = vec![0u8; 128];
+    set[0] = 0b1000;
+    let left = words(&[0u64, 999994851]);
+    let raw = [4, 0x100, 0, 0, 0x200, 0];
+    let all = vec![(in_index(1), set.clone()), (out_index(1), set.clone()), (out_index(4), left)];
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&set), None) };
+    assert_eq!(decode("pselect6", 1, &c).unwrap(), "[3]");
+    assert_eq!(result("pselect6", &c).unwrap(), "1 (in [3], left {tv_sec=0, tv_nsec=999994851})");
+    // epoll_wait's events at exit; getrusage's times.
+    let ev = [1u32.to_le_bytes().to_vec(), 3u64.to_le_bytes().to_vec()].concat();
+    let raw = [5, 0x100, 1023, 1000, 0, 0];
+    let c = call(&raw, 1, None, Some(&ev));
+    assert_eq!(decode("epoll_wait", 1, &c).unwrap(), "[{events=EPOLLIN, data={u32=3, u64=3}}]");
+    // The events after the first come one copy each.
+    let second = [4u32.to_le_bytes().to_vec(), 7u64.to_le_bytes().to_vec()].concat();
+    let all = vec![(crate::memory::nested_index(true, crate::memory::NESTED_BUFFERS), second)];
+    let c = Copied { all: &all, ..call(&raw, 2, None, Some(&ev)) };
+    assert_eq!(
+        decode("epoll_wait", 1, &c).unwrap(),
+        "[{events=EPOLLIN, data={u32=3, u64=3}}, {events=EPOLLOUT, data={u32=7, u64=7}}]"
+    );
+    let ru = words(&[0u64, 1770, 0, 0]);
+    let raw = [0, 0x100, 0, 0, 0, 0];
+    assert_eq!(
+        decode("getrusage", 1, &call(&raw, 0, None, Some(&ru))).unwrap(),
+        "{ru_utime={tv_sec=0, tv_usec=1770}, ru_stime={tv_sec=0, tv_usec=0}, ...}"
+    );
+}
+
+#[test]
+fn ppoll_pselect6_and_epoll_pwait_with_their_masks_as_strace_prints_them() {
+    use crate::memory::{in_index, nested_index, out_index, NESTED_SIGSET};
+    let usr1 = (1u64 << 9).to_le_bytes().to_vec();
+    let ts = words(&[1u64, 0]);
+    let left = words(&[0u64, 999996884]);
+    let pollfd = [3i32.to_le_bytes().to_vec(), vec![1, 0, 1, 0]].concat();
+    let raw = [0x100, 1, 0x200, 0x300, 8, 0];
+    let all = vec![
+        (in_index(0), pollfd.clone()),
+        (out_index(0), pollfd),
+        (in_index(2), ts.clone()),
+        (out_index(2), left),
+        (in_index(3), usr1.clone()),
+    ];
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&ts), None) };
+    assert_eq!(decode("ppoll", 2, &c).unwrap(), "{tv_sec=1, tv_nsec=0}");
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&usr1), None) };
+    assert_eq!(decode("ppoll", 3, &c).unwrap(), "[USR1]");
+    assert_eq!(
+        result("ppoll", &c).unwrap(),
+        "1 ([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=999996884})"
+    );
+    // pselect6's pair: the sigset it points to, and its size.
+    let pair = words(&[0x7ffc_0000_0480u64, 8]);
+    let all = vec![(nested_index(false, NESTED_SIGSET), usr1.clone())];
+    let raw = [4, 0x100, 0, 0, 0x200, 0x300];
+    let c = Copied { all: &all, ..call(&raw, 1, Some(&pair), None) };
+    assert_eq!(decode("pselect6", 5, &c).unwrap(), "{sigmask=[USR1], sigsetsize=8}");
+    let raw = [5, 0x100, 1, 10, 0x300, 8];
+    assert_eq!(decode("epoll_pwait", 4, &call(&raw, 1, Some(&usr1), None)).unwrap(), "[USR1]");
 }
