@@ -260,11 +260,7 @@ pub fn format(pieces: &[Piece], args: &[Value]) -> Vec<u8> {
 }
 
 fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
-    let bits = match arg {
-        Value::Int { v, .. } => Some(*v),
-        Value::Sym { addr, .. } => Some(*addr),
-        _ => None,
-    };
+    let bits = arg.bits();
     match (spec.conv, bits) {
         ('v', _) => {
             let text = arg.to_string();

@@ -22,8 +22,12 @@ pub enum Value {
         name: Option<String>,
     },
     Tuple(Vec<Value>),
+    /// A C array's elements: `[1,2,3]` in text (as bpftrace prints arrays), a JSON array.
+    Array(Vec<Value>),
     /// bpftrace's `bool`: printed `true`/`false`, a JSON boolean.
     Bool(bool),
+    /// A pointer: `0x...` in text, the number in JSON (as bpftrace prints pointers).
+    Ptr(u64),
     /// A number with a name (a script enum's enumerator): the name in text, the number in
     /// JSON, ordered by the number.
     Named {
@@ -49,6 +53,14 @@ impl Value {
         Value::Sym { addr, name: Some(name) }
     }
 
+    /// An integer's or address's 64 bits.
+    pub fn bits(&self) -> Option<u64> {
+        match *self {
+            Value::Int { v, .. } | Value::Ptr(v) | Value::Sym { addr: v, .. } => Some(v),
+            _ => None,
+        }
+    }
+
     /// Value `i` of a record as an integer's 64 bits (0 when it is missing or not one).
     pub fn u64_at(values: &[Value], i: usize) -> u64 {
         match values.get(i) {
@@ -71,12 +83,14 @@ impl Value {
     pub fn sort_key(&self) -> SortKey {
         match self {
             Value::Int { .. } => SortKey::Int(self.as_i128().unwrap_or(0)),
-            Value::Sym { addr, .. } => SortKey::Int(*addr as i128),
+            Value::Sym { addr, .. } | Value::Ptr(addr) => SortKey::Int(*addr as i128),
             Value::Bool(b) => SortKey::Int(*b as i128),
             Value::Named { v, .. } => SortKey::Int(*v as i128),
             Value::Str(b) => SortKey::Bytes(until_nul(b).to_vec()),
             Value::Bytes(b) => SortKey::Bytes(b.clone()),
-            Value::Tuple(vs) => SortKey::Tuple(vs.iter().map(Value::sort_key).collect()),
+            Value::Tuple(vs) | Value::Array(vs) => {
+                SortKey::Tuple(vs.iter().map(Value::sort_key).collect())
+            }
         }
     }
 
@@ -90,8 +104,9 @@ impl Value {
         match *self {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
-            Value::Tuple(ref vs) => vs.iter().map(Value::to_json).collect(),
+            Value::Tuple(ref vs) | Value::Array(ref vs) => vs.iter().map(Value::to_json).collect(),
             Value::Bool(b) => b.into(),
+            Value::Ptr(p) => p.into(),
             Value::Named { v, .. } => v.into(),
             _ => self.json_text().into(),
         }
@@ -165,12 +180,16 @@ impl fmt::Display for Value {
                 f.write_str(&hex.join(" "))
             }
             Value::Sym { name: Some(n), .. } => f.write_str(n),
-            Value::Sym { addr, name: None } => write!(f, "0x{addr:x}"),
+            Value::Sym { addr, name: None } | Value::Ptr(addr) => write!(f, "0x{addr:x}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Named { name, .. } => f.write_str(name),
             Value::Tuple(vs) => {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "({})", parts.join(", "))
+            }
+            Value::Array(vs) => {
+                let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
+                write!(f, "[{}]", parts.join(","))
             }
         }
     }
@@ -209,8 +228,16 @@ mod tests {
         );
         assert_eq!(Value::sym_at(0x1010, "vfs_read", 0x1000).to_string(), "vfs_read+0x10");
         assert_eq!(Value::sym_at(0x1000, "vfs_read", 0x1000).to_string(), "vfs_read");
+        assert_eq!(Value::Ptr(0x34).to_string(), "0x34");
+        assert_eq!(Value::Ptr(0x34).to_json(), serde_json::json!(0x34));
+        assert_eq!(Value::Ptr(0x34).bits(), Some(0x34));
         let t = Value::Tuple(vec![Value::str("bash"), Value::int(-1), Value::uint(3)]);
         assert_eq!(t.to_string(), "(bash, -1, 3)");
+        let row = |a, b| Value::Array(vec![Value::int(a), Value::int(b)]);
+        let nested = Value::Array(vec![row(5, 6), row(-7, 8)]);
+        assert_eq!(nested.to_string(), "[[5,6],[-7,8]]");
+        assert_eq!(nested.to_json(), serde_json::json!([[5, 6], [-7, 8]]));
+        assert_eq!(Value::Tuple(vec![Value::int(1), row(1, 2)]).to_string(), "(1, [1,2])");
     }
 
     #[test]

@@ -335,11 +335,12 @@ pub enum TypeDecl {
     Enum { name: Option<String>, values: Vec<(String, i64, Span)>, span: Span },
 }
 
-/// `type name;` or `type name[N];` in a script's struct.
+/// `type name;`, `type name[N];` or `type name[N][M];` in a script's struct.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldDecl {
     pub ty: TypeName,
     pub name: String,
-    pub array: Option<u64>,
+    /// The array's lengths, outermost first; empty for a field that is not an array.
+    pub array: Vec<u64>,
     pub span: Span,
 }

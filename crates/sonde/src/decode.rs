@@ -15,7 +15,8 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     match ty {
         Type::Int { signed, .. } => Value::Int { v: u64_at(b, 0), signed: *signed },
         // Stacks stay ids here; the collector reads their frames from the stack map.
-        Type::Ptr { .. } | Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
+        Type::Ptr { .. } => Value::Ptr(u64_at(b, 0)),
+        Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
         Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
         Type::Strftime(f) => Value::Str(crate::strftime::local(f, u64_at(b, 0))),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: sym.ksym(u64_at(b, 0)) },
@@ -27,6 +28,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         }
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
+        Type::Array { elem, len } => Value::Array(array(elem, *len, b, sym)),
         Type::Buf(max) => {
             let n = (u64_at(b, 0) as usize).min(*max);
             Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
@@ -52,6 +54,35 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
         Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
         _ => Value::Bytes(b.to_vec()),
+    }
+}
+
+/// An array's `len` elements, packed at their own size (C's layout, not slots).
+fn array(elem: &Type, len: usize, b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
+    let n = elem.size();
+    (0..len)
+        .map(|i| {
+            let bytes = b.get(i * n..(i + 1) * n).unwrap_or(&[]);
+            match elem {
+                Type::Int { signed, .. } => Value::Int { v: int_of(bytes, *signed), signed: *signed },
+                Type::Bool => Value::Bool(bytes.iter().any(|&x| x != 0)),
+                _ => value(elem, bytes, sym),
+            }
+        })
+        .collect()
+}
+
+/// A little-endian integer of 1 to 8 bytes, sign-extended when `signed`.
+fn int_of(b: &[u8], signed: bool) -> u64 {
+    let mut buf = [0u8; 8];
+    let n = b.len().min(8);
+    buf[..n].copy_from_slice(&b[..n]);
+    let v = u64::from_le_bytes(buf);
+    if signed && (1..8).contains(&n) {
+        let shift = 64 - 8 * n as u32;
+        (((v << shift) as i64) >> shift) as u64
+    } else {
+        v
     }
 }
 
@@ -228,7 +259,26 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, escape_bytes, inet, strerror};
+    use super::{civil_from_days, escape_bytes, inet, strerror, value};
+    use sonde_compile::types::Type;
+    use sonde_symbols::Symbolizer;
+
+    #[test]
+    fn arrays_are_packed_elements_and_pointers_hex() {
+        let mut sym = Symbolizer::new(None);
+        let int = Type::Int { bytes: 4, signed: true };
+        let row = Type::Array { elem: Box::new(int), len: 2 };
+        let grid = Type::Array { elem: Box::new(row), len: 2 };
+        let mut b = Vec::new();
+        for v in [5i32, 6, -7, 8] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        assert_eq!(value(&grid, &b, &mut sym).to_string(), "[[5,6],[-7,8]]");
+        let bytes = Type::Array { elem: Box::new(Type::U8), len: 3 };
+        assert_eq!(value(&bytes, &[0xff, 1, 2, 0, 0, 0, 0, 0], &mut sym).to_string(), "[255,1,2]");
+        let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
+        assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
+    }
 
     #[test]
     fn buffers_escape_what_is_not_printable() {

@@ -184,7 +184,7 @@ impl Checker<'_> {
         if self.diags.len() > before {
             self.maps.assignment_failed(map);
         }
-        if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
+        if matches!(v.ty, Type::Void | Type::Struct(_)) {
             self.maps.assignment_failed(map);
             let msg = format!("a map cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));

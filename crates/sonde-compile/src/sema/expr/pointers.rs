@@ -41,7 +41,7 @@ impl Checker<'_> {
             return self.poisoned(span);
         };
         let i = i as i64;
-        let at = Indexed { i, span: index.span, base: base.span };
+        let at = Indexed { i, span: index.span };
         match b.ty.clone() {
             Type::Array { elem, len } => self.array_element(b, *elem, len, at, span),
             Type::Str(len) => self.string_char(b, len, at, span),
@@ -80,10 +80,18 @@ impl Checker<'_> {
                 let offset = offset + at.i * elem.size() as i64;
                 TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: elem, span }
             }
+            // An array held as a value (a variable, a map's value, a tuple's element): its
+            // elements lie one after another in the value's buffer.
             _ => {
-                let t = Type::Array { elem: Box::new(elem), len };
-                self.error(Diagnostic::error(at.base, format!("cannot index a `{}`", t)));
-                self.poisoned(span)
+                if !self.within(&at, len, false, &what) {
+                    return self.poisoned(span);
+                }
+                let at_elem = at.i as usize * elem.size();
+                let (base, offset) = match b.kind {
+                    TExprKind::Field { base, offset } => (base, offset + at_elem),
+                    kind => (Box::new(TExpr { kind, ..b }), at_elem),
+                };
+                TExpr { kind: TExprKind::Field { base, offset }, ty: elem, span }
             }
         }
     }
@@ -121,9 +129,8 @@ impl Checker<'_> {
     }
 }
 
-/// A constant index, where it is written and where what it indexes is.
+/// A constant index and where it is written.
 struct Indexed {
     i: i64,
     span: Span,
-    base: Span,
 }
