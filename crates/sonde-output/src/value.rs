@@ -24,6 +24,9 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// A C array's elements: `[1,2,3]` in text (as bpftrace prints arrays), a JSON array.
     Array(Vec<Value>),
+    /// A struct's members by name: `{ .a = 1, .b = 2 }` in text (as bpftrace prints structs), a
+    /// JSON object.
+    Struct(Vec<(String, Value)>),
     /// bpftrace's `bool`: printed `true`/`false`, a JSON boolean.
     Bool(bool),
     /// A pointer: `0x...` in text, the number in JSON (as bpftrace prints pointers).
@@ -91,6 +94,7 @@ impl Value {
             Value::Tuple(vs) | Value::Array(vs) => {
                 SortKey::Tuple(vs.iter().map(Value::sort_key).collect())
             }
+            Value::Struct(fs) => SortKey::Tuple(fs.iter().map(|(_, v)| v.sort_key()).collect()),
         }
     }
 
@@ -105,6 +109,9 @@ impl Value {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
             Value::Tuple(ref vs) | Value::Array(ref vs) => vs.iter().map(Value::to_json).collect(),
+            Value::Struct(ref fs) => {
+                fs.iter().map(|(n, v)| (n.clone(), v.to_json())).collect::<serde_json::Map<_, _>>().into()
+            }
             Value::Bool(b) => b.into(),
             Value::Ptr(p) => p.into(),
             Value::Named { v, .. } => v.into(),
@@ -191,6 +198,10 @@ impl fmt::Display for Value {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "[{}]", parts.join(","))
             }
+            Value::Struct(fs) => {
+                let parts: Vec<String> = fs.iter().map(|(n, v)| format!(".{n} = {v}")).collect();
+                write!(f, "{{ {} }}", parts.join(", "))
+            }
         }
     }
 }
@@ -238,6 +249,9 @@ mod tests {
         assert_eq!(nested.to_string(), "[[5,6],[-7,8]]");
         assert_eq!(nested.to_json(), serde_json::json!([[5, 6], [-7, 8]]));
         assert_eq!(Value::Tuple(vec![Value::int(1), row(1, 2)]).to_string(), "(1, [1,2])");
+        let s = Value::Struct(vec![("m".into(), Value::int(2)), ("n".into(), row(3, 4))]);
+        assert_eq!(s.to_string(), "{ .m = 2, .n = [3,4] }");
+        assert_eq!(s.to_json(), serde_json::json!({"m": 2, "n": [3, 4]}));
     }
 
     #[test]

@@ -29,6 +29,15 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
         Type::Array { elem, len } => Value::Array(array(elem, *len, b, sym)),
+        Type::Struct(def) => Value::Struct(
+            def.fields
+                .iter()
+                .map(|f| {
+                    let bytes = b.get(f.offset..f.offset + f.ty.size()).unwrap_or(&[]);
+                    (f.name.clone(), packed(&f.ty, bytes, sym))
+                })
+                .collect(),
+        ),
         Type::Buf(max) => {
             let n = (u64_at(b, 0) as usize).min(*max);
             Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
@@ -60,16 +69,16 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
 /// An array's `len` elements, packed at their own size (C's layout, not slots).
 fn array(elem: &Type, len: usize, b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
     let n = elem.size();
-    (0..len)
-        .map(|i| {
-            let bytes = b.get(i * n..(i + 1) * n).unwrap_or(&[]);
-            match elem {
-                Type::Int { signed, .. } => Value::Int { v: int_of(bytes, *signed), signed: *signed },
-                Type::Bool => Value::Bool(bytes.iter().any(|&x| x != 0)),
-                _ => value(elem, bytes, sym),
-            }
-        })
-        .collect()
+    (0..len).map(|i| packed(elem, b.get(i * n..(i + 1) * n).unwrap_or(&[]), sym)).collect()
+}
+
+/// A value of `ty` in exactly its own bytes (an array's element, a struct's member).
+fn packed(ty: &Type, bytes: &[u8], sym: &mut Symbolizer) -> Value {
+    match ty {
+        Type::Int { signed, .. } => Value::Int { v: int_of(bytes, *signed), signed: *signed },
+        Type::Bool => Value::Bool(bytes.iter().any(|&x| x != 0)),
+        _ => value(ty, bytes, sym),
+    }
 }
 
 /// A little-endian integer of 1 to 8 bytes, sign-extended when `signed`.
@@ -276,6 +285,19 @@ mod tests {
         assert_eq!(value(&grid, &b, &mut sym).to_string(), "[[5,6],[-7,8]]");
         let bytes = Type::Array { elem: Box::new(Type::U8), len: 3 };
         assert_eq!(value(&bytes, &[0xff, 1, 2, 0, 0, 0, 0, 0], &mut sym).to_string(), "[255,1,2]");
+        let field = |name: &str, offset, ty| sonde_compile::types::Field {
+            name: name.into(),
+            offset,
+            ty,
+            data_loc: false,
+        };
+        let def = sonde_compile::types::StructDef {
+            name: "Foo".into(),
+            size: 8,
+            fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
+        };
+        let foo = Type::Struct(std::rc::Rc::new(def));
+        assert_eq!(value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(), "{ .m = -2, .n = 3 }");
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
     }

@@ -67,7 +67,7 @@ impl Checker<'_> {
             return Some(TStmtKind::ZeroVar { var });
         };
         let v = self.expr(&value);
-        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+        if matches!(v.ty, Type::Void) {
             self.error(Diagnostic::error(
                 value.span,
                 format!("a variable cannot hold a `{}`", v.ty),

@@ -113,7 +113,7 @@ impl Checker<'_> {
     /// `$x = v`.
     fn assign_var(&mut self, name: &str, value: &Expr) -> Option<TStmtKind> {
         let v = self.expr(value);
-        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+        if matches!(v.ty, Type::Void) {
             let msg = format!("a variable cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));
             return None;
@@ -184,7 +184,7 @@ impl Checker<'_> {
         if self.diags.len() > before {
             self.maps.assignment_failed(map);
         }
-        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+        if matches!(v.ty, Type::Void) {
             self.maps.assignment_failed(map);
             let msg = format!("a map cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));

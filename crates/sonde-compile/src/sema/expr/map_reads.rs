@@ -13,7 +13,7 @@ impl Checker<'_> {
         let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
         let typed = self.spread_tuple_key(typed);
         for k in &typed {
-            if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void) {
+            if matches!(k.ty, Type::Btf { .. } | Type::Void) {
                 self.error(Diagnostic::error(k.span, format!("a `{}` cannot be a map key", k.ty)));
             }
         }

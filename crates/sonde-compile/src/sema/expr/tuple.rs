@@ -14,11 +14,14 @@ impl Checker<'_> {
         for item in items {
             let t = self.expr(item);
             let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
-                || matches!(t.ty, Type::Str(_) | Type::Bytes(_) | Type::Tuple(_) | Type::Array { .. });
+                || matches!(
+                    t.ty,
+                    Type::Str(_) | Type::Bytes(_) | Type::Tuple(_) | Type::Array { .. } | Type::Struct(_)
+                );
             if !fits {
                 self.error(Diagnostic::error(
                     item.span,
-                    format!("a tuple cannot hold a `{}`: integers, strings, arrays and tuples only", t.ty),
+                    format!("a tuple cannot hold a `{}`: integers, strings, arrays, structs and tuples only", t.ty),
                 ));
                 return self.poisoned(span);
             }
