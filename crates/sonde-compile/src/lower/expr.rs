@@ -445,7 +445,13 @@ impl Lower<'_> {
                 self.e.zero_stack(off, size);
                 self.e.bind(end);
             }
-            TExprKind::Tuple(items) => self.tuple_into(items, off, size),
+            TExprKind::Tuple(items) => match &x.ty {
+                Type::Tuple(layout) => self.tuple_into(items, layout, off, size),
+                _ => {
+                    let why = "internal error: a tuple without a tuple type";
+                    self.e.overflow.get_or_insert((x.span, why));
+                }
+            },
             TExprKind::Inet { family, addr } => self.inet_into(family, addr, off, size),
             TExprKind::ReadBuf { ptr, len, user } => {
                 self.buf_into(ptr, len, *user, x.ty.size() - 8, off, size)

@@ -2,6 +2,7 @@
 
 use super::builtins::spec::Aggregate;
 use super::check::Checker;
+use crate::sema::expr::tuple::fit;
 use crate::model::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
 use crate::model::types::Type;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Span, Stmt, StmtKind};
@@ -119,7 +120,8 @@ impl Checker<'_> {
             return None;
         }
         let var = self.variable_for(name, &v, value.span)?;
-        Some(TStmtKind::SetVar { var, value: v })
+        let value = fit(v, &self.vars[var].ty);
+        Some(TStmtKind::SetVar { var, value })
     }
 
     /// The slot of variable `name` that `v` (written at `at`) is assigned to, declared here
@@ -143,8 +145,7 @@ impl Checker<'_> {
                 return None;
             }
             // A longer string widens the variable (pass 2 starts at the widest).
-            (Type::Str(a), Type::Str(b)) if b > a => self.vars[i].ty = Type::Str(*b),
-            _ => {}
+            (_, given) => self.vars[i].ty.widen_strings(given),
         }
         Some(i)
     }
@@ -193,6 +194,10 @@ impl Checker<'_> {
         if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span) {
             self.error(d);
         }
+        let v = match self.maps.value(map) {
+            Some(MapValue::Plain(held)) => fit(v, held),
+            _ => v,
+        };
         Some(TStmtKind::MapStore { map, keys, value: v })
     }
 

@@ -23,7 +23,12 @@ impl Checker<'_> {
         if let Err(d) = self.maps.use_keys(map, &tys, key_span) {
             self.error(d);
         }
-        typed
+        match self.maps.keys(map) {
+            Some(held) if held.len() == typed.len() => {
+                typed.into_iter().zip(held).map(|(k, t)| super::tuple::fit(k, t)).collect()
+            }
+            _ => typed,
+        }
     }
 
     pub(super) fn map_read(&mut self, name: &str, keys: &[Expr], span: Span) -> TExpr {

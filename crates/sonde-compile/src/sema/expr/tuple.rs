@@ -75,3 +75,28 @@ impl Checker<'_> {
             .collect()
     }
 }
+
+/// `v` laid out as `to`, a tuple of the same shape with strings as long or longer (a map or
+/// variable widened by another assignment): a tuple of `v`'s elements each in `to`'s slots.
+pub fn fit(v: TExpr, to: &Type) -> TExpr {
+    let (Type::Tuple(from), Type::Tuple(into)) = (&v.ty, to) else { return v };
+    if v.ty == *to || from.len() != into.len() {
+        return v;
+    }
+    let items: Vec<TExpr> = match v.kind {
+        TExprKind::Tuple(items) => items,
+        _ => {
+            let offsets = Type::tuple_offsets(from);
+            from.iter()
+                .zip(offsets)
+                .map(|(ty, offset)| TExpr {
+                    kind: TExprKind::Field { base: Box::new(v.clone()), offset },
+                    ty: ty.clone(),
+                    span: v.span,
+                })
+                .collect()
+        }
+    };
+    let items = items.into_iter().zip(into.iter()).map(|(item, t)| fit(item, t)).collect();
+    TExpr { kind: TExprKind::Tuple(items), ty: to.clone(), span: v.span }
+}
