@@ -114,6 +114,12 @@ pub struct Options {
     /// after it is recorded, or lost, while the exit record waits to be read. Not in `sonde
     /// serve`, which ignores `exit()`.
     pub exit_silences: bool,
+    /// The real-time clock minus the boot clock at start-up: `tseries()` intervals follow the
+    /// wall clock.
+    pub wall_offset_ns: u64,
+    /// bpftrace's test hook `BPFTRACE_DUMMY_TS_MAP=@m`: `tseries()` reads the time from the
+    /// key-less map `@m` instead of the clock.
+    pub dummy_ts_map: Option<String>,
 }
 
 impl Options {

@@ -51,6 +51,7 @@ impl<O: Write, E: Write> Writer for TextWriter<O, E> {
             MapEntries::Values(v) => map_text(name, v),
             MapEntries::Stats(v) => stats_text(name, v),
             MapEntries::Hist(v, kind) => hist_map_text(name, v, *kind),
+            MapEntries::Series(v) => crate::tseries::tseries_map_text(name, v),
         };
         let _ = self.out.write_all(text.as_bytes());
     }

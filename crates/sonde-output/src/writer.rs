@@ -12,6 +12,8 @@ pub enum MapEntries {
     Values(Vec<(Vec<Value>, Value)>),
     Stats(Vec<StatsEntry>),
     Hist(Vec<HistEntry>, HistKind),
+    /// bpftrace's `tseries()`.
+    Series(Vec<crate::tseries::SeriesEntry>),
 }
 
 pub trait Writer {

@@ -1,7 +1,7 @@
 //! Raw bytes from the kernel (event records, map keys and values) -> values to print. Pure but
 //! for the symbolizer, which names addresses; stacks stay ids here (`collect.rs` reads them).
 
-use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
+use sonde_compile::tir::{AggFunc, MapInfo, MapValue, TsAgg};
 use sonde_compile::types::Type;
 use sonde_output::value::Value;
 use sonde_symbols::Symbolizer;
@@ -187,6 +187,34 @@ pub enum Merged {
     Bucket(u32, u64),
     /// avg and stats: (count, sum).
     CountSum(u64, u64),
+    /// One tseries interval: its epoch (the time divided by the interval) and value.
+    Point(u64, Value),
+}
+
+/// A tseries slot's CPUs' {value, meta, epoch} combined as bpftrace combines them: the values
+/// of the latest epoch, the most recent (no agg: meta is the time), summed, the least or the
+/// greatest, or averaged (meta counts them). `None` when no CPU has written the slot.
+fn tseries_point(cpus: &[Vec<u8>], agg: TsAgg, signed: bool) -> Option<(u64, u64)> {
+    let slots = cpus.iter().map(|c| (u64_at(c, 0), u64_at(c, 8), u64_at(c, 16)));
+    let latest = slots.clone().map(|s| s.2).max().filter(|&e| e != 0)?;
+    let mut it = slots.filter(|s| s.2 == latest);
+    let (mut val, mut meta, _) = it.next()?;
+    let less = |a: u64, b: u64| if signed { (a as i64) < (b as i64) } else { a < b };
+    for (v, m, _) in it {
+        match agg {
+            TsAgg::Last if m > meta => (val, meta) = (v, m),
+            TsAgg::Last => {}
+            TsAgg::Sum => val = val.wrapping_add(v),
+            TsAgg::Avg => (val, meta) = (val.wrapping_add(v), meta.wrapping_add(m)),
+            TsAgg::Min if less(v, val) => val = v,
+            TsAgg::Max if less(val, v) => val = v,
+            TsAgg::Min | TsAgg::Max => {}
+        }
+    }
+    if agg == TsAgg::Avg && meta > 0 {
+        val = if signed { ((val as i64) / meta as i64) as u64 } else { val / meta };
+    }
+    Some((latest, val))
 }
 
 /// Merge per-CPU values (or the single value of a plain map).
@@ -214,6 +242,10 @@ pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>], sym: &mut Symbolizer)
                 AggFunc::Avg | AggFunc::Stats => Merged::CountSum(sum(0), sum(8)),
                 AggFunc::Quantize | AggFunc::Lhist { .. } => {
                     Merged::Bucket(u64_at(key, key.len() - 8) as u32, sum(0))
+                }
+                AggFunc::Tseries { agg, .. } => {
+                    let (epoch, v) = tseries_point(cpus, *agg, signed)?;
+                    Merged::Point(epoch, Value::Int { v, signed })
                 }
             })
         }

@@ -16,6 +16,7 @@ mod stack_len;
 mod stmt;
 mod strcontains;
 mod strings;
+mod tseries;
 mod tuple;
 mod values;
 
