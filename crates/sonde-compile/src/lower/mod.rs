@@ -4,6 +4,7 @@
 
 mod agg_read;
 mod branch;
+mod debugf;
 mod division;
 mod emit;
 mod expr;

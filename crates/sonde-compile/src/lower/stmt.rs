@@ -87,6 +87,7 @@ impl Lower<'_> {
             TStmtKind::Seq(stmts) => self.block(stmts),
             TStmtKind::Join { event, arr, user } => self.join(*event, arr, *user),
             TStmtKind::Override(rc) => self.override_return(rc),
+            TStmtKind::DebugPrintf { format, args } => self.debugf(format, args),
             TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
         }
     }

@@ -242,6 +242,12 @@ pub enum TStmtKind {
     },
     /// bpftrace's `override(rc)`: the probed kernel function returns `rc` without running.
     Override(TExpr),
+    /// bpftrace's `debugf(fmt, ...)`: the kernel's bpf_trace_printk writes the text to the
+    /// tracing buffer (`trace_pipe`), up to three values (`lower/debugf.rs`).
+    DebugPrintf {
+        format: Vec<u8>,
+        args: Vec<TExpr>,
+    },
     /// bpftrace's `for ($kv : @map) { body }`: `body` runs for each element with `$kv` (variable
     /// `var`) the tuple (key, value), in a callback of `bpf_for_each_map_elem` (see lower/map_for.rs).
     MapFor {

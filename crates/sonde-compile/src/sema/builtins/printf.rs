@@ -10,6 +10,39 @@ use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
+    /// bpftrace's `debugf(fmt, ...)`: at most three integers or strings, formatted by the
+    /// kernel's bpf_trace_printk.
+    pub(in crate::sema) fn debugf(&mut self, c: &Call) -> Option<TStmtKind> {
+        let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = c.args.first() else {
+            return self.usage_error(c);
+        };
+        let conversions = match printf::parse(format) {
+            Ok(p) => printf::specs(&p).count(),
+            Err(e) => {
+                self.error(Diagnostic::error(*fspan, format!("bad printf format: {}", e)));
+                return None;
+            }
+        };
+        let args: Vec<TExpr> = c.args[1..].iter().map(|a| self.expr(a)).collect();
+        if conversions != args.len() || args.len() > 3 {
+            let msg = format!(
+                "debugf() takes a format with at most three conversions and a value for each; this has {} conversion(s) and {} value(s)",
+                conversions,
+                args.len()
+            );
+            self.error(Diagnostic::error(c.span, msg));
+            return None;
+        }
+        for a in &args {
+            if !a.ty.is_scalar() && !a.ty.is_string() {
+                let msg = format!("debugf() prints integers and strings, not a `{}`", a.ty);
+                self.error(Diagnostic::error(a.span, msg));
+                return None;
+            }
+        }
+        Some(TStmtKind::DebugPrintf { format: format.clone(), args })
+    }
+
     pub(in crate::sema) fn printf(&mut self, c: &Call) -> Option<TStmtKind> {
         let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = c.args.first() else {
             return self.usage_error(c);
