@@ -239,6 +239,7 @@ impl Names<'_> {
                 format!("has_key({}{})", self.map(*map), self.keys(keys))
             }
             TExprKind::MapLen { map } => format!("len({})", self.map(*map)),
+            TExprKind::VarAddr(v) => format!("&{}", self.var(*v)),
             TExprKind::MapDelete { map, keys } => {
                 format!("delete({}{})", self.map(*map), self.keys(keys))
             }

@@ -60,6 +60,11 @@ impl Lower<'_> {
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::MapLen { map } => self.map_len(*map),
+            TExprKind::VarAddr(i) => {
+                let d = self.e.alloc_reg();
+                self.e.stack_addr(d, self.vars[*i].0);
+                d
+            }
             TExprKind::Neg(a) => {
                 let d = self.scalar(a);
                 self.e.emit(Insn::alu64_imm(Alu::Neg, d, 0));

@@ -84,6 +84,8 @@ pub enum TExprKind {
         offset: usize,
     },
     Var(usize),
+    /// `&$x`: the address of the variable's slot on the BPF stack (bpftrace's `&$a`).
+    VarAddr(usize),
     /// Value of a plain map at these keys; zero or an empty string when absent.
     MapGet {
         map: usize,

@@ -4,7 +4,7 @@
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::{arith_type, Type};
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{BinOp, Expr, Span, UnOp};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -28,14 +28,23 @@ impl Checker<'_> {
                 let t = self.scalar(e, "the operand of `*`");
                 self.deref(t, 0, span)
             }
-            UnOp::AddrOf => {
-                self.error(Diagnostic::error(
-                    span,
-                    "taking the address of a value (`&`) is not supported",
-                ));
-                self.poisoned(span)
-            }
+            UnOp::AddrOf => self.address_of(e, span),
         }
+    }
+
+    /// `&$x`: a pointer to the variable's slot, which `*` reads back (bpftrace's `&$a`).
+    fn address_of(&mut self, e: &Expr, span: Span) -> TExpr {
+        let var = match &e.kind {
+            ExprKind::Var(name) => self.var_index(name),
+            _ => None,
+        };
+        let Some(i) = var.filter(|&i| self.vars[i].ty != Type::Void) else {
+            let msg = "`&` takes the address of an assigned variable (`&$x`), not of other values";
+            self.error(Diagnostic::error(span, msg));
+            return self.poisoned(span);
+        };
+        let to = Box::new(self.vars[i].ty.clone());
+        TExpr { kind: TExprKind::VarAddr(i), ty: Type::Ptr { to, user: false }, span }
     }
 
     pub(super) fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, span: Span) -> TExpr {
