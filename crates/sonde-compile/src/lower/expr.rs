@@ -79,6 +79,7 @@ impl Lower<'_> {
             TExprKind::Not(_) => self.boolean(x),
             TExprKind::Binary { op, lhs, .. }
                 if !lhs.ty.is_string()
+                    && !lhs.ty.compares_bytes()
                     && (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or)) =>
             {
                 self.boolean(x)
@@ -279,7 +280,7 @@ impl Lower<'_> {
     }
 
     fn binary(&mut self, op: BinOp, lhs: &TExpr, rhs: &TExpr) -> Reg {
-        if lhs.ty.is_string() {
+        if lhs.ty.is_string() || lhs.ty.compares_bytes() {
             let d = self.str_eq(lhs, rhs);
             if op == BinOp::Ne {
                 self.e.emit(Insn::alu64_imm(Alu::Xor, d, 1));

@@ -212,6 +212,12 @@ impl Type {
         matches!(self, Type::Str(_))
     }
 
+    /// Values `==` and `!=` compare byte by byte, whole (strings stop at their NUL): arrays
+    /// and `buf()`s.
+    pub fn compares_bytes(&self) -> bool {
+        matches!(self, Type::Array { .. } | Type::Buf(_))
+    }
+
     /// Size of this type as stored in a map key, map value or event record: scalars widen to 8 bytes,
     /// buffers round up to 8 so every field stays aligned.
     pub fn slot_size(&self) -> usize {

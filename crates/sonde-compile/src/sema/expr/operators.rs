@@ -58,11 +58,29 @@ impl Checker<'_> {
         }
         let ty = if l.ty.is_string() || r.ty.is_string() {
             self.string_operands(op, &l, &r, span)
+        } else if l.ty.compares_bytes() || r.ty.compares_bytes() {
+            self.byte_operands(op, &l, &r, span)
         } else {
             self.integer_operands(op, &l, &r)
         };
         let Some(ty) = ty else { return self.poisoned(span) };
         TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span }
+    }
+
+    /// Arrays (of one type) and `buf()`s compare with `==` and `!=`, byte by byte.
+    fn byte_operands(&mut self, op: BinOp, l: &TExpr, r: &TExpr, span: Span) -> Option<Type> {
+        let same = match (&l.ty, &r.ty) {
+            (Type::Buf(_), Type::Buf(_)) => true,
+            (a, b) => a == b,
+        };
+        if same && matches!(op, BinOp::Eq | BinOp::Ne) {
+            return Some(Type::S64);
+        }
+        let msg = format!("`{}` does not compare `{}` with `{}`", op.symbol(), l.ty, r.ty);
+        let d = Diagnostic::error(span, msg)
+            .with_help("arrays of one type and buf()s compare with `==` and `!=`, byte by byte");
+        self.error(d);
+        None
     }
 
     /// Strings compare with `==` and `!=` only.
