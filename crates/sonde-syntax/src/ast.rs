@@ -233,6 +233,9 @@ pub struct TypeName {
     pub base: String,
     /// Number of `*` after the base.
     pub pointers: u8,
+    /// A cast to an array, bpftrace's `(int8[8])x`: its length, 0 for `[]` (as long as the value
+    /// is); `None` for any other type.
+    pub array: Option<u64>,
     pub span: Span,
 }
 
@@ -311,7 +314,11 @@ impl std::fmt::Display for TypeName {
         if self.pointers > 0 {
             write!(f, " {}", "*".repeat(self.pointers as usize))?;
         }
-        Ok(())
+        match self.array {
+            Some(0) => f.write_str("[]"),
+            Some(n) => write!(f, "[{}]", n),
+            None => Ok(()),
+        }
     }
 }
 

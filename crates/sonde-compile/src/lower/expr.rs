@@ -102,6 +102,17 @@ impl Lower<'_> {
                 self.e.bind(end);
                 d
             }
+            // An array's bytes read as an integer of its size.
+            TExprKind::Cast(a) if !a.ty.is_scalar() => {
+                let slot = a.ty.slot_size();
+                let buf = self.e.alloc_stack(slot);
+                self.value_into(a, buf, slot);
+                let d = self.e.alloc_reg();
+                let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
+                self.e.emit(Insn::load(size, d, Reg::FP, buf));
+                self.extend(d, &x.ty);
+                d
+            }
             TExprKind::Cast(a) => {
                 let d = self.scalar(a);
                 self.truncate(d, &x.ty);
@@ -451,6 +462,8 @@ impl Lower<'_> {
                 self.e.zero_stack(off, size);
                 self.e.bind(end);
             }
+            // A cast to an array: the value's bytes (an integer's, little-endian, in its slot).
+            TExprKind::Cast(inner) => self.value_into(inner, off, size),
             TExprKind::Tuple(items) => match &x.ty {
                 Type::Tuple(layout) => self.tuple_into(items, layout, off, size),
                 _ => {
