@@ -193,10 +193,14 @@ pub enum Merged {
 
 /// A tseries slot's CPUs' {value, meta, epoch} combined as bpftrace combines them: the values
 /// of the latest epoch, the most recent (no agg: meta is the time), summed, the least or the
-/// greatest, or averaged (meta counts them). `None` when no CPU has written the slot.
+/// greatest, or averaged (meta counts them). Epoch 0 means unwritten, so a slot of epoch 0
+/// alone (only a test's clock starts there) reads as epoch 0 with value 0, as in bpftrace.
 fn tseries_point(cpus: &[Vec<u8>], agg: TsAgg, signed: bool) -> Option<(u64, u64)> {
     let slots = cpus.iter().map(|c| (u64_at(c, 0), u64_at(c, 8), u64_at(c, 16)));
-    let latest = slots.clone().map(|s| s.2).max().filter(|&e| e != 0)?;
+    let latest = slots.clone().map(|s| s.2).max()?;
+    if latest == 0 {
+        return Some((0, 0));
+    }
     let mut it = slots.filter(|s| s.2 == latest);
     let (mut val, mut meta, _) = it.next()?;
     let less = |a: u64, b: u64| if signed { (a as i64) < (b as i64) } else { a < b };
@@ -300,7 +304,22 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, escape_bytes, inet, strerror, value};
+    use super::{civil_from_days, escape_bytes, inet, strerror, tseries_point, value};
+    use sonde_compile::tir::TsAgg;
+
+    #[test]
+    fn tseries_slots_combine_across_cpus_as_bpftrace_does() {
+        let slot = |v: i64, meta: u64, epoch: u64| {
+            [v as u64, meta, epoch].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
+        };
+        let cpus = [slot(3, 20, 7), slot(5, 10, 7), slot(9, 99, 6)];
+        assert_eq!(tseries_point(&cpus, TsAgg::Last, false), Some((7, 3)));
+        assert_eq!(tseries_point(&cpus, TsAgg::Sum, false), Some((7, 8)));
+        assert_eq!(tseries_point(&cpus, TsAgg::Max, false), Some((7, 5)));
+        let avg = [slot(-6, 2, 4), slot(-2, 2, 4)];
+        assert_eq!(tseries_point(&avg, TsAgg::Avg, true), Some((4, (-2i64) as u64)));
+        assert_eq!(tseries_point(&[slot(5, 1, 0)], TsAgg::Last, false), Some((0, 0)));
+    }
     use sonde_compile::types::Type;
     use sonde_symbols::Symbolizer;
 

@@ -77,6 +77,13 @@ impl Checker<'_> {
         for (spec, v) in specs.iter().zip(&values) {
             types.push(self.conversion(spec, v, *fspan));
         }
+        let values: Vec<TExpr> =
+            specs.iter().zip(values).map(|(spec, v)| int_width(spec, v)).collect();
+        let types = types
+            .into_iter()
+            .zip(&values)
+            .map(|(t, v)| if v.ty == Type::U32 && t.is_scalar() { Type::U32 } else { t })
+            .collect();
         let event = self.add_event(EventDef {
             kind: EventKind::Printf { format: format.clone() },
             args: types,
@@ -152,4 +159,17 @@ impl Checker<'_> {
         }
         Some(kind)
     }
+}
+
+/// `%x`, `%X`, `%o` and `%u` without a length modifier print an integer of 4 bytes or fewer at
+/// its own width, as C prints an `int`: `(int32)-1` is `ffffffff`. Wider values print all their
+/// 64 bits.
+fn int_width(spec: &Conversion, v: TExpr) -> TExpr {
+    let narrow = matches!(v.ty, Type::Int { bytes: 1..=4, .. });
+    if !narrow || spec.length != printf::Length::None || !matches!(spec.conv, 'x' | 'X' | 'o' | 'u')
+    {
+        return v;
+    }
+    let span = v.span;
+    TExpr { kind: crate::model::tir::TExprKind::Cast(Box::new(v)), ty: Type::U32, span }
 }
