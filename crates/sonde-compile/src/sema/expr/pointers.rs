@@ -4,7 +4,7 @@
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{Expr, ExprKind, Span};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 
 /// A char, as an element of a string.
@@ -33,14 +33,20 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Read { ptr: Box::new(ptr), offset, user }, ty: to, span }
     }
 
-    /// `base[index]`, with a constant index.
+    /// `base[index]`: a constant index (a number, a positional parameter), checked against the
+    /// bounds; or, into memory (an array member read through a pointer, a pointer), any integer.
     pub(super) fn index(&mut self, base: &Expr, index: &Expr, span: Span) -> TExpr {
         let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
-        let ExprKind::Int(i) = index.kind else {
-            self.error(Diagnostic::error(index.span, "an index must be a constant integer"));
-            return self.poisoned(span);
+        let i = match index.kind {
+            ExprKind::Int(i) => i as i64,
+            _ => {
+                let Some(idx) = self.expr_or_poison(index) else { return self.poisoned(span) };
+                match idx.kind {
+                    TExprKind::Int(i) => i as i64,
+                    _ => return self.runtime_index(b, idx, index.span, span),
+                }
+            }
         };
-        let i = i as i64;
         let at = Indexed { i, span: index.span };
         match b.ty.clone() {
             Type::Array { elem, len } => self.array_element(b, *elem, len, at, span),
@@ -51,6 +57,39 @@ impl Checker<'_> {
                 self.poisoned(span)
             }
         }
+    }
+
+    /// `base[i]` with `i` known only when the probe runs: the element's address computed, then
+    /// read, for an array in memory or a pointer. Like C, the index is not checked.
+    fn runtime_index(&mut self, b: TExpr, idx: TExpr, at: Span, span: Span) -> TExpr {
+        let (ptr, offset, user, elem) = match (b.kind, b.ty) {
+            (TExprKind::Read { ptr, offset, user }, Type::Array { elem, .. }) => {
+                (*ptr, offset, user, *elem)
+            }
+            (TExprKind::Read { ptr, offset, user }, Type::Str(_)) => (*ptr, offset, user, CHAR),
+            (kind, Type::Ptr { to, user }) if *to != Type::Void => {
+                (TExpr { kind, ty: Type::Ptr { to: to.clone(), user }, span: b.span }, 0, user, *to)
+            }
+            (_, t) => {
+                let msg = format!("an index into a `{}` must be a constant integer", t);
+                self.error(Diagnostic::error(at, msg));
+                return self.poisoned(span);
+            }
+        };
+        if !idx.ty.is_scalar() {
+            self.error(Diagnostic::error(at, format!("an index must be an integer, not a `{}`", idx.ty)));
+            return self.poisoned(span);
+        }
+        let size = TExpr::const_s64(elem.size() as i64, at);
+        let step = TExpr {
+            kind: TExprKind::Binary { op: BinOp::Mul, lhs: Box::new(idx), rhs: Box::new(size) },
+            ty: Type::S64,
+            span: at,
+        };
+        let ty = ptr.ty.clone();
+        let addr = TExprKind::Binary { op: BinOp::Add, lhs: Box::new(ptr), rhs: Box::new(step) };
+        let ptr = Box::new(TExpr { kind: addr, ty, span });
+        TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: elem, span }
     }
 
     /// An element of an array in the record (`args.saddr[0]`) or of a kernel struct's array
