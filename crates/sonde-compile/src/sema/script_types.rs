@@ -182,7 +182,7 @@ fn array_of(ty: Type, dims: &[u64]) -> Type {
     let Some((&n, outer)) = dims.split_last() else { return ty };
     let inner = match ty {
         t if t.is_char() => Type::Str(n as usize),
-        t if t.is_scalar() || matches!(t, Type::Btf { .. }) => {
+        t if t.is_scalar() || matches!(t, Type::Btf { .. } | Type::Struct(_)) => {
             Type::Array { elem: Box::new(t), len: n as usize }
         }
         t => Type::Bytes(t.size() * n as usize),
