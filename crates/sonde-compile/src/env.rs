@@ -90,6 +90,13 @@ pub trait Env {
         let _ = (binary, symbol);
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+    /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
+    /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
+    /// the process), for bpftrace's `uaddr("sym")`.
+    fn user_symbol_address(&self, path: &str, symbol: &str) -> Result<(u64, u64), EnvError> {
+        let _ = (path, symbol);
+        Err(EnvError::Unavailable("user symbols are unavailable".into()))
+    }
 }
 
 /// Compile-time facts that come from the session rather than the kernel.

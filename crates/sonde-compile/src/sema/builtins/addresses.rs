@@ -1,5 +1,6 @@
 //! Addresses: ply's `uptr(p)` and bpftrace's `kptr(p)` (which memory a pointer is in), `ksym`
-//! and `usym` (printed as symbols), bpftrace's `reg("ip")`, `kaddr("sym")` and `buf(p, len)`.
+//! and `usym` (printed as symbols), bpftrace's `reg("ip")`, `kaddr("sym")`, `uaddr("sym")` and
+//! `buf(p, len)`.
 
 use super::spec::Call;
 use crate::model::site::Site;
@@ -73,6 +74,31 @@ impl Checker<'_> {
             return self.poisoned(c.span);
         };
         TExpr { kind: TExprKind::Int(addr), ty: Type::U64, span: c.span }
+    }
+
+    /// `uaddr("sym")`: the address of a symbol of the uprobe's executable, a constant pointer
+    /// to user memory typed by the symbol's size (an unsigned integer of 1, 2, 4 or 8 bytes;
+    /// a byte otherwise).
+    pub(super) fn uaddr(&mut self, c: &Call) -> TExpr {
+        let [Expr { kind: ExprKind::Str(sym), .. }] = c.args else {
+            return self.usage(c);
+        };
+        let sym = String::from_utf8_lossy(sym).into_owned();
+        let Some(binary) = self.user_binary() else {
+            let msg = "uaddr() reads a symbol of the probed executable: use it in uprobes of one executable";
+            self.error(Diagnostic::error(c.span, msg));
+            return self.poisoned(c.span);
+        };
+        let (addr, size) = match self.env.user_symbol_address(&binary, &sym) {
+            Ok(found) => found,
+            Err(e) => {
+                self.error(Diagnostic::error(c.span, format!("uaddr(\"{}\"): {}", sym, e)));
+                return self.poisoned(c.span);
+            }
+        };
+        let bytes = if matches!(size, 1 | 2 | 4 | 8) { size as u8 } else { 1 };
+        let to = Box::new(Type::Int { bytes, signed: false });
+        TExpr { kind: TExprKind::Int(addr), ty: Type::Ptr { to, user: true }, span: c.span }
     }
 
     /// `buf(ptr, len)`: up to the string size (64 bytes by default) of raw memory, printed by
