@@ -15,6 +15,9 @@ pub enum Value {
     Str(Vec<u8>),
     /// Raw memory (`mem()`), printed as hex bytes `0a 1b ...`.
     Bytes(Vec<u8>),
+    /// bpftrace's `buf()`: printed as `%r` prints it, printable ASCII as is and every other byte
+    /// as `\xNN` (`%rx`: every byte as `\xNN`, `%rh`: as hex bytes `0a 1b`).
+    Buf(Vec<u8>),
     /// A code address. `name` is whatever the resolver produced (e.g. `vfs_read+0x10`, see
     /// [`Value::sym_at`]); without one the address prints as `0x...`.
     Sym {
@@ -90,7 +93,7 @@ impl Value {
             Value::Bool(b) => SortKey::Int(*b as i128),
             Value::Named { v, .. } => SortKey::Int(*v as i128),
             Value::Str(b) => SortKey::Bytes(until_nul(b).to_vec()),
-            Value::Bytes(b) => SortKey::Bytes(b.clone()),
+            Value::Bytes(b) | Value::Buf(b) => SortKey::Bytes(b.clone()),
             Value::Tuple(vs) | Value::Array(vs) => {
                 SortKey::Tuple(vs.iter().map(Value::sort_key).collect())
             }
@@ -155,6 +158,16 @@ pub fn until_nul(b: &[u8]) -> &[u8] {
     b.iter().position(|&c| c == 0).map_or(b, |n| &b[..n])
 }
 
+/// bpftrace's `%r`: printable ASCII as is, every other byte as `\xNN`.
+pub fn escape_bytes(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| match c {
+            0x20..=0x7e => (c as char).to_string(),
+            _ => format!("\\x{:02x}", c),
+        })
+        .collect()
+}
+
 /// Up to the NUL; printable ASCII and valid non-control UTF-8 as is, other bytes as `\xNN`.
 pub fn escape_str(b: &[u8]) -> String {
     let mut out = String::new();
@@ -190,6 +203,7 @@ impl fmt::Display for Value {
             Value::Sym { addr, name: None } | Value::Ptr(addr) => write!(f, "0x{addr:x}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Named { name, .. } => f.write_str(name),
+            Value::Buf(b) => f.write_str(&escape_bytes(b)),
             Value::Tuple(vs) => {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "({})", parts.join(", "))
@@ -233,6 +247,7 @@ mod tests {
     fn display_bytes_syms_tuples() {
         assert_eq!(Value::Bytes(vec![0x0a, 0x1b, 0, 0xff]).to_string(), "0a 1b 00 ff");
         assert_eq!(Value::Bytes(vec![]).to_string(), "");
+        assert_eq!(Value::Buf(b"ab\0\x7f\n".to_vec()).to_string(), "ab\\x00\\x7f\\x0a");
         assert_eq!(
             Value::Sym { addr: 0xffffffff81000000, name: None }.to_string(),
             "0xffffffff81000000"

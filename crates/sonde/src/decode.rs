@@ -40,7 +40,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         ),
         Type::Buf(max) => {
             let n = (u64_at(b, 0) as usize).min(*max);
-            Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
+            Value::Buf(b.get(8..8 + n).unwrap_or(&[]).to_vec())
         }
         Type::SyscallName => Value::Str(syscall_name(u64_at(b, 0)).into_bytes()),
         Type::SignalName => {
@@ -109,15 +109,6 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
         .collect()
 }
 
-/// bpftrace's `%r`: printable ASCII as is, every other byte as `\xNN`.
-pub fn escape_bytes(b: &[u8]) -> String {
-    b.iter()
-        .map(|&c| match c {
-            0x20..=0x7e => (c as char).to_string(),
-            _ => format!("\\x{:02x}", c),
-        })
-        .collect()
-}
 
 /// bpftrace's `syscall_name(nr)`: the name in `sonde trace`'s table (this architecture's
 /// numbers, from libc's constants), or bpftrace's "Unknown syscall".
@@ -304,7 +295,7 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, escape_bytes, inet, strerror, tseries_point, value};
+    use super::{civil_from_days, inet, strerror, tseries_point, value};
     use sonde_compile::tir::TsAgg;
 
     #[test]
@@ -351,11 +342,6 @@ mod tests {
         assert_eq!(value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(), "{ .m = -2, .n = 3 }");
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
-    }
-
-    #[test]
-    fn buffers_escape_what_is_not_printable() {
-        assert_eq!(escape_bytes(b"ab\0\x7f\n"), "ab\\x00\\x7f\\x0a");
     }
 
     #[test]
