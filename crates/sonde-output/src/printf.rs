@@ -280,7 +280,9 @@ fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
         ('s' | 'r' | 'R' | 'H', _) => {
             let text = match (spec.conv, arg) {
                 (_, Value::Str(b)) => until_nul(b).to_vec(),
-                ('R', Value::Buf(b)) => b.iter().map(|c| format!("\\x{c:02x}")).collect::<String>().into(),
+                ('R', Value::Buf(b)) => {
+                    b.iter().map(|c| format!("\\x{c:02x}")).collect::<String>().into()
+                }
                 ('H', Value::Buf(b)) => {
                     b.iter().map(|c| format!("{c:02x}")).collect::<Vec<_>>().join(" ").into()
                 }

@@ -47,11 +47,8 @@ pub fn graph(s: &Series) -> String {
     let signed = s.points.iter().any(|(_, v)| matches!(v, Some(Value::Int { signed: true, .. })));
     // A flat line gets room on both sides, within the type's range.
     let (lo, hi) = if lo == hi {
-        let (min, max) = if signed {
-            (i64::MIN as i128, i64::MAX as i128)
-        } else {
-            (0, u64::MAX as i128)
-        };
+        let (min, max) =
+            if signed { (i64::MIN as i128, i64::MAX as i128) } else { (0, u64::MAX as i128) };
         ((lo - 1).max(min), (hi + 1).min(max))
     } else {
         (lo, hi)

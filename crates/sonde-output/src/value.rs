@@ -112,9 +112,11 @@ impl Value {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
             Value::Tuple(ref vs) | Value::Array(ref vs) => vs.iter().map(Value::to_json).collect(),
-            Value::Struct(ref fs) => {
-                fs.iter().map(|(n, v)| (n.clone(), v.to_json())).collect::<serde_json::Map<_, _>>().into()
-            }
+            Value::Struct(ref fs) => fs
+                .iter()
+                .map(|(n, v)| (n.clone(), v.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
             Value::Bool(b) => b.into(),
             Value::Ptr(p) => p.into(),
             Value::Named { v, .. } => v.into(),

@@ -327,7 +327,8 @@ impl<'a> Lexer<'a> {
             return t;
         }
         let unit = if radix == 10 { duration_unit(suffix) } else { None };
-        let c_suffix = suffix.chars().all(|c| matches!(c, 'u' | 'U' | 'l' | 'L')) && suffix.len() <= 3;
+        let c_suffix =
+            suffix.chars().all(|c| matches!(c, 'u' | 'U' | 'l' | 'L')) && suffix.len() <= 3;
         if unit.is_none() && !c_suffix {
             self.err(&mut t, suffix_lo, self.pos, format!("invalid suffix `{}` on number", suffix));
         }

@@ -75,7 +75,11 @@ impl<'a> Collector<'a> {
                 }
                 Some(Merged::Point(epoch, v)) => {
                     let user = key[..key.len() - 8].to_vec();
-                    points.entry(user).or_insert_with(|| (keys, BTreeMap::new())).1.insert(epoch, v);
+                    points
+                        .entry(user)
+                        .or_insert_with(|| (keys, BTreeMap::new()))
+                        .1
+                        .insert(epoch, v);
                 }
                 None => {}
             }

@@ -109,7 +109,6 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
         .collect()
 }
 
-
 /// bpftrace's `syscall_name(nr)`: the name in `sonde trace`'s table (this architecture's
 /// numbers, from libc's constants), or bpftrace's "Unknown syscall".
 pub fn syscall_name(nr: u64) -> String {
@@ -339,7 +338,10 @@ mod tests {
             fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
         };
         let foo = Type::Struct(std::rc::Rc::new(def));
-        assert_eq!(value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(), "{ .m = -2, .n = 3 }");
+        assert_eq!(
+            value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(),
+            "{ .m = -2, .n = 3 }"
+        );
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
     }

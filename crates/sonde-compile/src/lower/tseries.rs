@@ -62,7 +62,14 @@ impl Lower<'_> {
 
     /// The slot at `base + off` takes the value in `x` (and whether it is signed); its epoch
     /// becomes this one. `slots` are the stack slots of now and of the epoch.
-    fn tseries_fields(&mut self, base: Reg, off: i16, x: (Reg, bool), agg: TsAgg, slots: (i16, i16)) {
+    fn tseries_fields(
+        &mut self,
+        base: Reg,
+        off: i16,
+        x: (Reg, bool),
+        agg: TsAgg,
+        slots: (i16, i16),
+    ) {
         let ((x, signed), (now, epoch)) = (x, slots);
         let add = |lw: &mut Self, field: i16, src: Option<Reg>| {
             lw.e.emit(Insn::load(Size::DW, Reg::R1, base, off + field));
@@ -107,7 +114,10 @@ impl Lower<'_> {
     fn now_ns(&mut self) {
         let dummy = self.opts.dummy_ts_map.as_deref().and_then(|name| {
             let bare = name.trim_start_matches('@');
-            self.tp.maps.iter().position(|m| m.name.trim_start_matches('@') == bare && m.keys.is_empty())
+            self.tp
+                .maps
+                .iter()
+                .position(|m| m.name.trim_start_matches('@') == bare && m.keys.is_empty())
         });
         let Some(d) = dummy else {
             self.e.call(sonde_bpf::helper::KTIME_GET_BOOT_NS);

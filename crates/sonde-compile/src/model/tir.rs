@@ -268,10 +268,18 @@ pub enum AggFunc {
     Avg,
     Stats,
     Quantize,
-    Lhist { min: i64, max: i64, step: i64 },
+    Lhist {
+        min: i64,
+        max: i64,
+        step: i64,
+    },
     /// bpftrace's `tseries(x, interval, n[, agg])`: the last `n` intervals of `interval_ns`, each
     /// a bucket (in the key) of {value, meta, epoch} (`lower/tseries.rs`).
-    Tseries { interval_ns: u64, intervals: u64, agg: TsAgg },
+    Tseries {
+        interval_ns: u64,
+        intervals: u64,
+        agg: TsAgg,
+    },
 }
 
 /// How a tseries interval combines the values given in it: the last (the default), or their

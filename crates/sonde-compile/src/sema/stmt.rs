@@ -2,9 +2,9 @@
 
 use super::builtins::spec::Aggregate;
 use super::check::Checker;
-use crate::sema::expr::tuple::fit;
 use crate::model::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
 use crate::model::types::Type;
+use crate::sema::expr::tuple::fit;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Span, Stmt, StmtKind};
 use sonde_syntax::diag::Diagnostic;
 

@@ -22,7 +22,8 @@ hh:mm:ss.ms  |___________________________________________________|
 
 #[test]
 fn zero_is_marked_when_the_range_spans_it_and_gaps_print_a_dash() {
-    let s = series(&[(100 * MS, Some(-5)), (200 * MS, Some(0)), (300 * MS, None), (400 * MS, Some(5))]);
+    let s =
+        series(&[(100 * MS, Some(-5)), (200 * MS, Some(0)), (300 * MS, None), (400 * MS, Some(5))]);
     let want = "             -5                                                  5
 hh:mm:ss.ms  |___________________________________________________|
 00:00:00.100 *                         .                         | -5
@@ -42,6 +43,9 @@ fn whole_seconds_print_no_fraction_and_maps_print_each_key() {
     assert!(text.starts_with("@a[k]:\n"), "{text}");
     assert!(text.contains("\nhh:mm:ss |"), "{text}");
     assert!(text.contains("\n01:00:01 |"), "{text}");
-    assert!(text.ends_with("v\n         1                                                   3\n\n"), "{text}");
+    assert!(
+        text.ends_with("v\n         1                                                   3\n\n"),
+        "{text}"
+    );
     assert_eq!(graph(&series(&[])), "<no data>\n");
 }

@@ -4,9 +4,9 @@
 
 use super::spec::{Aggregate, Call};
 use crate::model::tir::{AggFunc, TsAgg};
-use sonde_syntax::ast::ExprKind;
 use crate::sema::check::Checker;
 use crate::sema::stmt::constant;
+use sonde_syntax::ast::ExprKind;
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {

@@ -58,7 +58,8 @@ impl Checker<'_> {
     /// of them (0: as many as the value's bytes make), as long as the value.
     fn array_cast(&mut self, elem: Type, len: u64, inner: TExpr, span: Span) -> TExpr {
         let bytes = inner.ty.size();
-        let fits = matches!(elem, Type::Int { .. }) && (inner.ty.is_scalar() || inner.ty.is_string());
+        let fits =
+            matches!(elem, Type::Int { .. }) && (inner.ty.is_scalar() || inner.ty.is_string());
         let len = if len == 0 && fits { (bytes / elem.size()) as u64 } else { len };
         if !fits || len == 0 || len as usize * elem.size() != bytes {
             let msg = format!(

@@ -169,7 +169,8 @@ impl Checker<'_> {
         let Some(f) = s.fields.iter().find(|f| f.name == field) else {
             let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
             let msg = format!("`struct {}` has no member `{}`", s.name, field);
-            let d = Diagnostic::error(span, msg).with_help(format!("its members: {}", names.join(", ")));
+            let d = Diagnostic::error(span, msg)
+                .with_help(format!("its members: {}", names.join(", ")));
             self.error(d);
             return self.poisoned(span);
         };

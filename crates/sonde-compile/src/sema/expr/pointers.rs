@@ -77,7 +77,10 @@ impl Checker<'_> {
             }
         };
         if !idx.ty.is_scalar() {
-            self.error(Diagnostic::error(at, format!("an index must be an integer, not a `{}`", idx.ty)));
+            self.error(Diagnostic::error(
+                at,
+                format!("an index must be an integer, not a `{}`", idx.ty),
+            ));
             return self.poisoned(span);
         }
         let size = TExpr::const_s64(elem.size() as i64, at);

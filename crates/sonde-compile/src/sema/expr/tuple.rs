@@ -16,7 +16,11 @@ impl Checker<'_> {
             let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
                 || matches!(
                     t.ty,
-                    Type::Str(_) | Type::Bytes(_) | Type::Tuple(_) | Type::Array { .. } | Type::Struct(_)
+                    Type::Str(_)
+                        | Type::Bytes(_)
+                        | Type::Tuple(_)
+                        | Type::Array { .. }
+                        | Type::Struct(_)
                 );
             if !fits {
                 self.error(Diagnostic::error(
