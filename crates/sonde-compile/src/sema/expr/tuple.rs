@@ -63,21 +63,25 @@ impl Checker<'_> {
     /// element `@m[a, b]`.
     pub fn spread_tuple_key(&mut self, keys: Vec<TExpr>) -> Vec<TExpr> {
         let [key] = keys.as_slice() else { return keys };
-        let Type::Tuple(elems) = key.ty.clone() else { return keys };
+        let Type::Tuple(elems) = &key.ty else { return keys };
         if let TExprKind::Tuple(items) = &key.kind {
             return items.clone();
         }
-        let offsets = Type::tuple_offsets(&elems);
-        elems
-            .iter()
-            .zip(offsets)
-            .map(|(ty, offset)| TExpr {
-                kind: TExprKind::Field { base: Box::new(key.clone()), offset },
-                ty: ty.clone(),
-                span: key.span,
-            })
-            .collect()
+        elements(key, elems)
     }
+}
+
+/// Each element of the tuple value `t` (of element types `elems`), read from its slot.
+fn elements(t: &TExpr, elems: &[Type]) -> Vec<TExpr> {
+    elems
+        .iter()
+        .zip(Type::tuple_offsets(elems))
+        .map(|(ty, offset)| TExpr {
+            kind: TExprKind::Field { base: Box::new(t.clone()), offset },
+            ty: ty.clone(),
+            span: t.span,
+        })
+        .collect()
 }
 
 /// `v` laid out as `to`, a tuple of the same shape with strings as long or longer (a map or
@@ -87,19 +91,9 @@ pub fn fit(v: TExpr, to: &Type) -> TExpr {
     if v.ty == *to || from.len() != into.len() {
         return v;
     }
-    let items: Vec<TExpr> = match v.kind {
-        TExprKind::Tuple(items) => items,
-        _ => {
-            let offsets = Type::tuple_offsets(from);
-            from.iter()
-                .zip(offsets)
-                .map(|(ty, offset)| TExpr {
-                    kind: TExprKind::Field { base: Box::new(v.clone()), offset },
-                    ty: ty.clone(),
-                    span: v.span,
-                })
-                .collect()
-        }
+    let items: Vec<TExpr> = match &v.kind {
+        TExprKind::Tuple(items) => items.clone(),
+        _ => elements(&v, from),
     };
     let items = items.into_iter().zip(into.iter()).map(|(item, t)| fit(item, t)).collect();
     TExpr { kind: TExprKind::Tuple(items), ty: to.clone(), span: v.span }
