@@ -4,7 +4,8 @@
 use crate::cli::Format;
 use crate::collect::Collector;
 use crate::error::Failure;
-use sonde_compile::tir::{EventKind, Sink};
+use sonde_compile::tir::{AggFunc, EventKind, MapValue, Sink};
+use sonde_compile::types::Type;
 use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::object::map::Map;
@@ -12,7 +13,7 @@ use sonde_output::printf::{self, Piece};
 use sonde_output::sink::{Health, Sink as OutputSink};
 use sonde_output::value::Value;
 use sonde_output::writer::SourceAt;
-use sonde_output::{JsonWriter, TextWriter, Writer};
+use sonde_output::{JsonWriter, MapEntries, TextWriter, Writer};
 use sonde_symbols::Symbolizer;
 use std::io::BufWriter;
 
@@ -161,7 +162,7 @@ impl<'a> Output<'a> {
                 };
                 return Action::Exit(code);
             }
-            EventKind::PrintMap { map, top } => self.print_map(*map, *top),
+            EventKind::PrintMap { map, top } => self.print_asked(*map, *top),
             EventKind::ClearMap { map, keep_keys: false } => self.collector.clear(*map),
             EventKind::ClearMap { map, keep_keys: true } => self.collector.zero(*map),
             EventKind::Cat { path } => {
@@ -255,6 +256,27 @@ impl<'a> Output<'a> {
             Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top)),
             Ok(entries) => self.writer.map(name, &entries),
             Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
+        }
+    }
+
+    /// `print(@m)`: as at the end, but a key-less integer map without its element (not set
+    /// yet, deleted) prints as 0, as bpftrace prints it (at the end only a count does).
+    fn print_asked(&mut self, map: usize, top: usize) {
+        let info = &self.compiled.user_maps[map];
+        let zero = match info.value {
+            MapValue::Plain(Type::Int { signed, .. }) => Some(Value::Int { v: 0, signed }),
+            MapValue::Agg { func: AggFunc::Count | AggFunc::Sum, signed } => {
+                Some(Value::Int { v: 0, signed })
+            }
+            _ => None,
+        };
+        let empty = |e: &MapEntries| matches!(e, MapEntries::Values(v) if v.is_empty());
+        match (zero, self.collector.map(map, &mut self.symbols)) {
+            (Some(zero), Ok(entries)) if info.keys.is_empty() && empty(&entries) => {
+                let name = &info.name;
+                self.writer.map(name, &MapEntries::Values(vec![(Vec::new(), zero)]));
+            }
+            _ => self.print_map(map, top),
         }
     }
 }
