@@ -7,7 +7,7 @@ use crate::model::site::Site;
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{Expr, ExprKind};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -109,6 +109,19 @@ impl Checker<'_> {
         if let TExprKind::Str(text) = &p.kind {
             return self.literal_buf(c, text.clone());
         }
+        // An array member read through a pointer (`buf($s.arr)`): its bytes where they are,
+        // all of them unless a length is given.
+        let (p, whole) = match (p.kind, p.ty) {
+            (TExprKind::Read { ptr, offset, user }, t @ (Type::Str(_) | Type::Array { .. })) => {
+                let span = ptr.span;
+                let at = TExpr::const_s64(offset, span);
+                let to = Box::new(Type::U8);
+                let addr = TExprKind::Binary { op: BinOp::Add, lhs: ptr, rhs: Box::new(at) };
+                (TExpr { kind: addr, ty: Type::Ptr { to, user }, span }, Some(t.size()))
+            }
+            (kind, ty) => (TExpr { kind, ty, span: p.span }, None),
+        };
+        let max = whole.map_or(max, |n| n.max(max));
         let user = match &p.ty {
             Type::Ptr { user, .. } => *user,
             Type::Int { .. } => self.sites.first().is_some_and(Site::reads_user_memory),
@@ -120,7 +133,10 @@ impl Checker<'_> {
         };
         let len = match c.args.get(1) {
             Some(l) => self.scalar(l, "the length of buf()"),
-            None => TExpr { kind: TExprKind::Int(max as u64), ty: Type::U64, span: c.span },
+            None => {
+                let n = whole.unwrap_or(max) as u64;
+                TExpr { kind: TExprKind::Int(n), ty: Type::U64, span: c.span }
+            }
         };
         let kind = TExprKind::ReadBuf { ptr: Box::new(p), len: Box::new(len), user };
         TExpr { kind, ty: Type::Buf(max), span: c.span }
