@@ -67,12 +67,10 @@ impl Value {
         }
     }
 
-    /// Value `i` of a record as an integer's 64 bits (0 when it is missing or not one).
+    /// Value `i` of a record as an integer's or address's 64 bits (0 when it is missing or not
+    /// one).
     pub fn u64_at(values: &[Value], i: usize) -> u64 {
-        match values.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        }
+        values.get(i).and_then(Value::bits).unwrap_or(0)
     }
 
     /// The integer read as i128 so signed and unsigned compare by numeric value.

@@ -41,9 +41,9 @@ impl Checker<'_> {
             ExprKind::Int(i) => i as i64,
             _ => {
                 let Some(idx) = self.expr_or_poison(index) else { return self.poisoned(span) };
-                match idx.kind {
-                    TExprKind::Int(i) => i as i64,
-                    _ => return self.runtime_index(b, idx, index.span, span),
+                match folded(&idx) {
+                    Some(i) => i,
+                    None => return self.runtime_index(b, idx, index.span, span),
                 }
             }
         };
@@ -52,6 +52,8 @@ impl Checker<'_> {
             Type::Array { elem, len } => self.array_element(b, *elem, len, at, span),
             Type::Str(len) => self.string_char(b, len, at, span),
             Type::Ptr { to, .. } => self.deref(b, i * to.size().max(1) as i64, span),
+            // bpftrace's `$t[1]` for `$t.1`.
+            Type::Tuple(_) => self.tuple_field(b, &i.to_string(), span),
             t => {
                 self.error(Diagnostic::error(base.span, format!("cannot index a `{}`", t)));
                 self.poisoned(span)
@@ -168,6 +170,23 @@ impl Checker<'_> {
             self.error(Diagnostic::error(at.span, msg));
         }
         inside
+    }
+}
+
+/// The value of an index made of integer constants (`2`, `1 + 1`, a positional parameter).
+fn folded(e: &TExpr) -> Option<i64> {
+    match &e.kind {
+        TExprKind::Int(v) => Some(*v as i64),
+        TExprKind::Binary { op, lhs, rhs } => {
+            let (l, r) = (folded(lhs)?, folded(rhs)?);
+            match op {
+                BinOp::Add => l.checked_add(r),
+                BinOp::Sub => l.checked_sub(r),
+                BinOp::Mul => l.checked_mul(r),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
