@@ -156,6 +156,10 @@ impl Names<'_> {
                 )
             }
             TStmtKind::Override(rc) => format!("override({})", self.expr(rc)),
+            TStmtKind::DebugPrintf { format, args } => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("debugf({:?}, {})", String::from_utf8_lossy(format), args.join(", "))
+            }
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));
                 for t in then {
@@ -238,6 +242,7 @@ impl Names<'_> {
                 format!("find({}{}, {})", self.map(*map), self.keys(keys), self.var(*var))
             }
             TExprKind::MapLen { map } => format!("len({})", self.map(*map)),
+            TExprKind::VarAddr(v) => format!("&{}", self.var(*v)),
             TExprKind::MapDelete { map, keys } => {
                 format!("delete({}{})", self.map(*map), self.keys(keys))
             }

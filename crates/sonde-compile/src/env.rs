@@ -90,6 +90,13 @@ pub trait Env {
         let _ = (binary, symbol);
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+    /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
+    /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
+    /// the process), for bpftrace's `uaddr("sym")`.
+    fn user_symbol_address(&self, path: &str, symbol: &str) -> Result<(u64, u64), EnvError> {
+        let _ = (path, symbol);
+        Err(EnvError::Unavailable("user symbols are unavailable".into()))
+    }
 }
 
 /// Compile-time facts that come from the session rather than the kernel.
@@ -117,6 +124,12 @@ pub struct Options {
     /// bpftrace's settings from the environment (`BPFTRACE_STACK_MODE=raw`, as
     /// `sema::config::Config::from_environment` keeps them), which win over `config = { }`.
     pub settings: Vec<(String, String)>,
+    /// The real-time clock minus the boot clock at start-up: `tseries()` intervals follow the
+    /// wall clock.
+    pub wall_offset_ns: u64,
+    /// bpftrace's test hook `BPFTRACE_DUMMY_TS_MAP=@m`: `tseries()` reads the time from the
+    /// key-less map `@m` instead of the clock.
+    pub dummy_ts_map: Option<String>,
 }
 
 impl Options {

@@ -48,6 +48,9 @@ impl Env for ExampleEnv {
     fn user_symbol(&self, binary: &str, _: &str) -> Result<(String, u64), EnvError> {
         Ok((format!("/usr/bin/{}", binary), 0x1000))
     }
+    fn user_symbol_address(&self, _: &str, _: &str) -> Result<(u64, u64), EnvError> {
+        Ok((0x404040, 4))
+    }
 }
 
 #[test]

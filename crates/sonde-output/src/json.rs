@@ -171,5 +171,19 @@ pub fn stats(name: &str, entries: &[StatsEntry]) -> String {
     envelope(Type::Stats.name(), &map_data(name, items))
 }
 
+/// tseries() maps as a `map` record: per key, `[interval start (ns since the epoch), value]`
+/// for each interval that has a value, oldest first (bpftrace skips the empty ones too).
+pub fn tseries(name: &str, entries: &[crate::tseries::SeriesEntry]) -> String {
+    let items = entries.iter().map(|(k, s)| {
+        let points: Vec<String> = s
+            .points
+            .iter()
+            .filter_map(|(t, v)| Some(format!("[{t},{}]", to_string(&v.as_ref()?.to_json()))))
+            .collect();
+        (k, format!("[{}]", points.join(",")))
+    });
+    envelope(Type::Map.name(), &map_data(name, items))
+}
+
 #[cfg(test)]
 mod tests;

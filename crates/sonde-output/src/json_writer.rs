@@ -52,6 +52,7 @@ impl<O: Write> Writer for JsonWriter<O> {
             MapEntries::Values(v) => json::map(name, v),
             MapEntries::Stats(v) => json::stats(name, v),
             MapEntries::Hist(v, kind) => json::hist(name, v, *kind),
+            MapEntries::Series(v) => json::tseries(name, v),
         };
         self.line(&text);
     }

@@ -5,6 +5,7 @@
 //! - [`printf`]: format-string parsing (compile time) and C-exact formatting (run time).
 //! - [`hist`]: hist()/lhist() bucket conventions and bpftrace's histogram lines.
 //! - [`map`]: whole-map text dumps (plain, histogram, avg/stats).
+//! - [`tseries`]: tseries() maps' graphs.
 //! - [`json`]: the same as bpftrace's `-f json` lines.
 //! - [`record`]: the one JSON envelope every face writes (`{"type": ..., "data": ...}`), the
 //!   list of record types, and the records the faces share (lost events, exit, ...).
@@ -24,6 +25,7 @@ pub mod record;
 pub mod sink;
 pub mod text_writer;
 mod top;
+pub mod tseries;
 pub mod value;
 pub mod writer;
 

@@ -62,7 +62,7 @@ pub(crate) fn sorted<T>(
     out
 }
 
-fn cmp_keys(a: &[Value], b: &[Value]) -> Ordering {
+pub(crate) fn cmp_keys(a: &[Value], b: &[Value]) -> Ordering {
     let key = |ks: &[Value]| ks.iter().map(Value::sort_key).collect::<Vec<_>>();
     key(a).cmp(&key(b))
 }

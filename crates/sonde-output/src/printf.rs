@@ -59,14 +59,15 @@ pub struct Spec {
     pub width: Option<usize>,
     pub precision: Option<usize>,
     pub length: Length,
-    /// One of `d i u x X o c s p v` (`%%` never becomes a Spec).
+    /// One of `d i u x X o c s p v r`, or `R` and `H` for bpftrace's `%rx` and `%rh` (`%%` never
+    /// becomes a Spec).
     pub conv: char,
 }
 
 impl Spec {
-    /// `%s`, and bpftrace's `%r` for a `buf()` (printed the same: its bytes, escaped).
+    /// `%s`, and bpftrace's `%r`, `%rx` and `%rh` for a `buf()` (its bytes, escaped or in hex).
     pub fn wants_string(&self) -> bool {
-        matches!(self.conv, 's' | 'r')
+        matches!(self.conv, 's' | 'r' | 'R' | 'H')
     }
     /// ply's `%v`: any value, in its natural format.
     pub fn wants_any(&self) -> bool {
@@ -117,7 +118,7 @@ impl fmt::Display for FormatError {
             FormatError::UnknownConversion { pos, conv } => write!(
                 f,
                 "unknown or unsupported conversion '%{conv}' at offset {pos} \
-                 (supported: %d %i %u %x %X %o %c %s %p %v %r %%)"
+                 (supported: %d %i %u %x %X %o %c %s %p %v %r %rx %rh %%)"
             ),
             FormatError::StarWidth { pos } => write!(
                 f,
@@ -217,6 +218,15 @@ fn parse_spec(fmt: &[u8], pos: usize) -> Result<(Option<Spec>, usize), FormatErr
     let c = at(i)?;
     let conv = match c {
         b'%' => return Ok((None, i + 1)),
+        // bpftrace's `%rx` and `%rh`: a buf() as `\xNN` escapes, or as hex bytes `0a 1b`.
+        b'r' if fmt.get(i + 1) == Some(&b'x') => {
+            i += 1;
+            'R'
+        }
+        b'r' if fmt.get(i + 1) == Some(&b'h') => {
+            i += 1;
+            'H'
+        }
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' | b'v' | b'r' => c as char,
         _ => {
             let s = String::from_utf8_lossy(&fmt[i..fmt.len().min(i + 4)]);
@@ -224,7 +234,7 @@ fn parse_spec(fmt: &[u8], pos: usize) -> Result<(Option<Spec>, usize), FormatErr
             return Err(FormatError::UnknownConversion { pos, conv });
         }
     };
-    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v' | 'r') {
+    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v' | 'r' | 'R' | 'H') {
         return Err(FormatError::LengthNotAllowed { pos, conv });
     }
     Ok((Some(Spec { flags, width, precision, length, conv }), i + 1))
@@ -260,21 +270,23 @@ pub fn format(pieces: &[Piece], args: &[Value]) -> Vec<u8> {
 }
 
 fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
-    let bits = match arg {
-        Value::Int { v, .. } => Some(*v),
-        Value::Sym { addr, .. } => Some(*addr),
-        _ => None,
-    };
+    let bits = arg.bits();
     match (spec.conv, bits) {
         ('v', _) => {
             let text = arg.to_string();
             let cut = spec.precision.map_or(text.len(), |p| floor_char(&text, p));
             pad(out, spec, b"", &text.as_bytes()[..cut], false);
         }
-        ('s' | 'r', _) => {
-            let text = match arg {
-                Value::Str(b) => until_nul(b).to_vec(),
-                other => other.to_string().into_bytes(),
+        ('s' | 'r' | 'R' | 'H', _) => {
+            let text = match (spec.conv, arg) {
+                (_, Value::Str(b)) => until_nul(b).to_vec(),
+                ('R', Value::Buf(b)) => {
+                    b.iter().map(|c| format!("\\x{c:02x}")).collect::<String>().into()
+                }
+                ('H', Value::Buf(b)) => {
+                    b.iter().map(|c| format!("{c:02x}")).collect::<Vec<_>>().join(" ").into()
+                }
+                (_, other) => other.to_string().into_bytes(),
             };
             let cut = spec.precision.map_or(text.len(), |p| p.min(text.len()));
             pad(out, spec, b"", &text[..cut], false);

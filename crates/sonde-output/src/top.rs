@@ -18,6 +18,11 @@ impl MapEntries {
                 MapEntries::Hist(last(sorted(&h, |c| hist_total(c)), n), kind)
             }
             MapEntries::Stats(s) => MapEntries::Stats(last(sorted_stats(&s), n)),
+            // By key, as they print: the last `n` keys.
+            MapEntries::Series(mut s) => {
+                s.sort_by(|a, b| crate::map::cmp_keys(&a.0, &b.0));
+                MapEntries::Series(s.split_off(s.len().saturating_sub(n)))
+            }
         }
     }
 }

@@ -15,6 +15,9 @@ pub enum Value {
     Str(Vec<u8>),
     /// Raw memory (`mem()`), printed as hex bytes `0a 1b ...`.
     Bytes(Vec<u8>),
+    /// bpftrace's `buf()`: printed as `%r` prints it, printable ASCII as is and every other byte
+    /// as `\xNN` (`%rx`: every byte as `\xNN`, `%rh`: as hex bytes `0a 1b`).
+    Buf(Vec<u8>),
     /// A code address. `name` is whatever the resolver produced (e.g. `vfs_read+0x10`, see
     /// [`Value::sym_at`]); without one the address prints as `0x...`.
     Sym {
@@ -22,10 +25,15 @@ pub enum Value {
         name: Option<String>,
     },
     Tuple(Vec<Value>),
-    /// bpftrace's record, a tuple with named fields: `{ .a = 1, .b = x }`, a JSON object.
+    /// A C array's elements: `[1,2,3]` in text (as bpftrace prints arrays), a JSON array.
+    Array(Vec<Value>),
+    /// bpftrace's record (a tuple with named fields) or a struct's members by name:
+    /// `{ .a = 1, .b = x }`, a JSON object with the members in their own order.
     Record(Vec<(String, Value)>),
     /// bpftrace's `bool`: printed `true`/`false`, a JSON boolean.
     Bool(bool),
+    /// A pointer: `0x...` in text, the number in JSON (as bpftrace prints pointers).
+    Ptr(u64),
     /// A number with a name (a script enum's enumerator): the name in text, the number in
     /// JSON, ordered by the number.
     Named {
@@ -51,12 +59,18 @@ impl Value {
         Value::Sym { addr, name: Some(name) }
     }
 
-    /// Value `i` of a record as an integer's 64 bits (0 when it is missing or not one).
-    pub fn u64_at(values: &[Value], i: usize) -> u64 {
-        match values.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
+    /// An integer's or address's 64 bits.
+    pub fn bits(&self) -> Option<u64> {
+        match *self {
+            Value::Int { v, .. } | Value::Ptr(v) | Value::Sym { addr: v, .. } => Some(v),
+            _ => None,
         }
+    }
+
+    /// Value `i` of a record as an integer's or address's 64 bits (0 when it is missing or not
+    /// one).
+    pub fn u64_at(values: &[Value], i: usize) -> u64 {
+        values.get(i).and_then(Value::bits).unwrap_or(0)
     }
 
     /// The integer read as i128 so signed and unsigned compare by numeric value.
@@ -73,12 +87,14 @@ impl Value {
     pub fn sort_key(&self) -> SortKey {
         match self {
             Value::Int { .. } => SortKey::Int(self.as_i128().unwrap_or(0)),
-            Value::Sym { addr, .. } => SortKey::Int(*addr as i128),
+            Value::Sym { addr, .. } | Value::Ptr(addr) => SortKey::Int(*addr as i128),
             Value::Bool(b) => SortKey::Int(*b as i128),
             Value::Named { v, .. } => SortKey::Int(*v as i128),
             Value::Str(b) => SortKey::Bytes(until_nul(b).to_vec()),
-            Value::Bytes(b) => SortKey::Bytes(b.clone()),
-            Value::Tuple(vs) => SortKey::Tuple(vs.iter().map(Value::sort_key).collect()),
+            Value::Bytes(b) | Value::Buf(b) => SortKey::Bytes(b.clone()),
+            Value::Tuple(vs) | Value::Array(vs) => {
+                SortKey::Tuple(vs.iter().map(Value::sort_key).collect())
+            }
             Value::Record(fs) => SortKey::Tuple(fs.iter().map(|(_, v)| v.sort_key()).collect()),
         }
     }
@@ -93,11 +109,12 @@ impl Value {
         match *self {
             Value::Int { v, signed: true } => (v as i64).into(),
             Value::Int { v, signed: false } => v.into(),
-            Value::Tuple(ref vs) => vs.iter().map(Value::to_json).collect(),
+            Value::Tuple(ref vs) | Value::Array(ref vs) => vs.iter().map(Value::to_json).collect(),
             Value::Record(ref fs) => {
                 fs.iter().map(|(name, v)| (name.clone(), v.to_json())).collect()
             }
             Value::Bool(b) => b.into(),
+            Value::Ptr(p) => p.into(),
             Value::Named { v, .. } => v.into(),
             _ => self.json_text().into(),
         }
@@ -139,6 +156,16 @@ pub fn until_nul(b: &[u8]) -> &[u8] {
     b.iter().position(|&c| c == 0).map_or(b, |n| &b[..n])
 }
 
+/// bpftrace's `%r`: printable ASCII as is, every other byte as `\xNN`.
+pub fn escape_bytes(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| match c {
+            0x20..=0x7e => (c as char).to_string(),
+            _ => format!("\\x{:02x}", c),
+        })
+        .collect()
+}
+
 /// Up to the NUL; printable ASCII and valid non-control UTF-8 as is, other bytes as `\xNN`.
 pub fn escape_str(b: &[u8]) -> String {
     let mut out = String::new();
@@ -171,12 +198,17 @@ impl fmt::Display for Value {
                 f.write_str(&hex.join(" "))
             }
             Value::Sym { name: Some(n), .. } => f.write_str(n),
-            Value::Sym { addr, name: None } => write!(f, "0x{addr:x}"),
+            Value::Sym { addr, name: None } | Value::Ptr(addr) => write!(f, "0x{addr:x}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Named { name, .. } => f.write_str(name),
+            Value::Buf(b) => f.write_str(&escape_bytes(b)),
             Value::Tuple(vs) => {
                 let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
                 write!(f, "({})", parts.join(", "))
+            }
+            Value::Array(vs) => {
+                let parts: Vec<String> = vs.iter().map(Value::to_string).collect();
+                write!(f, "[{}]", parts.join(","))
             }
             Value::Record(fs) => {
                 let parts: Vec<String> = fs.iter().map(|(n, v)| format!(".{n} = {v}")).collect();
@@ -228,14 +260,26 @@ mod tests {
     fn display_bytes_syms_tuples() {
         assert_eq!(Value::Bytes(vec![0x0a, 0x1b, 0, 0xff]).to_string(), "0a 1b 00 ff");
         assert_eq!(Value::Bytes(vec![]).to_string(), "");
+        assert_eq!(Value::Buf(b"ab\0\x7f\n".to_vec()).to_string(), "ab\\x00\\x7f\\x0a");
         assert_eq!(
             Value::Sym { addr: 0xffffffff81000000, name: None }.to_string(),
             "0xffffffff81000000"
         );
         assert_eq!(Value::sym_at(0x1010, "vfs_read", 0x1000).to_string(), "vfs_read+0x10");
         assert_eq!(Value::sym_at(0x1000, "vfs_read", 0x1000).to_string(), "vfs_read");
+        assert_eq!(Value::Ptr(0x34).to_string(), "0x34");
+        assert_eq!(Value::Ptr(0x34).to_json(), serde_json::json!(0x34));
+        assert_eq!(Value::Ptr(0x34).bits(), Some(0x34));
         let t = Value::Tuple(vec![Value::str("bash"), Value::int(-1), Value::uint(3)]);
         assert_eq!(t.to_string(), "(bash, -1, 3)");
+        let row = |a, b| Value::Array(vec![Value::int(a), Value::int(b)]);
+        let nested = Value::Array(vec![row(5, 6), row(-7, 8)]);
+        assert_eq!(nested.to_string(), "[[5,6],[-7,8]]");
+        assert_eq!(nested.to_json(), serde_json::json!([[5, 6], [-7, 8]]));
+        assert_eq!(Value::Tuple(vec![Value::int(1), row(1, 2)]).to_string(), "(1, [1,2])");
+        let s = Value::Record(vec![("m".into(), Value::int(2)), ("n".into(), row(3, 4))]);
+        assert_eq!(s.to_string(), "{ .m = 2, .n = [3,4] }");
+        assert_eq!(s.to_json(), serde_json::json!({"m": 2, "n": [3, 4]}));
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub enum MapEntries {
     Values(Vec<(Vec<Value>, Value)>),
     Stats(Vec<StatsEntry>),
     Hist(Vec<HistEntry>, HistKind),
+    /// bpftrace's `tseries()`.
+    Series(Vec<crate::tseries::SeriesEntry>),
 }
 
 impl MapEntries {
@@ -21,6 +23,7 @@ impl MapEntries {
             MapEntries::Values(v) => v.is_empty(),
             MapEntries::Stats(s) => s.is_empty(),
             MapEntries::Hist(h, _) => h.is_empty(),
+            MapEntries::Series(s) => s.is_empty(),
         }
     }
 }
@@ -43,6 +46,9 @@ pub trait Writer {
     /// its `max_entries` elements already.
     fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32);
     fn flush(&mut self);
+    /// The run is over and its maps print next: a line the program left open ends first (as
+    /// bpftrace's do, on a line of their own).
+    fn end_of_run(&mut self) {}
     /// Text of another kind than printf's, by bpftrace's JSON name (`join`, `syscall` for
     /// system()'s output), ended by a newline as bpftrace's text output ends it (its JSON
     /// `data` has no newline added).

@@ -154,6 +154,9 @@ impl MapMetric {
                     self.histogram(&mut main, entries, scale, memory);
                 }
             }
+            // A tseries() map is a graph over time, kept in the kernel; a scrape samples
+            // values itself, so it has no samples here.
+            MapEntries::Series(_) => {}
         }
         vec![main]
     }

@@ -235,6 +235,9 @@ pub struct TypeName {
     pub base: String,
     /// Number of `*` after the base.
     pub pointers: u8,
+    /// A cast to an array, bpftrace's `(int8[8])x`: its length, 0 for `[]` (as long as the value
+    /// is); `None` for any other type.
+    pub array: Option<u64>,
     pub span: Span,
 }
 
@@ -313,7 +316,11 @@ impl std::fmt::Display for TypeName {
         if self.pointers > 0 {
             write!(f, " {}", "*".repeat(self.pointers as usize))?;
         }
-        Ok(())
+        match self.array {
+            Some(0) => f.write_str("[]"),
+            Some(n) => write!(f, "[{}]", n),
+            None => Ok(()),
+        }
     }
 }
 
@@ -337,11 +344,12 @@ pub enum TypeDecl {
     Enum { name: Option<String>, values: Vec<(String, i64, Span)>, span: Span },
 }
 
-/// `type name;` or `type name[N];` in a script's struct.
+/// `type name;`, `type name[N];` or `type name[N][M];` in a script's struct.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldDecl {
     pub ty: TypeName,
     pub name: String,
-    pub array: Option<u64>,
+    /// The array's lengths, outermost first; empty for a field that is not an array.
+    pub array: Vec<u64>,
     pub span: Span,
 }

@@ -326,7 +326,10 @@ impl<'a> Lexer<'a> {
             self.err(&mut t, lo, self.pos, format!("missing digits after `{}`", &text[..2]));
             return t;
         }
-        if !suffix.chars().all(|c| matches!(c, 'u' | 'U' | 'l' | 'L')) || suffix.len() > 3 {
+        let unit = if radix == 10 { duration_unit(suffix) } else { None };
+        let c_suffix =
+            suffix.chars().all(|c| matches!(c, 'u' | 'U' | 'l' | 'L')) && suffix.len() <= 3;
+        if unit.is_none() && !c_suffix {
             self.err(&mut t, suffix_lo, self.pos, format!("invalid suffix `{}` on number", suffix));
         }
         let mut value: u64 = 0;
@@ -350,7 +353,10 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        t.kind = TokenKind::Int(value);
+        match value.checked_mul(unit.unwrap_or(1)) {
+            Some(v) => t.kind = TokenKind::Int(v),
+            None => self.err(&mut t, lo, self.pos, "duration too long: at most 2^64 nanoseconds"),
+        }
         t
     }
 
@@ -546,6 +552,20 @@ pub fn is_ident_char(c: char) -> bool {
 
 /// bpftrace's integer `1e6` (decimal digits, `e`, decimal digits): `Some(None)` when it overflows,
 /// `None` when the text is not of that form.
+/// bpftrace's duration literals (`100ms`, `1s`): the suffix's nanoseconds.
+fn duration_unit(suffix: &str) -> Option<u64> {
+    Some(match suffix {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return None,
+    })
+}
+
 fn exponent(text: &str) -> Option<Option<u64>> {
     let (m, e) = text.split_once(['e', 'E'])?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -658,6 +678,15 @@ mod tests {
         assert_eq!(int("0xffULL"), 255);
         assert_eq!(int("18446744073709551615"), u64::MAX);
         assert_eq!(int("0xffffffffffffffff"), u64::MAX);
+        // bpftrace's durations, in nanoseconds.
+        assert_eq!(int("100ms"), 100_000_000);
+        assert_eq!(int("1s"), 1_000_000_000);
+        assert_eq!(int("5us"), 5_000);
+        assert_eq!(int("7ns"), 7);
+        assert_eq!(int("2m"), 120_000_000_000);
+        assert_eq!(int("1h"), 3_600_000_000_000);
+        assert_eq!(int("1d"), 86_400_000_000_000);
+        assert_eq!(int("1_000ms"), 1_000_000_000);
     }
 
     #[test]
@@ -673,11 +702,13 @@ mod tests {
     #[test]
     fn number_errors() {
         assert_eq!(err("18446744073709551616"), "number too large: integers are at most 64 bits");
+        assert_eq!(err("1000000d"), "duration too long: at most 2^64 nanoseconds");
+        assert_eq!(err("5sec"), "invalid suffix `sec` on number");
         assert_eq!(err("0x10000000000000000"), "number too large: integers are at most 64 bits");
         assert_eq!(err("09"), "invalid digit `9` in octal number");
         assert_eq!(err("0b102"), "invalid digit `2` in binary number");
         assert_eq!(err("0x"), "missing digits after `0x`");
-        assert_eq!(err("12ms"), "invalid suffix `ms` on number");
+        assert_eq!(err("12ns5"), "invalid suffix `ns5` on number");
         assert_eq!(err("1.5"), "floating-point numbers are not supported");
         // A tuple's element of an element: `$t.3.0`.
         assert_eq!(kinds("$t.3.0"), vec![Var, Dot, Int(3), Dot, Int(0), Eof]);

@@ -256,7 +256,7 @@ fn lexical_errors() {
     );
     assert_eq!(one_error("BEGIN { @x = 1.5; }"), "floating-point numbers are not supported");
     assert_eq!(one_error("BEGIN { @x = 08; }"), "invalid digit `8` in octal number");
-    assert_eq!(one_error("BEGIN { @x = 10ms; }"), "invalid suffix `ms` on number");
+    assert_eq!(one_error("BEGIN { @x = 10sec; }"), "invalid suffix `sec` on number");
     assert_eq!(one_error("BEGIN { @x = \"\\q\"; }"), "unknown escape `\\q`");
     assert_eq!(
         one_error("BEGIN { @x = 'ab'; }"),

@@ -251,6 +251,9 @@ fn casts() {
         ("(bool)x", "((bool)x)"),
         ("(__u16)x", "((__u16)x)"),
         ("(u64)(u32)x", "((u64)((u32)x))"),
+        // bpftrace's casts to arrays.
+        ("(int8[8])12345", "((int8[8])12345)"),
+        ("(int8[])x", "((int8[])x)"),
         // Not casts.
         ("(x)", "x"),
         ("(x * y)", "(x * y)"),
@@ -264,7 +267,12 @@ fn casts() {
     let StmtKind::Expr(Expr { kind: ExprKind::Cast { ty, .. }, .. }) = &s[0].kind else { panic!() };
     assert_eq!(
         ty,
-        &TypeName { base: "struct task_struct".into(), pointers: 2, span: Span::new(9, 30) }
+        &TypeName {
+            base: "struct task_struct".into(),
+            pointers: 2,
+            array: None,
+            span: Span::new(9, 30)
+        }
     );
 }
 

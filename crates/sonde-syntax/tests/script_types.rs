@@ -8,7 +8,7 @@ use sonde_syntax::ast::{ForIter, StmtKind, TypeDecl};
 #[test]
 fn struct_and_enum_definitions() {
     let p = parse_ok(
-        "struct a { int x; char name[16]; struct task_struct *t; }; \
+        "struct a { int x; char name[16]; struct task_struct *t; int m[2][3] }; \
          enum { A = 3, B, C = -1 } enum named { Z } \
          struct b { unsigned long long v; } \
          BEGIN { @ = sizeof(struct a); }",
@@ -17,16 +17,18 @@ fn struct_and_enum_definitions() {
     assert_eq!(p.types.len(), 4);
     let TypeDecl::Struct { name, fields, .. } = &p.types[0] else { panic!("{:?}", p.types[0]) };
     assert_eq!(name, "a");
-    let f: Vec<(String, u8, &str, Option<u64>)> = fields
+    let f: Vec<(String, u8, &str, &[u64])> = fields
         .iter()
-        .map(|f| (f.ty.base.clone(), f.ty.pointers, f.name.as_str(), f.array))
+        .map(|f| (f.ty.base.clone(), f.ty.pointers, f.name.as_str(), f.array.as_slice()))
         .collect();
     assert_eq!(
         f,
         vec![
-            ("int".into(), 0, "x", None),
-            ("char".into(), 0, "name", Some(16)),
-            ("struct task_struct".into(), 1, "t", None),
+            ("int".into(), 0, "x", &[][..]),
+            ("char".into(), 0, "name", &[16][..]),
+            ("struct task_struct".into(), 1, "t", &[][..]),
+            // The last field's `;` may be left out, as in C.
+            ("int".into(), 0, "m", &[2, 3][..]),
         ]
     );
     let TypeDecl::Enum { name: None, values, .. } = &p.types[1] else { panic!("{:?}", p.types[1]) };
@@ -40,7 +42,7 @@ fn struct_and_enum_definitions() {
 #[test]
 fn bad_definitions_are_errors() {
     for bad in [
-        "struct a { int x } BEGIN {}",
+        "struct a { int x int y; } BEGIN {}",
         "struct a { int [4]; } BEGIN {}",
         "enum { A = B } BEGIN {}",
         "enum { A B } BEGIN {}",

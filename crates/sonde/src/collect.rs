@@ -9,6 +9,7 @@ use sonde_compile::Compiled;
 use sonde_kernel::object::map::Map;
 use sonde_kernel::KernelError;
 use sonde_output::map::{HistEntry, HistKind};
+use sonde_output::tseries::{Series, SeriesEntry};
 use sonde_output::value::Value;
 use sonde_output::MapEntries;
 use sonde_symbols::Symbolizer;
@@ -54,6 +55,7 @@ impl<'a> Collector<'a> {
         let mut values = Vec::new();
         let mut stats = Vec::new();
         let mut hists: BTreeMap<Vec<u8>, HistEntry> = BTreeMap::new();
+        let mut points: BTreeMap<Vec<u8>, PointsOfKey> = BTreeMap::new();
         let signed = matches!(info.value, MapValue::Agg { signed: true, .. });
         // Read whole (by batches where the kernel can), then decoded.
         for (key, per_cpu) in m.entries()? {
@@ -72,6 +74,14 @@ impl<'a> Collector<'a> {
                     let user = key[..key.len() - 8].to_vec();
                     hists.entry(user).or_insert_with(|| (keys, Vec::new())).1.push((b, n));
                 }
+                Some(Merged::Point(epoch, v)) => {
+                    let user = key[..key.len() - 8].to_vec();
+                    points
+                        .entry(user)
+                        .or_insert_with(|| (keys, BTreeMap::new()))
+                        .1
+                        .insert(epoch, v);
+                }
                 None => {}
             }
         }
@@ -84,6 +94,9 @@ impl<'a> Collector<'a> {
                 MapEntries::Hist(sorted.collect(), hist_kind(info))
             }
             MapValue::Agg { func: AggFunc::Stats, .. } => MapEntries::Stats(stats),
+            MapValue::Agg { func: AggFunc::Tseries { interval_ns, intervals, .. }, .. } => {
+                MapEntries::Series(series(points.into_values().collect(), *interval_ns, *intervals))
+            }
             _ => MapEntries::Values(values),
         })
     }
@@ -191,4 +204,25 @@ fn layout(frames: Option<Vec<String>>, indent: &str) -> String {
         }
         _ => "\n        [stack unavailable]\n".into(),
     }
+}
+
+/// One tseries key's values by epoch.
+type PointsOfKey = (Vec<Value>, BTreeMap<u64, Value>);
+
+/// Each key's last `intervals` intervals as bpftrace shows them: up to the latest epoch any key
+/// has, from the key's first value in that window (its intervals without one print as gaps).
+fn series(keys: Vec<PointsOfKey>, interval_ns: u64, intervals: u64) -> Vec<SeriesEntry> {
+    let last = keys.iter().filter_map(|(_, p)| p.keys().next_back()).max().copied().unwrap_or(0);
+    let first = last.saturating_sub(intervals - 1);
+    keys.into_iter()
+        .map(|(k, p)| {
+            let start = p.range(first..).next().map_or(last, |(&e, _)| e);
+            let points = (start..=last)
+                .map(|e| (e.wrapping_mul(interval_ns), p.get(&e).cloned()))
+                .collect::<Vec<_>>();
+            let at = points.first().map_or(0, |p| (p.0 / 1_000_000_000) as i64);
+            let zone_secs = sonde_kernel::host::clock::utc_offset_secs(at);
+            (k, Series { points, zone_secs })
+        })
+        .collect()
 }

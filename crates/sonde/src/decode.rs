@@ -1,7 +1,7 @@
 //! Raw bytes from the kernel (event records, map keys and values) -> values to print. Pure but
 //! for the symbolizer, which names addresses; stacks stay ids here (`collect.rs` reads them).
 
-use sonde_compile::tir::{AggFunc, MapInfo, MapValue};
+use sonde_compile::tir::{AggFunc, MapInfo, MapValue, TsAgg};
 use sonde_compile::types::Type;
 use sonde_output::value::Value;
 use sonde_symbols::Symbolizer;
@@ -15,7 +15,8 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     match ty {
         Type::Int { signed, .. } => Value::Int { v: u64_at(b, 0), signed: *signed },
         // Stacks stay ids here; the collector reads their frames from the stack map.
-        Type::Ptr { .. } | Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
+        Type::Ptr { .. } => Value::Ptr(u64_at(b, 0)),
+        Type::Stack { .. } => Value::Int { v: u64_at(b, 0), signed: false },
         Type::Walltime => Value::Str(walltime(u64_at(b, 0)).into_bytes()),
         Type::Strftime(f) => Value::Str(crate::strftime::local(f, u64_at(b, 0))),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: sym.ksym(u64_at(b, 0)) },
@@ -30,9 +31,19 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::Record { names, elems } => {
             Value::Record(names.iter().cloned().zip(values(elems, b, sym)).collect())
         }
+        Type::Array { elem, len } => Value::Array(array(elem, *len, b, sym)),
+        Type::Struct(def) => Value::Record(
+            def.fields
+                .iter()
+                .map(|f| {
+                    let bytes = b.get(f.offset..f.offset + f.ty.size()).unwrap_or(&[]);
+                    (f.name.clone(), packed(&f.ty, bytes, sym))
+                })
+                .collect(),
+        ),
         Type::Buf(max) => {
             let n = (u64_at(b, 0) as usize).min(*max);
-            Value::Str(escape_bytes(b.get(8..8 + n).unwrap_or(&[])).into_bytes())
+            Value::Buf(b.get(8..8 + n).unwrap_or(&[]).to_vec())
         }
         Type::SyscallName => Value::Str(syscall_name(u64_at(b, 0)).into_bytes()),
         Type::SignalName => {
@@ -58,6 +69,35 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     }
 }
 
+/// An array's `len` elements, packed at their own size (C's layout, not slots).
+fn array(elem: &Type, len: usize, b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
+    let n = elem.size();
+    (0..len).map(|i| packed(elem, b.get(i * n..(i + 1) * n).unwrap_or(&[]), sym)).collect()
+}
+
+/// A value of `ty` in exactly its own bytes (an array's element, a struct's member).
+fn packed(ty: &Type, bytes: &[u8], sym: &mut Symbolizer) -> Value {
+    match ty {
+        Type::Int { signed, .. } => Value::Int { v: int_of(bytes, *signed), signed: *signed },
+        Type::Bool => Value::Bool(bytes.iter().any(|&x| x != 0)),
+        _ => value(ty, bytes, sym),
+    }
+}
+
+/// A little-endian integer of 1 to 8 bytes, sign-extended when `signed`.
+fn int_of(b: &[u8], signed: bool) -> u64 {
+    let mut buf = [0u8; 8];
+    let n = b.len().min(8);
+    buf[..n].copy_from_slice(&b[..n]);
+    let v = u64::from_le_bytes(buf);
+    if signed && (1..8).contains(&n) {
+        let shift = 64 - 8 * n as u32;
+        (((v << shift) as i64) >> shift) as u64
+    } else {
+        v
+    }
+}
+
 /// A record's or key's values laid out one slot after another.
 pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
     let mut at = 0;
@@ -68,16 +108,6 @@ pub fn values(types: &[Type], b: &[u8], sym: &mut Symbolizer) -> Vec<Value> {
             let v = value(t, &b[at.min(end)..end], sym);
             at += t.slot_size();
             v
-        })
-        .collect()
-}
-
-/// bpftrace's `%r`: printable ASCII as is, every other byte as `\xNN`.
-pub fn escape_bytes(b: &[u8]) -> String {
-    b.iter()
-        .map(|&c| match c {
-            0x20..=0x7e => (c as char).to_string(),
-            _ => format!("\\x{:02x}", c),
         })
         .collect()
 }
@@ -150,6 +180,38 @@ pub enum Merged {
     Bucket(u32, u64),
     /// avg and stats: (count, sum).
     CountSum(u64, u64),
+    /// One tseries interval: its epoch (the time divided by the interval) and value.
+    Point(u64, Value),
+}
+
+/// A tseries slot's CPUs' {value, meta, epoch} combined as bpftrace combines them: the values
+/// of the latest epoch, the most recent (no agg: meta is the time), summed, the least or the
+/// greatest, or averaged (meta counts them). Epoch 0 means unwritten, so a slot of epoch 0
+/// alone (only a test's clock starts there) reads as epoch 0 with value 0, as in bpftrace.
+fn tseries_point(cpus: &[Vec<u8>], agg: TsAgg, signed: bool) -> Option<(u64, u64)> {
+    let slots = cpus.iter().map(|c| (u64_at(c, 0), u64_at(c, 8), u64_at(c, 16)));
+    let latest = slots.clone().map(|s| s.2).max()?;
+    if latest == 0 {
+        return Some((0, 0));
+    }
+    let mut it = slots.filter(|s| s.2 == latest);
+    let (mut val, mut meta, _) = it.next()?;
+    let less = |a: u64, b: u64| if signed { (a as i64) < (b as i64) } else { a < b };
+    for (v, m, _) in it {
+        match agg {
+            TsAgg::Last if m > meta => (val, meta) = (v, m),
+            TsAgg::Last => {}
+            TsAgg::Sum => val = val.wrapping_add(v),
+            TsAgg::Avg => (val, meta) = (val.wrapping_add(v), meta.wrapping_add(m)),
+            TsAgg::Min if less(v, val) => val = v,
+            TsAgg::Max if less(val, v) => val = v,
+            TsAgg::Min | TsAgg::Max => {}
+        }
+    }
+    if agg == TsAgg::Avg && meta > 0 {
+        val = if signed { ((val as i64) / meta as i64) as u64 } else { val / meta };
+    }
+    Some((latest, val))
 }
 
 /// Merge per-CPU values (or the single value of a plain map).
@@ -177,6 +239,10 @@ pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>], sym: &mut Symbolizer)
                 AggFunc::Avg | AggFunc::Stats => Merged::CountSum(sum(0), sum(8)),
                 AggFunc::Quantize | AggFunc::Lhist { .. } => {
                     Merged::Bucket(u64_at(key, key.len() - 8) as u32, sum(0))
+                }
+                AggFunc::Tseries { agg, .. } => {
+                    let (epoch, v) = tseries_point(cpus, *agg, signed)?;
+                    Merged::Point(epoch, Value::Int { v, signed })
                 }
             })
         }
@@ -219,11 +285,56 @@ pub use sonde_output::calendar::civil_from_days;
 
 #[cfg(test)]
 mod tests {
-    use super::{escape_bytes, inet, strerror};
+    use super::{civil_from_days, escape_bytes, inet, strerror, tseries_point, value};
+    use sonde_compile::tir::TsAgg;
 
     #[test]
-    fn buffers_escape_what_is_not_printable() {
-        assert_eq!(escape_bytes(b"ab\0\x7f\n"), "ab\\x00\\x7f\\x0a");
+    fn tseries_slots_combine_across_cpus_as_bpftrace_does() {
+        let slot = |v: i64, meta: u64, epoch: u64| {
+            [v as u64, meta, epoch].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
+        };
+        let cpus = [slot(3, 20, 7), slot(5, 10, 7), slot(9, 99, 6)];
+        assert_eq!(tseries_point(&cpus, TsAgg::Last, false), Some((7, 3)));
+        assert_eq!(tseries_point(&cpus, TsAgg::Sum, false), Some((7, 8)));
+        assert_eq!(tseries_point(&cpus, TsAgg::Max, false), Some((7, 5)));
+        let avg = [slot(-6, 2, 4), slot(-2, 2, 4)];
+        assert_eq!(tseries_point(&avg, TsAgg::Avg, true), Some((4, (-2i64) as u64)));
+        assert_eq!(tseries_point(&[slot(5, 1, 0)], TsAgg::Last, false), Some((0, 0)));
+    }
+    use sonde_compile::types::Type;
+    use sonde_symbols::Symbolizer;
+
+    #[test]
+    fn arrays_are_packed_elements_and_pointers_hex() {
+        let mut sym = Symbolizer::new(None);
+        let int = Type::Int { bytes: 4, signed: true };
+        let row = Type::Array { elem: Box::new(int), len: 2 };
+        let grid = Type::Array { elem: Box::new(row), len: 2 };
+        let mut b = Vec::new();
+        for v in [5i32, 6, -7, 8] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        assert_eq!(value(&grid, &b, &mut sym).to_string(), "[[5,6],[-7,8]]");
+        let bytes = Type::Array { elem: Box::new(Type::U8), len: 3 };
+        assert_eq!(value(&bytes, &[0xff, 1, 2, 0, 0, 0, 0, 0], &mut sym).to_string(), "[255,1,2]");
+        let field = |name: &str, offset, ty| sonde_compile::types::Field {
+            name: name.into(),
+            offset,
+            ty,
+            data_loc: false,
+        };
+        let def = sonde_compile::types::StructDef {
+            name: "Foo".into(),
+            size: 8,
+            fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
+        };
+        let foo = Type::Struct(std::rc::Rc::new(def));
+        assert_eq!(
+            value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(),
+            "{ .m = -2, .n = 3 }"
+        );
+        let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
+        assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
     }
 
     #[test]

@@ -155,14 +155,9 @@ fn losses(compiled: &Compiled, lines: &mut Lines, at_entry: bool) -> Result<Loss
         .position(|m| m.name.trim_start_matches('@') == tp::MAP_MADE)
     {
         Some(i) => match lines.collector.map(i, &mut lines.symbols).map_err(Failure::kernel)? {
-            MapEntries::Values(rows) => Some(
-                rows.iter()
-                    .map(|(_, v)| match v {
-                        Value::Int { v, .. } => *v,
-                        _ => 0,
-                    })
-                    .sum::<u64>(),
-            ),
+            MapEntries::Values(rows) => {
+                Some(rows.iter().map(|(_, v)| v.bits().unwrap_or(0)).sum::<u64>())
+            }
             _ => None,
         },
         None => None,
@@ -464,10 +459,7 @@ fn read_summary(
         };
         collector.map(i, sym).map(Some).map_err(Failure::kernel)
     };
-    let int = |v: &Value| match v {
-        Value::Int { v, .. } => *v,
-        _ => 0,
-    };
+    let int = |v: &Value| v.bits().unwrap_or(0);
     let key2 = |k: &[Value]| (int(&k[0]) as u32, int(&k[1]) as u32);
     let mut s = Summary::default();
     if let Some(MapEntries::Stats(rows)) = read(tp::MAP_STATS)? {
@@ -505,10 +497,7 @@ fn read_names(
     sym: &mut Symbolizer,
     s: &mut Summary,
 ) -> Result<(), Failure> {
-    let int = |v: &Value| match v {
-        Value::Int { v, .. } => *v,
-        _ => 0,
-    };
+    let int = |v: &Value| v.bits().unwrap_or(0);
     let names =
         compiled.user_maps.iter().position(|m| m.name.trim_start_matches('@') == tp::MAP_NAMES);
     if let Some(MapEntries::Values(rows)) =

@@ -114,6 +114,25 @@ impl Env for HostEnv {
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
     }
 
+    fn user_symbol_address(&self, path: &str, symbol: &str) -> Result<(u64, u64), EnvError> {
+        const ET_EXEC: u16 = 2;
+        let head = std::fs::read(path).map_err(|e| EnvError::NotFound(format!("{path}: {e}")))?;
+        let e_type = head.get(16..18).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        if e_type != Some(ET_EXEC) {
+            return Err(EnvError::Unavailable(format!(
+                "{path} is position-independent: its symbols' addresses depend on where each process loads it"
+            )));
+        }
+        let mut elf = sonde_symbols::elf::ElfSymbols::load(std::path::Path::new(path))
+            .map_err(|e| EnvError::NotFound(e.to_string()))?;
+        let found = match elf.resolve(symbol) {
+            Err(_) if elf.add_debug_symbols() => elf.resolve(symbol),
+            other => other,
+        };
+        let t = found.map_err(|e| EnvError::NotFound(e.to_string()))?;
+        Ok((t.address, t.size))
+    }
+
     fn user_types(&self, path: &str) -> Result<sonde_btf::Btf, EnvError> {
         let read = || {
             sonde_symbols::user_types::user_types(std::path::Path::new(path))

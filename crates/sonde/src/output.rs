@@ -236,6 +236,7 @@ impl<'a> Output<'a> {
     }
 
     pub fn print_all_maps(&mut self) {
+        self.writer.end_of_run();
         // By name, as bpftrace prints them, so output does not depend on declaration order.
         let mut order: Vec<usize> = (0..self.compiled.user_maps.len()).collect();
         order.sort_by(|&a, &b| {

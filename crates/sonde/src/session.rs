@@ -43,6 +43,10 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     (opts.params, opts.named) = crate::options::split(&cli.params);
     opts.child_pid = target.command_pid();
     opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
+    opts.wall_offset_ns = sonde_kernel::host::clock::realtime_ns()
+        .wrapping_sub(sonde_kernel::host::clock::boottime_ns());
+    // bpftrace's test hook: tseries() reads the time from this map (its runtime tests use it).
+    opts.dummy_ts_map = std::env::var("BPFTRACE_DUMMY_TS_MAP").ok();
     let env = HostEnv::for_pid(cli.pid);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;

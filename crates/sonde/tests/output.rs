@@ -269,6 +269,35 @@ fn printf_negative_and_64bit() {
 }
 
 #[test]
+fn printf_prints_narrow_integers_at_their_width() {
+    require_bpf!();
+    let o = sonde(&[
+        r#"BEGIN { $a = (int32)-0x22334456; printf("%x %d %u %lx %x\n", $a, $a, $a, $a, (int64)-1); exit(); }"#,
+    ]);
+    o.assert_ok();
+    assert_eq!(
+        o.lines(),
+        vec!["ddccbbaa -573785174 3721182122 ffffffffddccbbaa ffffffffffffffff"],
+        "{}",
+        o.describe()
+    );
+}
+
+#[test]
+fn arrays_pointers_and_resized_tuples_print_as_bpftrace_prints_them() {
+    require_bpf!();
+    let o = sonde(&[r#"BEGIN {
+        @arr = (int16[2])(uint32)0x10002; @ptr = (int32 *)0x32; @ptr++;
+        $v = 7; @s[(int8[])"hi"] = *(&$v);
+        @t = ("a", 1); @t = ("longer", 2);
+        exit(); }"#]);
+    o.assert_ok();
+    for want in ["@arr: [2,1]", "@ptr: 0x36", "@s[[104,105,0]]: 7", "@t: (longer, 2)"] {
+        assert!(o.lines().contains(&want), "{want}\n{}", o.describe());
+    }
+}
+
+#[test]
 fn begin_then_end() {
     require_bpf!();
     let o = sonde(&[r#"BEGIN { printf("start\n"); exit(); } END { printf("end\n"); }"#]);

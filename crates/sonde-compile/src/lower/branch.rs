@@ -49,7 +49,7 @@ impl Lower<'_> {
                 }
             }
             TExprKind::Binary { op, lhs, rhs }
-                if !lhs.ty.is_string() && comparison(*op).is_some() =>
+                if !lhs.ty.is_string() && !lhs.ty.compares_bytes() && comparison(*op).is_some() =>
             {
                 let signed = crate::model::types::arith_type(&lhs.ty, &rhs.ty).is_signed();
                 let cond = comparison(*op).map(|c| c(signed)).unwrap_or(Cond::Ne);

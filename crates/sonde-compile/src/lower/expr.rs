@@ -61,6 +61,11 @@ impl Lower<'_> {
             TExprKind::MapFind { map, keys, var } => self.map_find(*map, keys, *var),
             TExprKind::MapDelete { map, keys } => self.map_delete(*map, keys),
             TExprKind::MapLen { map } => self.map_len(*map),
+            TExprKind::VarAddr(i) => {
+                let d = self.e.alloc_reg();
+                self.e.stack_addr(d, self.vars[*i].0);
+                d
+            }
             TExprKind::Neg(a) => {
                 let d = self.scalar(a);
                 self.e.emit(Insn::alu64_imm(Alu::Neg, d, 0));
@@ -75,6 +80,7 @@ impl Lower<'_> {
             TExprKind::Not(_) => self.boolean(x),
             TExprKind::Binary { op, lhs, .. }
                 if !lhs.ty.is_string()
+                    && !lhs.ty.compares_bytes()
                     && (op.is_comparison() || matches!(op, BinOp::And | BinOp::Or)) =>
             {
                 self.boolean(x)
@@ -95,6 +101,17 @@ impl Lower<'_> {
                 }
                 self.e.take_reg(d);
                 self.e.bind(end);
+                d
+            }
+            // An array's bytes read as an integer of its size.
+            TExprKind::Cast(a) if !a.ty.is_scalar() => {
+                let slot = a.ty.slot_size();
+                let buf = self.e.alloc_stack(slot);
+                self.value_into(a, buf, slot);
+                let d = self.e.alloc_reg();
+                let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
+                self.e.emit(Insn::load(size, d, Reg::FP, buf));
+                self.extend(d, &x.ty);
                 d
             }
             TExprKind::Cast(a) => {
@@ -276,7 +293,7 @@ impl Lower<'_> {
     }
 
     fn binary(&mut self, op: BinOp, lhs: &TExpr, rhs: &TExpr) -> Reg {
-        if lhs.ty.is_string() {
+        if lhs.ty.is_string() || lhs.ty.compares_bytes() {
             let d = self.str_eq(lhs, rhs);
             if op == BinOp::Ne {
                 self.e.emit(Insn::alu64_imm(Alu::Xor, d, 1));
@@ -447,7 +464,17 @@ impl Lower<'_> {
                 self.e.zero_stack(off, size);
                 self.e.bind(end);
             }
-            TExprKind::Tuple(items) => self.tuple_into(items, off, size),
+            // A cast to an array: the value's bytes (an integer's, little-endian, in its slot).
+            TExprKind::Cast(inner) => self.value_into(inner, off, size),
+            TExprKind::Tuple(items) => match &x.ty {
+                Type::Tuple(layout) | Type::Record { elems: layout, .. } => {
+                    self.tuple_into(items, layout, off, size)
+                }
+                _ => {
+                    let why = "internal error: a tuple without a tuple type";
+                    self.e.overflow.get_or_insert((x.span, why));
+                }
+            },
             TExprKind::StrConcat(a, b) => self.str_concat_into(a, b, x.ty.size(), off, size),
             TExprKind::Inet { family, addr } => self.inet_into(family, addr, off, size),
             TExprKind::ReadBuf { ptr, len, user } => {

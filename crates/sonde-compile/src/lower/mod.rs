@@ -4,6 +4,7 @@
 
 mod agg_read;
 mod branch;
+mod debugf;
 mod division;
 mod emit;
 mod expr;
@@ -17,6 +18,7 @@ mod stmt;
 mod str_concat;
 mod strcontains;
 mod strings;
+mod tseries;
 mod tuple;
 mod values;
 
@@ -292,18 +294,20 @@ fn lower_probe(
         let size = lw.vars.iter().map(|&(off, _)| -(off as i32)).max().unwrap_or(0);
         lw.e.zero_stack(-(size as i16), size as usize);
     }
-    // Stopped (see CONTROL_MAP): three instructions, no helper call. BEGIN and END run by hand.
-    if kind != ProgKind::RawTracepoint {
-        lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 0);
-        lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R1, Reg::R1, 0));
-        lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R1, 0, exit);
-    }
-    // An interval's perf event is on one CPU: a plain increment of its own slot.
+    // An interval's perf event is on one CPU: a plain increment of its own slot. Counted even
+    // once stopped: the runs are set against the time until sonde reads them, which goes on
+    // after an `exit()` stops the probes (misses.rs).
     if let Some(slot) = run_slot {
         lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 8 * slot as i32);
         lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R2, Reg::R1, 0));
         lw.e.emit(Insn::alu64_imm(sonde_bpf::Alu::Add, Reg::R2, 1));
         lw.e.emit(Insn::store(sonde_bpf::Size::DW, Reg::R1, 0, Reg::R2));
+    }
+    // Stopped (see CONTROL_MAP): three instructions, no helper call. BEGIN and END run by hand.
+    if kind != ProgKind::RawTracepoint {
+        lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 0);
+        lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R1, Reg::R1, 0));
+        lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R1, 0, exit);
     }
     // -p / -c: only the traced process. BEGIN and END run in sonde itself and are never filtered.
     if let (Some(pid), false) = (opts.filter_pid, kind == ProgKind::RawTracepoint) {

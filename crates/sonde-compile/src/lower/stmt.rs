@@ -87,6 +87,7 @@ impl Lower<'_> {
             TStmtKind::Seq(stmts) => self.block(stmts),
             TStmtKind::Join { event, arr, user } => self.join(*event, arr, *user),
             TStmtKind::Override(rc) => self.override_return(rc),
+            TStmtKind::DebugPrintf { format, args } => self.debugf(format, args),
             TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
         }
     }
@@ -172,6 +173,9 @@ impl Lower<'_> {
     /// Update a per-CPU aggregation in place when the key exists; insert it otherwise. Looking up
     /// first avoids a map update (the expensive part) on every event.
     fn aggregate(&mut self, map: usize, keys: &[TExpr], func: AggFunc, arg: Option<&TExpr>) {
+        if let (AggFunc::Tseries { .. }, Some(x)) = (func, arg) {
+            return self.tseries(map, keys, x, func);
+        }
         // The value to add: a register, or None for the constant 1 (count(), and a histogram,
         // whose argument only picks the bucket), which becomes an immediate.
         let mut x = arg.map(|a| self.scalar(a));
@@ -208,6 +212,8 @@ impl Lower<'_> {
                 add(self, 0, None);
                 add(self, 8, x);
             }
+            // Lowered by `tseries` above.
+            AggFunc::Tseries { .. } => {}
             AggFunc::Min | AggFunc::Max => {
                 let x = x.unwrap_or(Reg::R6);
                 // value {current, set}: replace when unset or when x beats the current value.

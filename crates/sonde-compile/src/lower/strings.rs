@@ -5,8 +5,9 @@ use crate::model::tir::{TExpr, TExprKind};
 use sonde_bpf::{Cond, Insn, Reg, Size};
 
 impl Lower<'_> {
-    /// 1 if the strings are equal, else 0.
+    /// 1 if the strings are equal, else 0; arrays and buffers are equal when all their bytes are.
     pub fn str_eq(&mut self, a: &TExpr, b: &TExpr) -> Reg {
+        let whole = a.ty.compares_bytes();
         // Against a literal, compare each byte with an immediate: no second buffer needed.
         let (lit, other) = match (&a.kind, &b.kind) {
             (_, TExprKind::Str(s)) => (Some(s), a),
@@ -37,7 +38,9 @@ impl Lower<'_> {
                 self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, ba + i as i16));
                 self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, bb + i as i16));
                 self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, ne);
-                self.e.jmp_imm(Cond::Eq, Reg::R1, 0, eq);
+                if !whole {
+                    self.e.jmp_imm(Cond::Eq, Reg::R1, 0, eq);
+                }
             }
             self.e.bind(eq);
         }

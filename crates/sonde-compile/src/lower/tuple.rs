@@ -6,12 +6,12 @@ use crate::model::types::Type;
 use sonde_bpf::{Insn, Reg, Size};
 
 impl Lower<'_> {
-    /// `(a, b, ...)` into the `size` bytes at `off`: each element in its slot.
-    pub fn tuple_into(&mut self, items: &[TExpr], off: i16, size: usize) {
-        let types: Vec<Type> = items.iter().map(|i| i.ty.clone()).collect();
+    /// `(a, b, ...)` into the `size` bytes at `off`: each element in its slot of the tuple's
+    /// type `layout` (which may hold longer strings than the elements: `sema::expr::tuple::fit`).
+    pub fn tuple_into(&mut self, items: &[TExpr], layout: &[Type], off: i16, size: usize) {
         let mut end = 0;
-        for (item, o) in items.iter().zip(Type::tuple_offsets(&types)) {
-            let slot = item.ty.slot_size();
+        for ((item, o), t) in items.iter().zip(Type::tuple_offsets(layout)).zip(layout) {
+            let slot = t.slot_size();
             if o + slot > size {
                 break;
             }

@@ -84,6 +84,8 @@ pub enum TExprKind {
         offset: usize,
     },
     Var(usize),
+    /// `&$x`: the address of the variable's slot on the BPF stack (bpftrace's `&$a`).
+    VarAddr(usize),
     /// Value of a plain map at these keys; zero or an empty string when absent.
     MapGet {
         map: usize,
@@ -251,6 +253,12 @@ pub enum TStmtKind {
     },
     /// bpftrace's `override(rc)`: the probed kernel function returns `rc` without running.
     Override(TExpr),
+    /// bpftrace's `debugf(fmt, ...)`: the kernel's bpf_trace_printk writes the text to the
+    /// tracing buffer (`trace_pipe`), up to three values (`lower/debugf.rs`).
+    DebugPrintf {
+        format: Vec<u8>,
+        args: Vec<TExpr>,
+    },
     /// bpftrace's `for ($kv : @map) { body }`: `body` runs for each element with `$kv` (variable
     /// `var`) the tuple (key, value), in a callback of `bpf_for_each_map_elem` (see lower/map_for.rs).
     MapFor {
@@ -269,7 +277,42 @@ pub enum AggFunc {
     Avg,
     Stats,
     Quantize,
-    Lhist { min: i64, max: i64, step: i64 },
+    Lhist {
+        min: i64,
+        max: i64,
+        step: i64,
+    },
+    /// bpftrace's `tseries(x, interval, n[, agg])`: the last `n` intervals of `interval_ns`, each
+    /// a bucket (in the key) of {value, meta, epoch} (`lower/tseries.rs`).
+    Tseries {
+        interval_ns: u64,
+        intervals: u64,
+        agg: TsAgg,
+    },
+}
+
+/// How a tseries interval combines the values given in it: the last (the default), or their
+/// sum, minimum, maximum or average.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TsAgg {
+    Last,
+    Sum,
+    Min,
+    Max,
+    Avg,
+}
+
+impl TsAgg {
+    /// The agg argument as bpftrace spells it.
+    pub fn named(name: &str) -> Option<TsAgg> {
+        Some(match name {
+            "sum" => TsAgg::Sum,
+            "min" => TsAgg::Min,
+            "max" => TsAgg::Max,
+            "avg" => TsAgg::Avg,
+            _ => return None,
+        })
+    }
 }
 
 impl AggFunc {
@@ -283,6 +326,7 @@ impl AggFunc {
             AggFunc::Stats => "stats",
             AggFunc::Quantize => "quantize",
             AggFunc::Lhist { .. } => "lhist",
+            AggFunc::Tseries { .. } => "tseries",
         }
     }
     /// Bytes of the per-CPU value: count/sum one u64; min/max {value, set}; avg/stats {count, sum};
@@ -291,11 +335,12 @@ impl AggFunc {
         match self {
             AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => 8,
             AggFunc::Min | AggFunc::Max | AggFunc::Avg | AggFunc::Stats => 16,
+            AggFunc::Tseries { .. } => 24,
         }
     }
-    /// Histograms add a u64 bucket index after the user's keys.
+    /// Histograms add a u64 bucket index after the user's keys, tseries its interval's slot.
     pub fn has_bucket(self) -> bool {
-        matches!(self, AggFunc::Quantize | AggFunc::Lhist { .. })
+        matches!(self, AggFunc::Quantize | AggFunc::Lhist { .. } | AggFunc::Tseries { .. })
     }
 }
 

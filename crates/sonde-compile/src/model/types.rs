@@ -219,6 +219,12 @@ impl Type {
         matches!(self, Type::Str(_))
     }
 
+    /// Values `==` and `!=` compare byte by byte, whole (strings stop at their NUL): arrays
+    /// and `buf()`s.
+    pub fn compares_bytes(&self) -> bool {
+        matches!(self, Type::Array { .. } | Type::Buf(_))
+    }
+
     /// Size of this type as stored in a map key, map value or event record: scalars widen to 8 bytes,
     /// buffers round up to 8 so every field stays aligned.
     pub fn slot_size(&self) -> usize {
@@ -235,17 +241,30 @@ impl Type {
             (a, b) if a.is_scalar() && b.is_scalar() => true,
             (Type::Str(_), Type::Str(_)) => true,
             (Type::Bytes(_), Type::Bytes(_)) => true,
-            // Element by element, in slots of the same size (one layout in a map or variable).
+            // Element by element; the map or variable takes the widest of each (`widen_strings`).
             (Type::Tuple(a), Type::Tuple(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(b.iter())
-                        .all(|(x, y)| x.compatible(y) && x.slot_size() == y.slot_size())
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.compatible(y))
             }
             (Type::Record { names: n, elems: a }, Type::Record { names: m, elems: b }) => {
                 n == m && Type::Tuple(a.clone()).compatible(&Type::Tuple(b.clone()))
             }
             (a, b) => a == b,
+        }
+    }
+
+    /// A map or variable of this type that is also given `new` (`compatible`) holds the longer
+    /// of two strings or buffers, in tuples element by element.
+    pub fn widen_strings(&mut self, new: &Type) {
+        match (self, new) {
+            (Type::Str(a), Type::Str(b)) | (Type::Bytes(a), Type::Bytes(b)) => *a = (*a).max(*b),
+            (Type::Tuple(a), Type::Tuple(b)) if a.len() == b.len() => {
+                let mut elems = a.to_vec();
+                for (x, y) in elems.iter_mut().zip(b.iter()) {
+                    x.widen_strings(y);
+                }
+                *a = elems.into();
+            }
+            _ => {}
         }
     }
 

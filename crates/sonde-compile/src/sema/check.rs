@@ -44,14 +44,14 @@ pub fn check(
     for (index, sites) in &groups {
         let mut cx = shared.checker(&mut maps, true, sites);
         cx.probe(&program.probes[*index]);
-        hints.push(cx.string_sizes());
+        hints.push(cx.type_hints());
     }
     // Pass 2: check for real.
     let mut typed = Typed::default();
-    for ((index, sites), str_hints) in groups.into_iter().zip(hints) {
+    for ((index, sites), type_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = shared.checker(&mut maps, false, &sites);
-        cx.str_hints = str_hints;
+        cx.type_hints = type_hints;
         cx.events = std::mem::take(&mut typed.events);
         let (predicate, body) = cx.probe(probe);
         let vars = typed.gather(cx, &mut diags);
@@ -173,8 +173,8 @@ pub(super) struct Checker<'a> {
     pub loops: usize,
     /// How many times the enclosing `unroll`s repeat the statement being checked.
     pub unrolled: i64,
-    /// The longest string each variable was given in pass 1.
-    pub str_hints: HashMap<String, usize>,
+    /// The widest string or tuple each variable was given in pass 1.
+    pub type_hints: HashMap<String, crate::model::types::Type>,
     pub events: Vec<EventDef>,
     pub diags: Vec<Diagnostic>,
     /// What the user should know of a program that compiles.
@@ -214,7 +214,7 @@ impl<'a> Checker<'a> {
             scopes: Vec::new(),
             loops: 0,
             unrolled: 1,
-            str_hints: HashMap::new(),
+            type_hints: HashMap::new(),
             events: Vec::new(),
             diags: Vec::new(),
             warnings: Vec::new(),
@@ -228,13 +228,20 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The longest string each variable name held.
-    fn string_sizes(&self) -> HashMap<String, usize> {
-        let mut out = HashMap::new();
+    /// The widest string or tuple each variable name held.
+    fn type_hints(&self) -> HashMap<String, crate::model::types::Type> {
+        use crate::model::types::Type;
+        let mut out: HashMap<String, Type> = HashMap::new();
         for v in &self.vars {
-            if let crate::model::types::Type::Str(n) = v.ty {
-                let e = out.entry(v.name.clone()).or_insert(0);
-                *e = n.max(*e);
+            if !matches!(v.ty, Type::Str(_) | Type::Tuple(_)) {
+                continue;
+            }
+            match out.get_mut(&v.name) {
+                Some(t) if t.compatible(&v.ty) => t.widen_strings(&v.ty),
+                Some(_) => {}
+                None => {
+                    out.insert(v.name.clone(), v.ty.clone());
+                }
             }
         }
         out

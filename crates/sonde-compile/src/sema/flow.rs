@@ -23,11 +23,12 @@ impl Checker<'_> {
 
     /// A new variable of the current block.
     pub(super) fn declare(&mut self, name: &str, ty: Type) -> usize {
-        // A string variable holds the longest string any assignment gives it (seen in pass 1).
-        let ty = match (ty, self.str_hints.get(name)) {
-            (Type::Str(n), Some(&m)) => Type::Str(n.max(m)),
-            (ty, _) => ty,
-        };
+        // A string variable holds the longest string any assignment gives it (seen in pass 1),
+        // a tuple the longest of each of its strings.
+        let mut ty = ty;
+        if let Some(hint) = self.type_hints.get(name).filter(|h| h.compatible(&ty)) {
+            ty.widen_strings(hint);
+        }
         self.vars.push(Var { name: name.to_string(), ty, live: true });
         let i = self.vars.len() - 1;
         if let Some(scope) = self.scopes.last_mut() {
@@ -67,7 +68,7 @@ impl Checker<'_> {
             return Some(TStmtKind::ZeroVar { var });
         };
         let v = self.expr(&value);
-        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+        if matches!(v.ty, Type::Void) {
             self.error(Diagnostic::error(
                 value.span,
                 format!("a variable cannot hold a `{}`", v.ty),

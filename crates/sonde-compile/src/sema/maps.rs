@@ -228,10 +228,8 @@ impl MapTable {
 
 fn widen(known: &mut Type, new: &Type) {
     match (known, new) {
-        (Type::Str(a), Type::Str(b)) => *a = (*a).max(*b),
-        (Type::Bytes(a), Type::Bytes(b)) => *a = (*a).max(*b),
         (k @ Type::Int { .. }, Type::Int { bytes: 8, signed: false }) => *k = Type::U64,
-        _ => {}
+        (k, _) => k.widen_strings(new),
     }
 }
 

@@ -46,14 +46,7 @@ impl ScriptTypes {
                                 continue;
                             }
                         };
-                        let ty = match f.array {
-                            None => ty,
-                            Some(n) if ty.is_char() => Type::Str(n as usize),
-                            Some(n) if ty.is_scalar() || matches!(ty, Type::Btf { .. }) => {
-                                Type::Array { elem: Box::new(ty), len: n as usize }
-                            }
-                            Some(n) => Type::Bytes(ty.size() * n as usize),
-                        };
+                        let ty = array_of(ty, &f.array);
                         if laid.iter().any(|x: &Field| x.name == f.name) {
                             let msg =
                                 format!("`struct {}` has two fields named `{}`", name, f.name);
@@ -182,4 +175,17 @@ impl Checker<'_> {
         };
         place.read(f.offset, f.ty.clone(), span)
     }
+}
+
+/// `ty` in arrays of these lengths, outermost first: the innermost `char[N]` a string.
+fn array_of(ty: Type, dims: &[u64]) -> Type {
+    let Some((&n, outer)) = dims.split_last() else { return ty };
+    let inner = match ty {
+        t if t.is_char() => Type::Str(n as usize),
+        t if t.is_scalar() || matches!(t, Type::Btf { .. } | Type::Struct(_)) => {
+            Type::Array { elem: Box::new(t), len: n as usize }
+        }
+        t => Type::Bytes(t.size() * n as usize),
+    };
+    outer.iter().rev().fold(inner, |t, &n| Type::Array { elem: Box::new(t), len: n as usize })
 }

@@ -4,6 +4,7 @@ use super::builtins::spec::Aggregate;
 use super::check::Checker;
 use crate::model::tir::{MapValue, TExpr, TExprKind, TStmt, TStmtKind};
 use crate::model::types::Type;
+use crate::sema::expr::tuple::fit;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, Probe, Span, Stmt, StmtKind};
 use sonde_syntax::diag::Diagnostic;
 
@@ -115,13 +116,14 @@ impl Checker<'_> {
         let v = self.expr(value);
         let held = self.var_index(name).map(|i| self.vars[i].ty.clone());
         let v = self.in_field_order(v, held.as_ref());
-        if matches!(v.ty, Type::Void | Type::Struct(_)) {
+        if matches!(v.ty, Type::Void) {
             let msg = format!("a variable cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));
             return None;
         }
         let var = self.variable_for(name, &v, value.span)?;
-        Some(TStmtKind::SetVar { var, value: v })
+        let value = fit(v, &self.vars[var].ty);
+        Some(TStmtKind::SetVar { var, value })
     }
 
     /// The slot of variable `name` that `v` (written at `at`) is assigned to, declared here
@@ -150,8 +152,7 @@ impl Checker<'_> {
                 return None;
             }
             // A longer string widens the variable (pass 2 starts at the widest).
-            (Type::Str(a), Type::Str(b)) if b > a => self.vars[i].ty = Type::Str(*b),
-            _ => {}
+            (_, given) => self.vars[i].ty.widen_strings(given),
         }
         Some(i)
     }
@@ -196,7 +197,7 @@ impl Checker<'_> {
         if self.diags.len() > before {
             self.maps.assignment_failed(map);
         }
-        if matches!(v.ty, Type::Void | Type::Struct(_) | Type::Array { .. }) {
+        if matches!(v.ty, Type::Void) {
             self.maps.assignment_failed(map);
             let msg = format!("a map cannot hold a `{}`", v.ty);
             self.error(Diagnostic::error(value.span, msg));
@@ -205,6 +206,10 @@ impl Checker<'_> {
         if let Err(d) = self.maps.use_value(map, MapValue::Plain(v.ty.clone()), value.span) {
             self.error(d);
         }
+        let v = match self.maps.value(map) {
+            Some(MapValue::Plain(held)) => fit(v, held),
+            _ => v,
+        };
         Some(TStmtKind::MapStore { map, keys, value: v })
     }
 

@@ -195,3 +195,15 @@ fn v_prints_values_as_print_does() {
     assert_eq!(f("%6v|%-6v|%.2v|%.1v", &[i(42), s("ab"), s("bash"), s("é")]), "    42|ab    |ba|");
     assert_eq!(parse(b"%lv"), Err(FormatError::LengthNotAllowed { pos: 0, conv: 'v' }));
 }
+
+#[test]
+fn buffers_print_escaped_as_hex_escapes_or_as_hex_bytes() {
+    let b = Value::Buf(b"Hi\0\n".to_vec());
+    assert_eq!(
+        f("%r|%rx|%rh|%s", &[b.clone(), b.clone(), b.clone(), b]),
+        "Hi\\x00\\x0a|\\x48\\x69\\x00\\x0a|48 69 00 0a|Hi\\x00\\x0a"
+    );
+    // `%rx` is one conversion; `%rxy` leaves `y` as text.
+    assert_eq!(f("%rxy", &[Value::Buf(vec![1])]), "\\x01y");
+    assert!(parse(b"%lrx").is_err());
+}

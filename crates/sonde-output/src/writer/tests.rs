@@ -85,3 +85,19 @@ fn join_system_and_messages_as_bpftrace_writes_them() {
          {\"type\": \"errorf\", \"msg\": \"bad \\\"x\\\"\", \"filename\": \"t.bt\", \"line\": 2, \"col\": 3}\n"
     );
 }
+
+#[test]
+fn the_maps_at_the_end_start_on_a_line_of_their_own() {
+    let (out, _) = text(|w| {
+        w.printf(b"ABBB");
+        w.end_of_run();
+        w.map("@", &counts());
+    });
+    assert_eq!(out, "ABBB\n@[a]: 1\n@[b]: 2\n\n");
+    let (out, _) = text(|w| {
+        w.printf(b"done\n");
+        w.end_of_run();
+        w.map("@", &counts());
+    });
+    assert_eq!(out, "done\n@[a]: 1\n@[b]: 2\n\n");
+}

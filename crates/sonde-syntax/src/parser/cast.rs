@@ -1,4 +1,5 @@
-//! Casts: `(u64)x`, `(unsigned long long)x`, `(struct task_struct *)arg0`, `(foo **)p`.
+//! Casts: `(u64)x`, `(unsigned long long)x`, `(struct task_struct *)arg0`, `(foo **)p`,
+//! `(int8[8])x`.
 
 use super::{PResult, Parser};
 use crate::ast::{Expr, ExprKind, Span, TypeName};
@@ -66,7 +67,20 @@ impl<'a> Parser<'a> {
     /// `( type ) operand`, with the `(` as lookahead.
     pub(super) fn cast(&mut self) -> PResult<Expr> {
         let open = self.bump();
-        let ty = self.type_name()?;
+        let mut ty = self.type_name()?;
+        // bpftrace's casts to arrays: `(int8[8])x`, `(int8[])x`.
+        if self.eat(TokenKind::LBracket).is_some() {
+            let len = match self.peek().kind {
+                TokenKind::Int(n) if n > 0 => {
+                    self.bump();
+                    n
+                }
+                _ => 0,
+            };
+            let close = self.expect(TokenKind::RBracket, "`]` after the array's length")?;
+            ty.array = Some(len);
+            ty.span = ty.span.to(close.span);
+        }
         self.close(TokenKind::RParen, "`)` to end the cast", &open)?;
         let e = self.unary()?;
         Ok(Expr { span: open.span.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } })
@@ -161,7 +175,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok(TypeName { base: words.join(" "), pointers, span })
+        Ok(TypeName { base: words.join(" "), pointers, array: None, span })
     }
 
     /// The lookahead's text if it is an identifier.

@@ -352,6 +352,6 @@ fn depth(e: &Expr) -> usize {
 /// `true`/`false`: bpftrace's `bool` constants, written as the cast `(bool)1` so they print as
 /// booleans and stay integers everywhere else.
 fn bool_literal(v: u64, span: Span) -> ExprKind {
-    let ty = TypeName { base: "bool".to_string(), pointers: 0, span };
+    let ty = TypeName { base: "bool".to_string(), pointers: 0, array: None, span };
     ExprKind::Cast { ty, expr: Box::new(Expr { kind: ExprKind::Int(v), span }) }
 }

@@ -1,5 +1,5 @@
 //! bpftrace's script-level type definitions, before or between the probes:
-//! `struct NAME { type field; char name[16]; struct other *p; };` and
+//! `struct NAME { type field; char name[16]; int m[2][2]; struct other *p; };` and
 //! `enum [NAME] { A = 1, B, C = -2 };` (the `;` after the `}` is optional).
 
 use super::{PResult, Parser};
@@ -52,18 +52,21 @@ impl Parser<'_> {
         while self.eat(TokenKind::RBrace).is_none() {
             let ty = self.type_name()?;
             let field = self.expect(TokenKind::Ident, "a field name after its type")?;
-            let mut array = None;
+            let mut array = Vec::new();
             let mut end = field.span;
-            if self.eat(TokenKind::LBracket).is_some() {
+            while self.eat(TokenKind::LBracket).is_some() {
                 let n = self.bump();
                 let TokenKind::Int(n) = n.kind else {
                     self.expected("an array length (a number)", &n);
                     return Err(());
                 };
-                array = Some(n);
+                array.push(n);
                 end = self.expect(TokenKind::RBracket, "`]` after the array length")?.span;
             }
-            self.expect(TokenKind::Semi, "`;` after the field")?;
+            // As in C, the last field's `;` may be left out.
+            if self.peek().kind != TokenKind::RBrace {
+                self.expect(TokenKind::Semi, "`;` after the field")?;
+            }
             fields.push(FieldDecl {
                 span: ty.span.to(end),
                 ty,

@@ -262,13 +262,7 @@ impl ErrorEvents<'_> {
             return 0;
         };
         match self.collector.map(i, &mut self.symbols) {
-            Ok(MapEntries::Values(rows)) => rows
-                .iter()
-                .map(|(_, v)| match v {
-                    Value::Int { v, .. } => *v,
-                    _ => 0,
-                })
-                .sum(),
+            Ok(MapEntries::Values(rows)) => rows.iter().map(|(_, v)| v.bits().unwrap_or(0)).sum(),
             _ => 0,
         }
     }

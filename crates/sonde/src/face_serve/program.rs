@@ -102,6 +102,8 @@ fn aggregation(info: &MapInfo) -> Aggregation {
             AggFunc::Stats => Aggregation::Stats,
             AggFunc::Quantize => Aggregation::Hist { signed },
             AggFunc::Lhist { min, max, step } => Aggregation::Lhist { min, max, step },
+            // No samples (see sonde_serve::mapping's families).
+            AggFunc::Tseries { .. } => Aggregation::Plain,
         },
     }
 }

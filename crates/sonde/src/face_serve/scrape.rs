@@ -122,6 +122,7 @@ fn kernel_elements(entries: &MapEntries) -> u64 {
         MapEntries::Values(v) => v.len() as u64,
         MapEntries::Stats(s) => s.len() as u64,
         MapEntries::Hist(h, _) => h.iter().map(|(_, b)| b.len() as u64).sum(),
+        MapEntries::Series(s) => s.iter().map(|(_, s)| s.points.len() as u64).sum(),
     }
 }
 

@@ -30,10 +30,7 @@ struct Task {
 impl Lines<'_> {
     /// A fate record: `[tag, tid, pid, nsecs, ...]` (see `sonde_trace::program::fate`).
     pub(super) fn fate(&mut self, tag: u64, v: &[Value]) {
-        let int = |i: usize| match v.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        };
+        let int = |i: usize| v.get(i).and_then(Value::bits).unwrap_or(0);
         let text = |i: usize| match v.get(i) {
             Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
             _ => String::new(),

@@ -145,7 +145,7 @@ impl Lines<'_> {
                 // Strings (str()), copied structs (mem()) and counts (execve's), as bytes.
                 let bytes = match v.get(2) {
                     Some(Value::Str(b) | Value::Bytes(b)) => Some(b.clone()),
-                    Some(Value::Int { v, .. }) => Some(v.to_le_bytes().to_vec()),
+                    Some(n) => n.bits().map(|v| v.to_le_bytes().to_vec()),
                     _ => None,
                 };
                 match bytes {
@@ -361,10 +361,7 @@ impl Lines<'_> {
             self.print(piece);
         }
         let ev = &self.events[k];
-        let int = |i: usize| match v.get(i) {
-            Some(Value::Int { v, .. }) => *v,
-            _ => 0,
-        };
+        let int = |i: usize| v.get(i).and_then(Value::bits).unwrap_or(0);
         let comm = match v.get(4) {
             Some(Value::Str(b)) => String::from_utf8_lossy(until_nul(b)).into_owned(),
             _ => String::new(),

@@ -1,12 +1,13 @@
 //! Addresses: ply's `uptr(p)` and bpftrace's `kptr(p)` (which memory a pointer is in), `ksym`
-//! and `usym` (printed as symbols), bpftrace's `reg("ip")`, `kaddr("sym")` and `buf(p, len)`.
+//! and `usym` (printed as symbols), bpftrace's `reg("ip")`, `kaddr("sym")`, `uaddr("sym")` and
+//! `buf(p, len)`.
 
 use super::spec::Call;
 use crate::model::site::Site;
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{Expr, ExprKind};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -75,6 +76,31 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Int(addr), ty: Type::U64, span: c.span }
     }
 
+    /// `uaddr("sym")`: the address of a symbol of the uprobe's executable, a constant pointer
+    /// to user memory typed by the symbol's size (an unsigned integer of 1, 2, 4 or 8 bytes;
+    /// a byte otherwise).
+    pub(super) fn uaddr(&mut self, c: &Call) -> TExpr {
+        let [Expr { kind: ExprKind::Str(sym), .. }] = c.args else {
+            return self.usage(c);
+        };
+        let sym = String::from_utf8_lossy(sym).into_owned();
+        let Some(binary) = self.user_binary() else {
+            let msg = "uaddr() reads a symbol of the probed executable: use it in uprobes of one executable";
+            self.error(Diagnostic::error(c.span, msg));
+            return self.poisoned(c.span);
+        };
+        let (addr, size) = match self.env.user_symbol_address(&binary, &sym) {
+            Ok(found) => found,
+            Err(e) => {
+                self.error(Diagnostic::error(c.span, format!("uaddr(\"{}\"): {}", sym, e)));
+                return self.poisoned(c.span);
+            }
+        };
+        let bytes = if matches!(size, 1 | 2 | 4 | 8) { size as u8 } else { 1 };
+        let to = Box::new(Type::Int { bytes, signed: false });
+        TExpr { kind: TExprKind::Int(addr), ty: Type::Ptr { to, user: true }, span: c.span }
+    }
+
     /// `buf(ptr, len)`: up to the string size (64 bytes by default) of raw memory, printed by
     /// `%r` (or `%s`) with non-printable bytes as `\xNN`. Without `len`, the whole size.
     pub(super) fn buf(&mut self, c: &Call) -> TExpr {
@@ -83,6 +109,19 @@ impl Checker<'_> {
         if let TExprKind::Str(text) = &p.kind {
             return self.literal_buf(c, text.clone());
         }
+        // An array member read through a pointer (`buf($s.arr)`): its bytes where they are,
+        // all of them unless a length is given.
+        let (p, whole) = match (p.kind, p.ty) {
+            (TExprKind::Read { ptr, offset, user }, t @ (Type::Str(_) | Type::Array { .. })) => {
+                let span = ptr.span;
+                let at = TExpr::const_s64(offset, span);
+                let to = Box::new(Type::U8);
+                let addr = TExprKind::Binary { op: BinOp::Add, lhs: ptr, rhs: Box::new(at) };
+                (TExpr { kind: addr, ty: Type::Ptr { to, user }, span }, Some(t.size()))
+            }
+            (kind, ty) => (TExpr { kind, ty, span: p.span }, None),
+        };
+        let max = whole.map_or(max, |n| n.max(max));
         let user = match &p.ty {
             Type::Ptr { user, .. } => *user,
             Type::Int { .. } => self.sites.first().is_some_and(Site::reads_user_memory),
@@ -94,7 +133,10 @@ impl Checker<'_> {
         };
         let len = match c.args.get(1) {
             Some(l) => self.scalar(l, "the length of buf()"),
-            None => TExpr { kind: TExprKind::Int(max as u64), ty: Type::U64, span: c.span },
+            None => {
+                let n = whole.unwrap_or(max) as u64;
+                TExpr { kind: TExprKind::Int(n), ty: Type::U64, span: c.span }
+            }
         };
         let kind = TExprKind::ReadBuf { ptr: Box::new(p), len: Box::new(len), user };
         TExpr { kind, ty: Type::Buf(max), span: c.span }

@@ -1,10 +1,12 @@
 //! The aggregations, assigned to a map element: `@n[comm] = count()`, `sum(x)`..., and
-//! `lhist(x, min, max, step)` with its constant bounds.
+//! `lhist(x, min, max, step)` with its constant bounds, `tseries(x, interval, n)` with its
+//! constant intervals.
 
 use super::spec::{Aggregate, Call};
-use crate::model::tir::AggFunc;
+use crate::model::tir::{AggFunc, TsAgg};
 use crate::sema::check::Checker;
 use crate::sema::stmt::constant;
+use sonde_syntax::ast::ExprKind;
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -35,5 +37,31 @@ impl Checker<'_> {
         }
         let arg = self.scalar(&c.args[0], "lhist()'s value");
         Some((AggFunc::Lhist { min, max, step }, Some(arg)))
+    }
+
+    /// `tseries(x, interval, n[, "avg"|"sum"|"min"|"max"])`: the interval (a duration such as
+    /// `100ms`) and the number of intervals kept are constants.
+    pub(super) fn tseries(&mut self, c: &Call) -> Aggregate {
+        let interval = constant(&c.args[1]).filter(|&v| v > 0);
+        let intervals = constant(&c.args[2]).filter(|&v| (1..=1_000_000).contains(&v));
+        let (Some(interval), Some(intervals)) = (interval, intervals) else {
+            let msg = "tseries() takes a constant interval (like `100ms`) and a constant number of intervals, 1 to 1000000";
+            self.error(Diagnostic::error(c.span, msg));
+            return None;
+        };
+        let agg = match c.args.get(3).map(|a| &a.kind) {
+            None => Some(TsAgg::Last),
+            Some(ExprKind::Str(s)) => std::str::from_utf8(s).ok().and_then(TsAgg::named),
+            Some(_) => None,
+        };
+        let Some(agg) = agg else {
+            let msg = "tseries()'s last argument is \"avg\", \"sum\", \"min\" or \"max\"";
+            self.error(Diagnostic::error(c.args[3].span, msg));
+            return None;
+        };
+        let arg = self.scalar(&c.args[0], "tseries()'s value");
+        let func =
+            AggFunc::Tseries { interval_ns: interval as u64, intervals: intervals as u64, agg };
+        Some((func, Some(arg)))
     }
 }

@@ -10,6 +10,39 @@ use sonde_syntax::ast::{Expr, ExprKind};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
+    /// bpftrace's `debugf(fmt, ...)`: at most three integers or strings, formatted by the
+    /// kernel's bpf_trace_printk.
+    pub(in crate::sema) fn debugf(&mut self, c: &Call) -> Option<TStmtKind> {
+        let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = c.args.first() else {
+            return self.usage_error(c);
+        };
+        let conversions = match printf::parse(format) {
+            Ok(p) => printf::specs(&p).count(),
+            Err(e) => {
+                self.error(Diagnostic::error(*fspan, format!("bad printf format: {}", e)));
+                return None;
+            }
+        };
+        let args: Vec<TExpr> = c.args[1..].iter().map(|a| self.expr(a)).collect();
+        if conversions != args.len() || args.len() > 3 {
+            let msg = format!(
+                "debugf() takes a format with at most three conversions and a value for each; this has {} conversion(s) and {} value(s)",
+                conversions,
+                args.len()
+            );
+            self.error(Diagnostic::error(c.span, msg));
+            return None;
+        }
+        for a in &args {
+            if !a.ty.is_scalar() && !a.ty.is_string() {
+                let msg = format!("debugf() prints integers and strings, not a `{}`", a.ty);
+                self.error(Diagnostic::error(a.span, msg));
+                return None;
+            }
+        }
+        Some(TStmtKind::DebugPrintf { format: format.clone(), args })
+    }
+
     pub(in crate::sema) fn printf(&mut self, c: &Call) -> Option<TStmtKind> {
         let Some(Expr { kind: ExprKind::Str(format), span: fspan }) = c.args.first() else {
             return self.usage_error(c);
@@ -44,6 +77,13 @@ impl Checker<'_> {
         for (spec, v) in specs.iter().zip(&values) {
             types.push(self.conversion(spec, v, *fspan));
         }
+        let values: Vec<TExpr> =
+            specs.iter().zip(values).map(|(spec, v)| int_width(spec, v)).collect();
+        let types = types
+            .into_iter()
+            .zip(&values)
+            .map(|(t, v)| if v.ty == Type::U32 && t.is_scalar() { Type::U32 } else { t })
+            .collect();
         let event = self.add_event(EventDef {
             kind: EventKind::Printf { format: format.clone() },
             args: types,
@@ -119,4 +159,17 @@ impl Checker<'_> {
         }
         Some(kind)
     }
+}
+
+/// `%x`, `%X`, `%o` and `%u` without a length modifier print an integer of 4 bytes or fewer at
+/// its own width, as C prints an `int`: `(int32)-1` is `ffffffff`. Wider values print all their
+/// 64 bits.
+fn int_width(spec: &Conversion, v: TExpr) -> TExpr {
+    let narrow = matches!(v.ty, Type::Int { bytes: 1..=4, .. });
+    if !narrow || spec.length != printf::Length::None || !matches!(spec.conv, 'x' | 'X' | 'o' | 'u')
+    {
+        return v;
+    }
+    let span = v.span;
+    TExpr { kind: crate::model::tir::TExprKind::Cast(Box::new(v)), ty: Type::U32, span }
 }

@@ -13,8 +13,7 @@ impl Checker<'_> {
         let typed: Vec<TExpr> = keys.iter().map(|k| self.expr(k)).collect();
         let typed = self.spread_tuple_key(typed);
         for k in &typed {
-            if matches!(k.ty, Type::Struct(_) | Type::Btf { .. } | Type::Void | Type::Array { .. })
-            {
+            if matches!(k.ty, Type::Btf { .. } | Type::Void) {
                 self.error(Diagnostic::error(k.span, format!("a `{}` cannot be a map key", k.ty)));
             }
         }
@@ -24,7 +23,12 @@ impl Checker<'_> {
         if let Err(d) = self.maps.use_keys(map, &tys, key_span) {
             self.error(d);
         }
-        typed
+        match self.maps.keys(map) {
+            Some(held) if held.len() == typed.len() => {
+                typed.into_iter().zip(held).map(|(k, t)| super::tuple::fit(k, t)).collect()
+            }
+            _ => typed,
+        }
     }
 
     pub(super) fn map_read(&mut self, name: &str, keys: &[Expr], span: Span) -> TExpr {

@@ -47,6 +47,7 @@ impl Checker<'_> {
                 TExprKind::Read { ptr, offset, user } => {
                     self.struct_member(Place { ptr: *ptr, offset, user }, &b.ty, field, span)
                 }
+                _ if matches!(b.ty, Type::Struct(_)) => self.member_of_value(b, field, span),
                 _ => {
                     let msg = format!("cannot read members of this `{}` value", b.ty);
                     self.error(Diagnostic::error(span, msg));
@@ -160,4 +161,25 @@ fn bitfield(place: Place, offset: usize, shift: u32, bits: u32, span: Span) -> T
 /// Up to eight names closest to `want` (by edit distance), for a hint.
 fn near_names(want: &str, names: &[String]) -> Vec<String> {
     sonde_syntax::nearest(want, names.iter().map(String::as_str), 8)
+}
+
+impl Checker<'_> {
+    /// Member `field` of a script struct held as a value (a variable, a map's value, a tuple's
+    /// element): its bytes in the value's buffer.
+    fn member_of_value(&mut self, b: TExpr, field: &str, span: Span) -> TExpr {
+        let Type::Struct(s) = b.ty.clone() else { return self.poisoned(span) };
+        let Some(f) = s.fields.iter().find(|f| f.name == field) else {
+            let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+            let msg = format!("`struct {}` has no member `{}`", s.name, field);
+            let d = Diagnostic::error(span, msg)
+                .with_help(format!("its members: {}", names.join(", ")));
+            self.error(d);
+            return self.poisoned(span);
+        };
+        let (base, offset) = match b.kind {
+            TExprKind::Field { base, offset } => (base, offset + f.offset),
+            kind => (Box::new(TExpr { kind, ..b }), f.offset),
+        };
+        TExpr { kind: TExprKind::Field { base, offset }, ty: f.ty.clone(), span }
+    }
 }

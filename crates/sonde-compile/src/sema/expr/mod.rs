@@ -10,7 +10,7 @@ mod names;
 mod operators;
 mod pointer_arith;
 mod pointers;
-mod tuple;
+pub(super) mod tuple;
 
 pub(in crate::sema) use members::Place;
 

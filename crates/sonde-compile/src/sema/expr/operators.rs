@@ -4,7 +4,7 @@
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::{arith_type, Type};
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{BinOp, Expr, Span, UnOp};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
@@ -28,14 +28,23 @@ impl Checker<'_> {
                 let t = self.scalar(e, "the operand of `*`");
                 self.deref(t, 0, span)
             }
-            UnOp::AddrOf => {
-                self.error(Diagnostic::error(
-                    span,
-                    "taking the address of a value (`&`) is not supported",
-                ));
-                self.poisoned(span)
-            }
+            UnOp::AddrOf => self.address_of(e, span),
         }
+    }
+
+    /// `&$x`: a pointer to the variable's slot, which `*` reads back (bpftrace's `&$a`).
+    fn address_of(&mut self, e: &Expr, span: Span) -> TExpr {
+        let var = match &e.kind {
+            ExprKind::Var(name) => self.var_index(name),
+            _ => None,
+        };
+        let Some(i) = var.filter(|&i| self.vars[i].ty != Type::Void) else {
+            let msg = "`&` takes the address of an assigned variable (`&$x`), not of other values";
+            self.error(Diagnostic::error(span, msg));
+            return self.poisoned(span);
+        };
+        let to = Box::new(self.vars[i].ty.clone());
+        TExpr { kind: TExprKind::VarAddr(i), ty: Type::Ptr { to, user: false }, span }
     }
 
     pub(super) fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, span: Span) -> TExpr {
@@ -49,11 +58,29 @@ impl Checker<'_> {
         }
         let ty = if l.ty.is_string() || r.ty.is_string() {
             self.string_operands(op, &l, &r, span)
+        } else if l.ty.compares_bytes() || r.ty.compares_bytes() {
+            self.byte_operands(op, &l, &r, span)
         } else {
             self.integer_operands(op, &l, &r)
         };
         let Some(ty) = ty else { return self.poisoned(span) };
         TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span }
+    }
+
+    /// Arrays (of one type) and `buf()`s compare with `==` and `!=`, byte by byte.
+    fn byte_operands(&mut self, op: BinOp, l: &TExpr, r: &TExpr, span: Span) -> Option<Type> {
+        let same = match (&l.ty, &r.ty) {
+            (Type::Buf(_), Type::Buf(_)) => true,
+            (a, b) => a == b,
+        };
+        if same && matches!(op, BinOp::Eq | BinOp::Ne) {
+            return Some(Type::S64);
+        }
+        let msg = format!("`{}` does not compare `{}` with `{}`", op.symbol(), l.ty, r.ty);
+        let d = Diagnostic::error(span, msg)
+            .with_help("arrays of one type and buf()s compare with `==` and `!=`, byte by byte");
+        self.error(d);
+        None
     }
 
     /// Strings compare with `==` and `!=` only.

@@ -4,7 +4,7 @@
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
-use sonde_syntax::ast::{Expr, ExprKind, Span};
+use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
 
 /// A char, as an element of a string.
@@ -36,24 +36,68 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Read { ptr: Box::new(ptr), offset, user }, ty: to, span }
     }
 
-    /// `base[index]`, with a constant index.
+    /// `base[index]`: a constant index (a number, a positional parameter), checked against the
+    /// bounds; or, into memory (an array member read through a pointer, a pointer), any integer.
     pub(super) fn index(&mut self, base: &Expr, index: &Expr, span: Span) -> TExpr {
         let Some(b) = self.expr_or_poison(base) else { return self.poisoned(span) };
-        let ExprKind::Int(i) = index.kind else {
-            self.error(Diagnostic::error(index.span, "an index must be a constant integer"));
-            return self.poisoned(span);
+        let i = match index.kind {
+            ExprKind::Int(i) => i as i64,
+            _ => {
+                let Some(idx) = self.expr_or_poison(index) else { return self.poisoned(span) };
+                match folded(&idx) {
+                    Some(i) => i,
+                    None => return self.runtime_index(b, idx, index.span, span),
+                }
+            }
         };
-        let i = i as i64;
-        let at = Indexed { i, span: index.span, base: base.span };
+        let at = Indexed { i, span: index.span };
         match b.ty.clone() {
             Type::Array { elem, len } => self.array_element(b, *elem, len, at, span),
             Type::Str(len) => self.string_char(b, len, at, span),
             Type::Ptr { to, .. } => self.deref(b, i * to.size().max(1) as i64, span),
+            // bpftrace's `$t[1]` for `$t.1`.
+            Type::Tuple(_) => self.tuple_field(b, &i.to_string(), span),
             t => {
                 self.error(Diagnostic::error(base.span, format!("cannot index a `{}`", t)));
                 self.poisoned(span)
             }
         }
+    }
+
+    /// `base[i]` with `i` known only when the probe runs: the element's address computed, then
+    /// read, for an array in memory or a pointer. Like C, the index is not checked.
+    fn runtime_index(&mut self, b: TExpr, idx: TExpr, at: Span, span: Span) -> TExpr {
+        let (ptr, offset, user, elem) = match (b.kind, b.ty) {
+            (TExprKind::Read { ptr, offset, user }, Type::Array { elem, .. }) => {
+                (*ptr, offset, user, *elem)
+            }
+            (TExprKind::Read { ptr, offset, user }, Type::Str(_)) => (*ptr, offset, user, CHAR),
+            (kind, Type::Ptr { to, user }) if *to != Type::Void => {
+                (TExpr { kind, ty: Type::Ptr { to: to.clone(), user }, span: b.span }, 0, user, *to)
+            }
+            (_, t) => {
+                let msg = format!("an index into a `{}` must be a constant integer", t);
+                self.error(Diagnostic::error(at, msg));
+                return self.poisoned(span);
+            }
+        };
+        if !idx.ty.is_scalar() {
+            self.error(Diagnostic::error(
+                at,
+                format!("an index must be an integer, not a `{}`", idx.ty),
+            ));
+            return self.poisoned(span);
+        }
+        let size = TExpr::const_s64(elem.size() as i64, at);
+        let step = TExpr {
+            kind: TExprKind::Binary { op: BinOp::Mul, lhs: Box::new(idx), rhs: Box::new(size) },
+            ty: Type::S64,
+            span: at,
+        };
+        let ty = ptr.ty.clone();
+        let addr = TExprKind::Binary { op: BinOp::Add, lhs: Box::new(ptr), rhs: Box::new(step) };
+        let ptr = Box::new(TExpr { kind: addr, ty, span });
+        TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: elem, span }
     }
 
     /// An element of an array in the record (`args.saddr[0]`) or of a kernel struct's array
@@ -83,10 +127,18 @@ impl Checker<'_> {
                 let offset = offset + at.i * elem.size() as i64;
                 TExpr { kind: TExprKind::Read { ptr, offset, user }, ty: elem, span }
             }
+            // An array held as a value (a variable, a map's value, a tuple's element): its
+            // elements lie one after another in the value's buffer.
             _ => {
-                let t = Type::Array { elem: Box::new(elem), len };
-                self.error(Diagnostic::error(at.base, format!("cannot index a `{}`", t)));
-                self.poisoned(span)
+                if !self.within(&at, len, false, &what) {
+                    return self.poisoned(span);
+                }
+                let at_elem = at.i as usize * elem.size();
+                let (base, offset) = match b.kind {
+                    TExprKind::Field { base, offset } => (base, offset + at_elem),
+                    kind => (Box::new(TExpr { kind, ..b }), at_elem),
+                };
+                TExpr { kind: TExprKind::Field { base, offset }, ty: elem, span }
             }
         }
     }
@@ -124,9 +176,25 @@ impl Checker<'_> {
     }
 }
 
-/// A constant index, where it is written and where what it indexes is.
+/// The value of an index made of integer constants (`2`, `1 + 1`, a positional parameter).
+fn folded(e: &TExpr) -> Option<i64> {
+    match &e.kind {
+        TExprKind::Int(v) => Some(*v as i64),
+        TExprKind::Binary { op, lhs, rhs } => {
+            let (l, r) = (folded(lhs)?, folded(rhs)?);
+            match op {
+                BinOp::Add => l.checked_add(r),
+                BinOp::Sub => l.checked_sub(r),
+                BinOp::Mul => l.checked_mul(r),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A constant index and where it is written.
 struct Indexed {
     i: i64,
     span: Span,
-    base: Span,
 }

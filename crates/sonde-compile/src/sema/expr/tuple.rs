@@ -16,12 +16,17 @@ impl Checker<'_> {
             let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
                 || matches!(
                     t.ty,
-                    Type::Str(_) | Type::Bytes(_) | Type::Tuple(_) | Type::Record { .. }
+                    Type::Str(_)
+                        | Type::Bytes(_)
+                        | Type::Tuple(_)
+                        | Type::Record { .. }
+                        | Type::Array { .. }
+                        | Type::Struct(_)
                 );
             if !fits {
                 self.error(Diagnostic::error(
                     item.span,
-                    format!("a tuple cannot hold a `{}`: integers, strings and tuples only", t.ty),
+                    format!("a tuple cannot hold a `{}`: integers, strings, arrays, structs and tuples only", t.ty),
                 ));
                 return self.poisoned(span);
             }
@@ -121,19 +126,38 @@ impl Checker<'_> {
     /// element `@m[a, b]`.
     pub fn spread_tuple_key(&mut self, keys: Vec<TExpr>) -> Vec<TExpr> {
         let [key] = keys.as_slice() else { return keys };
-        let Type::Tuple(elems) = key.ty.clone() else { return keys };
+        let Type::Tuple(elems) = &key.ty else { return keys };
         if let TExprKind::Tuple(items) = &key.kind {
             return items.clone();
         }
-        let offsets = Type::tuple_offsets(&elems);
-        elems
-            .iter()
-            .zip(offsets)
-            .map(|(ty, offset)| TExpr {
-                kind: TExprKind::Field { base: Box::new(key.clone()), offset },
-                ty: ty.clone(),
-                span: key.span,
-            })
-            .collect()
+        elements(key, elems)
     }
+}
+
+/// Each element of the tuple value `t` (of element types `elems`), read from its slot.
+fn elements(t: &TExpr, elems: &[Type]) -> Vec<TExpr> {
+    elems
+        .iter()
+        .zip(Type::tuple_offsets(elems))
+        .map(|(ty, offset)| TExpr {
+            kind: TExprKind::Field { base: Box::new(t.clone()), offset },
+            ty: ty.clone(),
+            span: t.span,
+        })
+        .collect()
+}
+
+/// `v` laid out as `to`, a tuple of the same shape with strings as long or longer (a map or
+/// variable widened by another assignment): a tuple of `v`'s elements each in `to`'s slots.
+pub fn fit(v: TExpr, to: &Type) -> TExpr {
+    let (Type::Tuple(from), Type::Tuple(into)) = (&v.ty, to) else { return v };
+    if v.ty == *to || from.len() != into.len() {
+        return v;
+    }
+    let items: Vec<TExpr> = match &v.kind {
+        TExprKind::Tuple(items) => items.clone(),
+        _ => elements(&v, from),
+    };
+    let items = items.into_iter().zip(into.iter()).map(|(item, t)| fit(item, t)).collect();
+    TExpr { kind: TExprKind::Tuple(items), ty: to.clone(), span: v.span }
 }

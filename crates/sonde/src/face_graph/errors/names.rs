@@ -186,8 +186,8 @@ fn params(list: &[(String, Type)]) -> Vec<Param> {
 fn text(p: &Param, v: &Value) -> String {
     match (v, &p.ty) {
         (Value::Str(_), _) => format!("\"{v}\""),
-        (Value::Int { v: 0, .. }, Type::Ptr { .. }) => "NULL".into(),
-        (Value::Int { v, .. }, Type::Ptr { .. }) => format!("0x{v:x}"),
+        (Value::Int { v: 0, .. }, Type::Ptr { .. }) | (Value::Ptr(0), _) => "NULL".into(),
+        (Value::Int { v, .. }, Type::Ptr { .. }) | (Value::Ptr(v), _) => format!("0x{v:x}"),
         (Value::Int { v, .. }, Type::Int { bytes, signed: true }) => {
             let shift = 64 - 8 * (*bytes as u32).clamp(1, 8);
             (((*v << shift) as i64) >> shift).to_string()

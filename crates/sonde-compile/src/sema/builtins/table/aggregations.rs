@@ -1,7 +1,7 @@
 //! The aggregations: per-CPU values merged when read, assigned to a map element.
 
 use crate::model::tir::AggFunc;
-use crate::sema::builtins::spec::{arg, base, Check, Form, Kind, Param, Returns, Spec};
+use crate::sema::builtins::spec::{arg, base, opt, Check, Form, Kind, Param, Returns, Spec};
 
 const AGGREGATION: Spec = base(Form::Aggregation, Check::Agg(|cx, c| cx.usage_error(c)));
 
@@ -96,6 +96,21 @@ pub const AGGREGATIONS: &[Spec] = &[
         doc: "A histogram of the values in buckets of `step` from `min` to `max` (1000 buckets at most).",
         example: "tracepoint:syscalls:sys_exit_read { @ = lhist(args.ret, 0, 1000, 100); }",
         check: Check::Agg(|cx, c| cx.lhist(c)),
+        ..AGGREGATION
+    },
+    Spec {
+        name: "tseries",
+        params: &[
+            arg("value", Kind::Integer),
+            arg("interval", Kind::Constant),
+            arg("intervals", Kind::Constant),
+            opt("agg", Kind::Text),
+        ],
+        takes: "a value, an interval, a number of intervals and optionally how an interval combines its values: tseries(x, 100ms, 10, \"avg\")",
+        returns: PRINTED,
+        doc: "The value over time: the last `intervals` intervals of `interval` (a duration such as `1s`), each holding the last value given in it, or their \"sum\", \"min\", \"max\" or \"avg\"; printed as a graph.",
+        example: "tracepoint:syscalls:sys_exit_read { @bytes = tseries(args.ret, 1s, 10, \"sum\"); }",
+        check: Check::Agg(|cx, c| cx.tseries(c)),
         ..AGGREGATION
     },
 ];

@@ -184,6 +184,16 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "uaddr",
+        params: &[arg("symbol", Kind::StrLiteral)],
+        takes: "a symbol name as a string literal, like `uaddr(\"counter\")`",
+        returns: Returns::Computed("a pointer into the process, typed by the symbol's size"),
+        doc: "The address of a symbol (a global variable, say) of the uprobe's executable, from its symbol table when the program is compiled; not for position-independent executables.",
+        example: "uprobe:/usr/bin/bash:readline { printf(\"%d\\n\", *uaddr(\"line_number\")); }",
+        check: Check::Value(|cx, c| cx.uaddr(c)),
+        ..FUNCTION
+    },
+    Spec {
         name: "ntop",
         params: &[opt("family", Kind::Integer), arg("addr", Kind::Value)],
         takes: "an address and an optional family first, like `ntop(AF_INET, addr)`",

@@ -18,6 +18,15 @@ pub const STATEMENTS: &[Spec] = &[
         ..STATEMENT
     },
     Spec {
+        name: "debugf",
+        params: FORMATTED,
+        takes: "a format string literal, then at most three values it formats, like `debugf(\"%d\", pid)`",
+        doc: "Writes the text to the kernel's tracing buffer (`/sys/kernel/tracing/trace_pipe`) with bpf_trace_printk, for debugging: integers and strings only.",
+        example: "tracepoint:syscalls:sys_enter_openat { debugf(\"open by %d\", pid); }",
+        check: Check::Stmt(|cx, c| cx.debugf(c)),
+        ..STATEMENT
+    },
+    Spec {
         name: "print",
         params: &[any("value", Kind::Value)],
         takes: "values, or a map and how many of its largest entries to print, like `print(@m, 10)`",
