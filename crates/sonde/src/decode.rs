@@ -285,7 +285,7 @@ pub use sonde_output::calendar::civil_from_days;
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, escape_bytes, inet, strerror, tseries_point, value};
+    use super::{inet, strerror, tseries_point, value};
     use sonde_compile::tir::TsAgg;
 
     #[test]
