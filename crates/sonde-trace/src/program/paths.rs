@@ -25,6 +25,12 @@ const OPENS: u64 = 1 << 16;
 const DUPS: u64 = 1 << 17;
 const FCNTL: u64 = 1 << 18;
 const CLOSES: u64 = 1 << 19;
+/// Found at the entry: a path is PATH, a path could not be read yet, an fd is on PATH.
+const IS_PATH: u64 = 1 << 32;
+const UNREAD_PATH: u64 = 1 << 33;
+const ON_FD: u64 = 1 << 34;
+/// Found at the exit: the call uses PATH.
+const USES: u64 = 1 << 16;
 
 /// The maps: argument kinds by syscall, the calls let through (1: they use PATH, 2: an unread
 /// path, decided at the exit), the calls whose new fd is on PATH, the fds on PATH by process.
@@ -85,6 +91,8 @@ impl Plan<'_> {
 
     /// `body` of an entry (`id`: the syscall's number there, one of `nrs`; `args`: its
     /// arguments), run only for calls that use one of the paths.
+    /// The entry's test: `$pk` holds the kinds and, above them, what was found (`IS_PATH`,
+    /// `UNREAD_PATH`, `ON_FD`): one variable, as the program's BPF stack is nearly full.
     pub(crate) fn paths_at_entry(
         &self,
         p: &mut String,
@@ -101,8 +109,8 @@ impl Plan<'_> {
         let tests = self.path_tests(union, args);
         let fds = self.fds_followed(union, args);
         format!(
-            "$pk = {KINDS}[{id}]; $pm = 0; $pu = 0; $fm = 0; {tests}\
-             if ($pm || $fm || $pu) {{ {CHOSEN}[tid] = 1 + ($pm == 0 && $fm == 0); {fds}{body}}}"
+            "$pk = {KINDS}[{id}]; {tests}\
+             if ($pk >> 32) {{ {CHOSEN}[tid] = 1 + (($pk >> 32 & 5) == 0); {fds}{body}}}"
         )
     }
 
@@ -130,19 +138,27 @@ impl Plan<'_> {
         let mut s = String::new();
         for i in (0..6).filter(|i| union & (1 << i) != 0) {
             let a = &args[i];
-            let _ =
-                write!(s, "if ($pk & {}) {{ if ({}) {{ $pm = 1; }}", 1u64 << i, self.is_path(a));
+            let _ = write!(
+                s,
+                "if ($pk & {}) {{ if ({}) {{ $pk = $pk | {IS_PATH}; }}",
+                1u64 << i,
+                self.is_path(a)
+            );
             if self.mode == Mode::Lines {
                 let _ = write!(
                     s,
-                    " else if ({a} != 0 && strncmp(str({a}, 2), \"\", 1) == 0) {{ $pu = 1; }}"
+                    " else if ({a} != 0 && strncmp(str({a}, 2), \"\", 1) == 0) {{ $pk = $pk | {UNREAD_PATH}; }}"
                 );
             }
             s.push_str(" } ");
         }
         for i in (0..6).filter(|i| union & (1 << (FD as usize + i)) != 0) {
             let bit = 1u64 << (FD as usize + i);
-            let _ = write!(s, "if ($pk & {bit} && {FDS}[pid, (int32){}]) {{ $fm = 1; }} ", args[i]);
+            let _ = write!(
+                s,
+                "if ($pk & {bit} && {FDS}[pid, (int32){}]) {{ $pk = $pk | {ON_FD}; }} ",
+                args[i]
+            );
         }
         s
     }
@@ -150,13 +166,16 @@ impl Plan<'_> {
     /// A chosen call's fds: the one an open of a path or a dup of a followed fd returns is
     /// followed from its exit (`{OPENING}`); close forgets its fd.
     fn fds_followed(&self, union: u64, args: &[String]) -> String {
-        let mut opening =
-            vec![format!("($pk & {OPENS} && ($pm || $pu))"), format!("($pk & {DUPS} && $fm)")];
+        let mut opening = vec![
+            format!("($pk & {OPENS} && $pk & ({IS_PATH} | {UNREAD_PATH}))"),
+            format!("($pk & {DUPS} && $pk & {ON_FD})"),
+        ];
         if union & FCNTL != 0 {
             let a = &args[1];
             let (dup, dup_cloexec) = (libc::F_DUPFD, libc::F_DUPFD_CLOEXEC);
-            opening
-                .push(format!("($pk & {FCNTL} && $fm && ({a} == {dup} || {a} == {dup_cloexec}))"));
+            opening.push(format!(
+                "($pk & {FCNTL} && $pk & {ON_FD} && ({a} == {dup} || {a} == {dup_cloexec}))"
+            ));
         }
         let mut s = format!("if ({}) {{ {OPENING}[tid] = 1; }} ", opening.join(" || "));
         if union & CLOSES != 0 {
@@ -176,11 +195,17 @@ impl Plan<'_> {
     /// `body` of an exit (`ret`: the call's result), run for the calls that used one of the
     /// paths: a call let through on an unread path is decided by the path read again
     /// (`positions`: the path arguments' indexes).
+    /// The exit's test: `$pc` holds what the entry chose (1, or 2 for an unread path) in its low
+    /// byte, the opening mark at bit 8 and "uses PATH" at bit 16, and `$pv` each path read again:
+    /// two variables, as this program's BPF stack is nearly full.
     pub(crate) fn paths_at_exit(&self, ret: &str, positions: &[usize], body: &str) -> String {
         if self.paths.is_empty() {
             return body.to_string();
         }
-        let mut s = format!("$pc = {CHOSEN}[tid]; delete {CHOSEN}[tid]; $po = {OPENING}[tid]; delete {OPENING}[tid]; $ok = $pc == 1; ");
+        let mut s = format!(
+            "$pc = {CHOSEN}[tid] | ({OPENING}[tid] << 8); delete {CHOSEN}[tid]; delete {OPENING}[tid]; \
+             if (($pc & 255) == 1) {{ $pc = $pc | {USES}; }} "
+        );
         let again = match self.mode {
             Mode::Lines => positions,
             Mode::Summary => &[],
@@ -188,8 +213,8 @@ impl Plan<'_> {
         for i in again {
             let _ = write!(
                 s,
-                "$v{i} = {UNREAD}[tid, {i}]; if ($pc == 2 && $v{i} && {}) {{ $ok = 1; }} ",
-                self.is_path(&format!("$v{i}"))
+                "$pv = {UNREAD}[tid, {i}]; if (($pc & 255) == 2 && $pv && {}) {{ $pc = $pc | {USES}; }} ",
+                self.is_path("$pv")
             );
         }
         let forget: String = again.iter().map(|i| format!("delete {UNREAD}[tid, {i}]; ")).collect();
@@ -199,15 +224,21 @@ impl Plan<'_> {
         };
         let _ = write!(
             s,
-            "if ($ok) {{ if ($po && {ret} >= 0) {{ {FDS}[pid, (int32){ret}] = 1; }} {body}}} else if ($pc == 2) {{ {drop}}}"
+            "if ($pc & {USES}) {{ if (($pc & 256) && {ret} >= 0) {{ {FDS}[pid, (int32){ret}] = 1; }} {body}}} else if (($pc & 255) == 2) {{ {drop}}}"
         );
         s
     }
 
     /// `ptr`'s string is one of the paths.
+    /// Read as long as PATH and one byte more: a longer string then differs, and the buffer on
+    /// the BPF stack stays small beside the copies the same program makes.
     fn is_path(&self, ptr: &str) -> String {
-        let each: Vec<String> =
-            self.paths.paths.iter().map(|path| format!("str({ptr}) == {}", quoted(path))).collect();
+        let each: Vec<String> = self
+            .paths
+            .paths
+            .iter()
+            .map(|path| format!("str({ptr}, {}) == {}", path.len() + 2, quoted(path)))
+            .collect();
         format!("({})", each.join(" || "))
     }
 }

@@ -14,8 +14,7 @@ fn each_syscall_compares_its_paths_and_its_fds() {
     let sel = Selection::parse("openat,read,getpid", &t).unwrap();
     let p = Plan { paths: chosen(vec![(7, 3)]), ..plan(&t, &sel) };
     let text = compiles(&p);
-    let both =
-        r#"(str(args->filename) == "/etc/hostname" || str(args->filename) == "/tmp/a \"b\"")"#;
+    let both = r#"(str(args->filename, 15) == "/etc/hostname" || str(args->filename, 12) == "/tmp/a \"b\"")"#;
     assert!(text.contains(both), "{text}");
     assert!(text.contains("pf[pid, (int32)args->fd]"), "{text}");
     assert!(text.contains("pf[(uint32)7, (int32)3] = 1;"), "{text}");
