@@ -57,6 +57,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let plan = plan(a, &table, &selection, &target, &events, &env);
     let (compiled, source, fast) = compile(a, &plan, &env)?;
     let loaded = Loaded::load(&compiled, &source)?;
+    fill_string_kinds(&plan, &compiled, &loaded.maps)?;
     let attached = loaded.attach(&compiled, &env, None)?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let ring = loaded.ring()?;
@@ -257,6 +258,28 @@ fn compile(
         tp::size_summary_maps(&mut compiled, &summary_plan);
     }
     Ok((compiled, source, fast))
+}
+
+/// The string arguments of each syscall, put in the program's map before it is attached (see
+/// `Plan::string_kinds`): one bpf(2) call.
+fn fill_string_kinds(
+    plan: &Plan,
+    compiled: &Compiled,
+    maps: &[sonde_kernel::object::map::Map],
+) -> Result<(), Failure> {
+    let Some(i) = compiled
+        .user_maps
+        .iter()
+        .position(|m| m.name.trim_start_matches('@') == tp::MAP_STRING_KINDS)
+    else {
+        return Ok(());
+    };
+    let entries: Vec<(Vec<u8>, Vec<u8>)> = plan
+        .string_kinds()
+        .into_iter()
+        .map(|(nr, bits)| ((nr as u64).to_le_bytes().to_vec(), bits.to_le_bytes().to_vec()))
+        .collect();
+    maps[FIRST_USER_MAP + i].update_all(&entries).map_err(Failure::kernel)
 }
 
 /// Where the lines go: stderr, as strace's and perf trace's, or `-o FILE` (`-o -`: stdout).
