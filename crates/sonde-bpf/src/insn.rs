@@ -21,6 +21,7 @@ impl Reg {
 
 /// One 8-byte instruction. `ld_imm64` is two of these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Insn {
     pub code: u8,
     pub dst: u8,
