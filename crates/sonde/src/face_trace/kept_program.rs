@@ -55,9 +55,6 @@ pub fn keep(key: &str, compiled: &Compiled) {
     }
 }
 
-/// The first half of `dst = imm64`.
-const LD_IMM64: u8 = sonde_bpf::insn::BPF_LD | sonde_bpf::insn::BPF_DW | sonde_bpf::insn::BPF_IMM;
-
 /// Puts the real pids where the stand-ins are: every immediate equal to one (the second half
 /// of a 64-bit load is a constant's upper bits, never a pid).
 pub fn put_pids(compiled: &mut Compiled, swaps: &[(u32, u32)]) {
@@ -69,7 +66,7 @@ pub fn put_pids(compiled: &mut Compiled, swaps: &[(u32, u32)]) {
                     insn.imm = real as i32;
                 }
             }
-            upper = !upper && insn.code == LD_IMM64;
+            upper = !upper && insn.is_ld_imm64();
         }
     }
 }
