@@ -1,9 +1,10 @@
 //! What sonde keeps between runs in `/run/sonde` to start faster: files built from this kernel
 //! by this sonde binary (`sonde trace`'s syscall table, its compiled programs). Each name carries
 //! [`identity`], a hash of the kernel (its version string and this boot's id) and of the binary
-//! (its inode, size and times, and sonde's version): any other kernel or build misses, and its
-//! files are removed when this one writes its own ([`keep`]). Only root's directory of mode 0700
-//! is used, so nothing another user wrote is ever read.
+//! (its inode, size and times, and sonde's version): any other kernel or build misses. Writing a
+//! file removes the oldest of its kind beyond a few ([`keep`]), whatever build wrote them, so two
+//! sonde binaries used in turn do not remove each other's. Only root's directory of mode 0700 is
+//! used, so nothing another user wrote is ever read.
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
@@ -43,8 +44,7 @@ fn identity() -> Option<u64> {
 }
 
 /// Writes the file whole under another name, then renames it (a reader never sees half of
-/// it); then removes the files of its kind another kernel or binary left, and beyond `most`
-/// of its kind, the oldest.
+/// it); then removes the oldest files of its kind beyond `most` (by when they were written).
 pub fn keep(path: &Path, bytes: &[u8], most: usize) {
     let tmp = path.with_extension(format!("{}", std::process::id()));
     let written = std::fs::OpenOptions::new()
@@ -64,24 +64,20 @@ fn prune(path: &Path, most: usize) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
         return;
     };
-    // `kind-IDENTITY`: the prefix of every file of this kind by this kernel and binary.
-    let Some(ours) = name.get(..name.find('-').map_or(0, |k| k + 17)) else { return };
-    let Some(kind) = ours.get(..ours.len() - 16) else { return };
+    let Some(kind) = name.find('-').map(|k| &name[..=k]) else { return };
     let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut mine = Vec::new();
+    let mut all = Vec::new();
     for e in entries.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        if !n.starts_with(kind) || n.contains('.') {
-            continue;
-        }
-        if !n.starts_with(ours) {
-            let _ = std::fs::remove_file(e.path());
-        } else if let Ok(m) = e.metadata() {
-            mine.push((m.mtime(), m.mtime_nsec(), e.path()));
+        // A name with a dot is a file being written.
+        if n.starts_with(kind) && !n.contains('.') {
+            if let Ok(m) = e.metadata() {
+                all.push((m.mtime(), m.mtime_nsec(), e.path()));
+            }
         }
     }
-    mine.sort();
-    for (_, _, old) in mine.iter().take(mine.len().saturating_sub(most)) {
+    all.sort();
+    for (_, _, old) in all.iter().take(all.len().saturating_sub(most)) {
         let _ = std::fs::remove_file(old);
     }
 }
@@ -97,7 +93,7 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     #[test]
-    fn keeping_removes_other_builds_files_and_the_oldest_beyond_the_most() {
+    fn keeping_removes_the_oldest_of_its_kind_beyond_the_most() {
         let dir = std::env::temp_dir().join(format!("sonde-kept-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ours = "trace-00000000000000aa";
@@ -120,11 +116,12 @@ mod tests {
             .collect();
         left.sort();
         std::fs::remove_dir_all(&dir).unwrap();
+        // Another build's newer file stays; files of other kinds are not counted.
         let want = [
             "graph-12".to_string(),
             "syscalls-00000000000000bb".to_string(),
-            format!("{ours}-0000000000000002"),
             format!("{ours}-0000000000000003"),
+            format!("{theirs}-0000000000000001"),
         ];
         assert_eq!(left, want);
     }
