@@ -241,7 +241,8 @@ fn compile<'a>(
     let mut opts = Options::new();
     // A filter's own str() shares the BPF stack with the record's path: it gets less room.
     opts.string_size = if plan.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
-    let (targets, pids) = kept_program::stand_ins(&plan, command);
+    let real = program_source(a, &plan);
+    let (targets, pids) = kept_program::stand_ins(&plan, command, &real.text);
     let mut source = program_source(a, &Plan { targets: targets.clone(), ..plan.clone() });
     let mut compiled = match kept_program::find(&kept_program::key(&source.text, &opts)) {
         Some(c) => c,

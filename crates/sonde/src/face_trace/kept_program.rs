@@ -16,9 +16,12 @@ const MOST: usize = 32;
 const COMMAND_STAND_IN: u32 = 2_000_000_011;
 const SONDE_STAND_IN: u32 = 2_000_000_017;
 
-/// The plan's targets with stand-ins, and each stand-in with the pid it stands for.
-pub fn stand_ins(plan: &Plan, command: Option<u32>) -> (Targets, Vec<(u32, u32)>) {
+/// The plan's targets with stand-ins, and each stand-in with the pid it stands for; none where
+/// the program's own text (`real`: a uid, a filter) has a stand-in's number.
+pub fn stand_ins(plan: &Plan, command: Option<u32>, real: &str) -> (Targets, Vec<(u32, u32)>) {
+    let taken = [COMMAND_STAND_IN, SONDE_STAND_IN].iter().any(|s| real.contains(&s.to_string()));
     match &plan.targets {
+        _ if taken => (plan.targets.clone(), Vec::new()),
         Targets::Pids(p) if command.is_some() && p[..] == [command.unwrap_or(0)] => {
             (Targets::Pids(vec![COMMAND_STAND_IN]), vec![(COMMAND_STAND_IN, p[0])])
         }
@@ -103,7 +106,7 @@ mod tests {
             let (selection, events) = select(&a, &table, &env).unwrap();
             let target = Target::new(None, &[]).unwrap();
             let real = Plan { targets, ..plan(&a, &table, &selection, &target, &events, btf) };
-            let (targets, pids) = stand_ins(&real, command);
+            let (targets, pids) = stand_ins(&real, command, &real.program());
             assert_eq!(pids.len(), 1, "{flags:?}");
             let kept = Plan { targets, ..real.clone() };
             let mut patched = compiled(kept.program(), &kept, &env);
@@ -114,5 +117,15 @@ mod tests {
                 assert_eq!(p.insns, w.insns, "{flags:?}: {}", p.name);
             }
         }
+        // A uid that is a stand-in's number: no stand-in, the pid stays in the text.
+        let a = crate::cli::tests::trace(&["--uid", "2000000011", "--", "true"]);
+        let (selection, events) = select(&a, &table, &env).unwrap();
+        let target = Target::new(None, &[]).unwrap();
+        let real = Plan {
+            targets: Targets::Pids(vec![65]),
+            ..plan(&a, &table, &selection, &target, &events, btf)
+        };
+        let (targets, pids) = stand_ins(&real, Some(65), &real.program());
+        assert_eq!((targets, pids), (Targets::Pids(vec![65]), vec![]));
     }
 }
