@@ -8,7 +8,7 @@ use crate::kept;
 use sonde_compile::{Compiled, Options};
 use sonde_trace::program::{Plan, Targets};
 
-/// Programs kept per kernel and binary (one per set of flags that changes the program).
+/// Programs kept (one per kernel, sonde binary and set of flags that changes the program).
 const MOST: usize = 32;
 
 /// Stand-ins for the pids of the command and of sonde: beyond any pid (pid_max is at most
@@ -22,7 +22,7 @@ pub fn stand_ins(plan: &Plan, command: Option<u32>, real: &str) -> (Targets, Vec
     let taken = [COMMAND_STAND_IN, SONDE_STAND_IN].iter().any(|s| real.contains(&s.to_string()));
     match &plan.targets {
         _ if taken => (plan.targets.clone(), Vec::new()),
-        Targets::Pids(p) if command.is_some() && p[..] == [command.unwrap_or(0)] => {
+        Targets::Pids(p) if command.is_some_and(|c| p[..] == [c]) => {
             (Targets::Pids(vec![COMMAND_STAND_IN]), vec![(COMMAND_STAND_IN, p[0])])
         }
         Targets::AllBut(me) => (Targets::AllBut(SONDE_STAND_IN), vec![(SONDE_STAND_IN, *me)]),
