@@ -21,6 +21,12 @@ impl Reg {
 
 /// One 8-byte instruction. `ld_imm64` is two of these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Kept as its 8 bytes in one number: a compiled program's file is mostly instructions.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "u64", from = "u64")
+)]
 pub struct Insn {
     pub code: u8,
     pub dst: u8,
@@ -222,12 +228,50 @@ impl Insn {
         b[4..8].copy_from_slice(&self.imm.to_le_bytes());
         b
     }
+    /// The instruction [`Insn::to_bytes`] wrote.
+    pub fn from_bytes(b: [u8; 8]) -> Insn {
+        Insn {
+            code: b[0],
+            dst: b[1] & 0x0f,
+            src: b[1] >> 4,
+            off: i16::from_le_bytes([b[2], b[3]]),
+            imm: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        }
+    }
     pub fn is_ld_imm64(self) -> bool {
         self.code == BPF_LD | BPF_DW | BPF_IMM
     }
 }
 
 /// Encode a program for BPF_PROG_LOAD.
+impl From<Insn> for u64 {
+    fn from(i: Insn) -> u64 {
+        u64::from_le_bytes(i.to_bytes())
+    }
+}
+
+impl From<u64> for Insn {
+    fn from(v: u64) -> Insn {
+        Insn::from_bytes(v.to_le_bytes())
+    }
+}
+
 pub fn encode(insns: &[Insn]) -> Vec<u8> {
     insns.iter().flat_map(|i| i.to_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instruction_survives_its_bytes_and_its_number() {
+        let mut all = Insn::ld_imm64(Reg(3), 0xdead_beef_0123_4567).to_vec();
+        all.push(Insn::new(BPF_JMP | 0x50 | BPF_K, Reg(9), Reg(10), -7, -1));
+        all.push(Insn::new(BPF_STX | BPF_MEM | BPF_DW, Reg(10), Reg(1), -512, i32::MIN));
+        for i in all {
+            assert_eq!(Insn::from_bytes(i.to_bytes()), i);
+            assert_eq!(Insn::from(u64::from(i)), i);
+        }
+    }
 }

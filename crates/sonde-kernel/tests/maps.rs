@@ -42,6 +42,28 @@ fn hash_map_update_lookup_delete_keys_clear() {
 }
 
 #[test]
+fn hash_map_filled_whole_in_one_call() {
+    if common::skip_unless_root() {
+        return;
+    }
+    let m = hash(MapType::Hash, "test_fill");
+    let entries: Vec<(Vec<u8>, Vec<u8>)> = (0u32..40)
+        .map(|k| (k.to_le_bytes().to_vec(), (k as u64 * 3).to_le_bytes().to_vec()))
+        .collect();
+    m.update_all(&entries).unwrap();
+    m.update_all(&[]).unwrap();
+    let mut all = m.entries().unwrap();
+    all.sort();
+    let got: Vec<(Vec<u8>, Vec<u8>)> = all.into_iter().map(|(k, mut v)| (k, v.remove(0))).collect();
+    assert_eq!(got.len(), 40);
+    for (k, v) in &entries {
+        assert!(got.contains(&(k.clone(), v.clone())), "key {k:?}");
+    }
+    // A value of the wrong size is refused, as one update would be.
+    assert!(m.update_all(&[(1u32.to_le_bytes().to_vec(), vec![0; 4])]).is_err());
+}
+
+#[test]
 fn percpu_hash_lookup_returns_one_value_per_possible_cpu() {
     if common::skip_unless_root() {
         return;

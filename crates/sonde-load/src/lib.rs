@@ -60,31 +60,70 @@ pub fn load_program_unless(
     maps: &[Map],
     stop: Option<fn() -> bool>,
 ) -> Result<Program, KernelError> {
+    ready(p, maps).load(stop)
+}
+
+/// A program as the kernel takes it, its maps' fds in place: free of the compiler's types, so
+/// another thread can load it.
+pub struct Ready {
+    bytes: Vec<u8>,
+    name: String,
+    kind: ProgKind,
+    kprobe_multi: bool,
+    btf_id: u32,
+    callbacks: Vec<u32>,
+}
+
+/// `p` with the fds of the maps [`create_maps`] made for it.
+pub fn ready(p: &ProgramDef, maps: &[Map]) -> Ready {
     let mut insns = p.insns.clone();
     for &(at, map) in &p.relocs {
         insns[at].imm = maps[map].fd();
     }
-    let bytes = sonde_bpf::insn::encode(&insns);
     let btf_id = match p.sites.first().map(|s| &s.point) {
         Some(AttachPoint::Fentry { btf_id, .. } | AttachPoint::RawTracepoint { btf_id, .. }) => {
             *btf_id
         }
         _ => 0,
     };
-    let spec = match p.kind {
-        ProgKind::RawTracepoint => ProgSpec::new(ProgType::RawTracepoint, &bytes, &p.name),
-        ProgKind::Tracepoint => ProgSpec::new(ProgType::Tracepoint, &bytes, &p.name),
-        ProgKind::PerfEvent => ProgSpec::new(ProgType::PerfEvent, &bytes, &p.name),
-        ProgKind::Kprobe if uses_kprobe_multi(p) => ProgSpec::kprobe_multi(&bytes, &p.name),
-        ProgKind::Kprobe => ProgSpec::new(ProgType::Kprobe, &bytes, &p.name),
-        ProgKind::Fentry => ProgSpec::fentry(&bytes, &p.name, btf_id),
-        ProgKind::Fexit => ProgSpec::fexit(&bytes, &p.name, btf_id),
-        ProgKind::TpBtf => ProgSpec::tp_btf(&bytes, &p.name, btf_id),
-    };
-    let opts = sonde_kernel::object::prog::LoadOptions {
-        callbacks: &p.callbacks,
-        stop,
-        ..Default::default()
-    };
-    Program::load_with(&spec, &opts)
+    Ready {
+        bytes: sonde_bpf::insn::encode(&insns),
+        name: p.name.clone(),
+        kind: p.kind,
+        kprobe_multi: p.kind == ProgKind::Kprobe && uses_kprobe_multi(p),
+        btf_id,
+        callbacks: p.callbacks.clone(),
+    }
+}
+
+impl Ready {
+    /// Instructions: what the verifier's time grows with.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / 8
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Loads it, given up as [`load_program_unless`] says.
+    pub fn load(&self, stop: Option<fn() -> bool>) -> Result<Program, KernelError> {
+        let (bytes, name, btf_id) = (&self.bytes[..], &self.name[..], self.btf_id);
+        let spec = match self.kind {
+            ProgKind::RawTracepoint => ProgSpec::new(ProgType::RawTracepoint, bytes, name),
+            ProgKind::Tracepoint => ProgSpec::new(ProgType::Tracepoint, bytes, name),
+            ProgKind::PerfEvent => ProgSpec::new(ProgType::PerfEvent, bytes, name),
+            ProgKind::Kprobe if self.kprobe_multi => ProgSpec::kprobe_multi(bytes, name),
+            ProgKind::Kprobe => ProgSpec::new(ProgType::Kprobe, bytes, name),
+            ProgKind::Fentry => ProgSpec::fentry(bytes, name, btf_id),
+            ProgKind::Fexit => ProgSpec::fexit(bytes, name, btf_id),
+            ProgKind::TpBtf => ProgSpec::tp_btf(bytes, name, btf_id),
+        };
+        let opts = sonde_kernel::object::prog::LoadOptions {
+            callbacks: &self.callbacks,
+            stop,
+            ..Default::default()
+        };
+        Program::load_with(&spec, &opts)
+    }
 }

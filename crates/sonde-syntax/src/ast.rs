@@ -3,6 +3,7 @@
 
 /// A half-open byte range `[lo, hi)` into the program text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Span {
     pub lo: u32,
     pub hi: u32,

@@ -452,6 +452,7 @@ impl Plan<'_> {
 
 mod copies;
 pub use rows::size_summary_maps;
+pub use strings::MAP_STRING_KINDS;
 
 mod fate;
 mod made;

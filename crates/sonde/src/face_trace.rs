@@ -3,6 +3,7 @@
 //! attach.rs), and its records come back to sonde-trace to become lines or a summary.
 
 mod fate;
+mod kept_program;
 mod lines;
 mod names;
 mod not_counted;
@@ -58,9 +59,12 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     // --tid threads are watched as -p processes are: the run ends when they do.
     let watched: Vec<u32> = a.pids.iter().chain(&a.tids).copied().collect();
     let mut target = Target::new(a.command.as_ref(), &watched)?;
-    let plan = plan(a, &table, &selection, &target, &events, &env);
-    let (compiled, source, fast) = compile(a, &plan, &env)?;
+    // A kept program needs no BTF read: its file's presence says what the program can use.
+    let btf = std::path::Path::new(sonde_btf::Btf::VMLINUX_PATH).exists();
+    let plan = plan(a, &table, &selection, &target, &events, btf);
+    let (plan, compiled, source, fast) = compile(a, plan, &env, target.command_pid())?;
     let loaded = Loaded::load(&compiled, &source)?;
+    fill_string_kinds(&plan, &compiled, &loaded.maps)?;
     let attached = loaded.attach(&compiled, &env, None)?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let ring = loaded.ring()?;
@@ -172,7 +176,7 @@ fn losses(compiled: &Compiled, lines: &mut Lines, at_entry: bool) -> Result<Loss
 }
 
 /// `-e`: the syscalls traced, and the other events in the same time line.
-fn select(
+pub(crate) fn select(
     a: &Trace,
     table: &SyscallTable,
     env: &HostEnv,
@@ -187,13 +191,13 @@ fn select(
     Ok((selection, events))
 }
 
-fn plan<'a>(
+pub(crate) fn plan<'a>(
     a: &Trace,
     table: &'a SyscallTable,
     selection: &'a Selection,
     target: &Target,
     events: &[events::Event],
-    env: &HostEnv,
+    btf: bool,
 ) -> Plan<'a> {
     Plan {
         table,
@@ -216,43 +220,52 @@ fn plan<'a>(
         string_size: STRING_SIZE,
         buffer_size: a.string_limit,
         filter: a.filter.clone(),
-        raw_tracepoints: sonde_compile::Env::btf(env).is_ok(),
+        raw_tracepoints: btf,
         // Only strace's layout prints what they hold: the others save their cost.
         copies: a.layout == Layout::Strace,
         // perf trace's layout prints no fate: nothing to attach for it.
-        fate: a.layout != Layout::Perf
-            && (a.show_exits || a.show_signals)
-            && sonde_compile::Env::btf(env).is_ok(),
+        fate: a.layout != Layout::Perf && (a.show_exits || a.show_signals) && btf,
         summary_rows: a.summary_rows,
         paths: paths::chosen(&a.paths, &a.pids),
     }
 }
 
-/// The plan's program (and, with -C, the summary's beside it), compiled; the hand-built summary
-/// programs put in where the raw tracepoints allow.
-fn compile(
+/// The plan's program (and, with -C, the summary's beside it), compiled or kept from an earlier
+/// run (`kept_program`); the hand-built summary programs put in where the raw tracepoints allow.
+/// The plan comes back without BTF's tracepoints where the kernel's BTF could not be read.
+fn compile<'a>(
     a: &Trace,
-    plan: &Plan,
+    mut plan: Plan<'a>,
     env: &HostEnv,
-) -> Result<(Compiled, SourceFile, Option<sonde_trace::fast::FastMaps>), Failure> {
+    command: Option<u32>,
+) -> Result<(Plan<'a>, Compiled, SourceFile, Option<sonde_trace::fast::FastMaps>), Failure> {
     if let (Some(d), Some(f)) = (plan.filter_misfit(), &plan.filter) {
         return Err(Failure::Compile(vec![d], f.source()));
     }
-    // -C: the lines from one program, the summary from a second, both filtered alike.
-    let mut texts = vec![plan.program()];
-    let summary_plan = Plan { mode: Mode::Summary, ..plan.clone() };
-    if a.show == Show::Both {
-        texts.push(summary_plan.program());
-    }
-    let source = SourceFile { name: "<sonde trace>".into(), text: texts.join("") };
     let mut opts = Options::new();
     // A filter's own str() shares the BPF stack with the record's path: it gets less room.
     opts.string_size = if plan.filter.is_some() { FILTER_STRING_SIZE } else { STRING_SIZE };
-    let mut compiled = filter::parse_program(&source.text, plan.filter.as_ref())
-        .and_then(|ast| sonde_compile::check(&ast, env, &opts))
-        .and_then(|typed| sonde_compile::lower(&typed, &opts))
-        .map_err(|d| compile_failure(d, &source, plan))?;
+    let real = program_source(a, &plan);
+    let (targets, pids) = kept_program::stand_ins(&plan, command, &real.text);
+    let mut source = program_source(a, &Plan { targets: targets.clone(), ..plan.clone() });
+    let mut compiled = match kept_program::find(&kept_program::key(&source.text, &opts)) {
+        Some(c) => c,
+        None => {
+            if plan.raw_tracepoints && sonde_compile::Env::btf(env).is_err() {
+                plan = Plan { raw_tracepoints: false, fate: false, ..plan };
+                source = program_source(a, &Plan { targets, ..plan.clone() });
+            }
+            // Errors point into the text with the real pids, as the user would see it.
+            let c = compile_text(&source, &plan, env, &opts).map_err(|e| {
+                compile_text(&program_source(a, &plan), &plan, env, &opts).err().unwrap_or(e)
+            })?;
+            kept_program::keep(&kept_program::key(&source.text, &opts), &c);
+            c
+        }
+    };
+    kept_program::put_pids(&mut compiled, &pids);
     // The summary on the raw tracepoints: one hash lookup per call, built by hand.
+    let summary_plan = Plan { mode: Mode::Summary, ..plan.clone() };
     let fast = match a.summary() {
         true => sonde_trace::fast::rewrite(&mut compiled, &summary_plan),
         false => None,
@@ -260,7 +273,50 @@ fn compile(
     if a.summary() && fast.is_none() {
         tp::size_summary_maps(&mut compiled, &summary_plan);
     }
-    Ok((compiled, source, fast))
+    Ok((plan, compiled, source, fast))
+}
+
+pub(crate) fn compile_text(
+    source: &SourceFile,
+    plan: &Plan,
+    env: &HostEnv,
+    opts: &Options,
+) -> Result<Compiled, Failure> {
+    filter::parse_program(&source.text, plan.filter.as_ref())
+        .and_then(|ast| sonde_compile::check(&ast, env, opts))
+        .and_then(|typed| sonde_compile::lower(&typed, opts))
+        .map_err(|d| compile_failure(d, source, plan))
+}
+
+/// The plan's program text; with -C, the summary's program after it, both filtered alike.
+fn program_source(a: &Trace, plan: &Plan) -> SourceFile {
+    let mut texts = vec![plan.program()];
+    if a.show == Show::Both {
+        texts.push(Plan { mode: Mode::Summary, ..plan.clone() }.program());
+    }
+    SourceFile { name: "<sonde trace>".into(), text: texts.join("") }
+}
+
+/// The string arguments of each syscall, put in the program's map before it is attached (see
+/// `Plan::string_kinds`): one bpf(2) call.
+fn fill_string_kinds(
+    plan: &Plan,
+    compiled: &Compiled,
+    maps: &[sonde_kernel::object::map::Map],
+) -> Result<(), Failure> {
+    let Some(i) = compiled
+        .user_maps
+        .iter()
+        .position(|m| m.name.trim_start_matches('@') == tp::MAP_STRING_KINDS)
+    else {
+        return Ok(());
+    };
+    let entries: Vec<(Vec<u8>, Vec<u8>)> = plan
+        .string_kinds()
+        .into_iter()
+        .map(|(nr, bits)| ((nr as u64).to_le_bytes().to_vec(), bits.to_le_bytes().to_vec()))
+        .collect();
+    maps[FIRST_USER_MAP + i].update_all(&entries).map_err(Failure::kernel)
 }
 
 /// Where the lines go: stderr, as strace's and perf trace's, or `-o FILE` (`-o -`: stdout).

@@ -15,6 +15,7 @@ mod face_probe;
 mod face_serve;
 mod face_trace;
 mod host_env;
+mod kept;
 mod list;
 mod map_full;
 mod misses;

@@ -19,8 +19,9 @@ settings() {
 	for f in kprobe_events uprobe_events dynamic_events; do
 		[ -e "$T/$f" ] && echo "$f: $(grep -c 'sonde_' "$T/$f")"
 	done
-	# Run records only: the syscall table sonde trace keeps there (syscalls-*) is a cache.
-	ls /run/sonde 2>/dev/null | grep -v '^syscalls-' || true
+	# Run records only: sonde trace's syscall table and programs kept there (syscalls-*, trace-*)
+	# are caches.
+	ls /run/sonde 2>/dev/null | grep -v -e '^syscalls-' -e '^trace-' || true
 }
 before=$(settings)
 note "before: $(echo "$before" | tr '\n' ';')"

@@ -42,7 +42,7 @@ pub const RINGBUF_SIZE: u32 = 1 << 20;
 /// ...and when the only records are rare control events (exit, clear, print of a map).
 pub const RINGBUF_SIZE_CONTROL: u32 = 64 << 10;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MapKind {
     Hash,
     PerCpuHash,
@@ -55,7 +55,7 @@ pub enum MapKind {
     StackTrace,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MapDef {
     pub name: String,
     pub kind: MapKind,
@@ -64,7 +64,7 @@ pub struct MapDef {
     pub max_entries: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ProgramDef {
     /// A short name for the kernel and for messages: the first site's description.
     pub name: String,
@@ -85,7 +85,7 @@ pub struct ProgramDef {
 }
 
 /// Everything the runtime needs: maps to create, programs to load and attach, how to decode events.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Compiled {
     pub maps: Vec<MapDef>,
     pub programs: Vec<ProgramDef>,

@@ -5,7 +5,7 @@ use super::types::{Field, StructDef, Type};
 use std::rc::Rc;
 
 /// Where one compiled program attaches.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum AttachPoint {
     /// Run once before any other probe (through BPF_PROG_TEST_RUN).
     Begin,
@@ -88,7 +88,7 @@ impl AttachPoint {
 }
 
 /// The kind of BPF program a provider needs; the kernel layer maps it to BPF_PROG_TYPE_*.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ProgKind {
     /// BPF_PROG_TYPE_RAW_TRACEPOINT, run with BPF_PROG_TEST_RUN (BEGIN, END).
     RawTracepoint,
@@ -108,7 +108,7 @@ pub enum ProgKind {
 }
 
 /// One attach point with the context its program sees.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Site {
     pub point: AttachPoint,
     pub kind: ProgKind,
@@ -147,7 +147,7 @@ fn describe_ns(ns: u64) -> String {
 }
 
 /// A kernel function's parameters and return type, as sonde types.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FuncSig {
     pub name: String,
     /// The FUNC's BTF id (fentry/fexit attach to it).

@@ -268,7 +268,7 @@ pub enum TStmtKind {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AggFunc {
     Count,
     Sum,
@@ -293,7 +293,7 @@ pub enum AggFunc {
 
 /// How a tseries interval combines the values given in it: the last (the default), or their
 /// sum, minimum, maximum or average.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TsAgg {
     Last,
     Sum,
@@ -345,7 +345,7 @@ impl AggFunc {
 }
 
 /// What a map holds.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum MapValue {
     Plain(Type),
     /// An aggregation; `signed` is the signedness of the aggregated expression.
@@ -355,7 +355,7 @@ pub enum MapValue {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MapInfo {
     pub name: String,
     /// Key types (empty for `@x` without keys).
@@ -403,7 +403,7 @@ impl MapInfo {
 }
 
 /// What user space does with a record.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum EventKind {
     Printf {
         format: Vec<u8>,
@@ -440,7 +440,7 @@ pub enum EventKind {
 }
 
 /// Where a `Formatted` event's text goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Sink {
     /// `warnf`: stderr, as `FILE:LINE:COL-COL: WARNING: text` for the call at this span.
     Warning(Span),
@@ -450,7 +450,7 @@ pub enum Sink {
     System,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EventDef {
     pub kind: EventKind,
     /// Types of the values in the record, each in a slot of `slot_size()` after the u64 event id.

@@ -7,7 +7,7 @@ use std::rc::Rc;
 /// the program asks for fewer (`kstack(3)`).
 pub const STACK_DEPTH: u32 = 127;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Type {
     Void,
     /// An integer of 1, 2, 4 or 8 bytes.
@@ -92,7 +92,7 @@ pub enum Type {
 }
 
 /// A script's `enum [NAME] { A = 1, ... }`.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EnumDef {
     /// Empty for an anonymous enum.
     pub name: String,
@@ -106,14 +106,14 @@ impl EnumDef {
     }
 }
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StructDef {
     pub name: String,
     pub size: usize,
     pub fields: Vec<Field>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     pub name: String,
     pub offset: usize,
@@ -124,7 +124,9 @@ pub struct Field {
 
 /// How a stack prints, bpftrace's stack modes: `do_mmap+0x1` (bpftrace), the address then the
 /// symbol as perf prints it (perf), or the address alone (raw).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum StackMode {
     Bpftrace,
     Perf,

@@ -1,7 +1,7 @@
 //! A hash map read whole: BPF_MAP_LOOKUP_BATCH (5.6+) hands over many keys and values per
 //! bpf(2) call, where a walk takes two calls per element (the next key, then its value): at
 //! 10 000 elements, one call instead of 20 000. Where the kernel or the map type has no batch
-//! lookup, the walk.
+//! lookup, the walk. Filled whole the same way: BPF_MAP_UPDATE_BATCH, else one update each.
 
 use super::map::{Map, MapType};
 use crate::error::{KernelError, Result};
@@ -32,6 +32,35 @@ impl Map {
             }
         }
         Ok(out)
+    }
+
+    /// Stores every (key, value) pair (values as [`Map::update`] takes them), in one bpf(2)
+    /// call where the kernel can.
+    pub fn update_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<()> {
+        let (key_size, value_len) = (self.key_size(), self.value_len());
+        if entries.is_empty() {
+            return Ok(());
+        }
+        if entries.iter().any(|(k, v)| k.len() != key_size || v.len() != value_len) {
+            // The per-element path says which size is wrong.
+            return entries.iter().try_for_each(|(k, v)| self.update(k, v, 0));
+        }
+        let keys: Vec<u8> = entries.iter().flat_map(|(k, _)| k.iter().copied()).collect();
+        let values: Vec<u8> = entries.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+        let mut attr = MapBatchAttr {
+            keys: sys::addr(&keys),
+            values: sys::addr(&values),
+            count: entries.len() as u32,
+            map_fd: self.fd() as u32,
+            ..Default::default()
+        };
+        match sys::bpf(cmd::MAP_UPDATE_BATCH, &mut attr) {
+            Ok(_) => Ok(()),
+            Err(e) if UNSUPPORTED.contains(&e) => {
+                entries.iter().try_for_each(|(k, v)| self.update(k, v, 0))
+            }
+            Err(e) => Err(KernelError::Syscall { op: "bpf(BPF_MAP_UPDATE_BATCH)", errno: e }),
+        }
     }
 
     /// None when the kernel has no batch lookup for this map.

@@ -21,6 +21,7 @@ pub mod cmd {
     pub const BTF_LOAD: u32 = 18;
     pub const ENABLE_STATS: u32 = 32;
     pub const MAP_LOOKUP_BATCH: u32 = 24;
+    pub const MAP_UPDATE_BATCH: u32 = 26;
 }
 
 /// Marker for the attr structs: plain old data, no implicit padding, all-zero is valid.

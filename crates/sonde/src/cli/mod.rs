@@ -11,7 +11,7 @@ pub mod trace;
 #[cfg(test)]
 mod docs;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use clap::{Parser, Subcommand, ValueEnum};
 

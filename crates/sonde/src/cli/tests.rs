@@ -13,7 +13,7 @@ fn parse(args: &[&str]) -> Cli {
     Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{args:?}: {e}")).settled()
 }
 
-fn trace(args: &[&str]) -> Trace {
+pub(crate) fn trace(args: &[&str]) -> Trace {
     let mut all = vec!["trace"];
     all.extend_from_slice(args);
     let Some(Face::Trace(a)) = parse(&all).face else { panic!("{args:?}: not trace") };

@@ -140,7 +140,8 @@ pub struct Attached {
 }
 
 impl Attached {
-    /// Removes every probe on a thread of its own; [`Detaching::finish`] waits for it, so
+    /// Removes every probe: a few BPF links at once, others on a thread of its own (while the
+    /// last output is written); [`Detaching::finish`] waits for it, so
     /// sonde never exits before the kernel is as it found it. Where each kprobe is its own perf
     /// event, the kernel waits for RCU grace periods on each one: that is said when it will take
     /// a while, so a silent pause does not look like a hang.
@@ -155,6 +156,8 @@ impl Attached {
                 "sonde: detaching {one_by_one} probes (this kernel removes them one by one; it can take a while)"
             );
         }
+        let quick =
+            self.links.len() <= QUICK_DETACH_MAX && self.links.iter().all(Link::is_bpf_link);
         let (links, probes) = (self.links, self.probes);
         let work = move || {
             let t = Instant::now();
@@ -163,11 +166,20 @@ impl Attached {
                 eprintln!("sonde: detached {probes} probe(s) in {:?}", t.elapsed());
             }
         };
+        // A few BPF links close in well under a millisecond: less than starting a thread and
+        // waiting for it on a busy machine.
+        if quick {
+            work();
+            return Detaching(None);
+        }
         // If no thread can be had, the closure is dropped unrun, and with it the links: they
         // detach right here, one by one.
         Detaching(std::thread::Builder::new().name("detach".into()).spawn(work).ok())
     }
 }
+
+/// Up to this many BPF links (raw tracepoints, fentry) are closed right away (~0.1 ms each).
+const QUICK_DETACH_MAX: usize = 8;
 
 /// From this many perf-event probes on, detaching is slow enough to announce.
 const SLOW_DETACH_NOTE: usize = 100;

@@ -6,22 +6,53 @@ use crate::error::Failure;
 use sonde_compile::Compiled;
 use sonde_kernel::object::map::Map;
 use sonde_kernel::object::prog::Program;
+use sonde_kernel::KernelError;
+use sonde_load::Ready;
 use sonde_syntax::diag::SourceFile;
 
 pub fn create_maps(c: &Compiled) -> Result<Vec<Map>, Failure> {
     sonde_load::create_maps(c).map_err(Failure::kernel)
 }
 
+/// Every program, the largest on a thread of its own (see [`load_two_ways`]); the first
+/// refusal, in the program's order, is the one reported.
 pub fn load_programs(
     c: &Compiled,
     maps: &[Map],
     source: &SourceFile,
 ) -> Result<Vec<Program>, Failure> {
-    c.programs
-        .iter()
-        .map(|p| {
-            sonde_load::load_program_unless(p, maps, Some(crate::signals::stopping))
-                .map_err(|e| crate::error::verifier_failure(e, p, source))
-        })
+    let ready: Vec<Ready> = c.programs.iter().map(|p| sonde_load::ready(p, maps)).collect();
+    load_two_ways(&ready)
+        .into_iter()
+        .zip(&c.programs)
+        .map(|(r, p)| r.map_err(|e| crate::error::verifier_failure(e, p, source)))
         .collect()
+}
+
+/// From this many instructions on, the largest program is verified beside the others: the
+/// kernel verifies each load on the CPU that asked, and `sonde trace`'s entry program takes as
+/// long as all its others together (a few ms each).
+const BESIDE_FROM: usize = 256;
+
+/// Loads the programs, the largest on a second thread where it is large enough (else, or with no
+/// thread to be had, one after another here).
+fn load_two_ways(ready: &[Ready]) -> Vec<Result<Program, KernelError>> {
+    let stop = Some(crate::signals::stopping as fn() -> bool);
+    let largest = (0..ready.len()).max_by_key(|&i| ready[i].len());
+    let beside = largest.filter(|&i| ready.len() > 1 && ready[i].len() >= BESIDE_FROM);
+    std::thread::scope(|s| {
+        let thread = beside.and_then(|i| {
+            std::thread::Builder::new().spawn_scoped(s, move || ready[i].load(stop)).ok()
+        });
+        let away = beside.filter(|_| thread.is_some());
+        let mut out: Vec<Option<Result<Program, KernelError>>> = ready
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (Some(i) != away).then(|| r.load(stop)))
+            .collect();
+        if let (Some(i), Some(t)) = (away, thread) {
+            out[i] = Some(t.join().unwrap_or_else(|_| ready[i].load(stop)));
+        }
+        out.into_iter().flatten().collect()
+    })
 }
