@@ -1,11 +1,14 @@
 //! `sonde trace`'s answers to [`Names`]: fd paths learnt from the traced calls ([`FdTable`]),
 //! else read from /proc/PID/fd/N at print time; comms from /proc/PID/comm, else the last comm a
-//! record of that task carried (a child reaped by the wait4 being printed).
+//! record of that task carried (a child reaped by the wait4 being printed). With strace's -yy,
+//! sockets with their endpoints ([`Sockets`]) and devices with their numbers.
 
+use super::sockets::{self, Sockets};
 use sonde_trace::fds::{Done, FdTable};
 use sonde_trace::line::xlat::Xlat;
 use sonde_trace::line::Call;
 use sonde_trace::names::{until_nul, Names};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Comms of tasks seen in records kept at most.
@@ -19,6 +22,13 @@ pub struct ProcNames {
     cwds: HashMap<u32, String>,
     /// Show fds' paths (perf layout, JSON, `--strace -y`).
     pub show_fds: bool,
+    /// strace -yy: sockets' endpoints and devices' numbers beside fds' paths.
+    pub show_endpoints: bool,
+    sockets: RefCell<Sockets>,
+    /// Each fd's last -yy text, for lines printed once the fd is gone (close's own).
+    last: RefCell<HashMap<(u32, i64), String>>,
+    /// The fd the line being printed closed: /proc now shows another file behind it, or none.
+    closing: Option<(u32, i64)>,
     /// Show pids' comms (perf layout, JSON).
     pub show_comms: bool,
     /// Show `AT_FDCWD<cwd>` (`--strace -y`, as strace -y does).
@@ -38,6 +48,10 @@ impl ProcNames {
             comms: HashMap::new(),
             cwds: HashMap::new(),
             show_fds,
+            show_endpoints: false,
+            sockets: RefCell::default(),
+            last: RefCell::default(),
+            closing: None,
             show_comms,
             show_cwd,
             strace_comms: false,
@@ -67,6 +81,8 @@ impl ProcNames {
 
     /// Before `call`'s line: the fds it created.
     pub fn before(&mut self, call: &Call, syscall: &str) {
+        let closed = syscall == "close" && call.ret == 0;
+        self.closing = closed.then_some((call.entry.pid, call.entry.args[0] as i32 as i64));
         if !matches!(syscall, "open" | "openat" | "openat2" | "creat") {
             // Only dups name fds otherwise: no path, no directory to read.
             self.fds.opened(&done(call, syscall, None), None);
@@ -89,6 +105,13 @@ impl ProcNames {
     /// After `call`'s line: the fds it ended.
     pub fn after(&mut self, call: &Call, syscall: &str) {
         self.fds.closed(&done(call, syscall, None));
+        let pid = call.entry.pid;
+        if let Some(closed) = self.closing.take() {
+            self.last.get_mut().remove(&closed);
+        }
+        if matches!(syscall, "execve" | "execveat" | "exit_group") && call.ret == 0 {
+            self.last.get_mut().retain(|&(p, _), _| p != pid);
+        }
         if matches!(syscall, "chdir" | "fchdir") && call.ret == 0 {
             self.cwds.remove(&call.entry.pid);
         }
@@ -104,6 +127,38 @@ impl ProcNames {
         }
     }
 
+    /// strace -yy's text: a socket's endpoints (`TCP:[127.0.0.1:40000->127.0.0.1:8080]`), else
+    /// the path and, for a device, its numbers (`/dev/null<char 1:3>`); once the fd is gone, the
+    /// last text it had.
+    fn described(&self, pid: u32, fd: i64) -> Option<String> {
+        let proc = format!("/proc/{pid}/fd/{fd}");
+        let link = match self.closing == Some((pid, fd)) {
+            true => None,
+            false => link(&proc),
+        };
+        let text = match link.as_deref().and_then(sockets::inode) {
+            Some(inode) => self.sockets.borrow_mut().describe(pid, fd, inode).or(link),
+            None if link.is_none() => {
+                let last = self.last.borrow().get(&(pid, fd)).cloned();
+                return last.or_else(|| self.fds.get(pid, fd).map(str::to_string));
+            }
+            None => {
+                let path = self.fds.get(pid, fd).map(str::to_string).or(link.clone())?;
+                // The device numbers only when /proc shows the same file.
+                match (link.as_deref() == Some(path.as_str())).then(|| device(&proc)).flatten() {
+                    Some(d) => Some(format!("{path}<{d}>")),
+                    None => Some(path),
+                }
+            }
+        }?;
+        let mut last = self.last.borrow_mut();
+        if last.len() >= MAX_COMMS {
+            last.clear();
+        }
+        last.insert((pid, fd), text.clone());
+        Some(text)
+    }
+
     fn path(&self, pid: u32, fd: i64) -> Option<String> {
         match self.fds.get(pid, fd) {
             Some(p) => Some(p.to_string()),
@@ -114,7 +169,11 @@ impl ProcNames {
 
 impl Names for ProcNames {
     fn fd_path(&self, pid: u32, fd: i64) -> Option<String> {
-        self.show_fds.then(|| self.path(pid, fd)).flatten()
+        match (self.show_fds, self.show_endpoints) {
+            (false, _) => None,
+            (true, false) => self.path(pid, fd),
+            (true, true) => self.described(pid, fd),
+        }
     }
 
     fn comm(&self, pid: i64) -> Option<String> {
@@ -154,6 +213,21 @@ impl Names for ProcNames {
 
 fn done<'a>(call: &'a Call, syscall: &'a str, path: Option<&'a str>) -> Done<'a> {
     Done { syscall, pid: call.entry.pid, args: &call.entry.args, path, ret: call.ret }
+}
+
+/// `char 1:3` for a character device, `block 8:0` for a block device (glibc's dev_t split).
+fn device(path: &str) -> Option<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = std::fs::metadata(path).ok()?;
+    let kind = match meta.file_type() {
+        t if t.is_char_device() => "char",
+        t if t.is_block_device() => "block",
+        _ => return None,
+    };
+    let dev = meta.rdev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    Some(format!("{kind} {major}:{minor}"))
 }
 
 fn link(path: &str) -> Option<String> {
