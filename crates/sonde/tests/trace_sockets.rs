@@ -38,7 +38,7 @@ for o in (c, a, s, v, u):
 print("want", *want)
 "#;
 
-const CALLS: &str = "getsockname,sendto,recvfrom,close";
+const CALLS: &str = "socket,bind,listen,connect,accept4,getsockname,sendto,recvfrom,close";
 
 fn python() -> bool {
     let ok = Command::new("python3").arg("-V").output().is_ok_and(|o| o.status.success());

@@ -36,13 +36,17 @@ pub struct Sockets {
 }
 
 impl Sockets {
-    /// `TCP:[127.0.0.1:40000->127.0.0.1:8080]` for `fd` of `pid`, a socket with this inode;
-    /// None when strace would print the socket as -y does.
-    pub fn describe(&mut self, pid: u32, fd: i64, inode: u64) -> Option<String> {
-        if let Some(t) = self.settled.get(&inode) {
+    /// `TCP:[127.0.0.1:40000->127.0.0.1:8080]` for `fd` of `pid`, a socket with this inode
+    /// (`TCP:[INODE]` when `unbound`); None when strace would print the socket as -y does.
+    pub fn describe(&mut self, pid: u32, fd: i64, inode: u64, unbound: bool) -> Option<String> {
+        if let Some(t) = self.settled.get(&inode).filter(|_| !unbound) {
             return Some(t.clone());
         }
-        let (text, settled) = read(pid, fd, inode)?;
+        let proto = protocol(pid, fd)?;
+        if unbound {
+            return known(&proto).then(|| format!("{proto}:[{inode}]"));
+        }
+        let (text, settled) = read(pid, &proto, inode)?;
         if settled {
             if self.settled.len() >= MAX_KEPT {
                 self.settled.clear();
@@ -53,16 +57,21 @@ impl Sockets {
     }
 }
 
+/// A protocol strace names (`TCP:[INODE]`) rather than printing `socket:[INODE]`.
+fn known(proto: &str) -> bool {
+    let found = ["TCP", "TCPv6", "UDP", "UDPv6", "UNIX", "UNIX-STREAM", "NETLINK"];
+    found.contains(&proto) || NAMED_ONLY.contains(&proto)
+}
+
 /// The inode in a socket's /proc/PID/fd link (`socket:[12345]`).
 pub fn inode(link: &str) -> Option<u64> {
     link.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
 }
 
 /// The socket's description, and whether it is settled.
-fn read(pid: u32, fd: i64, inode: u64) -> Option<(String, bool)> {
-    let proto = protocol(pid, fd)?;
+fn read(pid: u32, proto: &str, inode: u64) -> Option<(String, bool)> {
     let table = |name: &str| std::fs::read_to_string(format!("/proc/{pid}/net/{name}")).ok();
-    let (details, settled) = match proto.as_str() {
+    let (details, settled) = match proto {
         "TCP" | "TCPv6" | "UDP" | "UDPv6" => {
             let name = proto.to_ascii_lowercase().replace('v', "");
             let t = table(&name).unwrap_or_default();

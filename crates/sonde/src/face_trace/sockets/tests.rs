@@ -11,7 +11,7 @@ fn own(fd: &impl AsRawFd) -> (u32, i64, u64) {
 
 fn described(s: &mut Sockets, fd: &impl AsRawFd) -> Option<String> {
     let (pid, fd, ino) = own(fd);
-    s.describe(pid, fd, ino)
+    s.describe(pid, fd, ino, false)
 }
 
 #[test]
@@ -31,6 +31,8 @@ fn this_process_s_sockets_as_strace_yy_prints_them() {
     let cport = c.local_addr().unwrap().port();
     let want = format!("TCP:[127.0.0.1:{cport}->127.0.0.1:{port}]");
     assert_eq!(described(&mut s, &c), Some(want.clone()));
+    let (pid, fd, ino) = own(&l);
+    assert_eq!(s.describe(pid, fd, ino, true), Some(format!("TCP:[{ino}]")));
     let u = UdpSocket::bind("127.0.0.1:0").unwrap();
     let uport = u.local_addr().unwrap().port();
     assert_eq!(described(&mut s, &u), Some(format!("UDP:[127.0.0.1:{uport}]")));
@@ -43,7 +45,7 @@ fn this_process_s_sockets_as_strace_yy_prints_them() {
     // Settled: the same text once the socket is gone from the tables.
     let (pid, fd, ino) = own(&c);
     drop(c);
-    assert_eq!(s.describe(pid, fd, ino), Some(want));
+    assert_eq!(s.describe(pid, fd, ino, false), Some(want));
 }
 
 #[test]
