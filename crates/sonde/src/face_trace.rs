@@ -9,6 +9,7 @@ mod names;
 mod not_counted;
 mod paths;
 mod per_task;
+mod sockets;
 pub mod stamp;
 mod table;
 
@@ -360,6 +361,7 @@ fn lines<'a>(
                 n.strace_comms = a.pid_comms;
                 n.constants = a.constants;
                 n.verbose = a.verbose;
+                n.show_endpoints = a.decode_sockets;
                 n
             }
             _ => ProcNames::new(true, true, false),

@@ -1,10 +1,10 @@
 //! End-to-end: the strace flags that choose and spell what `sonde trace` prints, each against
-//! strace's own text for the same run where strace is installed: `-P`.
+//! strace's own text for the same run where strace is installed: `-P`, `-yy`.
 
 mod common;
 
 use common::trace::{skip, strace_installed, trace};
-use common::workload;
+use common::{sonde, temp_path, workload};
 use std::process::Command;
 
 /// strace's lines for the workload run with these flags (`-f -qq`), spaces collapsed.
@@ -310,5 +310,106 @@ fn v_prints_struct_stat_whole() {
         let theirs: Vec<String> =
             strace_lines(&["-v", "-e", set], &wl).iter().map(|l| stack_masked(l)).collect();
         assert_eq!(ours, theirs);
+    }
+}
+
+/// A TCP listener, a client and the accepted socket; a bound UDP socket and a connected one.
+/// Sleeps so that lines printed a little after their calls still find the same sockets. Prints
+/// what strace -yy shows for each fd (`want 4<TCP:[127.0.0.1:P->127.0.0.1:Q]>`).
+const LOOPBACK: &str = r#"
+import socket, time
+def tcp(s, peer=True):
+    a, p = s.getsockname()
+    if not peer:
+        return f"{s.fileno()}<TCP:[{a}:{p}]>"
+    b, q = s.getpeername()
+    return f"{s.fileno()}<TCP:[{a}:{p}->{b}:{q}]>"
+def udp(s, peer):
+    a, p = s.getsockname()
+    if not peer:
+        return f"{s.fileno()}<UDP:[{a}:{p}]>"
+    b, q = s.getpeername()
+    return f"{s.fileno()}<UDP:[{a}:{p}->{b}:{q}]>"
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.socket(); c.connect(s.getsockname())
+a, _ = s.accept()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+v = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); v.connect(u.getsockname())
+want = [tcp(s, False), tcp(c), tcp(a), udp(u, False), udp(v, True)]
+time.sleep(0.5)
+s.getsockname(); c.send(b"hi"); a.recv(2); v.send(b"x"); u.recv(1)
+time.sleep(0.5)
+for o in (c, a, s, v, u):
+    o.close()
+print("want", *want)
+"#;
+
+const LOOPBACK_CALLS: &str = "socket,bind,listen,connect,accept4,getsockname,sendto,recvfrom,close";
+
+fn python_installed() -> bool {
+    let ok = Command::new("python3").arg("-V").output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 not installed");
+    }
+    ok
+}
+
+/// The lines naming a TCP or UDP socket, numbers masked.
+fn loopback_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains("<TCP:") || l.contains("<UDP:"))
+        .map(|l| numbers_masked(&collapsed(l)))
+        .collect()
+}
+
+fn strace_yy_text() -> String {
+    let file = temp_path("strace-yy");
+    let st = Command::new("strace")
+        .args(["-qq", "-yy", "-e", &format!("trace={LOOPBACK_CALLS}"), "-o"])
+        .arg(&file)
+        .args(["python3", "-c", LOOPBACK])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    text
+}
+
+#[test]
+fn yy_prints_loopback_tcp_and_udp_endpoints_as_strace_does() {
+    if skip() || !python_installed() {
+        return;
+    }
+    let file = temp_path("sonde-yy");
+    let path = file.to_str().unwrap();
+    let out = sonde(&[
+        "trace",
+        "--strace",
+        "-qq",
+        "-yy",
+        "-e",
+        LOOPBACK_CALLS,
+        "-o",
+        path,
+        "--",
+        "python3",
+        "-c",
+        LOOPBACK,
+    ]);
+    out.assert_ok();
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let _ = std::fs::remove_file(&file);
+    let want = out.stdout.lines().find_map(|l| l.strip_prefix("want ")).unwrap_or_default();
+    let wants: Vec<&str> = want.split(' ').collect();
+    assert_eq!(wants.len(), 5, "{}", out.describe());
+    for w in &wants {
+        // Each socket's endpoints on its sendto/recvfrom/getsockname line and on its close.
+        let n = text.lines().filter(|l| l.contains(&format!("({w}"))).count();
+        assert!(n >= 2, "{w} on fewer than two lines:\n{text}");
+    }
+    let ours = loopback_lines(&text);
+    if strace_installed() {
+        assert_eq!(ours, loopback_lines(&strace_yy_text()), "{text}");
     }
 }

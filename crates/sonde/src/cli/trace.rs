@@ -47,7 +47,8 @@ pub struct TraceArgs {
     #[arg(short = 'T', long = "syscall-times")]
     pub syscall_times: bool,
     /// With --strace, fds with their paths, as strace's -y (`read(3</etc/hostname>, ...)`); the
-    /// perf layout and JSON always show them.
+    /// perf layout and JSON always show them. -yy: sockets with their endpoints
+    /// (`3<TCP:[127.0.0.1:40000->127.0.0.1:8080]>`) and devices with their numbers.
     #[arg(short = 'y', long = "decode-fds", action = ArgAction::Count)]
     pub decode_fds: u8,
     /// With --strace, pids with their comms, as strace's -Y (`kill(1234<sleep>, SIGTERM)`,
@@ -224,6 +225,8 @@ pub struct Trace {
     pub stamp: Stamp,
     pub syscall_times: bool,
     pub decode_fds: bool,
+    /// strace's -yy: sockets' endpoints, devices' numbers.
+    pub decode_sockets: bool,
     pub pid_comms: bool,
     pub constants: Xlat,
     pub verbose: bool,
@@ -257,7 +260,6 @@ impl TraceArgs {
         if let Some(sentence) = &self.refused.0 {
             return Err(Failure::Usage(sentence.clone()));
         }
-        self.check_counts()?;
         let targets = (!self.command.is_empty()) as u8
             + (!self.pids.is_empty()) as u8
             + (!self.tids.is_empty()) as u8
@@ -315,6 +317,7 @@ impl TraceArgs {
             stamp: self.stamp()?,
             syscall_times: self.syscall_times,
             decode_fds: self.decode_fds > 0,
+            decode_sockets: self.decode_fds > 1,
             pid_comms: self.pid_comms,
             constants: self.constants()?,
             verbose: self.verbose,
@@ -335,19 +338,6 @@ impl TraceArgs {
                 Some(path) => Output::File(path.to_string()),
             },
         })
-    }
-
-    /// strace's doubled letters sonde does not do yet.
-    fn check_counts(&self) -> Result<(), Failure> {
-        let not_yet = |flag: &str, does: &str| {
-            Failure::Usage(format!(
-                "strace's {flag} ({does}) is not implemented in sonde trace yet"
-            ))
-        };
-        if self.decode_fds > 1 {
-            return Err(not_yet("-yy", "socket endpoints and device numbers beside fd paths"));
-        }
-        Ok(())
     }
 
     fn stamp(&self) -> Result<Stamp, Failure> {

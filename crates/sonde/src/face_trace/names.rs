@@ -1,15 +1,25 @@
 //! `sonde trace`'s answers to [`Names`]: fd paths learnt from the traced calls ([`FdTable`]),
 //! else read from /proc/PID/fd/N at print time; comms from /proc/PID/comm, else the last comm a
-//! record of that task carried (a child reaped by the wait4 being printed).
+//! record of that task carried (a child reaped by the wait4 being printed). With strace's -yy,
+//! sockets with their endpoints ([`Sockets`]) and devices with their numbers.
 
+use super::sockets::{self, Sockets};
 use sonde_trace::fds::{Done, FdTable};
 use sonde_trace::line::xlat::Xlat;
 use sonde_trace::line::Call;
 use sonde_trace::names::{until_nul, Names};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Comms of tasks seen in records kept at most.
 const MAX_COMMS: usize = 1 << 14;
+
+/// An fd's -yy text as a line showed it, and the inode when it is a socket's.
+#[derive(Clone)]
+struct Shown {
+    inode: Option<u64>,
+    text: String,
+}
 
 pub struct ProcNames {
     fds: FdTable,
@@ -19,6 +29,20 @@ pub struct ProcNames {
     cwds: HashMap<u32, String>,
     /// Show fds' paths (perf layout, JSON, `--strace -y`).
     pub show_fds: bool,
+    /// strace -yy: sockets' endpoints and devices' numbers beside fds' paths.
+    pub show_endpoints: bool,
+    sockets: RefCell<Sockets>,
+    /// Each fd's last -yy text (and its socket's inode): a socket as it was on the line
+    /// before, and a line printed once the fd is gone (close's own).
+    last: RefCell<HashMap<(u32, i64), Shown>>,
+    /// The fd the line being printed closed: /proc now shows another file behind it, or none.
+    closing: Option<(u32, i64)>,
+    /// The socket the line being printed made or binds: it had no endpoints yet (socket's
+    /// result, bind's fd as strace reads it at entry), whatever the tables say by now.
+    unbound: Option<(u32, i64)>,
+    /// The socket the line being printed may bind or connect (strace shows it as it was at the
+    /// call's entry): its text on the line before, when one named it.
+    as_before: Option<(u32, i64)>,
     /// Show pids' comms (perf layout, JSON).
     pub show_comms: bool,
     /// Show `AT_FDCWD<cwd>` (`--strace -y`, as strace -y does).
@@ -38,6 +62,12 @@ impl ProcNames {
             comms: HashMap::new(),
             cwds: HashMap::new(),
             show_fds,
+            show_endpoints: false,
+            sockets: RefCell::default(),
+            last: RefCell::default(),
+            closing: None,
+            unbound: None,
+            as_before: None,
             show_comms,
             show_cwd,
             strace_comms: false,
@@ -67,6 +97,18 @@ impl ProcNames {
 
     /// Before `call`'s line: the fds it created.
     pub fn before(&mut self, call: &Call, syscall: &str) {
+        let closed = syscall == "close" && call.ret == 0;
+        let pid = call.entry.pid;
+        let fd0 = call.entry.args[0] as i32 as i64;
+        self.closing = closed.then_some((pid, fd0));
+        self.unbound = match syscall {
+            "socket" if call.ret >= 0 => Some((pid, call.ret)),
+            "bind" => Some((pid, fd0)),
+            _ => None,
+        };
+        let binds =
+            matches!(syscall, "bind" | "connect" | "listen" | "sendto" | "sendmsg" | "sendmmsg");
+        self.as_before = binds.then_some((pid, fd0));
         if !matches!(syscall, "open" | "openat" | "openat2" | "creat") {
             // Only dups name fds otherwise: no path, no directory to read.
             self.fds.opened(&done(call, syscall, None), None);
@@ -89,6 +131,21 @@ impl ProcNames {
     /// After `call`'s line: the fds it ended.
     pub fn after(&mut self, call: &Call, syscall: &str) {
         self.fds.closed(&done(call, syscall, None));
+        let pid = call.entry.pid;
+        if let Some(closed) = self.closing.take() {
+            self.last.get_mut().remove(&closed);
+        }
+        // Maybe bound or connected by the call: its text as it is now.
+        self.unbound = None;
+        if let Some((pid, fd)) = self.as_before.take() {
+            self.last.get_mut().remove(&(pid, fd));
+            if self.show_endpoints {
+                self.described(pid, fd);
+            }
+        }
+        if matches!(syscall, "execve" | "execveat" | "exit_group") && call.ret == 0 {
+            self.last.get_mut().retain(|&(p, _), _| p != pid);
+        }
         if matches!(syscall, "chdir" | "fchdir") && call.ret == 0 {
             self.cwds.remove(&call.entry.pid);
         }
@@ -104,6 +161,42 @@ impl ProcNames {
         }
     }
 
+    /// strace -yy's text: a socket's endpoints (`TCP:[127.0.0.1:40000->127.0.0.1:8080]`), else
+    /// the path and, for a device, its numbers (`/dev/null<char 1:3>`); once the fd is gone, the
+    /// last text it had.
+    fn described(&self, pid: u32, fd: i64) -> Option<String> {
+        let proc = format!("/proc/{pid}/fd/{fd}");
+        let link = (self.closing != Some((pid, fd))).then(|| link(&proc)).flatten();
+        let known = self.fds.get(pid, fd);
+        let last = self.last.borrow().get(&(pid, fd)).cloned();
+        let (inode, text) = match (known, link) {
+            (_, None) => {
+                return last.map(|l| l.text).or_else(|| known.map(|p| with_device(p, None)))
+            }
+            // A file the traced calls named: /proc may show another behind a reused fd.
+            (Some(path), Some(link)) => (None, with_device(path, (link == path).then_some(&proc))),
+            (None, Some(link)) => match sockets::inode(&link) {
+                // The same socket as on the line before: as it was then (strace reads it at
+                // the call), unless a call since may have bound or connected it.
+                Some(inode) if last.as_ref().is_some_and(|l| l.inode == Some(inode)) => {
+                    return last.map(|l| l.text);
+                }
+                Some(inode) => {
+                    let unbound = self.unbound == Some((pid, fd));
+                    let text = self.sockets.borrow_mut().describe(pid, fd, inode, unbound);
+                    (Some(inode), text.unwrap_or(link))
+                }
+                None => (None, with_device(&link, Some(&proc))),
+            },
+        };
+        let mut last = self.last.borrow_mut();
+        if last.len() >= MAX_COMMS {
+            last.clear();
+        }
+        last.insert((pid, fd), Shown { inode, text: text.clone() });
+        Some(text)
+    }
+
     fn path(&self, pid: u32, fd: i64) -> Option<String> {
         match self.fds.get(pid, fd) {
             Some(p) => Some(p.to_string()),
@@ -114,7 +207,11 @@ impl ProcNames {
 
 impl Names for ProcNames {
     fn fd_path(&self, pid: u32, fd: i64) -> Option<String> {
-        self.show_fds.then(|| self.path(pid, fd)).flatten()
+        match (self.show_fds, self.show_endpoints) {
+            (false, _) => None,
+            (true, false) => self.path(pid, fd),
+            (true, true) => self.described(pid, fd),
+        }
     }
 
     fn comm(&self, pid: i64) -> Option<String> {
@@ -154,6 +251,31 @@ impl Names for ProcNames {
 
 fn done<'a>(call: &'a Call, syscall: &'a str, path: Option<&'a str>) -> Done<'a> {
     Done { syscall, pid: call.entry.pid, args: &call.entry.args, path, ret: call.ret }
+}
+
+/// `path<char 1:3>` for a device: the file /proc shows behind the fd when it is `path`, else
+/// the file at `path`.
+fn with_device(path: &str, proc: Option<&str>) -> String {
+    let file = proc.unwrap_or(path);
+    match path.starts_with('/').then(|| device(file)).flatten() {
+        Some(d) => format!("{path}<{d}>"),
+        None => path.to_string(),
+    }
+}
+
+/// `char 1:3` for a character device, `block 8:0` for a block device (glibc's dev_t split).
+fn device(path: &str) -> Option<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = std::fs::metadata(path).ok()?;
+    let kind = match meta.file_type() {
+        t if t.is_char_device() => "char",
+        t if t.is_block_device() => "block",
+        _ => return None,
+    };
+    let dev = meta.rdev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    Some(format!("{kind} {major}:{minor}"))
 }
 
 fn link(path: &str) -> Option<String> {

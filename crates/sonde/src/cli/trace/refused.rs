@@ -88,7 +88,7 @@ impl clap::Args for Refused {
     fn augment_args(cmd: Command) -> Command {
         let letters: Vec<String> = NOT_YET.iter().map(|f| format!("-{}", f.letter)).collect();
         let note = format!(
-            "Refused, not implemented yet: strace's {} and -yy (docs/trace.md).",
+            "Refused, not implemented yet: strace's {} (docs/trace.md).",
             letters.join(" ")
         );
         let cmd = cmd.after_help(note);
