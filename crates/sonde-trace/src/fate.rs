@@ -196,6 +196,54 @@ const SI_MESGQ: i32 = -3;
 const SI_TKILL: i32 = -6;
 const CLD_EXITED: i32 = 1;
 
+/// strace's `-e signal=SET`: the signals whose `--- SIG... ---` lines print (all by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalSet(u128);
+
+impl Default for SignalSet {
+    fn default() -> Self {
+        SignalSet(u128::MAX)
+    }
+}
+
+impl SignalSet {
+    /// `SET`: signals by name (`SIGUSR1`, `usr1`, `SIGRT_2`) or number, `all`, `none`; a
+    /// leading `!` negates the whole list, as strace reads it.
+    pub fn parse(set: &str) -> Result<Self, String> {
+        let (negated, list) = match set.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, set),
+        };
+        let mut bits = 0u128;
+        for word in list.split(',').map(str::trim) {
+            bits |= match word.to_ascii_lowercase().as_str() {
+                "all" => u128::MAX,
+                "none" => 0,
+                _ => {
+                    let n = signal_number(word)
+                        .ok_or_else(|| format!("-e signal={set}: `{word}` is not a signal"))?;
+                    1u128 << n
+                }
+            };
+        }
+        Ok(SignalSet(if negated { !bits } else { bits }))
+    }
+
+    pub fn contains(self, signo: i32) -> bool {
+        (0..128).contains(&signo) && self.0 & (1u128 << signo) != 0
+    }
+}
+
+/// A signal by strace's name (with or without `SIG`, in any case) or by number.
+fn signal_number(word: &str) -> Option<u32> {
+    if let Ok(n) = word.parse::<u32>() {
+        return (1..=64).contains(&n).then_some(n);
+    }
+    let up = word.to_ascii_uppercase();
+    let name = if up.starts_with("SIG") { up } else { format!("SIG{up}") };
+    (1..=64).find(|&n| signal_name(n as i32) == name)
+}
+
 /// A signal's name as strace prints it: `SIGUSR1`, `SIGRTMIN`, `SIGRT_2`, else the number.
 pub fn signal_name(sig: i32) -> String {
     if let Some((_, n)) = SIGNALS.iter().find(|(v, _)| *v == sig as u64) {
@@ -277,3 +325,24 @@ impl Sent {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod signal_set_tests {
+    use super::SignalSet;
+
+    #[test]
+    fn sets_read_as_strace_reads_them() {
+        let s = SignalSet::parse("SIGUSR1,int,15,SIGRT_2").unwrap();
+        let shown: Vec<i32> = (1..=64).filter(|&n| s.contains(n)).collect();
+        assert_eq!(shown, [2, 10, 15, 34]);
+        let not = SignalSet::parse("!SIGCHLD").unwrap();
+        assert!(!not.contains(17) && not.contains(10));
+        assert!(!SignalSet::parse("none").unwrap().contains(10));
+        assert!(SignalSet::parse("all").unwrap().contains(64));
+        assert!(SignalSet::default().contains(17));
+        assert_eq!(
+            SignalSet::parse("SIGBOGUS").unwrap_err(),
+            "-e signal=SIGBOGUS: `SIGBOGUS` is not a signal"
+        );
+    }
+}

@@ -383,6 +383,7 @@ fn lines<'a>(
         fates: fate::Fates {
             exits: a.show_exits,
             signals: a.show_signals,
+            shown: a.signals,
             sent: Default::default(),
         },
         per_task: a.per_task.clone().map(|prefix| PerTask::new(prefix, health.clone())),

@@ -490,7 +490,7 @@ fn completions_are_printed_for_each_shell() {
 fn strace_flags_sonde_trace_does_not_do_are_refused_in_one_sentence() {
     for (flags, want) in [
         (&["-S", "bogus"][..], "sonde: -S: invalid sortby: 'bogus'"),
-        (&["-e", "signal=all"], "sonde: -e signal=: strace's qualifier signal is not implemented in sonde trace yet (trace= and status=failed are)"),
+        (&["-e", "read=3"], "sonde: -e read=: strace's qualifier read is not implemented in sonde trace yet (trace=, status=failed and signal= are)"),
         (&["-s", "9999"], "sonde: -s 9999: sonde copies from 1 to 255 bytes of a buffer"),
     ] {
         let mut args = vec!["trace"];

@@ -119,6 +119,26 @@ fn a_handled_signal_and_a_fault_are_printed_as_strace_prints_them() {
     }
 }
 
+#[test]
+fn signal_qualifier_keeps_only_the_signals_named() {
+    if skip() {
+        return;
+    }
+    // strace's -e signal=: the SIGUSR1 line goes with !SIGUSR1, the fault's stays; the end too.
+    let wl = ["catch", "10", "raise", "10", "segv"];
+    let out = trace_status(&["-e", "kill", "-e", "signal=!SIGUSR1"], &wl);
+    out.assert_code(139);
+    let fate: Vec<String> = ours(&out).iter().map(|l| l.replace(" (core dumped)", "")).collect();
+    let expect = [
+        "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---",
+        "+++ killed by SIGSEGV +++",
+    ];
+    assert_eq!(fate, expect, "{}", out.describe());
+    let out = trace_status(&["-e", "kill", "-e", "signal=none"], &wl);
+    let fate: Vec<String> = ours(&out).iter().map(|l| l.replace(" (core dumped)", "")).collect();
+    assert_eq!(fate, ["+++ killed by SIGSEGV +++"], "{}", out.describe());
+}
+
 /// strace's lines of `syscall`, its column padding before ` = ` taken out.
 fn strace_calls(wl: &[&str], syscall: &str) -> Vec<String> {
     common::trace::strace(syscall, wl)

@@ -11,6 +11,7 @@ use crate::face_trace::stamp::Stamp;
 use clap::{ArgAction, Args};
 use sonde_syntax::diag::SourceFile;
 use sonde_trace::events::{self, Spec};
+use sonde_trace::fate::SignalSet;
 use sonde_trace::filter::{self, Filter};
 use sonde_trace::line::xlat::Xlat;
 use sonde_trace::summary::strace::{parse_columns, parse_sortby, Column, SortBy};
@@ -215,6 +216,8 @@ pub struct Trace {
     pub show_exits: bool,
     /// strace layout and JSON: signals delivered (`--- SIGNAME {...} ---`; -qqq leaves them out).
     pub show_signals: bool,
+    /// strace's `-e signal=SET`: which of them.
+    pub signals: SignalSet,
     pub min_duration_ns: Option<u64>,
     pub show: Show,
     pub errno_summary: bool,
@@ -274,7 +277,7 @@ impl TraceArgs {
                 return Err(Failure::Usage(format!("--tid {tid}: no thread has that id")));
             }
         }
-        let (syscalls, events, status_failed) = expressions(&self.expr)?;
+        let (syscalls, events, status_failed, signals) = expressions(&self.expr)?;
         let json = self.format.json();
         Ok(Trace {
             command: (!self.command.is_empty()).then(|| Command::Argv(self.command.clone())),
@@ -289,6 +292,7 @@ impl TraceArgs {
             failure: self.failure || status_failed,
             show_exits: self.quiet < 2,
             show_signals: self.quiet < 3,
+            signals,
             min_duration_ns: self.min_duration,
             show: match (self.summary, self.with_summary) {
                 (true, _) => Show::Summary,
@@ -406,15 +410,21 @@ impl TraceArgs {
     }
 }
 
-/// strace's `-e` qualifiers: `trace=SET` (or SET alone), `status=failed`. Several syscall sets are
-/// one list; the events in them come apart from the syscalls.
-fn expressions(exprs: &[String]) -> Result<(Option<String>, Vec<Spec>, bool), Failure> {
+/// strace's `-e` qualifiers: `trace=SET` (or SET alone), `status=failed`, `signal=SET`. Several
+/// syscall sets are one list; the events in them come apart from the syscalls.
+type Qualifiers = (Option<String>, Vec<Spec>, bool, SignalSet);
+
+fn expressions(exprs: &[String]) -> Result<Qualifiers, Failure> {
     let mut sets = Vec::new();
     let mut failed = false;
+    let mut signals = SignalSet::default();
     for e in exprs {
         match qualifier(e) {
             Some(("trace", set)) => sets.push(set),
             Some(("status", "failed")) => failed = true,
+            Some(("signal" | "signals" | "s", set)) => {
+                signals = SignalSet::parse(set).map_err(Failure::Usage)?
+            }
             Some(("status", other)) => {
                 return Err(Failure::Usage(format!(
                     "-e status={other}: sonde trace filters on status=failed only"
@@ -422,7 +432,7 @@ fn expressions(exprs: &[String]) -> Result<(Option<String>, Vec<Spec>, bool), Fa
             }
             Some((name, _)) => {
                 return Err(Failure::Usage(format!(
-                    "-e {name}=: strace's qualifier {name} is not implemented in sonde trace yet (trace= and status=failed are)"
+                    "-e {name}=: strace's qualifier {name} is not implemented in sonde trace yet (trace=, status=failed and signal= are)"
                 )))
             }
             None => sets.push(e),
@@ -437,7 +447,7 @@ fn expressions(exprs: &[String]) -> Result<(Option<String>, Vec<Spec>, bool), Fa
         true => (None, Vec::new()),
         false => events::split(&sets.join(",")).map_err(|e| Failure::Usage(e.to_string()))?,
     };
-    Ok((syscalls, events, failed))
+    Ok((syscalls, events, failed, signals))
 }
 
 /// `NAME=VALUE` where NAME is a word (an event's `/max-stack=N/` or a `CATEGORY:` is not one).
@@ -491,18 +501,21 @@ mod tests {
 
     #[test]
     fn strace_qualifiers_come_apart() {
-        let (sys, ev, failed) =
+        let (sys, ev, failed, _) =
             expressions(&words(&["trace=openat,read", "status=failed"])).unwrap();
         assert_eq!((sys.as_deref(), ev.len(), failed), (Some("openat,read"), 0, true));
-        let (sys, ev, _) =
+        let (sys, ev, _, _) =
             expressions(&words(&["nanosleep", "sched:sched_switch/max-stack=8/"])).unwrap();
         assert_eq!(sys.as_deref(), Some("nanosleep"));
         assert_eq!(ev[0].max_stack, Some(8));
         let sentence = |e: &[&str]| expressions(&words(e)).unwrap_err().sentence();
         assert_eq!(
-            sentence(&["signal=SIGINT"]),
-            "-e signal=: strace's qualifier signal is not implemented in sonde trace yet (trace= and status=failed are)"
+            sentence(&["read=3"]),
+            "-e read=: strace's qualifier read is not implemented in sonde trace yet (trace=, status=failed and signal= are)"
         );
+        let (_, _, _, signals) = expressions(&words(&["signal=!SIGCHLD"])).unwrap();
+        assert!(!signals.contains(17) && signals.contains(10));
+        assert_eq!(sentence(&["signal=SIGNOPE"]), "-e signal=SIGNOPE: `SIGNOPE` is not a signal");
         assert_eq!(
             sentence(&["status=successful"]),
             "-e status=successful: sonde trace filters on status=failed only"

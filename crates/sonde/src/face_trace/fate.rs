@@ -16,6 +16,8 @@ use sonde_trace::program as tp;
 pub struct Fates {
     pub exits: bool,
     pub signals: bool,
+    /// strace's `-e signal=SET`.
+    pub shown: fate::SignalSet,
     pub sent: fate::Sent,
 }
 
@@ -86,7 +88,7 @@ impl Lines<'_> {
     }
 
     fn signal(&mut self, task: Task, info: &SigInfo) {
-        if !self.fates.signals {
+        if !self.fates.signals || !self.fates.shown.contains(info.signo) {
             return;
         }
         let json = serde_json::json!({
