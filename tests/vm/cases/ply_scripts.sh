@@ -72,7 +72,7 @@ ip link set lo up
 if grep -q ' ip_rcv_finish$' /proc/kallsyms; then
 	run_sonde -c 'ping -c 3 -i 0.2 127.0.0.1' /tmp/net-rx.ply
 	expect_status 0
-	n=$(grep -cE '^@rx\[[0-9]+\]: [0-9]+$' "$SONDE_OUT_FILE")
+	n=$(grep -cE '^@rx\[(0x[0-9a-f]+|[0-9]+)\]: [0-9]+$' "$SONDE_OUT_FILE")
 	[ "$n" -ge 1 ] || fail "rx has no entries after 3 pings over lo"
 else
 	note "this kernel has no ip_rcv_finish of its own (inlined): net-rx.ply cannot attach"
