@@ -6,27 +6,31 @@
 //! sonde binaries used in turn do not remove each other's. Only root's directory of mode 0700 is
 //! used, so nothing another user wrote is ever read.
 
+use sonde_kernel::host::run_dir;
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-
-const DIR: &str = "/run/sonde";
+use std::sync::OnceLock;
 
 /// The file `kind-IDENTITY[-key]`, in a directory only this user can write; None where there
 /// is none (then nothing is kept).
 pub fn path(kind: &str, key: Option<u64>) -> Option<PathBuf> {
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(DIR).ok()?;
-    let meta = std::fs::metadata(DIR).ok()?;
-    let mine = meta.uid() == unsafe { libc::geteuid() } && meta.mode() & 0o022 == 0;
+    let dir = run_dir::private_dir(Path::new(run_dir::RUN_DIR))?;
+    let id = identity()?;
     let name = match key {
-        Some(k) => format!("{kind}-{:016x}-{k:016x}", identity()?),
-        None => format!("{kind}-{:016x}", identity()?),
+        Some(k) => format!("{kind}-{id:016x}-{k:016x}"),
+        None => format!("{kind}-{id:016x}"),
     };
-    mine.then(|| Path::new(DIR).join(name))
+    Some(dir.join(name))
 }
 
-/// The kernel and the sonde binary this run has, as one hash.
+/// The kernel and the sonde binary this run has, as one hash, read once a run.
 fn identity() -> Option<u64> {
+    static IDENTITY: OnceLock<Option<u64>> = OnceLock::new();
+    *IDENTITY.get_or_init(read_identity)
+}
+
+fn read_identity() -> Option<u64> {
     let kernel = std::fs::read_to_string("/proc/version").ok()?;
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
     let exe = std::fs::metadata("/proc/self/exe").ok()?;

@@ -1,6 +1,7 @@
-//! The machine sonde runs on: clocks, CPU lists, and processes (watching one exit, holding the
-//! `-c` command before its exec).
+//! The machine sonde runs on: clocks, CPU lists, processes (watching one exit, holding the
+//! `-c` command before its exec), and `/run/sonde`.
 
 pub mod clock;
 pub mod cpus;
 pub mod process;
+pub mod run_dir;

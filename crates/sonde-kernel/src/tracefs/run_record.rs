@@ -5,15 +5,11 @@
 //! directory owned by this user and writable by no one else, and a record restores only files
 //! under tracefs. Live runs remove their own record when they drop.
 
-use crate::sys;
-use std::fs::{DirBuilder, File};
+use crate::host::run_dir;
+use std::fs::File;
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
 
-/// Where records are kept: root-only, outside tracefs, emptied by a reboot (which also resets
-/// tracefs).
-const SYSTEM_DIR: &str = "/run/sonde";
 const PREFIX: &str = "graph-";
 
 /// A directory of run records.
@@ -24,7 +20,7 @@ pub(crate) struct Records {
 
 impl Records {
     pub(crate) fn system() -> Records {
-        Records::at(SYSTEM_DIR)
+        Records::at(run_dir::RUN_DIR)
     }
 
     pub(crate) fn at(dir: impl Into<PathBuf>) -> Records {
@@ -34,18 +30,14 @@ impl Records {
     /// Start this process's record (emptied if a dead run with the same pid left one). None if
     /// it cannot be made (not root): the run goes on, unrecorded.
     pub(crate) fn create(&self) -> Option<RunRecord> {
-        DirBuilder::new().recursive(true).mode(0o700).create(&self.dir).ok()?;
-        if !self.trusted() {
-            return None;
-        }
-        let path = self.dir.join(format!("{PREFIX}{}", std::process::id()));
+        let path = run_dir::private_dir(&self.dir)?.join(format!("{PREFIX}{}", std::process::id()));
         File::create(&path).ok()?;
         Some(RunRecord { path })
     }
 
     /// Every record as (pid, path); none from a directory someone else could have written.
     pub(crate) fn list(&self) -> Vec<(u32, PathBuf)> {
-        if !self.trusted() {
+        if !run_dir::trusted(&self.dir) {
             return Vec::new();
         }
         let Ok(dir) = std::fs::read_dir(&self.dir) else { return Vec::new() };
@@ -60,11 +52,6 @@ impl Records {
             .collect();
         records.sort();
         records
-    }
-
-    fn trusted(&self) -> bool {
-        std::fs::symlink_metadata(&self.dir)
-            .is_ok_and(|m| m.is_dir() && m.uid() == sys::euid() && m.mode() & 0o022 == 0)
     }
 }
 
