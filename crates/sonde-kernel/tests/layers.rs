@@ -11,6 +11,7 @@ const ORDER: &[&str] = &[
     "host/clock",
     "host/cpus",
     "host/process",
+    "host/run_dir",
     "tracefs",
     "tracefs/events",
     "object/name",
