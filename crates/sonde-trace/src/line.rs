@@ -94,7 +94,7 @@ impl Call {
         }
         let out = memory::out_index(i);
         let copy = self.entry.strings.iter().find(|(j, _)| *j == out)?;
-        verbose::decode(syscall, i, &copy.1)
+        verbose::decode(syscall, i, &self.entry.args, self.ret, &copy.1)
     }
 
     /// Argument `i` decoded from the memory the program copied for it, if any.

@@ -141,7 +141,8 @@ use When::{Both, Entry, Exit};
 /// x86-64 sizes of what strace shows (prefixes where it shows only the first fields).
 /// struct stat through st_ctime_nsec, every member strace -v shows.
 pub const STAT_PREFIX: usize = 120;
-pub const STATX_PREFIX: usize = 48;
+/// struct statx through stx_mnt_id, every member strace -v shows.
+pub const STATX_PREFIX: usize = 152;
 pub const SIGACTION: usize = 32;
 pub const SOCKADDR: usize = 112;
 /// utsname's sysname and nodename, 65 bytes each: what strace shows.

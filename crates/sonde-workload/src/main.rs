@@ -65,6 +65,8 @@ COMMANDS:
     openat-cold PATH  one openat(PATH) with PATH in a page mapped but never touched (a
                       tracer's copy at entry cannot fault it in)
     openat-bad        one openat() of a path in a page that cannot be read (EFAULT)
+    statx PATH        one statx(AT_FDCWD, PATH, 0, STATX_ALL) (the struct filled whole)
+    tcgetattr         open a pseudo-terminal pair, one ioctl(TCGETS) on the terminal
     exit CODE         exit_group(CODE) at once; later commands do not run
     exec ARGV0 ARGS.. execve(2) this program with argv ARGV0 ARGS.. (the rest of the
                       command line, run by the new image): `exec wl getpid 1`
@@ -365,6 +367,37 @@ fn bpf_ids(cmd: libc::c_long) -> Vec<u32> {
     }
 }
 
+fn statx(path: &str) {
+    let c = cstr(path);
+    let mut buf: libc::statx = unsafe { std::mem::zeroed() };
+    let (at, all) = (libc::AT_FDCWD, libc::STATX_ALL);
+    let r = unsafe { libc::syscall(libc::SYS_statx, at, c.as_ptr(), 0, all, &mut buf) };
+    if r != 0 {
+        die(&format!("statx({path}): errno {}", errno()));
+    }
+}
+
+/// A pty pair's terminal end, read with TCGETS (what `stty -a` does on a terminal).
+fn tcgetattr_pty() {
+    unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        if master < 0 || libc::grantpt(master) != 0 || libc::unlockpt(master) != 0 {
+            die(&format!("posix_openpt: errno {}", errno()));
+        }
+        let mut name = [0 as libc::c_char; 64];
+        if libc::ptsname_r(master, name.as_mut_ptr(), name.len()) != 0 {
+            die(&format!("ptsname_r: errno {}", errno()));
+        }
+        let tty = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY);
+        let mut t: libc::termios = std::mem::zeroed();
+        if tty < 0 || libc::syscall(libc::SYS_ioctl, tty, libc::TCGETS, &mut t) != 0 {
+            die(&format!("TCGETS: errno {}", errno()));
+        }
+        close(tty as libc::c_long);
+        close(master as libc::c_long);
+    }
+}
+
 fn print_bpf_ids() {
     for (kind, cmd) in [("progs", 11), ("maps", 12), ("links", 31)] {
         let ids: Vec<String> = bpf_ids(cmd).iter().map(u32::to_string).collect();
@@ -455,6 +488,8 @@ fn run(args: &[String]) {
             }
             "openat-cold" => openat_cold(arg("PATH", it.next())),
             "openat-bad" => openat_bad(),
+            "statx" => statx(arg("PATH", it.next())),
+            "tcgetattr" => tcgetattr_pty(),
             "segv" => unsafe {
                 std::ptr::read_volatile(std::hint::black_box(std::ptr::null::<u8>()));
             },

@@ -313,6 +313,25 @@ fn v_prints_struct_stat_whole() {
     }
 }
 
+#[test]
+fn v_prints_struct_statx_and_termios_whole() {
+    if skip() {
+        return;
+    }
+    let wl = ["statx", "/etc/hostname", "tcgetattr"];
+    let out = trace(&["--strace", "-qq", "-v", "-e", "statx,ioctl"], &wl);
+    let ours: Vec<String> = out.stdout.lines().map(|l| stack_masked(&collapsed(l))).collect();
+    let whole = |l: &&String| l.contains("stx_mnt_id=") || l.contains("c_cc=[[VINTR]=");
+    assert_eq!(ours.iter().filter(whole).count(), 2, "{}", out.describe());
+    if strace_installed() {
+        let theirs: Vec<String> = strace_lines(&["-v", "-e", "statx,ioctl"], &wl)
+            .iter()
+            .map(|l| stack_masked(l))
+            .collect();
+        assert_eq!(ours, theirs);
+    }
+}
+
 /// A TCP listener, a client and the accepted socket; a bound UDP socket and a connected one.
 /// Sleeps so that lines printed a little after their calls still find the same sockets. Prints
 /// what strace -yy shows for each fd (`want 4<TCP:[127.0.0.1:P->127.0.0.1:Q]>`).

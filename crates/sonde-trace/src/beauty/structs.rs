@@ -328,7 +328,7 @@ fn stat(b: &[u8]) -> Option<String> {
     Some(format!("{{st_mode={}, {tail}, ...}}", mode(m)))
 }
 
-const STATX_ATTRS: Table = &[
+pub(crate) const STATX_ATTRS: Table = &[
     (0x4, "STATX_ATTR_COMPRESSED"),
     (0x10, "STATX_ATTR_IMMUTABLE"),
     (0x20, "STATX_ATTR_APPEND"),

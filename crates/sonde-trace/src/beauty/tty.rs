@@ -5,8 +5,9 @@ use super::consts::flags_or_zero;
 use super::structs::u32_at;
 use super::Table;
 
-/// Bytes copied of ioctl's argument: termios' four flag words (what strace shows).
-pub const IOCTL_ARG: usize = 16;
+/// Bytes copied of ioctl's argument: struct termios whole (strace -v shows every member; without
+/// -v the four flag words).
+pub const IOCTL_ARG: usize = 36;
 
 /// The request's argument from the copy (`copy` made at exit for the requests that fill it, at
 /// entry and again at exit for those that read it), or None where strace prints the number.
@@ -154,13 +155,86 @@ fn cflag(v: u32) -> String {
 }
 
 fn termios(b: &[u8]) -> Option<String> {
+    Some(format!("{{{}, ...}}", termios_flags(b)?))
+}
+
+fn termios_flags(b: &[u8]) -> Option<String> {
     Some(format!(
-        "{{c_iflag={}, c_oflag={}, c_cflag={}, c_lflag={}, ...}}",
+        "c_iflag={}, c_oflag={}, c_cflag={}, c_lflag={}",
         flags_or_zero(u32_at(b, 0)? as u64, IFLAGS),
         oflag(u32_at(b, 4)?),
         cflag(u32_at(b, 8)?),
         flags_or_zero(u32_at(b, 12)? as u64, LFLAGS)
     ))
+}
+
+/// With -v: the request's termios whole, `c_line` and `c_cc` too, as strace -v prints it.
+pub fn ioctl_arg_whole(request: u32, copy: &[u8], ret: i64) -> Option<String> {
+    match request {
+        0x5401 if ret >= 0 => termios_whole(copy),
+        0x5402..=0x5404 => termios_whole(copy),
+        _ => None,
+    }
+}
+
+/// x86-64's control characters, by index (strace's xlat/termio_cc.in).
+const CC_NAMES: [&str; 17] = [
+    "VINTR", "VQUIT", "VERASE", "VKILL", "VEOF", "VTIME", "VMIN", "VSWTC", "VSTART", "VSTOP",
+    "VSUSP", "VEOL", "VREPRINT", "VDISCARD", "VWERASE", "VLNEXT", "VEOL2",
+];
+
+/// Line disciplines (linux/tty.h's N_*), by number.
+const DISCIPLINES: [&str; 31] = [
+    "N_TTY",
+    "N_SLIP",
+    "N_MOUSE",
+    "N_PPP",
+    "N_STRIP",
+    "N_AX25",
+    "N_X25",
+    "N_6PACK",
+    "N_MASC",
+    "N_R3964",
+    "N_PROFIBUS_FDL",
+    "N_IRDA",
+    "N_SMSBLOCK",
+    "N_HDLC",
+    "N_SYNC_PPP",
+    "N_HCI",
+    "N_GIGASET_M101",
+    "N_SLCAN",
+    "N_PPS",
+    "N_V253",
+    "N_CAIF",
+    "N_GSM0710",
+    "N_TI_WL",
+    "N_TRACESINK",
+    "N_TRACEROUTER",
+    "N_NCI",
+    "N_SPEAKUP",
+    "N_NULL",
+    "N_MCTP",
+    "N_DEVELOPMENT",
+    "N_CAN327",
+];
+
+/// struct termios: four flag words, c_line at 16, c_cc[19] at 17.
+fn termios_whole(b: &[u8]) -> Option<String> {
+    let line = *b.get(16)?;
+    let line = DISCIPLINES.get(line as usize).map_or(line.to_string(), |n| n.to_string());
+    let cc: Vec<String> = b
+        .get(17..36)?
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let value = if v == 0 { "0".to_string() } else { format!("{v:#x}") };
+            match CC_NAMES.get(i) {
+                Some(name) => format!("[{name}]={value}"),
+                None => format!("[{i}]={value}"),
+            }
+        })
+        .collect();
+    Some(format!("{{{}, c_line={line}, c_cc=[{}]}}", termios_flags(b)?, cc.join(", ")))
 }
 
 #[cfg(test)]

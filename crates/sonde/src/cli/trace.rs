@@ -60,8 +60,8 @@ pub struct TraceArgs {
     /// (numbers: `0x80000`), `verbose` (both: `0x80000 /* O_RDONLY|O_CLOEXEC */`).
     #[arg(short = 'X', long = "const-print-style", value_name = "FORMAT")]
     pub const_style: Option<String>,
-    /// With --strace, structures with every member, as strace's -v (struct stat: st_dev,
-    /// st_ino, ..., the three times).
+    /// With --strace, structures with every member, as strace's -v (struct stat and statx,
+    /// ioctl's termios).
     #[arg(short = 'v', long = "no-abbrev")]
     pub verbose: bool,
     /// Bytes of each buffer shown (strace's -s): 32 by default, at most 255; paths are copied
