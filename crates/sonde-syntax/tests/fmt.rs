@@ -142,6 +142,17 @@ fn fixtures_are_reproduced_and_restored_from_mangled_copies() {
 }
 
 #[test]
+fn messy_programs_format_to_the_fixtures() {
+    for path in fixtures() {
+        let messy = path.parent().unwrap().join("messy").join(path.file_name().unwrap());
+        let input = std::fs::read_to_string(&messy).unwrap();
+        let want = std::fs::read_to_string(&path).unwrap();
+        let got = format(&input).unwrap_or_else(|e| panic!("{}: {}", messy.display(), e.message));
+        assert!(got == want, "{}:\n{}", messy.display(), diff(&want, &got));
+    }
+}
+
+#[test]
 fn mangling_changes_every_fixture() {
     for path in fixtures() {
         let text = std::fs::read_to_string(&path).unwrap();

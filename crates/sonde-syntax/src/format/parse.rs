@@ -1,8 +1,8 @@
 //! Program, probes and statements, as bpftrace's parser reads them.
 
 use super::cursor::{Cursor, PResult};
-use super::parse_expr::{binary_from, expr, postfix, try_type, type_annotation, unary};
-use super::tree::{Block, ConfigValue, Expr, ForIter, Program, Root, Stmt, TypeArg, E, R, S};
+use super::parse_expr::{expr, postfix, type_annotation, unary};
+use super::tree::{Block, ConfigValue, Expr, ForIter, Program, Root, Stmt, E, R, S};
 use crate::lexer::TokenKind as T;
 
 pub fn program(c: &mut Cursor) -> PResult<Program> {
@@ -216,7 +216,7 @@ fn probe(c: &mut Cursor) -> PResult<R> {
         }
         c.pos += 1;
     }
-    let body = block(c, false)?;
+    let body = if pred.is_none() && !c.is(T::LBrace)? { lone_statement(c)? } else { block(c, false)? };
     Ok(R::Probe { points, pred, body })
 }
 
@@ -279,6 +279,16 @@ pub fn block(c: &mut Cursor, allow_value: bool) -> PResult<Block> {
     Ok(Block { stmts, expr: None, lo, hi })
 }
 
+/// ply's body of one statement without braces (`k:f @[comm] = count();`), as a block.
+pub fn lone_statement(c: &mut Cursor) -> PResult<Block> {
+    let lo = c.peek()?.span.lo as usize;
+    let stmt = match statement(c)? {
+        Item::Stmt(s) => s,
+        Item::Value(e) => Stmt { kind: S::Expr(e), lo },
+    };
+    Ok(Block { stmts: vec![stmt], expr: None, lo, hi: c.pos })
+}
+
 enum Item {
     Stmt(Stmt),
     /// An expression ending the block without `;`.
@@ -335,13 +345,28 @@ fn statement(c: &mut Cursor) -> PResult<Item> {
             S::Discard(e)
         }
         "let" => let_stmt(c)?,
-        _ if matches!(t.kind, T::Var | T::At) => match assignment(c)? {
+        "delete" if !next_is_paren(c)? => {
+            c.bump()?;
+            let e = expr(c)?;
+            stmt_end(c)?;
+            S::Delete(e)
+        }
+        _ if matches!(t.kind, T::Var | T::At | T::Ident) => match assignment(c)? {
             Some(kind) => kind,
             None => return expr_statement(c, lo),
         },
         _ => return expr_statement(c, lo),
     };
     Ok(Item::Stmt(Stmt { kind, lo }))
+}
+
+/// Whether the token after the next is `(`.
+fn next_is_paren(c: &mut Cursor) -> PResult<bool> {
+    let save = c.pos;
+    c.bump()?;
+    let paren = c.is(T::LParen)?;
+    c.pos = save;
+    Ok(paren)
 }
 
 fn discard_ahead(c: &mut Cursor) -> bool {
@@ -430,17 +455,16 @@ fn assignment(c: &mut Cursor) -> PResult<Option<S>> {
         stmt_end(c)?;
         return Ok(Some(S::Assign { target: p, value }));
     }
-    let _ = binary_from;
     c.pos = save;
     Ok(None)
 }
 
-/// `$x`, `@m` or `@m[keys]`.
+/// `$x`, `@m` or `@m[keys]` (or ply's `m[keys]`, a map without `@`).
 fn target(c: &mut Cursor) -> PResult<Expr> {
     let t = c.bump()?;
     let lo = t.span.lo as usize;
     let name = c.src(&t).to_string();
-    if t.kind == T::At && c.eat(T::LBracket)? {
+    if t.kind != T::Var && c.eat(T::LBracket)? {
         let mut keys = vec![expr(c)?];
         while c.eat(T::Comma)? {
             keys.push(expr(c)?);
@@ -490,8 +514,5 @@ fn for_operand(c: &mut Cursor) -> PResult<Expr> {
         let (lo, hi) = (t.span.lo as usize, t.span.hi as usize);
         return Ok(Expr { kind: E::Name(c.src(&t).to_string()), lo, hi });
     }
-    let e = unary(c)?;
-    let _ = try_type;
-    let _: Option<TypeArg> = None;
-    Ok(e)
+    unary(c)
 }

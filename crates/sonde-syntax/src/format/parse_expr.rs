@@ -65,7 +65,7 @@ pub fn binary(c: &mut Cursor, min: u8) -> PResult<Expr> {
     binary_from(c, min, lhs)
 }
 
-pub fn binary_from(c: &mut Cursor, min: u8, mut lhs: Expr) -> PResult<Expr> {
+fn binary_from(c: &mut Cursor, min: u8, mut lhs: Expr) -> PResult<Expr> {
     loop {
         let t = c.peek()?;
         let Some((op, prec)) = binop(&t.kind) else { break };
@@ -272,8 +272,13 @@ fn if_expr(c: &mut Cursor) -> PResult<Expr> {
     Ok(Expr { kind, lo, hi: c.pos })
 }
 
+/// A branch's block; sonde's (C's) branch of one statement without braces becomes one.
 fn block_expr(c: &mut Cursor) -> PResult<Expr> {
-    let b = super::parse::block(c, true)?;
+    let b = if c.is(T::LBrace)? {
+        super::parse::block(c, true)?
+    } else {
+        super::parse::lone_statement(c)?
+    };
     let (lo, hi) = (b.lo, b.hi);
     Ok(Expr { kind: E::Block(b), lo, hi })
 }

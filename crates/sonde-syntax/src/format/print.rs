@@ -198,6 +198,7 @@ fn statement_value(s: &Stmt, m: &mut Metas, w: usize) -> Buf {
         }
         S::Discard(e) => Buf::new().text("_ = ").append(expr(e, m, w, true)).text(";"),
         S::Import(name) => Buf::new().text(format!("import \"{}\";", name)),
+        S::Delete(e) => Buf::new().text("delete ").append(expr(e, m, w, true)).text(";"),
     }
 }
 

@@ -89,6 +89,8 @@ pub enum S {
     Jump { word: &'static str, value: Option<Expr> },
     Discard(Expr),
     Import(String),
+    /// ply's `delete m[k]` (bpftrace's `delete(@m, k)` is a call).
+    Delete(Expr),
 }
 
 #[derive(Clone, Debug)]
