@@ -68,18 +68,17 @@ fn c_definition_ahead(c: &mut Cursor) -> bool {
 
 /// A C definition, verbatim (comments inside included), ending in `;`.
 fn c_definition(c: &mut Cursor) -> String {
-    let text = c.rest();
+    let b = c.rest().as_bytes();
     let mut depth = 0;
-    let mut end = text.len();
+    let mut end = b.len();
     let mut i = 0;
-    let b = text.as_bytes();
     while i < b.len() {
-        if text[i..].starts_with("//") {
-            i += text[i..].find('\n').unwrap_or(text.len() - i);
+        if b[i..].starts_with(b"//") {
+            i += b[i..].iter().position(|&ch| ch == b'\n').unwrap_or(b.len() - i);
             continue;
         }
-        if text[i..].starts_with("/*") {
-            i += text[i + 2..].find("*/").map_or(text.len() - i, |j| j + 4);
+        if b[i..].starts_with(b"/*") {
+            i += b[i + 2..].windows(2).position(|x| x == b"*/").map_or(b.len() - i, |j| j + 4);
             continue;
         }
         match b[i] {
@@ -95,7 +94,7 @@ fn c_definition(c: &mut Cursor) -> String {
         }
         i += 1;
     }
-    let mut def = text[..end].trim_end().to_string();
+    let mut def = c.rest()[..end].trim_end().to_string();
     c.pos += end;
     if !def.ends_with(';') {
         def.push(';');
@@ -228,7 +227,7 @@ fn attach_point(c: &mut Cursor) -> PResult<String> {
     let mut p = lo;
     while p < b.len() {
         let ch = b[p];
-        let path = c.text[lo..p].contains(':');
+        let path = b[lo..p].contains(&b':');
         if ch == b'{' || ch == b',' || ch.is_ascii_whitespace() {
             break;
         }
@@ -243,7 +242,10 @@ fn attach_point(c: &mut Cursor) -> PResult<String> {
         }
         p += 1;
     }
-    let p = p.min(b.len());
+    let mut p = p.min(b.len());
+    while !c.text.is_char_boundary(p) {
+        p += 1;
+    }
     if p == lo {
         return Err(c.error_here(1, "expected an attach point"));
     }

@@ -94,8 +94,8 @@ pub fn list(items: &[Expr], sep: &str, m: &mut Metas, w: usize, bare: bool) -> B
     let widths: Vec<usize> = bufs.iter().map(Buf::width).collect();
     let breaks = best_breaks(&widths, w);
     let mut out = Buf::new();
-    for (i, b) in bufs.into_iter().enumerate() {
-        if i > 0 && breaks & (1 << (i - 1)) != 0 {
+    for (b, brk) in bufs.into_iter().zip(breaks) {
+        if brk {
             out = out.line_break();
         }
         out = out.append(b);
@@ -103,26 +103,36 @@ pub fn list(items: &[Expr], sep: &str, m: &mut Metas, w: usize, bare: bool) -> B
     out
 }
 
-/// Bit `i - 1` set: break before item `i`. The first mask (in counting order) whose lines all
-/// fit; none fitting: no breaks.
-fn best_breaks(widths: &[usize], w: usize) -> u64 {
-    let n = widths.len().min(63);
-    for mask in 0..(1u64 << (n - 1)) {
-        let mut current = widths[0];
-        let mut widest = 0;
-        for (i, width) in widths.iter().enumerate().take(n).skip(1) {
-            if mask & (1 << (i - 1)) != 0 {
-                widest = widest.max(current);
-                current = *width;
-            } else {
-                current += width;
+/// Where to break a list too wide for one line (`true`: before that item): bpftrace takes the
+/// first arrangement, counting breaks as bits with the last item's highest, whose lines all fit
+/// in `w`; none fitting, no breaks. Found from the highest bit down (a break left out where the
+/// rest can still fit), not by trying all 2^n.
+pub fn best_breaks(widths: &[usize], w: usize) -> Vec<bool> {
+    let n = widths.len();
+    let fits = |brk: &[bool]| {
+        let mut line = 0;
+        for (width, b) in widths.iter().zip(brk) {
+            if *b {
+                if line > w {
+                    return false;
+                }
+                line = 0;
             }
+            line += width;
         }
-        if widest.max(current) <= w {
-            return mask;
+        line <= w
+    };
+    let mut brk: Vec<bool> = (0..n).map(|i| i > 0).collect();
+    if !fits(&brk) {
+        return vec![false; n];
+    }
+    for i in (1..n).rev() {
+        brk[i] = false;
+        if !fits(&brk) {
+            brk[i] = true;
         }
     }
-    0
+    brk
 }
 
 fn type_text(t: &Type) -> String {
