@@ -29,10 +29,16 @@ fn format(cli: &Cli) -> Result<i32, Failure> {
         return Err(Failure::Usage("--fmt needs a program: `sonde --fmt FILE`".into()));
     };
     let src = source_from_arg(arg)?;
-    let text = match sonde_syntax::format::format(&src.text) {
-        Ok(text) => text,
+    let color = stderr_is_terminal();
+    let text = match sonde_syntax::format::format_with_warnings(&src.text) {
+        Ok((text, warnings)) => {
+            for w in &warnings {
+                eprint!("{}", sonde_syntax::render(w, &src, color));
+            }
+            text
+        }
         Err(d) => {
-            eprint!("{}", sonde_syntax::render(&d, &src, stderr_is_terminal()));
+            eprint!("{}", sonde_syntax::render(&d, &src, color));
             return Ok(1);
         }
     };

@@ -14,13 +14,22 @@ pub enum Meta {
 #[derive(Clone, Debug, Default)]
 pub struct Metas {
     items: BTreeMap<usize, Meta>,
+    /// Offsets of comments no place printed (inside an expression, as bpftrace drops them).
+    pub dropped: Vec<usize>,
 }
 
 impl Metas {
     /// Removes and returns everything at or before `pos`.
     pub fn before(&mut self, pos: usize) -> Metas {
         let rest = self.items.split_off(&(pos + 1));
-        Metas { items: std::mem::replace(&mut self.items, rest) }
+        Metas { items: std::mem::replace(&mut self.items, rest), dropped: Vec::new() }
+    }
+
+    /// Gives up `part` (claimed but not printed): its comments are counted as dropped.
+    pub fn drop_part(&mut self, part: Metas) {
+        self.dropped.extend(part.dropped);
+        let comments = part.items.iter().filter(|(_, m)| matches!(m, Meta::Comment(_)));
+        self.dropped.extend(comments.map(|(pos, _)| *pos));
     }
 
     pub fn all(&self) -> impl Iterator<Item = &Meta> {

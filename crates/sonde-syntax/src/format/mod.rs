@@ -27,8 +27,27 @@ const INDENT: usize = 2;
 
 /// The program in bpftrace's format, or the first syntax error.
 pub fn format(text: &str) -> Result<String, Diagnostic> {
+    format_with_warnings(text).map(|(out, _)| out)
+}
+
+/// The program in bpftrace's format and a warning for each comment it leaves out (one inside
+/// an expression, which bpftrace's formatter drops too), or the first syntax error.
+pub fn format_with_warnings(text: &str) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
     let mut c = cursor::Cursor::new(text);
     let program = parse::program(&mut c)?;
     let mut metas = c.metas;
-    Ok(print::program(&program, &mut metas, WIDTH).render())
+    let out = print::program(&program, &mut metas, WIDTH).render();
+    let warnings = metas
+        .dropped
+        .iter()
+        .map(|&pos| {
+            let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+            Diagnostic::warning(
+                crate::ast::Span::new(pos, end),
+                "this comment inside an expression is left out, as bpftrace's formatter leaves it out",
+            )
+            .with_help("move it to a line of its own before the statement")
+        })
+        .collect();
+    Ok((out, warnings))
 }

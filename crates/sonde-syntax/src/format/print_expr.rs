@@ -61,6 +61,7 @@ pub fn expr(e: &Expr, m: &mut Metas, w: usize, bare: bool) -> Buf {
     } else {
         buf = buf.append(value(e, &mut local, local_w, true));
     }
+    m.drop_part(local);
     if bare_ok {
         buf
     } else {

@@ -1,4 +1,4 @@
-use super::format;
+use super::{format, format_with_warnings};
 use super::print_expr::best_breaks;
 
 fn fmt(s: &str) -> String {
@@ -88,4 +88,15 @@ fn any_prefix_is_formatted_or_refused_without_panic() {
             assert_eq!(format(&out).ok().as_ref(), Some(&out), "unstable at {}", end);
         }
     }
+}
+
+#[test]
+fn a_comment_inside_an_expression_is_left_out_with_a_warning() {
+    let text = "BEGIN {\n  printf(\"%d\", // the count\n    1);\n}\n";
+    let (out, warnings) = format_with_warnings(text).unwrap();
+    assert_eq!(out, probe("  printf(\"%d\", 1);\n"));
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(&text[warnings[0].span.lo as usize..warnings[0].span.hi as usize], "the count");
+    let (_, none) = format_with_warnings(&out).unwrap();
+    assert!(none.is_empty());
 }
