@@ -74,9 +74,9 @@ fn mangle(text: &str) -> String {
     for line in text.lines() {
         if !in_body {
             in_body = line == "{";
-            let joinable = out.last().is_some_and(|l| {
-                !l.is_empty() && !l.starts_with('#') && !l.starts_with("//")
-            });
+            let joinable = out
+                .last()
+                .is_some_and(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"));
             match out.last_mut() {
                 Some(last) if in_body && joinable => last.push_str("   {"),
                 _ => out.push(line.to_string()),
@@ -115,14 +115,24 @@ fn check(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).unwrap();
     match format(&text) {
         Ok(out) if out == text => {}
-        Ok(out) => return Some(format!("{}: not reproduced:\n{}", path.display(), diff(&text, &out))),
+        Ok(out) => {
+            return Some(format!("{}: not reproduced:\n{}", path.display(), diff(&text, &out)))
+        }
         Err(e) => return Some(format!("{}: {} at {:?}", path.display(), e.message, e.span)),
     }
     let mangled = mangle(&text);
     match format(&mangled) {
         Ok(out) if out == text => None,
-        Ok(out) => Some(format!("{}: mangled copy not restored:\n{}", path.display(), diff(&text, &out))),
-        Err(e) => Some(format!("{}: mangled copy: {} at {:?}\n{}", path.display(), e.message, e.span, mangled)),
+        Ok(out) => {
+            Some(format!("{}: mangled copy not restored:\n{}", path.display(), diff(&text, &out)))
+        }
+        Err(e) => Some(format!(
+            "{}: mangled copy: {} at {:?}\n{}",
+            path.display(),
+            e.message,
+            e.span,
+            mangled
+        )),
     }
 }
 

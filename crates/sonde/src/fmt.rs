@@ -79,7 +79,9 @@ fn replace_file(out: &Path, text: &str) -> Result<(), Failure> {
     let result = written
         .map_err(|e| fail("write", &tmp, e))
         .and_then(|_| match permissions {
-            Ok(p) => std::fs::set_permissions(&tmp, p).map_err(|e| fail("set the mode of", &tmp, e)),
+            Ok(p) => {
+                std::fs::set_permissions(&tmp, p).map_err(|e| fail("set the mode of", &tmp, e))
+            }
             Err(_) => Ok(()),
         })
         .and_then(|_| std::fs::rename(&tmp, out).map_err(|e| fail("replace", out, e)));

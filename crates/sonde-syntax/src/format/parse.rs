@@ -49,7 +49,8 @@ fn c_line(c: &mut Cursor) -> String {
 /// `struct|union|enum` then names and bracketed groups up to a `{`.
 fn c_definition_ahead(c: &mut Cursor) -> bool {
     let rest = c.rest();
-    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let word: String =
+        rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     if !matches!(word.as_str(), "struct" | "union" | "enum") {
         return false;
     }
@@ -215,7 +216,8 @@ fn probe(c: &mut Cursor) -> PResult<R> {
         }
         c.pos += 1;
     }
-    let body = if pred.is_none() && !c.is(T::LBrace)? { lone_statement(c)? } else { block(c, false)? };
+    let body =
+        if pred.is_none() && !c.is(T::LBrace)? { lone_statement(c)? } else { block(c, false)? };
     Ok(R::Probe { points, pred, body })
 }
 
@@ -436,8 +438,11 @@ fn assignment(c: &mut Cursor) -> PResult<Option<S>> {
         let rhs = expr(c)?;
         stmt_end(c)?;
         let (lo, hi) = (target.lo, rhs.hi);
-        let value =
-            Expr { kind: E::Binop { op, lhs: Box::new(target.clone()), rhs: Box::new(rhs) }, lo, hi };
+        let value = Expr {
+            kind: E::Binop { op, lhs: Box::new(target.clone()), rhs: Box::new(rhs) },
+            lo,
+            hi,
+        };
         return Ok(Some(S::Assign { target, value }));
     }
     if matches!(t.kind, T::PlusPlus | T::MinusMinus) {
@@ -495,10 +500,12 @@ fn for_loop(c: &mut Cursor) -> PResult<S> {
     } else {
         match first.kind {
             E::Name(n) if n.starts_with('@') => ForIter::Map(n),
-            _ => return Err(crate::diag::Diagnostic::error(
-                crate::ast::Span::new(first.lo, first.hi),
-                "expected a map or a range in the `for` loop",
-            )),
+            _ => {
+                return Err(crate::diag::Diagnostic::error(
+                    crate::ast::Span::new(first.lo, first.hi),
+                    "expected a map or a range in the `for` loop",
+                ))
+            }
         }
     };
     if paren {

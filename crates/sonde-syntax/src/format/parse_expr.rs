@@ -10,8 +10,8 @@ use crate::lexer::{is_ident_start, TokenKind as T};
 const BUILTINS: &[&str] = &[
     "pid", "tid", "uid", "gid", "nsecs", "elapsed", "numaid", "cpu", "ncpus", "curtask", "rand",
     "cgroup", "comm", "kstack", "ustack", "func", "probe", "username", "args", "retval", "ctx",
-    "cpid", "jiffies", "usermode", "sarg0", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
-    "arg6", "arg7", "arg8", "arg9",
+    "cpid", "jiffies", "usermode", "sarg0", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6",
+    "arg7", "arg8", "arg9",
 ];
 
 fn binop(kind: &T) -> Option<(&'static str, u8)> {
@@ -376,9 +376,7 @@ pub fn try_type(c: &mut Cursor) -> PResult<Option<Type>> {
 fn can_start_expression(c: &mut Cursor) -> bool {
     match c.ch() {
         Some(ch) => {
-            ch.is_ascii_digit()
-                || b"$@\"(-!~*&".contains(&ch)
-                || is_ident_start(ch as char)
+            ch.is_ascii_digit() || b"$@\"(-!~*&".contains(&ch) || is_ident_start(ch as char)
         }
         None => false,
     }

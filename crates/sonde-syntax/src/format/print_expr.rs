@@ -217,9 +217,9 @@ fn value(e: &Expr, m: &mut Metas, w: usize, bare: bool) -> Buf {
             }
         }
         E::If { .. } => super::print_if::if_expr(e, m, w),
-        E::Field { expr: x, field } => {
-            expr(x, m, w.wrapping_sub(field.len() + 1), is_primitive(x)).text(".").text(field.clone())
-        }
+        E::Field { expr: x, field } => expr(x, m, w.wrapping_sub(field.len() + 1), is_primitive(x))
+            .text(".")
+            .text(field.clone()),
         E::Index { expr: x, index } => {
             let b = expr(x, m, w.wrapping_sub(1), false);
             let i = expr(index, m, w.wrapping_sub(INDENT), false);

@@ -14,7 +14,14 @@ pub fn if_expr(e: &Expr, m: &mut Metas, w: usize) -> Buf {
         let t = expr(then, m, w.wrapping_sub(2), false);
         let f = expr(els, m, w.wrapping_sub(2), false);
         if c.width() + t.width() + f.width() + 8 > w {
-            return Buf::new().append(c).line_break().text("? ").append(t).line_break().text(": ").append(f);
+            return Buf::new()
+                .append(c)
+                .line_break()
+                .text("? ")
+                .append(t)
+                .line_break()
+                .text(": ")
+                .append(f);
         }
         return Buf::new().append(c).text(" ? ").append(t).text(" : ").append(f);
     }
@@ -23,11 +30,10 @@ pub fn if_expr(e: &Expr, m: &mut Metas, w: usize) -> Buf {
     let mut last = None;
     let mut total = 0;
     let mut it = e;
-    loop {
-        let E::If { cond, then, els } = &it.kind else { break };
-        // Layout between the first condition and its block goes with the condition.
-        let cond_metas = m.before(then_lo(e));
-        let mut cm = cond_metas;
+    while let E::If { cond, then, els } = &it.kind {
+        // Layout between the first `if`'s condition and its block goes with the condition
+        // (bpftrace takes the first block's position for every branch of the chain).
+        let mut cm = m.before(then_lo(e));
         let c = expr(cond, &mut cm, w.wrapping_sub(5), matches!(cond.kind, E::Comptime(_)));
         let c = c.meta_inline(&cm);
         let body = raw_block(then, m, w);
@@ -52,7 +58,12 @@ pub fn if_expr(e: &Expr, m: &mut Metas, w: usize) -> Buf {
         || last.as_ref().is_some_and(|b| b.lines() > 1)
     {
         for (i, (c, b)) in pairs.into_iter().enumerate() {
-            buf = buf.text(if i > 0 { " else if " } else { "if " }).append(c).text(" {").indented(b).text("}");
+            buf = buf
+                .text(if i > 0 { " else if " } else { "if " })
+                .append(c)
+                .text(" {")
+                .indented(b)
+                .text("}");
         }
         if let Some(b) = last {
             buf = buf.text(" else {").indented(b).text("}");
@@ -60,7 +71,12 @@ pub fn if_expr(e: &Expr, m: &mut Metas, w: usize) -> Buf {
         return buf;
     }
     for (i, (c, b)) in pairs.into_iter().enumerate() {
-        buf = buf.text(if i > 0 { " else if " } else { "if " }).append(c).text(" { ").append(b).text(" }");
+        buf = buf
+            .text(if i > 0 { " else if " } else { "if " })
+            .append(c)
+            .text(" { ")
+            .append(b)
+            .text(" }");
     }
     if let Some(b) = last {
         buf = buf.text(" else { ").append(b).text(" }");

@@ -1,5 +1,5 @@
-use super::{format, format_with_warnings};
 use super::print_expr::best_breaks;
+use super::{format, format_with_warnings};
 
 fn fmt(s: &str) -> String {
     format(s).unwrap_or_else(|e| panic!("{}: {}", s, e.message))
@@ -19,14 +19,23 @@ fn a_probe_in_standard_form() {
 fn operands_that_are_not_primitive_get_parentheses() {
     assert_eq!(fmt("BEGIN { $a = 1 + 2 * 3 - 4; }"), probe("  $a = (1 + (2 * 3)) - 4;\n"));
     assert_eq!(fmt("BEGIN { if ($a) { } }"), probe("  if $a {}\n"));
-    assert_eq!(fmt("BEGIN { $x = $a == 1 && $b < 2 && f(1); }"), probe("  $x = $a == 1 && $b < 2 && f(1);\n"));
-    assert_eq!(fmt("BEGIN { $x = -1; @y = $x > 0 ? $x : -$x; }"), probe("  $x = -1;\n  @y = ($x > 0) ? $x : (-$x);\n"));
+    assert_eq!(
+        fmt("BEGIN { $x = $a == 1 && $b < 2 && f(1); }"),
+        probe("  $x = $a == 1 && $b < 2 && f(1);\n")
+    );
+    assert_eq!(
+        fmt("BEGIN { $x = -1; @y = $x > 0 ? $x : -$x; }"),
+        probe("  $x = -1;\n  @y = ($x > 0) ? $x : (-$x);\n")
+    );
 }
 
 #[test]
 fn bpftrace_spellings_are_printed() {
     assert_eq!(fmt("BEGIN { $m = curtask->mm; }"), probe("  $m = curtask.mm;\n"));
-    assert_eq!(fmt("BEGIN { $c = $c + 1; @n[1] = @n[1] << 2; }"), probe("  $c += 1;\n  @n[1] <<= 2;\n"));
+    assert_eq!(
+        fmt("BEGIN { $c = $c + 1; @n[1] = @n[1] << 2; }"),
+        probe("  $c += 1;\n  @n[1] <<= 2;\n")
+    );
     assert_eq!(fmt("BEGIN { $p = (struct sock *) arg0; }"), probe("  $p = (struct sock*)arg0;\n"));
     assert_eq!(fmt("BEGIN { @[1,2]++; }"), probe("  @[1, 2]++;\n"));
 }
@@ -34,7 +43,10 @@ fn bpftrace_spellings_are_printed() {
 #[test]
 fn literals_keep_their_spelling_and_strings_are_re_escaped() {
     assert_eq!(fmt("BEGIN { $a = 0x10 + 1_000 + 1e6; }"), probe("  $a = (0x10 + 1_000) + 1e6;\n"));
-    assert_eq!(fmt("BEGIN { printf(\"a\\tb\\x01\\\"\"); }"), probe("  printf(\"a\\tb\\x01\\\"\");\n"));
+    assert_eq!(
+        fmt("BEGIN { printf(\"a\\tb\\x01\\\"\"); }"),
+        probe("  printf(\"a\\tb\\x01\\\"\");\n")
+    );
 }
 
 #[test]
@@ -49,8 +61,10 @@ fn ply_forms_become_blocks_or_stay_as_written() {
 
 #[test]
 fn comments_and_blank_lines_are_kept() {
-    let text = "// top\n\nBEGIN\n{\n\n  $a = 1; // after a\n\n\n  /* b */\n  $b = 2;\n}\n\n\n// end\n";
-    let want = "// top\n\nBEGIN\n{\n\n  $a = 1;\n  // after a\n\n\n  // b\n  $b = 2;\n}\n\n\n// end\n";
+    let text =
+        "// top\n\nBEGIN\n{\n\n  $a = 1; // after a\n\n\n  /* b */\n  $b = 2;\n}\n\n\n// end\n";
+    let want =
+        "// top\n\nBEGIN\n{\n\n  $a = 1;\n  // after a\n\n\n  // b\n  $b = 2;\n}\n\n\n// end\n";
     assert_eq!(fmt(text), want);
     assert_eq!(fmt(want), want);
 }

@@ -17,24 +17,63 @@ pub enum E {
     Bool(bool),
     /// `$1`, `$#`, `$name`, `@name`, `@`, a builtin or identifier: printed as is.
     Name(String),
-    MapAccess { map: String, key: Box<Expr> },
-    Call { name: String, args: Vec<Expr> },
+    MapAccess {
+        map: String,
+        key: Box<Expr>,
+    },
+    Call {
+        name: String,
+        args: Vec<Expr>,
+    },
     /// `sizeof(...)`, `typeinfo(...)`, `typeof(...)`.
-    TypeFn { name: &'static str, arg: Box<TypeArg> },
-    Offsetof { arg: Box<TypeArg>, fields: Vec<String> },
+    TypeFn {
+        name: &'static str,
+        arg: Box<TypeArg>,
+    },
+    Offsetof {
+        arg: Box<TypeArg>,
+        fields: Vec<String>,
+    },
     Comptime(Box<Expr>),
-    Binop { op: &'static str, lhs: Box<Expr>, rhs: Box<Expr> },
-    Unop { op: &'static str, expr: Box<Expr>, post: bool },
+    Binop {
+        op: &'static str,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Unop {
+        op: &'static str,
+        expr: Box<Expr>,
+        post: bool,
+    },
     /// `if c { } else { }` (branches are `Block`s) or `c ? a : b`.
-    If { cond: Box<Expr>, then: Box<Expr>, els: Option<Box<Expr>> },
-    Field { expr: Box<Expr>, field: String },
-    Index { expr: Box<Expr>, index: Box<Expr> },
-    TupleIndex { expr: Box<Expr>, index: String },
-    Cast { ty: Box<TypeArg>, expr: Box<Expr> },
+    If {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Option<Box<Expr>>,
+    },
+    Field {
+        expr: Box<Expr>,
+        field: String,
+    },
+    Index {
+        expr: Box<Expr>,
+        index: Box<Expr>,
+    },
+    TupleIndex {
+        expr: Box<Expr>,
+        index: String,
+    },
+    Cast {
+        ty: Box<TypeArg>,
+        expr: Box<Expr>,
+    },
     Tuple(Vec<Expr>),
     /// `(a = 1, b = 2)`: each element a `Named`.
     Record(Vec<Expr>),
-    Named { name: String, expr: Box<Expr> },
+    Named {
+        name: String,
+        expr: Box<Expr>,
+    },
     Block(Block),
 }
 
@@ -79,14 +118,34 @@ pub struct Stmt {
 pub enum S {
     Expr(Expr),
     /// `target = value`; a compound `target op= v` has `value` = `target op v`.
-    Assign { target: Expr, value: Expr },
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
     /// `let $x [: type] = value;` (value `None`: a declaration alone).
-    Let { var: String, ty: Option<TypeArg>, value: Option<Expr> },
-    While { cond: Expr, body: Block },
-    Unroll { count: Expr, body: Block },
-    For { var: String, iter: ForIter, body: Block },
+    Let {
+        var: String,
+        ty: Option<TypeArg>,
+        value: Option<Expr>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
+    Unroll {
+        count: Expr,
+        body: Block,
+    },
+    For {
+        var: String,
+        iter: ForIter,
+        body: Block,
+    },
     /// `break`, `continue`, `return [expr]`.
-    Jump { word: &'static str, value: Option<Expr> },
+    Jump {
+        word: &'static str,
+        value: Option<Expr>,
+    },
     Discard(Expr),
     Import(String),
     /// ply's `delete m[k]` (bpftrace's `delete(@m, k)` is a call).
@@ -111,10 +170,27 @@ pub enum R {
     C(String),
     Config(Vec<(String, ConfigValue)>),
     Import(String),
-    MapDecl { name: String, kind: String, size: String },
-    Macro { name: String, args: Vec<Expr>, body: Block },
-    Fn { name: String, args: Vec<(String, TypeArg)>, ret: TypeArg, body: Block },
-    Probe { points: Vec<String>, pred: Option<Expr>, body: Block },
+    MapDecl {
+        name: String,
+        kind: String,
+        size: String,
+    },
+    Macro {
+        name: String,
+        args: Vec<Expr>,
+        body: Block,
+    },
+    Fn {
+        name: String,
+        args: Vec<(String, TypeArg)>,
+        ret: TypeArg,
+        body: Block,
+    },
+    Probe {
+        points: Vec<String>,
+        pred: Option<Expr>,
+        body: Block,
+    },
 }
 
 #[derive(Clone, Debug)]
