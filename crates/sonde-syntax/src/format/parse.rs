@@ -1,7 +1,7 @@
 //! Program, probes and statements, as bpftrace's parser reads them.
 
 use super::cursor::{Cursor, PResult};
-use super::parse_expr::{expr, postfix, type_annotation, unary};
+use super::parse_expr::{expr, map_with_keys, postfix, type_annotation, unary};
 use super::tree::{Block, ConfigValue, Expr, ForIter, Program, Root, Stmt, E, R, S};
 use crate::lexer::TokenKind as T;
 
@@ -471,20 +471,10 @@ fn target(c: &mut Cursor) -> PResult<Expr> {
     let t = c.bump()?;
     let lo = t.span.lo as usize;
     let name = c.src(&t).to_string();
-    if t.kind != T::Var && c.eat(T::LBracket)? {
-        let mut keys = vec![expr(c)?];
-        while c.eat(T::Comma)? {
-            keys.push(expr(c)?);
-        }
-        c.expect(T::RBracket, "`]` after the map's keys")?;
-        let key = if keys.len() > 1 {
-            Expr { kind: E::Tuple(keys), lo, hi: c.pos }
-        } else {
-            keys.remove(0)
-        };
-        return Ok(Expr { kind: E::MapAccess { map: name, key: Box::new(key) }, lo, hi: c.pos });
+    if t.kind == T::Var {
+        return Ok(Expr { kind: E::Name(name), lo, hi: c.pos });
     }
-    Ok(Expr { kind: E::Name(name), lo, hi: c.pos })
+    map_with_keys(c, name, lo)
 }
 
 fn for_loop(c: &mut Cursor) -> PResult<S> {

@@ -188,21 +188,7 @@ fn primary(c: &mut Cursor) -> PResult<Expr> {
         }
         T::At => {
             c.bump()?;
-            if c.eat(T::LBracket)? {
-                let mut keys = vec![expr(c)?];
-                while c.eat(T::Comma)? {
-                    keys.push(expr(c)?);
-                }
-                c.expect(T::RBracket, "`]` after the map's keys")?;
-                let key = if keys.len() > 1 {
-                    Expr { kind: E::Tuple(keys), lo, hi: c.pos }
-                } else {
-                    keys.remove(0)
-                };
-                E::MapAccess { map: word, key: Box::new(key) }
-            } else {
-                E::Name(word)
-            }
+            return map_with_keys(c, word, lo);
         }
         T::Var => {
             c.bump()?;
@@ -220,6 +206,24 @@ fn primary(c: &mut Cursor) -> PResult<Expr> {
         _ => return Err(c.unexpected(&t, "an expression")),
     };
     Ok(Expr { kind, lo, hi: c.pos })
+}
+
+/// A map's name (read, starting at `lo`) and its `[keys]` if they follow; several keys are
+/// one tuple.
+pub fn map_with_keys(c: &mut Cursor, map: String, lo: usize) -> PResult<Expr> {
+    if !c.eat(T::LBracket)? {
+        return Ok(Expr { kind: E::Name(map), lo, hi: c.pos });
+    }
+    let mut keys = vec![expr(c)?];
+    while c.eat(T::Comma)? {
+        keys.push(expr(c)?);
+    }
+    c.expect(T::RBracket, "`]` after the map's keys")?;
+    let key = match keys.len() {
+        1 => keys.remove(0),
+        _ => Expr { kind: E::Tuple(keys), lo, hi: c.pos },
+    };
+    Ok(Expr { kind: E::MapAccess { map, key: Box::new(key) }, lo, hi: c.pos })
 }
 
 fn call(c: &mut Cursor, name: String, lo: usize) -> PResult<Expr> {

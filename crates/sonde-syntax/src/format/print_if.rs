@@ -51,37 +51,27 @@ pub fn if_expr(e: &Expr, m: &mut Metas, w: usize) -> Buf {
     let mut buf = Buf::new().meta_block(&comments, 0);
     let no_value = matches!(&then.kind, E::Block(b) if b.expr.is_none()) || els.is_none();
     let multiline = pairs.iter().any(|(c, b)| c.lines() > 1 || b.lines() > 1);
-    if no_value
+    let in_blocks = no_value
         || total > w
         || pairs.len() > 1
         || multiline
-        || last.as_ref().is_some_and(|b| b.lines() > 1)
-    {
-        for (i, (c, b)) in pairs.into_iter().enumerate() {
-            buf = buf
-                .text(if i > 0 { " else if " } else { "if " })
-                .append(c)
-                .text(" {")
-                .indented(b)
-                .text("}");
-        }
-        if let Some(b) = last {
-            buf = buf.text(" else {").indented(b).text("}");
-        }
-        return buf;
-    }
+        || last.as_ref().is_some_and(|b| b.lines() > 1);
     for (i, (c, b)) in pairs.into_iter().enumerate() {
-        buf = buf
-            .text(if i > 0 { " else if " } else { "if " })
-            .append(c)
-            .text(" { ")
-            .append(b)
-            .text(" }");
+        buf = branch(buf.text(if i > 0 { " else if " } else { "if " }).append(c), b, in_blocks);
     }
-    if let Some(b) = last {
-        buf = buf.text(" else { ").append(b).text(" }");
+    match last {
+        Some(b) => branch(buf.text(" else"), b, in_blocks),
+        None => buf,
     }
-    buf
+}
+
+/// ` { body }` on one line, or the body in an indented block.
+fn branch(head: Buf, body: Buf, in_block: bool) -> Buf {
+    if in_block {
+        head.text(" {").indented(body).text("}")
+    } else {
+        head.text(" { ").append(body).text(" }")
+    }
 }
 
 fn then_lo(e: &Expr) -> usize {
