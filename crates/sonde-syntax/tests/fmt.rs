@@ -188,3 +188,81 @@ fn bpftrace_checkout() {
     }
     println!("{} of {} reproduced and restored", files.len() - failures.len(), files.len());
 }
+
+/// sonde's own scripts (the compat and golden programs) mean the same once formatted: the AST
+/// of the output is the input's, but for what the format respells (`->` as `.`, `x = x op y` as
+/// `x op= y`). Programs sonde's parser refuses, and the few the formatter refuses (calls of
+/// `sizeof` without a type, text in a dropped `#if` branch), are counted apart.
+#[test]
+fn sonde_scripts_keep_their_meaning() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dirs = ["tests/compat", "crates/sonde-compile/tests/golden"];
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bt" || e == "sonde"))
+        .collect();
+    files.sort();
+    let (mut same, mut refused, mut failures) = (0, 0, Vec::new());
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let Ok(before) = sonde_syntax::parse(&text) else { continue };
+        let Ok(out) = format(&text) else {
+            refused += 1;
+            continue;
+        };
+        match sonde_syntax::parse(&out) {
+            Ok(after) if meaning(&before) == meaning(&after) => same += 1,
+            Ok(_) => failures.push(format!("{}: the AST changed:\n{}", path.display(), out)),
+            Err(d) => failures.push(format!("{}: {}\n{}", path.display(), d[0].message, out)),
+        }
+        assert_eq!(format(&out).ok().as_ref(), Some(&out), "{} is not stable", path.display());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(same >= 100 && refused <= 5, "{} kept their meaning, {} refused", same, refused);
+}
+
+/// The AST as `sonde -S` dumps it, with `->` as `.` and `x = x op y` as `x op= y`.
+fn meaning(p: &sonde_syntax::ast::Program) -> Vec<Node> {
+    let dump = sonde_syntax::dump(p).replace("member ->", "member .");
+    let lines: Vec<&str> = dump.lines().collect();
+    let mut nodes = parse_tree(&lines, &mut 0, 0);
+    nodes.iter_mut().for_each(compound);
+    nodes
+}
+
+#[derive(Debug, PartialEq)]
+struct Node {
+    label: String,
+    kids: Vec<Node>,
+}
+
+/// Lines indented two spaces a level, from `*i` on, at `depth`.
+fn parse_tree(lines: &[&str], i: &mut usize, depth: usize) -> Vec<Node> {
+    let mut out = Vec::new();
+    while let Some(line) = lines.get(*i) {
+        let d = (line.len() - line.trim_start().len()) / 2;
+        if d < depth {
+            break;
+        }
+        *i += 1;
+        let kids = parse_tree(lines, i, depth + 1);
+        out.push(Node { label: line.trim().to_string(), kids });
+    }
+    out
+}
+
+fn compound(n: &mut Node) {
+    n.kids.iter_mut().for_each(compound);
+    if n.label != "assign" || n.kids.len() != 2 {
+        return;
+    }
+    let value = &n.kids[1];
+    let Some(op) = value.label.strip_prefix("binary ") else { return };
+    if value.kids.len() == 2 && value.kids[0] == n.kids[0] && !matches!(op, "&&" | "||") {
+        n.label = format!("assign {}=", op);
+        let rhs = n.kids.pop().unwrap().kids.pop().unwrap();
+        n.kids.push(rhs);
+    }
+}

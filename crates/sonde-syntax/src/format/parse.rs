@@ -1,7 +1,7 @@
 //! Program, probes and statements, as bpftrace's parser reads them.
 
 use super::cursor::{Cursor, PResult};
-use super::parse_expr::{expr, map_with_keys, postfix, type_annotation, unary};
+use super::parse_expr::{condition, expr, map_with_keys, postfix, type_annotation, unary};
 use super::tree::{Block, ConfigValue, Expr, ForIter, Program, Root, Stmt, E, R, S};
 use crate::lexer::TokenKind as T;
 
@@ -315,13 +315,7 @@ fn statement(c: &mut Cursor) -> PResult<Item> {
         "import" => S::Import(import(c)?),
         "while" | "unroll" => {
             c.bump()?;
-            let cond = if c.eat(T::LParen)? {
-                let e = expr(c)?;
-                c.expect(T::RParen, "`)`")?;
-                e
-            } else {
-                unary(c)?
-            };
+            let cond = condition(c)?;
             let body = block(c, false)?;
             if word == "while" {
                 S::While { cond, body }

@@ -253,13 +253,7 @@ fn typeof_expr(c: &mut Cursor) -> PResult<Expr> {
 
 fn if_expr(c: &mut Cursor) -> PResult<Expr> {
     let lo = c.bump()?.span.lo as usize;
-    let cond = if c.eat(T::LParen)? {
-        let e = expr(c)?;
-        c.expect(T::RParen, "`)` after the condition")?;
-        e
-    } else {
-        unary(c)?
-    };
+    let cond = condition(c)?;
     let then = block_expr(c)?;
     let save = c.pos;
     let els = if c.eat_word("else")? {
@@ -274,6 +268,17 @@ fn if_expr(c: &mut Cursor) -> PResult<Expr> {
     };
     let kind = E::If { cond: Box::new(cond), then: Box::new(then), els };
     Ok(Expr { kind, lo, hi: c.pos })
+}
+
+/// An `if` or `while` condition: `(expr)`, or an expression up to the block (bpftrace reads a
+/// unary expression there; sonde any).
+pub fn condition(c: &mut Cursor) -> PResult<Expr> {
+    if !c.eat(T::LParen)? {
+        return expr(c);
+    }
+    let e = expr(c)?;
+    c.expect(T::RParen, "`)` after the condition")?;
+    Ok(e)
 }
 
 /// A branch's block; sonde's (C's) branch of one statement without braces becomes one.

@@ -148,10 +148,10 @@ fn statement_value(s: &Stmt, m: &mut Metas, w: usize) -> Buf {
     match &s.kind {
         S::Expr(e) => {
             let b = expr(e, m, w, true);
-            if matches!(e.kind, E::If { .. } | E::Block(_)) {
-                b
-            } else {
+            if is_ternary(e) || !matches!(e.kind, E::If { .. } | E::Block(_)) {
                 b.text(";")
+            } else {
+                b
             }
         }
         S::Assign { target, value } => {
@@ -199,6 +199,17 @@ fn statement_value(s: &Stmt, m: &mut Metas, w: usize) -> Buf {
         S::Discard(e) => Buf::new().text("_ = ").append(expr(e, m, w, true)).text(";"),
         S::Import(name) => Buf::new().text(format!("import \"{}\";", name)),
         S::Delete(e) => Buf::new().text("delete ").append(expr(e, m, w, true)).text(";"),
+    }
+}
+
+/// `c ? a : b` as a statement: it keeps its `;`, which sonde's parser needs (bpftrace's printer
+/// drops it, its parser taking any `if` without one).
+fn is_ternary(e: &Expr) -> bool {
+    match &e.kind {
+        E::If { then, els: Some(els), .. } => {
+            !matches!(then.kind, E::Block(_)) && !matches!(els.kind, E::Block(_))
+        }
+        _ => false,
     }
 }
 

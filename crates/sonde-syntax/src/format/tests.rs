@@ -114,3 +114,14 @@ fn a_comment_inside_an_expression_is_left_out_with_a_warning() {
     let (_, none) = format_with_warnings(&out).unwrap();
     assert!(none.is_empty());
 }
+
+#[test]
+fn sonde_forms_print_so_sonde_reads_them_back() {
+    // A condition without parentheses may be any expression in sonde.
+    assert_eq!(
+        fmt("BEGIN { if pid > 1 { exit(); } }"),
+        probe("  if (pid > 1) {\n    exit();\n  }\n")
+    );
+    // `?:` as a statement keeps its `;` (bpftrace's printer drops it; sonde's parser needs it).
+    assert_eq!(fmt("BEGIN { pid ? f(1) : f(2); }"), probe("  pid ? f(1) : f(2);\n"));
+}
