@@ -172,7 +172,8 @@ fn function(c: &mut Cursor) -> PResult<R> {
         let v = c.expect(T::Var, "a parameter")?;
         let var = c.src(&v).to_string();
         c.expect(T::Colon, "`:` and the parameter's type")?;
-        args.push((var, type_annotation(c)?));
+        let ty = Box::new(type_annotation(c)?);
+        args.push(Expr { kind: E::Typed { var, ty }, lo: v.span.lo as usize, hi: c.pos });
         if !c.eat(T::Comma)? {
             break;
         }

@@ -69,7 +69,7 @@ fn config(settings: &[(String, ConfigValue)]) -> Buf {
 
 fn function(
     name: &str,
-    args: &[(String, super::tree::TypeArg)],
+    args: &[Expr],
     ret: &super::tree::TypeArg,
     body: &Block,
     m: &mut Metas,
@@ -77,21 +77,7 @@ fn function(
 ) -> Buf {
     let body_metas = m.before(body.lo);
     let r = type_arg(ret, m, w.wrapping_sub(name.len() + 7));
-    let mut a = Buf::new();
-    let mut total = 0;
-    let mut parts = Vec::new();
-    for (i, (var, ty)) in args.iter().enumerate() {
-        let mut p = Buf::new().text(format!("{} : ", var)).append(type_arg(ty, m, w));
-        if i + 1 < args.len() {
-            p = p.text(", ");
-        }
-        total += p.width();
-        parts.push(p);
-    }
-    let _ = total;
-    for p in parts {
-        a = a.append(p);
-    }
+    let a = list(args, ", ", m, w.wrapping_sub(name.len() + 5), false);
     let head = Buf::new().text(format!("fn {}(", name));
     let decl = if a.lines() > 1 || a.width() + r.width() + 12 > w {
         head.indented(a).text(") : ").append(r)

@@ -78,7 +78,7 @@ pub fn list(items: &[Expr], sep: &str, m: &mut Metas, w: usize, bare: bool) -> B
     for (i, item) in items.iter().enumerate() {
         let last = i + 1 == n;
         let iw = if last { w } else { w.wrapping_sub(1) };
-        let mut b = if matches!(item.kind, E::Named { .. }) {
+        let mut b = if matches!(item.kind, E::Named { .. } | E::Typed { .. }) {
             value(item, m, iw, bare)
         } else {
             expr(item, m, iw, bare || is_comparison(item))
@@ -266,6 +266,11 @@ fn value(e: &Expr, m: &mut Metas, w: usize, bare: bool) -> Buf {
             let b = expr(x, m, w.wrapping_sub(name.len() + 1), false);
             Buf::new().text(format!("{}=", name)).append(b)
         }
+        E::Typed { var, ty } => Buf::new().text(format!("{} : ", var)).append(type_arg(
+            ty,
+            m,
+            w.wrapping_sub(var.len() + 3),
+        )),
         E::Block(b) => super::print::block(b, m, w),
     }
 }

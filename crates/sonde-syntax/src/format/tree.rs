@@ -74,6 +74,11 @@ pub enum E {
         name: String,
         expr: Box<Expr>,
     },
+    /// A `fn` parameter: `$x : type`.
+    Typed {
+        var: String,
+        ty: Box<TypeArg>,
+    },
     Block(Block),
 }
 
@@ -180,9 +185,10 @@ pub enum R {
         args: Vec<Expr>,
         body: Block,
     },
+    /// `fn name($a : type, ...) : type { ... }`; the parameters are `Typed`.
     Fn {
         name: String,
-        args: Vec<(String, TypeArg)>,
+        args: Vec<Expr>,
         ret: TypeArg,
         body: Block,
     },
