@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod diag;
 pub mod dump;
+pub mod format;
 pub mod fuzz;
 pub mod lexer;
 pub mod parser;

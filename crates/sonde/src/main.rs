@@ -14,6 +14,7 @@ mod face_graph;
 mod face_probe;
 mod face_serve;
 mod face_trace;
+mod fmt;
 mod host_env;
 mod kept;
 mod list;
@@ -49,6 +50,10 @@ fn run() -> i32 {
         let mut cmd = cli::command();
         clap_complete::generate(*shell, &mut cmd, "sonde", &mut std::io::stdout());
         return 0;
+    }
+    // Formatting touches nothing of the kernel's or of other runs: it goes first, for any user.
+    if cli.fmt {
+        return fmt::run(&cli);
     }
     // Whatever this run does, what dead runs left goes first (said in one line if anything).
     run::prepare::clean_dead_runs();

@@ -46,6 +46,12 @@ pub struct Cli {
     #[arg(short = 'c', long = "command", value_name = "COMMAND")]
     pub command: Option<String>,
 
+    /// Print the program (the file or text given) back in bpftrace's standard format, comments
+    /// and blank lines kept, and exit; with -o, into FILE (replaced whole, never half-written).
+    /// Reads no kernel state: any user may run it.
+    #[arg(long = "fmt")]
+    pub fmt: bool,
+
     /// Print debugging output (what is loaded and attached, how long it took, runs the kernel
     /// skipped each second).
     #[arg(short = 'd', long)]
@@ -100,7 +106,8 @@ pub struct Cli {
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
-    /// Draw the stack-keyed maps as one SVG flame graph in FILE (instead of printing them).
+    /// Draw the stack-keyed maps as one SVG flame graph in FILE (instead of printing them); with
+    /// --fmt, write the formatted program to FILE.
     #[arg(short = 'o', long = "flame", visible_alias = "output", value_name = "FILE")]
     pub flame: Option<std::path::PathBuf>,
 
