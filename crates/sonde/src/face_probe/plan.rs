@@ -147,9 +147,23 @@ fn split_group<'t>(text: &'t str, group: &str, event: &str) -> (&'t str, &'t str
 mod tests {
     use super::{Line, Names, Plan};
     use sonde_probe::{Definition, Location, Probe, Target};
+    use std::os::unix::process::CommandExt;
     use std::path::PathBuf;
     use std::process::{Child, Command};
     use std::time::{Duration, Instant};
+
+    /// A running copy of the script in a process group of its own: a test that fails half way
+    /// kills the whole group (the shell and its background `cat`) rather than leaving it.
+    struct Copy(Child);
+
+    impl Drop for Copy {
+        fn drop(&mut self) {
+            if self.0.try_wait().is_ok_and(|done| done.is_none()) {
+                unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
+                let _ = self.0.wait();
+            }
+        }
+    }
 
     /// Every field a user's text reaches, each holding what a shell would act on.
     const HOSTILE: &str = "a'; touch PWNED; echo '$(touch PWNED)`touch PWNED`\\n\"x\"";
@@ -202,13 +216,14 @@ mod tests {
         /// Starts one copy of the script; tracefs makes an instance's directories itself, the
         /// `mkdir` shim stands in for that, with `trace_pipe` a FIFO (`cat` blocks on it) when
         /// `block`.
-        fn start(&self, block: bool) -> Child {
+        fn start(&self, block: bool) -> Copy {
             let pipe = if block { "mkfifo \"$1/trace_pipe\"" } else { ": > \"$1/trace_pipe\"" };
             let shim = format!(
                 "mkdir() {{ command mkdir -p \"$1/events/sonde_$$/sonde_1_0\" \"$1/options\"; {pipe}; }}; . ./p.sh"
             );
-            let child = Command::new("sh").args(["-c", &shim]).current_dir(&self.dir).spawn();
-            child.unwrap()
+            let mut sh = Command::new("sh");
+            sh.args(["-c", &shim]).current_dir(&self.dir).process_group(0);
+            Copy(sh.spawn().unwrap())
         }
 
         /// The instance of the copy whose shell is `pid`.
@@ -243,8 +258,8 @@ mod tests {
         }
     }
 
-    fn term(child: &Child) {
-        let ok = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    fn term(copy: &Copy) {
+        let ok = Command::new("kill").args(["-TERM", &copy.0.id().to_string()]).status();
         assert!(ok.unwrap().success());
     }
 
@@ -254,8 +269,8 @@ mod tests {
     fn the_script_writes_every_user_text_as_it_is_and_runs_none_of_it() {
         let stage = Stage::new("text");
         let mut copy = stage.start(false);
-        let pid = copy.id();
-        assert!(copy.wait().unwrap().success());
+        let pid = copy.0.id();
+        assert!(copy.0.wait().unwrap().success());
         assert!(!stage.dir.join("PWNED").exists());
         let (def, removal) = stage.lines_of(pid);
         assert_eq!(stage.events(), format!("{def}{removal}"));
@@ -272,18 +287,18 @@ mod tests {
         let stage = Stage::new("copies");
         let mut first = stage.start(true);
         let mut second = stage.start(true);
-        let (p1, p2) = (first.id(), second.id());
+        let (p1, p2) = (first.0.id(), second.0.id());
         let enable = |pid: u32| {
             let e = stage.instance(pid).join(format!("events/sonde_{pid}/sonde_1_0/enable"));
             std::fs::read_to_string(e).unwrap_or_default()
         };
         until("both copies enable their events", || enable(p1) == "1\n" && enable(p2) == "1\n");
         term(&second);
-        until("the second copy stops on TERM", || second.try_wait().unwrap().is_some());
+        until("the second copy stops on TERM", || second.0.try_wait().unwrap().is_some());
         assert_eq!(enable(p2), "0\n");
         assert_eq!(enable(p1), "1\n", "the second copy's end disabled the first's event");
         term(&first);
-        until("the first copy stops on TERM", || first.try_wait().unwrap().is_some());
+        until("the first copy stops on TERM", || first.0.try_wait().unwrap().is_some());
         assert_eq!(enable(p1), "0\n");
         let events = stage.events();
         for pid in [p1, p2] {
