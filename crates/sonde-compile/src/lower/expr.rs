@@ -119,6 +119,18 @@ impl Lower<'_> {
                 self.truncate(d, &x.ty);
                 d
             }
+            TExprKind::Read { ptr, offset, user: false }
+                if self.loads_directly(ptr, *offset, &x.ty) =>
+            {
+                // One load where the helper took six instructions and a call: the verifier
+                // checks it against BTF and, should the address fault, the load gives 0, as
+                // bpf_probe_read's zeroed buffer does.
+                let p = self.scalar(ptr);
+                let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
+                self.e.emit(Insn::load(size, p, p, *offset as i16));
+                self.extend(p, &x.ty);
+                p
+            }
             TExprKind::Read { ptr, offset, user } => {
                 let p = self.scalar(ptr);
                 let tmp = self.e.alloc_stack(8);
@@ -155,6 +167,24 @@ impl Lower<'_> {
     }
 
     /// `ty`: the builtin's type, which for a stack says its depth.
+    /// Can `ptr->member` (an integer `offset` bytes into the struct) be one load? Only on a
+    /// pointer argument of a BTF-typed context, into a kernel struct: the verifier knows its
+    /// type there (PTR_TO_BTF_ID) and checks the load against the struct's members.
+    fn loads_directly(&self, ptr: &TExpr, offset: i64, ty: &Type) -> bool {
+        let Type::Int { bytes, .. } = *ty else { return false };
+        let struct_size = match &ptr.ty {
+            Type::Ptr { to, user: false } => match &**to {
+                Type::Btf { size, user: None, .. } => *size as i64,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        self.btf_ctx
+            && matches!(ptr.kind, TExprKind::CtxLoad { .. })
+            && (0..=i16::MAX as i64).contains(&offset)
+            && offset + bytes as i64 <= struct_size
+    }
+
     fn builtin(&mut self, b: Builtin, ty: &Type) -> Reg {
         let helper = match b {
             Builtin::Pid | Builtin::Tid => h::GET_CURRENT_PID_TGID,

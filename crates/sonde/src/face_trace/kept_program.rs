@@ -128,4 +128,28 @@ mod tests {
         let (targets, pids) = stand_ins(&real, Some(65), &real.program());
         assert_eq!((targets, pids), (Targets::Pids(vec![65]), vec![]));
     }
+
+    // The registers in `struct pt_regs` (BTF-typed on a raw tracepoint) are read with loads:
+    // no bpf_probe_read call, each one a helper call more for the verifier to check at start.
+    #[test]
+    fn the_programs_read_the_registers_without_a_helper() {
+        let env = HostEnv::new();
+        let btf = std::path::Path::new(sonde_btf::Btf::VMLINUX_PATH).exists();
+        if unsafe { libc::geteuid() } != 0 || !btf {
+            return; // the syscall table needs tracefs, the raw tracepoints BTF
+        }
+        let table = table::load(&env).unwrap();
+        let a = crate::cli::tests::trace(&["--", "true"]);
+        let (selection, events) = select(&a, &table, &env).unwrap();
+        let target = Target::new(None, &[]).unwrap();
+        let plan = Plan {
+            targets: Targets::Pids(vec![65]),
+            ..plan(&a, &table, &selection, &target, &events, btf)
+        };
+        let c = compiled(plan.program(), &plan, &env);
+        let probe_read = sonde_bpf::insn::Insn::call(4);
+        for p in c.programs.iter().filter(|p| p.name.contains("sys_e")) {
+            assert!(!p.insns.contains(&probe_read), "{}: a bpf_probe_read", p.name);
+        }
+    }
 }
