@@ -169,9 +169,14 @@ impl Lower<'_> {
     /// `ty`: the builtin's type, which for a stack says its depth.
     /// Can `ptr->member` (an integer `offset` bytes into the struct) be one load? Only on a
     /// pointer argument of a BTF-typed context, into a kernel struct: the verifier knows its
-    /// type there (PTR_TO_BTF_ID) and checks the load against the struct's members.
+    /// type there (PTR_TO_BTF_ID) and checks the load against the struct's members. An integer
+    /// read as an address (`str(arg0->di)` types it `void *`) is a scalar to the verifier too.
     fn loads_directly(&self, ptr: &TExpr, offset: i64, ty: &Type) -> bool {
-        let Type::Int { bytes, .. } = *ty else { return false };
+        let bytes = match ty {
+            Type::Int { bytes, .. } => *bytes as i64,
+            Type::Ptr { to, .. } if **to == Type::Void => 8,
+            _ => return false,
+        };
         let struct_size = match &ptr.ty {
             Type::Ptr { to, user: false } => match &**to {
                 Type::Btf { size, user: None, .. } => *size as i64,
@@ -182,7 +187,7 @@ impl Lower<'_> {
         self.btf_ctx
             && matches!(ptr.kind, TExprKind::CtxLoad { .. })
             && (0..=i16::MAX as i64).contains(&offset)
-            && offset + bytes as i64 <= struct_size
+            && offset + bytes <= struct_size
     }
 
     fn builtin(&mut self, b: Builtin, ty: &Type) -> Reg {
