@@ -168,9 +168,11 @@ impl Lower<'_> {
 
     /// `ty`: the builtin's type, which for a stack says its depth.
     /// Can `ptr->member` (an integer `offset` bytes into the struct) be one load? Only on a
-    /// pointer argument of a BTF-typed context, into a kernel struct: the verifier knows its
-    /// type there (PTR_TO_BTF_ID) and checks the load against the struct's members. An integer
-    /// read as an address (`str(arg0->di)` types it `void *`) is a scalar to the verifier too.
+    /// `struct pt_regs *` argument of a BTF-typed context (the registers at a syscall): the
+    /// verifier knows its type there (PTR_TO_BTF_ID) and checks the load against its members.
+    /// Not on other structs: 6.x makes an argument that may hold an error value (signal_deliver's
+    /// `info`) a scalar, and 5.10 checks a union's members by its first one only. An integer read
+    /// as an address (`str(arg0->di)` types it `void *`) is a scalar to the verifier too.
     fn loads_directly(&self, ptr: &TExpr, offset: i64, ty: &Type) -> bool {
         let bytes = match ty {
             Type::Int { bytes, .. } => *bytes as i64,
@@ -179,7 +181,9 @@ impl Lower<'_> {
         };
         let struct_size = match &ptr.ty {
             Type::Ptr { to, user: false } => match &**to {
-                Type::Btf { size, user: None, .. } => *size as i64,
+                Type::Btf { size, user: None, name, .. } if name == "struct pt_regs" => {
+                    *size as i64
+                }
                 _ => return false,
             },
             _ => return false,
