@@ -166,7 +166,6 @@ impl Lower<'_> {
         }
     }
 
-    /// `ty`: the builtin's type, which for a stack says its depth.
     /// Can `ptr->member` (an integer `offset` bytes into the struct) be one load? Only on a
     /// `struct pt_regs *` argument of a BTF-typed context (the registers at a syscall): the
     /// verifier knows its type there (PTR_TO_BTF_ID) and checks the load against its members.
@@ -194,6 +193,7 @@ impl Lower<'_> {
             && offset + bytes <= struct_size
     }
 
+    /// `ty`: the builtin's type, which for a stack says its depth.
     fn builtin(&mut self, b: Builtin, ty: &Type) -> Reg {
         let helper = match b {
             Builtin::Pid | Builtin::Tid => h::GET_CURRENT_PID_TGID,

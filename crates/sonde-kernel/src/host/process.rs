@@ -46,20 +46,9 @@ pub struct HeldProcess {
 
 impl HeldProcess {
     /// Fork; the child will exec `path` with `argv` (its first word included) and `envp`
-    /// (`NAME=value` strings).
-    pub fn spawn(
-        path: &CString,
-        argv: &[CString],
-        envp: &[CString],
-    ) -> std::io::Result<HeldProcess> {
-        let mut held = HeldProcess::start(path, argv, envp)?;
-        held.settle();
-        Ok(held)
-    }
-
-    /// [`HeldProcess::spawn`] without waiting for the child to stop itself: the caller's own
-    /// work (loading programs) overlaps the child's start, and [`HeldProcess::settle`] must come
-    /// before anything that must not see the child's set-up calls is attached.
+    /// (`NAME=value` strings) once released. Not waited for: the caller's own work (loading
+    /// programs) overlaps the child's start, and [`HeldProcess::settle`] must come before
+    /// anything that must not see the child's set-up calls is attached.
     pub fn start(
         path: &CString,
         argv: &[CString],
