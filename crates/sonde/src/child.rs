@@ -50,6 +50,7 @@ pub struct HeldChild {
 }
 
 impl HeldChild {
+    /// Forks the command held; it may not have stopped itself yet ([`HeldChild::settle`]).
     pub fn spawn(command: &Command) -> io::Result<HeldChild> {
         let words = command.words();
         if words.is_empty() {
@@ -66,7 +67,13 @@ impl HeldChild {
         let env = std::env::vars_os()
             .map(|(k, v)| cstr(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .collect::<io::Result<Vec<_>>>()?;
-        Ok(HeldChild { process: HeldProcess::spawn(&path, &args, &env)?, exited: None })
+        Ok(HeldChild { process: HeldProcess::start(&path, &args, &env)?, exited: None })
+    }
+
+    /// Returns once the command has stopped before its exec: nothing of its set-up is seen by
+    /// probes attached after this.
+    pub fn settle(&mut self) {
+        self.process.settle();
     }
 
     /// Starts `command` held, or says in one sentence why it cannot run (before anything is

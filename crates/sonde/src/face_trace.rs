@@ -59,13 +59,15 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let (selection, events) = select(a, &table, &env)?;
     // --tid threads are watched as -p processes are: the run ends when they do.
     let watched: Vec<u32> = a.pids.iter().chain(&a.tids).copied().collect();
-    let mut target = Target::new(a.command.as_ref(), &watched)?;
+    // Started now, settled just before the attach: its start overlaps the compile and the load.
+    let mut target = Target::start(a.command.as_ref(), &watched)?;
     // A kept program needs no BTF read: its file's presence says what the program can use.
     let btf = std::path::Path::new(sonde_btf::Btf::VMLINUX_PATH).exists();
     let plan = plan(a, &table, &selection, &target, &events, btf);
     let (plan, compiled, source, fast) = compile(a, plan, &env, target.command_pid())?;
     let loaded = Loaded::load(&compiled, &source)?;
     fill_string_kinds(&plan, &compiled, &loaded.maps)?;
+    target.settle();
     let attached = loaded.attach(&compiled, &env, None)?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let ring = loaded.ring()?;

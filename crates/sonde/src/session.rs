@@ -33,7 +33,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         crate::stdout::println(&sonde_syntax::dump(&ast))?;
     }
     let command = cli.command.clone().map(Command::Line);
-    let mut target = Target::new(command.as_ref(), &Vec::from_iter(cli.pid))?;
+    // Settled just before the attach: the command's start overlaps the compile and the load.
+    let mut target = Target::start(command.as_ref(), &Vec::from_iter(cli.pid))?;
     let mut opts = Options::new();
     opts.filter_pid = cli.pid;
     opts.allow_unsafe = cli.allow_unsafe;
@@ -92,6 +93,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let health = output.health();
     let ring = loaded.ring()?;
     let misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));
+    target.settle();
     let attached = loaded.attach(&compiled, &env, cli.pid)?;
     output.attached(attached.probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));

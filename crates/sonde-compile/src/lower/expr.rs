@@ -119,6 +119,18 @@ impl Lower<'_> {
                 self.truncate(d, &x.ty);
                 d
             }
+            TExprKind::Read { ptr, offset, user: false }
+                if self.loads_directly(ptr, *offset, &x.ty) =>
+            {
+                // One load where the helper took six instructions and a call: the verifier
+                // checks it against BTF and, should the address fault, the load gives 0, as
+                // bpf_probe_read's zeroed buffer does.
+                let p = self.scalar(ptr);
+                let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
+                self.e.emit(Insn::load(size, p, p, *offset as i16));
+                self.extend(p, &x.ty);
+                p
+            }
             TExprKind::Read { ptr, offset, user } => {
                 let p = self.scalar(ptr);
                 let tmp = self.e.alloc_stack(8);
@@ -152,6 +164,33 @@ impl Lower<'_> {
                 self.e.alloc_reg()
             }
         }
+    }
+
+    /// Can `ptr->member` (an integer `offset` bytes into the struct) be one load? Only on a
+    /// `struct pt_regs *` argument of a BTF-typed context (the registers at a syscall): the
+    /// verifier knows its type there (PTR_TO_BTF_ID) and checks the load against its members.
+    /// Not on other structs: 6.x makes an argument that may hold an error value (signal_deliver's
+    /// `info`) a scalar, and 5.10 checks a union's members by its first one only. An integer read
+    /// as an address (`str(arg0->di)` types it `void *`) is a scalar to the verifier too.
+    fn loads_directly(&self, ptr: &TExpr, offset: i64, ty: &Type) -> bool {
+        let bytes = match ty {
+            Type::Int { bytes, .. } => *bytes as i64,
+            Type::Ptr { to, .. } if **to == Type::Void => 8,
+            _ => return false,
+        };
+        let struct_size = match &ptr.ty {
+            Type::Ptr { to, user: false } => match &**to {
+                Type::Btf { size, user: None, name, .. } if name == "struct pt_regs" => {
+                    *size as i64
+                }
+                _ => return false,
+            },
+            _ => return false,
+        };
+        self.btf_ctx
+            && matches!(ptr.kind, TExprKind::CtxLoad { .. })
+            && (0..=i16::MAX as i64).contains(&offset)
+            && offset + bytes <= struct_size
     }
 
     /// `ty`: the builtin's type, which for a stack says its depth.

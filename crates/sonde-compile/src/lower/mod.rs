@@ -243,6 +243,9 @@ pub(crate) struct Lower<'a> {
     /// and the current function's references to them.
     pub callbacks: Vec<map_for::Callback>,
     pub callback_refs: Vec<(usize, usize)>,
+    /// The context's pointer arguments are typed by BTF (`rawtracepoint:` as tp_btf): the
+    /// kernel lets their integer members be loaded directly (expr.rs).
+    pub btf_ctx: bool,
 }
 
 fn is_interval(probe: &TProbe) -> bool {
@@ -284,6 +287,7 @@ fn lower_probe(
         loops: Vec::new(),
         callbacks: Vec::new(),
         callback_refs: Vec::new(),
+        btf_ctx: kind == ProgKind::TpBtf,
     };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
     for (_, ty) in &probe.vars {

@@ -39,20 +39,30 @@ impl PidWatch {
 pub struct HeldProcess {
     pid: i32,
     held: bool,
+    /// Seen stopped (or gone): [`HeldProcess::settle`] has returned.
+    settled: bool,
     exited: Option<i32>,
 }
 
 impl HeldProcess {
     /// Fork; the child will exec `path` with `argv` (its first word included) and `envp`
-    /// (`NAME=value` strings).
-    pub fn spawn(
+    /// (`NAME=value` strings) once released. Not waited for: the caller's own work (loading
+    /// programs) overlaps the child's start, and [`HeldProcess::settle`] must come before
+    /// anything that must not see the child's set-up calls is attached.
+    pub fn start(
         path: &CString,
         argv: &[CString],
         envp: &[CString],
     ) -> std::io::Result<HeldProcess> {
         let pid = sys::fork_held(path, argv, envp).map_err(std::io::Error::from_raw_os_error)?;
-        wait_stopped(pid);
-        Ok(HeldProcess { pid, held: true, exited: None })
+        Ok(HeldProcess { pid, held: true, settled: false, exited: None })
+    }
+
+    /// Returns once the child has stopped itself (at once after the first time).
+    pub fn settle(&mut self) {
+        if !std::mem::replace(&mut self.settled, true) {
+            wait_stopped(self.pid);
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -61,6 +71,8 @@ impl HeldProcess {
 
     /// Let it exec.
     pub fn release(&mut self) {
+        // A continue sent before the child's own stop would leave it stopped for good.
+        self.settle();
         if std::mem::take(&mut self.held) {
             sys::continue_child(self.pid);
         }
@@ -98,7 +110,8 @@ fn wait_stopped(pid: i32) {
             s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next())
         });
         match state {
-            Some('T') | Some('Z') | Some('X') | None => return,
+            // 't': stopped under a debugger's ptrace (sonde itself run under strace or gdb).
+            Some('T' | 't' | 'Z' | 'X') | None => return,
             _ if std::time::Instant::now() >= deadline => return,
             _ => std::thread::sleep(std::time::Duration::from_micros(20)),
         }

@@ -82,6 +82,18 @@ mod tests {
     use crate::run::Target;
     use sonde_syntax::diag::SourceFile;
 
+    /// The host and its syscall table: None unless root on a kernel with BTF (the table needs
+    /// tracefs, the raw tracepoints BTF).
+    fn host() -> Option<(HostEnv, sonde_trace::syscalls::SyscallTable)> {
+        let btf = std::path::Path::new(sonde_btf::Btf::VMLINUX_PATH).exists();
+        if unsafe { libc::geteuid() } != 0 || !btf {
+            return None;
+        }
+        let env = HostEnv::new();
+        let table = table::load(&env).unwrap();
+        Some((env, table))
+    }
+
     fn compiled(text: String, plan: &Plan, env: &HostEnv) -> Compiled {
         let source = SourceFile { name: "<test>".into(), text };
         compile_text(&source, plan, env, &Options::new()).unwrap_or_else(|f| panic!("{f:?}"))
@@ -90,12 +102,7 @@ mod tests {
     // Compiled with a stand-in, then given the pid, a program is the one compiled with the pid.
     #[test]
     fn stand_ins_become_the_pids_they_stand_for() {
-        let env = HostEnv::new();
-        let btf = std::path::Path::new(sonde_btf::Btf::VMLINUX_PATH).exists();
-        if unsafe { libc::geteuid() } != 0 || !btf {
-            return; // the syscall table needs tracefs, the raw tracepoints BTF
-        }
-        let table = table::load(&env).unwrap();
+        let Some((env, table)) = host() else { return };
         for (flags, targets, command) in [
             (&["-f", "--", "true"][..], Targets::Pids(vec![4321]), Some(4321)),
             (&["--", "true"][..], Targets::Pids(vec![65]), Some(65)),
@@ -105,7 +112,7 @@ mod tests {
             let a = crate::cli::tests::trace(flags);
             let (selection, events) = select(&a, &table, &env).unwrap();
             let target = Target::new(None, &[]).unwrap();
-            let real = Plan { targets, ..plan(&a, &table, &selection, &target, &events, btf) };
+            let real = Plan { targets, ..plan(&a, &table, &selection, &target, &events, true) };
             let (targets, pids) = stand_ins(&real, command, &real.program());
             assert_eq!(pids.len(), 1, "{flags:?}");
             let kept = Plan { targets, ..real.clone() };
@@ -123,9 +130,28 @@ mod tests {
         let target = Target::new(None, &[]).unwrap();
         let real = Plan {
             targets: Targets::Pids(vec![65]),
-            ..plan(&a, &table, &selection, &target, &events, btf)
+            ..plan(&a, &table, &selection, &target, &events, true)
         };
         let (targets, pids) = stand_ins(&real, Some(65), &real.program());
         assert_eq!((targets, pids), (Targets::Pids(vec![65]), vec![]));
+    }
+
+    // The registers in `struct pt_regs` (BTF-typed on a raw tracepoint) are read with loads:
+    // no bpf_probe_read call, each one a helper call more for the verifier to check at start.
+    #[test]
+    fn the_programs_read_the_registers_without_a_helper() {
+        let Some((env, table)) = host() else { return };
+        let a = crate::cli::tests::trace(&["--", "true"]);
+        let (selection, events) = select(&a, &table, &env).unwrap();
+        let target = Target::new(None, &[]).unwrap();
+        let plan = Plan {
+            targets: Targets::Pids(vec![65]),
+            ..plan(&a, &table, &selection, &target, &events, true)
+        };
+        let c = compiled(plan.program(), &plan, &env);
+        let probe_read = sonde_bpf::insn::Insn::call(4);
+        for p in c.programs.iter().filter(|p| p.name.contains("sys_e")) {
+            assert!(!p.insns.contains(&probe_read), "{}: a bpf_probe_read", p.name);
+        }
     }
 }

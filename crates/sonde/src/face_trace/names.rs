@@ -25,8 +25,9 @@ pub struct ProcNames {
     fds: FdTable,
     comms: HashMap<u32, String>,
     /// Each process's working directory, read when its first record is (it may have exited by
-    /// the time its relative opens print); forgotten at chdir.
-    cwds: HashMap<u32, String>,
+    /// the time its relative opens print); forgotten at chdir. None: it was gone already (not
+    /// looked for again at each of its records).
+    cwds: HashMap<u32, Option<String>>,
     /// Show fds' paths (perf layout, JSON, `--strace -y`).
     pub show_fds: bool,
     /// strace -yy: sockets' endpoints and devices' numbers beside fds' paths.
@@ -82,9 +83,7 @@ impl ProcNames {
             if self.cwds.len() >= MAX_COMMS {
                 self.cwds.clear();
             }
-            if let Some(cwd) = link(&format!("/proc/{pid}/cwd")) {
-                self.cwds.insert(pid, cwd);
-            }
+            self.cwds.insert(pid, link(&format!("/proc/{pid}/cwd")));
         }
         if self.comms.get(&tid).is_some_and(|c| c == comm) {
             return;
@@ -157,7 +156,9 @@ impl ProcNames {
         let pid = call.entry.pid;
         match syscall {
             "openat" | "openat2" if dfd != libc::AT_FDCWD => self.path(pid, dfd as i64),
-            _ => link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned()),
+            _ => {
+                link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned().flatten())
+            }
         }
     }
 
@@ -245,7 +246,7 @@ impl Names for ProcNames {
         if !self.show_cwd {
             return None;
         }
-        link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned())
+        link(&format!("/proc/{pid}/cwd")).or_else(|| self.cwds.get(&pid).cloned().flatten())
     }
 }
 

@@ -17,9 +17,17 @@ pub struct Target {
 }
 
 impl Target {
-    /// Checks the `-p` pids exist, then starts `command` held. Nothing is attached yet, so a
-    /// mistake here is said before the kernel is touched.
+    /// Checks the `-p` pids exist, then starts `command` held and waits until it has stopped.
+    /// Nothing is attached yet, so a mistake here is said before the kernel is touched.
     pub fn new(command: Option<&Command>, pids: &[u32]) -> Result<Target, Failure> {
+        let mut target = Target::start(command, pids)?;
+        target.settle();
+        Ok(target)
+    }
+
+    /// [`Target::new`] without the wait: the command starts while sonde loads its programs,
+    /// and [`Target::settle`] must come before they are attached.
+    pub fn start(command: Option<&Command>, pids: &[u32]) -> Result<Target, Failure> {
         for pid in pids {
             if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
                 return Err(Failure::Usage(format!(
@@ -31,6 +39,14 @@ impl Target {
         let child_watch = child.as_ref().map(|c| PidWatch::new(c.pid()));
         let watched = pids.iter().map(|&p| PidWatch::new(p)).collect();
         Ok(Target { child, watched, child_watch })
+    }
+
+    /// Returns once the command is held still before its exec (probes attached after this see
+    /// none of its set-up).
+    pub fn settle(&mut self) {
+        if let Some(c) = self.child.as_mut() {
+            c.settle();
+        }
     }
 
     /// The command's pid, before it runs.
