@@ -46,8 +46,8 @@ pub trait Writer {
     /// its `max_entries` elements already.
     fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32);
     fn flush(&mut self);
-    /// The run is over and its maps print next: a line the program left open ends first (as
-    /// bpftrace's do, on a line of their own).
+    /// The run is over and its maps print next (if they print): bpftrace's text output ends
+    /// with two newlines, so the maps start after a blank line on a line of their own.
     fn end_of_run(&mut self) {}
     /// Text of another kind than printf's, by bpftrace's JSON name (`join`, `syscall` for
     /// system()'s output), ended by a newline as bpftrace's text output ends it (its JSON

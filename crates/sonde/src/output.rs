@@ -235,8 +235,14 @@ impl<'a> Output<'a> {
         self.writer.map_full(map, dropped, max_entries);
     }
 
-    pub fn print_all_maps(&mut self) {
+    /// The run is over: bpftrace's text output ends with two newlines, whether or not maps
+    /// print after it.
+    pub fn end_of_run(&mut self) {
         self.writer.end_of_run();
+    }
+
+    /// Every map, by name; at the end of the run after `end_of_run`, or on SIGUSR1.
+    pub fn print_all_maps(&mut self) {
         // By name, as bpftrace prints them, so output does not depend on declaration order.
         let mut order: Vec<usize> = (0..self.compiled.user_maps.len()).collect();
         order.sort_by(|&a, &b| {

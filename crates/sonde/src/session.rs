@@ -147,6 +147,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         if lost > lost_seen {
             output.warn_lost(lost - lost_seen);
         }
+        output.end_of_run();
         if print_maps {
             output.print_all_maps();
         }

@@ -87,17 +87,17 @@ fn join_system_and_messages_as_bpftrace_writes_them() {
 }
 
 #[test]
-fn the_maps_at_the_end_start_on_a_line_of_their_own() {
+fn the_run_ends_with_two_newlines_as_bpftraces_and_the_maps_follow() {
     let (out, _) = text(|w| {
         w.printf(b"ABBB");
         w.end_of_run();
         w.map("@", &counts());
     });
-    assert_eq!(out, "ABBB\n@[a]: 1\n@[b]: 2\n\n");
+    assert_eq!(out, "ABBB\n\n@[a]: 1\n@[b]: 2\n\n");
     let (out, _) = text(|w| {
         w.printf(b"done\n");
         w.end_of_run();
         w.map("@", &counts());
     });
-    assert_eq!(out, "done\n@[a]: 1\n@[b]: 2\n\n");
+    assert_eq!(out, "done\n\n\n@[a]: 1\n@[b]: 2\n\n");
 }
