@@ -34,6 +34,10 @@ impl<O: Write> Writer for JsonWriter<O> {
         self.line(&json::printf(&String::from_utf8_lossy(text)));
     }
 
+    fn printed(&mut self, kind: &str, text: &[u8]) {
+        self.text(kind, text);
+    }
+
     fn text(&mut self, kind: &str, text: &[u8]) {
         self.line(&json::message(kind, &String::from_utf8_lossy(text)));
     }

@@ -49,6 +49,11 @@ pub trait Writer {
     /// The run is over and its maps print next (if they print): bpftrace's text output ends
     /// with two newlines, so the maps start after a blank line on a line of their own.
     fn end_of_run(&mut self) {}
+    /// Text that prints as printf's does but is its own JSON record (bpftrace's `time`, `cat`).
+    fn printed(&mut self, kind: &str, text: &[u8]) {
+        let _ = kind;
+        self.printf(text);
+    }
     /// Text of another kind than printf's, by bpftrace's JSON name (`join`, `syscall` for
     /// system()'s output), ended by a newline as bpftrace's text output ends it (its JSON
     /// `data` has no newline added).

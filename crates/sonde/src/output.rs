@@ -83,7 +83,7 @@ impl<'a> Output<'a> {
             .events
             .iter()
             .map(|e| match &e.kind {
-                EventKind::Printf { format } | EventKind::Formatted { format, .. } => {
+                EventKind::Printf { format, .. } | EventKind::Formatted { format, .. } => {
                     printf::parse(format).ok()
                 }
                 _ => None,
@@ -146,12 +146,15 @@ impl<'a> Output<'a> {
         let Some(event) = self.compiled.events.get(id) else { return Action::Continue };
         let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
         match &event.kind {
-            EventKind::Printf { .. } => {
+            EventKind::Printf { time, .. } => {
                 let text = match &self.formats[id] {
                     Some(pieces) => printf::format(pieces, &values),
                     None => Vec::new(),
                 };
-                self.writer.printf(&text);
+                match time {
+                    true => self.writer.printed("time", &text),
+                    false => self.writer.printf(&text),
+                }
             }
             EventKind::Print => self.writer.print(values),
             EventKind::Exit => {
@@ -167,7 +170,7 @@ impl<'a> Output<'a> {
             EventKind::Cat { path } => {
                 let path = String::from_utf8_lossy(path);
                 match std::fs::read(&*path) {
-                    Ok(text) => self.writer.printf(&text),
+                    Ok(text) => self.writer.printed("cat", &text),
                     Err(e) => eprintln!("sonde: cat({}): {}", path, e),
                 }
             }

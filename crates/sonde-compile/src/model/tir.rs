@@ -407,6 +407,8 @@ impl MapInfo {
 pub enum EventKind {
     Printf {
         format: Vec<u8>,
+        /// The text is `time()`'s (bpftrace's JSON record `time`, not `printf`).
+        time: bool,
     },
     /// `print(a, b)`: each value in its default format.
     Print,

@@ -101,3 +101,20 @@ fn the_run_ends_with_two_newlines_as_bpftraces_and_the_maps_follow() {
     });
     assert_eq!(out, "done\n\n\n@[a]: 1\n@[b]: 2\n\n");
 }
+
+#[test]
+fn time_and_cat_print_as_printf_does_and_are_their_own_json_records() {
+    let (out, _) = text(|w| {
+        w.printed("time", b"12:00:00\n");
+        w.printed("cat", b"0.5 0.4");
+    });
+    assert_eq!(out, "12:00:00\n0.5 0.4");
+    let out = json(|w| {
+        w.printed("time", b"12:00:00\n");
+        w.printed("cat", b"up 3\n");
+    });
+    assert_eq!(
+        out,
+        "{\"type\": \"time\", \"data\": \"12:00:00\\n\"}\n{\"type\": \"cat\", \"data\": \"up 3\\n\"}\n"
+    );
+}

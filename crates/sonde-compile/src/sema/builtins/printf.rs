@@ -85,7 +85,7 @@ impl Checker<'_> {
             .map(|(t, v)| if v.ty == Type::U32 && t.is_scalar() { Type::U32 } else { t })
             .collect();
         let event = self.add_event(EventDef {
-            kind: EventKind::Printf { format: format.clone() },
+            kind: EventKind::Printf { format: format.clone(), time: false },
             args: types,
         });
         Some(TStmtKind::Emit { event, args: values })
@@ -153,7 +153,7 @@ impl Checker<'_> {
         };
         let kind = self.printf(c)?;
         if let TStmtKind::Emit { event, .. } = &kind {
-            if let EventKind::Printf { format } = &self.events[*event].kind {
+            if let EventKind::Printf { format, .. } = &self.events[*event].kind {
                 self.events[*event].kind = EventKind::Formatted { format: format.clone(), to };
             }
         }
