@@ -83,9 +83,9 @@ impl<'a> Output<'a> {
             .events
             .iter()
             .map(|e| match &e.kind {
-                EventKind::Printf { format, .. } | EventKind::Formatted { format, .. } => {
-                    printf::parse(format).ok()
-                }
+                EventKind::Printf { format }
+                | EventKind::Time { format }
+                | EventKind::Formatted { format, .. } => printf::parse(format).ok(),
                 _ => None,
             })
             .collect();
@@ -146,14 +146,14 @@ impl<'a> Output<'a> {
         let Some(event) = self.compiled.events.get(id) else { return Action::Continue };
         let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
         match &event.kind {
-            EventKind::Printf { time, .. } => {
+            EventKind::Printf { .. } | EventKind::Time { .. } => {
                 let text = match &self.formats[id] {
                     Some(pieces) => printf::format(pieces, &values),
                     None => Vec::new(),
                 };
-                match time {
-                    true => self.writer.printed("time", &text),
-                    false => self.writer.printf(&text),
+                match event.kind {
+                    EventKind::Time { .. } => self.writer.printed("time", &text),
+                    _ => self.writer.printf(&text),
                 }
             }
             EventKind::Print => self.writer.print(values),

@@ -407,8 +407,10 @@ impl MapInfo {
 pub enum EventKind {
     Printf {
         format: Vec<u8>,
-        /// The text is `time()`'s (bpftrace's JSON record `time`, not `printf`).
-        time: bool,
+    },
+    /// `time()`: a printf whose text is bpftrace's JSON record `time`, not `printf`.
+    Time {
+        format: Vec<u8>,
     },
     /// `print(a, b)`: each value in its default format.
     Print,

@@ -76,8 +76,8 @@ impl Checker<'_> {
         let args = time_as_printf(c.args, c.span);
         let kind = self.printf(&Call { args: &args, ..*c })?;
         if let TStmtKind::Emit { event, .. } = &kind {
-            if let EventKind::Printf { time, .. } = &mut self.events[*event].kind {
-                *time = true;
+            if let EventKind::Printf { format } = &self.events[*event].kind {
+                self.events[*event].kind = EventKind::Time { format: format.clone() };
             }
         }
         Some(kind)

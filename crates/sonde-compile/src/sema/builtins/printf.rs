@@ -85,7 +85,7 @@ impl Checker<'_> {
             .map(|(t, v)| if v.ty == Type::U32 && t.is_scalar() { Type::U32 } else { t })
             .collect();
         let event = self.add_event(EventDef {
-            kind: EventKind::Printf { format: format.clone(), time: false },
+            kind: EventKind::Printf { format: format.clone() },
             args: types,
         });
         Some(TStmtKind::Emit { event, args: values })
