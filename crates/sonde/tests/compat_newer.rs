@@ -96,4 +96,13 @@ fn list_names_timer_and_software_probes() {
     let o = sonde(&["-l", "*ware:page-faults"]);
     o.assert_ok();
     assert_eq!(o.stdout, "software:page-faults:\n", "{}", o.describe());
+    // bpftrace's hardware events are listed whether or not this machine's CPUs count them.
+    let o = sonde(&["-l", "*ware:*cycles"]);
+    o.assert_ok();
+    let want =
+        "hardware:bus-cycles:\nhardware:cpu-cycles:\nhardware:cycles:\nhardware:ref-cycles:\n";
+    assert_eq!(o.stdout, want, "{}", o.describe());
+    let o = sonde(&["-l", "h:cache-misses"]);
+    o.assert_ok();
+    assert_eq!(o.stdout, "hardware:cache-misses:\n", "{}", o.describe());
 }

@@ -100,6 +100,7 @@ fn expand(
             AttachPoint::Interval { .. } => "interval",
             AttachPoint::Profile { .. } => "profile",
             AttachPoint::Software { .. } => "software",
+            AttachPoint::Hardware { .. } => "hardware",
             // `begin` or `BEGIN`, as written (bpftrace's current spelling is lower case).
             AttachPoint::Begin | AttachPoint::End => {
                 site.written = Some(spec.provider.as_str().into());
