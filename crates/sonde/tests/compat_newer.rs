@@ -24,6 +24,8 @@ fn newer_builtins_print_as_bpftrace_does() {
 Interrupt|Unknown signal 0|N/A
 usermode 1
 Hello\\x00 hi
+
+
 @c: 1
 
 @level: HIGH
@@ -67,7 +69,7 @@ fn nsecs_reads_the_tai_clock() {
         return;
     }
     o.assert_ok();
-    assert_eq!(o.stdout, "1\n", "{}", o.describe());
+    assert_eq!(o.stdout, "1\n\n\n", "{}", o.describe());
 }
 
 #[test]
