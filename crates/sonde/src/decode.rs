@@ -326,6 +326,7 @@ mod tests {
         let def = sonde_compile::types::StructDef {
             name: "Foo".into(),
             size: 8,
+            align: None,
             fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
         };
         let foo = Type::Struct(std::rc::Rc::new(def));

@@ -187,6 +187,6 @@ impl FuncSig {
                 data_loc: false,
             });
         }
-        StructDef { name: self.name.clone(), size: 8 * fields.len(), fields }
+        StructDef { name: self.name.clone(), size: 8 * fields.len(), align: None, fields }
     }
 }
