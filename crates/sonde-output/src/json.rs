@@ -130,8 +130,13 @@ fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, S
 }
 
 pub fn map(name: &str, entries: &[(Vec<Value>, Value)]) -> String {
+    map_as(Type::Map, name, entries)
+}
+
+/// A map of values as a record of type `kind`: bpftrace writes `avg()` maps as `stats`.
+pub fn map_as(kind: Type, name: &str, entries: &[(Vec<Value>, Value)]) -> String {
     let items = sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, value_text(v)));
-    envelope(Type::Map.name(), &map_data(name, items))
+    envelope(kind.name(), &map_data(name, items))
 }
 
 fn buckets_json(buckets: &[Bucket]) -> String {

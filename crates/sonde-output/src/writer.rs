@@ -37,6 +37,10 @@ pub trait Writer {
     fn print(&mut self, values: Vec<Value>);
     /// A whole map (print(@m), or every map at the end).
     fn map(&mut self, name: &str, entries: &MapEntries);
+    /// A whole `avg()` map: printed as any map, but bpftrace's JSON record for it is `stats`.
+    fn averages(&mut self, name: &str, entries: &MapEntries) {
+        self.map(name, entries);
+    }
     /// `n` events were lost since the last report.
     fn lost(&mut self, n: u64);
     /// The kernel skipped `runs` runs of `probe` (since the last report) because it fired

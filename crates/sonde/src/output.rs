@@ -4,7 +4,7 @@
 use crate::cli::Format;
 use crate::collect::Collector;
 use crate::error::Failure;
-use sonde_compile::tir::{EventKind, Sink};
+use sonde_compile::tir::{AggFunc, EventKind, MapValue, Sink};
 use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::object::map::Map;
@@ -261,18 +261,23 @@ impl<'a> Output<'a> {
     /// divided by `div`. As bpftrace: a map with no element prints nothing at exit, and a
     /// key-less one its zero when asked for (`print(@)`).
     fn print_map(&mut self, map: usize, shown: Shown, top: usize, div: u64) {
-        let name = &self.compiled.user_maps[map].name;
-        match self.collector.map(map, &mut self.symbols) {
+        let info = &self.compiled.user_maps[map];
+        let name = &info.name;
+        let entries = match self.collector.map(map, &mut self.symbols) {
             Ok(entries) if entries.is_empty() => match shown {
-                Shown::AtExit => {}
-                Shown::Asked => {
-                    let zero = self.collector.zero_entry(map).unwrap_or(entries);
-                    self.writer.map(name, &zero);
-                }
+                Shown::AtExit => return,
+                Shown::Asked => self.collector.zero_entry(map).unwrap_or(entries),
             },
-            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top).divided(div)),
-            Ok(entries) => self.writer.map(name, &entries.divided(div)),
-            Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
+            Ok(entries) if top > 0 => entries.top(top).divided(div),
+            Ok(entries) => entries.divided(div),
+            Err(e) => {
+                eprintln!("sonde: cannot read map {}: {}", name, e);
+                return;
+            }
+        };
+        match info.value {
+            MapValue::Agg { func: AggFunc::Avg, .. } => self.writer.averages(name, &entries),
+            _ => self.writer.map(name, &entries),
         }
     }
 }

@@ -118,3 +118,11 @@ fn time_and_cat_print_as_printf_does_and_are_their_own_json_records() {
         "{\"type\": \"time\", \"data\": \"12:00:00\\n\"}\n{\"type\": \"cat\", \"data\": \"up 3\\n\"}\n"
     );
 }
+
+#[test]
+fn averages_print_as_maps_and_are_bpftraces_stats_records_in_json() {
+    let (out, _) = text(|w| w.averages("@", &counts()));
+    assert_eq!(out, "@[a]: 1\n@[b]: 2\n\n");
+    let out = json(|w| w.averages("@", &counts()));
+    assert_eq!(out, "{\"type\": \"stats\", \"data\": {\"@\": {\"a\": 1, \"b\": 2}}}\n");
+}
