@@ -32,6 +32,8 @@ pub struct Output<'a> {
     formats: Vec<Option<Vec<Piece>>>,
     /// `-u`: flush after every record, not once per ring-buffer drain.
     unbuffered: bool,
+    /// `--no-warnings`: `warnf()` prints nothing.
+    no_warnings: bool,
     /// The program's text and file name, for the locations `warnf`/`errorf` print.
     program: &'a str,
     source_name: String,
@@ -99,6 +101,7 @@ impl<'a> Output<'a> {
             health,
             formats,
             unbuffered: false,
+            no_warnings: false,
             program,
             source_name: sonde_syntax::diag::PROGRAM_TEXT.into(),
         }
@@ -107,6 +110,12 @@ impl<'a> Output<'a> {
     /// The program's file name, for `warnf`/`errorf` locations.
     pub fn source_name(mut self, name: &str) -> Self {
         self.source_name = name.into();
+        self
+    }
+
+    /// bpftrace's `--no-warnings`: the program's `warnf()` says nothing.
+    pub fn without_warnings(mut self, yes: bool) -> Self {
+        self.no_warnings = yes;
         self
     }
 
@@ -194,6 +203,7 @@ impl<'a> Output<'a> {
     fn formatted(&mut self, to: Sink, text: &[u8]) {
         let text = String::from_utf8_lossy(text);
         let (level, span) = match to {
+            Sink::Warning(_) if self.no_warnings => return,
             Sink::Warning(span) => ("WARNING", span),
             Sink::Error(span) => ("ERROR", span),
             Sink::System => {

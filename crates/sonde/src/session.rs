@@ -88,6 +88,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         symbols,
     )
     .unbuffered(cli.unbuffer)
+    .without_warnings(cli.no_warnings)
     .source_name(&source.name);
     let health = output.health();
     let ring = loaded.ring()?;
@@ -156,15 +157,17 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     Ok(crate::run::conclude(reason, &mut target, &health, lost, cli.keep_going))
 }
 
-/// The compiler's warnings and, with `-S`, the typed program.
+/// The compiler's warnings (unless `--no-warnings`) and, with `-S`, the typed program.
 fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Result<(), Failure> {
-    if let Some(why) = env.btf_missing() {
-        eprintln!(
+    match env.btf_missing() {
+        Some(why) if !cli.no_warnings => eprintln!(
             "sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work",
             why
-        );
+        ),
+        _ => {}
     }
-    for w in &typed.warnings {
+    let shown = if cli.no_warnings { &[][..] } else { &typed.warnings[..] };
+    for w in shown {
         eprint!("{}", sonde_syntax::render(w, source, crate::error::stderr_is_terminal()));
     }
     if cli.dump {

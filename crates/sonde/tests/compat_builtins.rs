@@ -93,6 +93,11 @@ fn username_warnf_errorf_and_system_print() {
     let at = script("messages.bt");
     assert!(o.stderr.contains(&format!("{}:9:3-23: WARNING: depth 3\n", at)), "{}", o.describe());
     assert!(o.stderr.contains(&format!("{}:10:3-28: ERROR: bad thing\n", at)), "{}", o.describe());
+    // --no-warnings silences warnf() (and the compiler's warnings), not errorf().
+    let o = sonde(&["--unsafe", "--no-warnings", &script("messages.bt")]);
+    o.assert_ok();
+    assert!(!o.stderr.contains("WARNING"), "{}", o.describe());
+    assert!(o.stderr.contains("ERROR: bad thing\n"), "{}", o.describe());
     // bpftrace's JSON objects: warnf/errorf with their location, system()'s output as `syscall`.
     let o = sonde(&["--unsafe", "-f", "json", &script("messages.bt")]);
     o.assert_ok();
