@@ -77,8 +77,13 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         );
         return Ok(0);
     }
-    // usym() resolves in the -p process or the -c command.
-    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid));
+    // usym() resolves in the -p process or the -c command; the uprobes' executables name
+    // their own addresses once their processes are gone.
+    let uprobed = compiled.programs.iter().flat_map(|p| &p.sites).filter_map(|s| match &s.point {
+        AttachPoint::Uprobe { path, .. } => Some(std::path::Path::new(path.as_str())),
+        _ => None,
+    });
+    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid)).with_executables(uprobed);
     let mut output = Output::new(
         cli.format,
         cli.flame.as_deref(),
