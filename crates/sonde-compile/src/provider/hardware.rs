@@ -19,25 +19,9 @@ pub const HARDWARE_EVENTS: &[(&str, &str, u64, u64)] = &[
 ];
 
 pub fn expand(definition: &str) -> Result<Vec<Site>, String> {
-    let (name, count) = match definition.split_once(':') {
-        Some((n, c)) => (n, Some(c)),
-        None => (definition, None),
-    };
-    let Some(&(event, _, config, default)) = HARDWARE_EVENTS
-        .iter()
-        .find(|(n, alias, _, _)| *n == name || (!alias.is_empty() && *alias == name))
-    else {
-        let names: Vec<&str> = HARDWARE_EVENTS.iter().map(|e| e.0).collect();
-        return Err(format!("unknown hardware event `{}`: one of {}", name, names.join(", ")));
-    };
-    let period = match count {
-        None => default,
-        Some(c) => c
-            .parse::<u64>()
-            .ok()
-            .filter(|&p| p > 0)
-            .ok_or_else(|| format!("`{}` is not a count of events", c))?,
-    };
+    let events = HARDWARE_EVENTS.iter().map(|&(n, alias, _, default)| (n, alias, default));
+    let (event, index, period) = super::profile::perf_event(definition, "hardware", events)?;
+    let config = HARDWARE_EVENTS[index].2;
     let point = AttachPoint::Hardware { event: event.to_string(), config, period };
     Ok(vec![Site::new(point, ProgKind::PerfEvent)])
 }
