@@ -112,6 +112,7 @@ fn struct_attributes_packed_and_aligned() {
     for bad in [
         "struct a { int x; } __attribute__((pretty)) BEGIN {}",
         "struct a { int x; } __attribute__((aligned(3))) BEGIN {}",
+        "struct a { int x; } __attribute__((aligned(8192))) BEGIN {}",
     ] {
         assert!(sonde_syntax::parse(bad).is_err(), "{}", bad);
     }

@@ -145,9 +145,11 @@ impl Parser<'_> {
                         self.expect(TokenKind::LParen, "`(` after `aligned`")?;
                         let n = self.bump();
                         match n.kind {
-                            TokenKind::Int(n) if n.is_power_of_two() => attrs.aligned = Some(n),
+                            TokenKind::Int(n) if n.is_power_of_two() && n <= 4096 => {
+                                attrs.aligned = Some(n)
+                            }
                             _ => {
-                                self.expected("an alignment (a power of two)", &n);
+                                self.expected("an alignment (a power of two, 4096 at most)", &n);
                                 return Err(());
                             }
                         }
