@@ -90,6 +90,12 @@ pub trait Env {
         let _ = (binary, symbol);
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+    /// The names of the functions in `binary` (found as `user_symbol` finds it), sorted, for
+    /// a uprobe's wildcard.
+    fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
+        let _ = binary;
+        Err(EnvError::Unavailable("user symbols are unavailable".into()))
+    }
     /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
     /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
     /// the process), for bpftrace's `uaddr("sym")`.

@@ -130,8 +130,13 @@ fn map_data<'a>(name: &str, entries: impl IntoIterator<Item = (&'a Vec<Value>, S
 }
 
 pub fn map(name: &str, entries: &[(Vec<Value>, Value)]) -> String {
+    map_as(Type::Map, name, entries)
+}
+
+/// A map of values as a record of type `kind`: bpftrace writes `avg()` maps as `stats`.
+pub fn map_as(kind: Type, name: &str, entries: &[(Vec<Value>, Value)]) -> String {
     let items = sorted(entries, Value::sort_key).into_iter().map(|(k, v)| (k, value_text(v)));
-    envelope(Type::Map.name(), &map_data(name, items))
+    envelope(kind.name(), &map_data(name, items))
 }
 
 fn buckets_json(buckets: &[Bucket]) -> String {
@@ -173,16 +178,31 @@ pub fn stats(name: &str, entries: &[StatsEntry]) -> String {
 
 /// tseries() maps as a `map` record: per key, `[interval start (ns since the epoch), value]`
 /// for each interval that has a value, oldest first (bpftrace skips the empty ones too).
+/// bpftrace's `tseries` record: per key, the intervals that have a value, each
+/// `{"interval_start": "YYYY-MM-DD HH:MM:SS.NNNNNNNNN", "value": V}` (UTC, as C++ prints a
+/// system_clock time).
 pub fn tseries(name: &str, entries: &[crate::tseries::SeriesEntry]) -> String {
     let items = entries.iter().map(|(k, s)| {
         let points: Vec<String> = s
             .points
             .iter()
-            .filter_map(|(t, v)| Some(format!("[{t},{}]", to_string(&v.as_ref()?.to_json()))))
+            .filter_map(|(t, v)| {
+                let value = to_string(&v.as_ref()?.to_json());
+                Some(format!("{{\"interval_start\": {}, \"value\": {value}}}", quote(&utc(*t))))
+            })
             .collect();
-        (k, format!("[{}]", points.join(",")))
+        (k, format!("[{}]", points.join(", ")))
     });
-    envelope(Type::Map.name(), &map_data(name, items))
+    envelope(Type::Tseries.name(), &map_data(name, items))
+}
+
+/// Nanoseconds since the epoch as `YYYY-MM-DD HH:MM:SS.NNNNNNNNN`, UTC.
+fn utc(unix_ns: u64) -> String {
+    let secs = unix_ns / 1_000_000_000;
+    let (y, m, d) = crate::calendar::civil_from_days((secs / 86_400) as i64);
+    let day = secs % 86_400;
+    let (h, min, s) = (day / 3600, day / 60 % 60, day % 60);
+    format!("{y:04}-{m:02}-{d:02} {h:02}:{min:02}:{s:02}.{:09}", unix_ns % 1_000_000_000)
 }
 
 #[cfg(test)]

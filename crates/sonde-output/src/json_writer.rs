@@ -1,6 +1,7 @@
 //! The JSON writer: one object per line, bpftrace's `-f json` schema, all on `out`.
 
 use crate::json;
+use crate::record::Type;
 use crate::value::Value;
 use crate::writer::{MapEntries, SourceAt, Writer};
 use std::io::Write;
@@ -34,6 +35,10 @@ impl<O: Write> Writer for JsonWriter<O> {
         self.line(&json::printf(&String::from_utf8_lossy(text)));
     }
 
+    fn printed(&mut self, kind: &str, text: &[u8]) {
+        self.text(kind, text);
+    }
+
     fn text(&mut self, kind: &str, text: &[u8]) {
         self.line(&json::message(kind, &String::from_utf8_lossy(text)));
     }
@@ -55,6 +60,13 @@ impl<O: Write> Writer for JsonWriter<O> {
             MapEntries::Series(v) => json::tseries(name, v),
         };
         self.line(&text);
+    }
+
+    fn averages(&mut self, name: &str, entries: &MapEntries) {
+        match entries {
+            MapEntries::Values(v) => self.line(&json::map_as(Type::Stats, name, v)),
+            other => self.map(name, other),
+        }
     }
 
     fn lost(&mut self, n: u64) {

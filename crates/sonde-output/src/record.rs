@@ -18,8 +18,11 @@ pub enum Type {
     Map,
     Hist,
     Stats,
+    Tseries,
     Join,
     Syscall,
+    Time,
+    Cat,
     LostEvents,
     // sonde's records any face may write.
     MissedRuns,
@@ -42,15 +45,18 @@ pub enum Type {
 }
 
 impl Type {
-    pub const ALL: [Type; 23] = [
+    pub const ALL: [Type; 26] = [
         Type::AttachedProbes,
         Type::Printf,
         Type::Value,
         Type::Map,
         Type::Hist,
         Type::Stats,
+        Type::Tseries,
         Type::Join,
         Type::Syscall,
+        Type::Time,
+        Type::Cat,
         Type::LostEvents,
         Type::MissedRuns,
         Type::MapFull,
@@ -77,7 +83,10 @@ impl Type {
             Type::Map => "map",
             Type::Hist => "hist",
             Type::Stats => "stats",
+            Type::Tseries => "tseries",
             Type::Join => "join",
+            Type::Time => "time",
+            Type::Cat => "cat",
             Type::Syscall => "syscall",
             Type::LostEvents => "lost_events",
             Type::MissedRuns => "missed_runs",

@@ -18,13 +18,11 @@ fn map_full_warning(map: &str, dropped: u64, max_entries: u32) -> String {
 pub struct TextWriter<O: Write, E: Write> {
     out: O,
     err: E,
-    /// The program's output so far ends inside a line (a printf without a newline).
-    open_line: bool,
 }
 
 impl<O: Write, E: Write> TextWriter<O, E> {
     pub fn new(out: O, err: E) -> Self {
-        TextWriter { out, err, open_line: false }
+        TextWriter { out, err }
     }
 
     pub fn into_inner(self) -> (O, E) {
@@ -42,21 +40,17 @@ impl<O: Write, E: Write> Writer for TextWriter<O, E> {
 
     fn printf(&mut self, text: &[u8]) {
         let _ = self.out.write_all(text);
-        if let Some(&last) = text.last() {
-            self.open_line = last != b'\n';
-        }
     }
 
     fn print(&mut self, values: Vec<Value>) {
         let parts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
         let _ = writeln!(self.out, "{}", parts.join(", "));
-        self.open_line = false;
     }
 
     fn end_of_run(&mut self) {
-        if std::mem::take(&mut self.open_line) {
-            let _ = self.out.write_all(b"\n");
-        }
+        // bpftrace's end of a run: two newlines, so the maps after it (or the shell's
+        // prompt) start after a blank line even when the program left a line open.
+        let _ = self.out.write_all(b"\n\n");
     }
 
     fn map(&mut self, name: &str, entries: &MapEntries) {
@@ -67,7 +61,6 @@ impl<O: Write, E: Write> Writer for TextWriter<O, E> {
             MapEntries::Series(v) => crate::tseries::tseries_map_text(name, v),
         };
         let _ = self.out.write_all(text.as_bytes());
-        self.open_line = false;
     }
 
     fn lost(&mut self, n: u64) {

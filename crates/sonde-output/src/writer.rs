@@ -37,6 +37,10 @@ pub trait Writer {
     fn print(&mut self, values: Vec<Value>);
     /// A whole map (print(@m), or every map at the end).
     fn map(&mut self, name: &str, entries: &MapEntries);
+    /// A whole `avg()` map: printed as any map, but bpftrace's JSON record for it is `stats`.
+    fn averages(&mut self, name: &str, entries: &MapEntries) {
+        self.map(name, entries);
+    }
     /// `n` events were lost since the last report.
     fn lost(&mut self, n: u64);
     /// The kernel skipped `runs` runs of `probe` (since the last report) because it fired
@@ -46,9 +50,14 @@ pub trait Writer {
     /// its `max_entries` elements already.
     fn map_full(&mut self, map: &str, dropped: u64, max_entries: u32);
     fn flush(&mut self);
-    /// The run is over and its maps print next: a line the program left open ends first (as
-    /// bpftrace's do, on a line of their own).
+    /// The run is over and its maps print next (if they print): bpftrace's text output ends
+    /// with two newlines, so the maps start after a blank line on a line of their own.
     fn end_of_run(&mut self) {}
+    /// Text that prints as printf's does but is its own JSON record (bpftrace's `time`, `cat`).
+    fn printed(&mut self, kind: &str, text: &[u8]) {
+        let _ = kind;
+        self.printf(text);
+    }
     /// Text of another kind than printf's, by bpftrace's JSON name (`join`, `syscall` for
     /// system()'s output), ended by a newline as bpftrace's text output ends it (its JSON
     /// `data` has no newline added).

@@ -2,9 +2,11 @@
 //! first one), user addresses through each process's mappings and ELF symbols (one cache per
 //! process). A value owned by whoever prints, so nothing about it is global.
 
+use crate::elf::ElfSymbols;
 use crate::kallsyms::KernelSymbols;
 use crate::process::{ProcessSymbols, UserSymbol};
 use std::collections::HashMap;
+use std::path::Path;
 
 pub struct Symbolizer {
     /// Loaded on the first kernel address; `Some(None)` when kallsyms could not be read.
@@ -15,11 +17,36 @@ pub struct Symbolizer {
     /// User frames as perf trace prints them (`name+0x1d (file)`), for the faces that print
     /// perf's layout; otherwise as bpftrace does (`name+29`).
     perf_frames: bool,
+    /// Executables loaded at the addresses their ELF says (not position-independent), by path:
+    /// their functions are named even where no live process maps them any more.
+    fixed: Vec<(String, ElfSymbols)>,
 }
 
 impl Symbolizer {
     pub fn new(target_pid: Option<u32>) -> Symbolizer {
-        Symbolizer { kernel: None, processes: HashMap::new(), target_pid, perf_frames: false }
+        Symbolizer {
+            kernel: None,
+            processes: HashMap::new(),
+            target_pid,
+            perf_frames: false,
+            fixed: Vec::new(),
+        }
+    }
+
+    /// Names addresses in these executables (a program's uprobe binaries) from their own
+    /// symbols when the process is gone or unknown; only those loaded at fixed addresses (not
+    /// position-independent) count, since only their addresses say where they are.
+    pub fn with_executables<'p>(mut self, paths: impl IntoIterator<Item = &'p Path>) -> Symbolizer {
+        for path in paths {
+            let known = self.fixed.iter().any(|(p, _)| Path::new(p) == path);
+            if known || !is_fixed_executable(path) {
+                continue;
+            }
+            if let Ok(elf) = ElfSymbols::load_with_debug(path) {
+                self.fixed.push((path.to_string_lossy().into_owned(), elf));
+            }
+        }
+        self
     }
 
     /// User stack frames as perf trace names them, `name+0x1d (/usr/lib/libc.so.6)` (sonde
@@ -44,13 +71,28 @@ impl Symbolizer {
         })
     }
 
-    /// `usym(addr)`: the symbol of the traced process's address, if there is one and it is alive.
+    /// `usym(addr)`: the symbol of the traced process's address, if there is one and it is
+    /// alive, or else of a fixed-address executable's.
     pub fn usym(&mut self, addr: u64) -> Option<String> {
-        let pid = self.target_pid?;
-        let s = self.process(pid).resolve(addr)?;
-        Some(match (s.symbol?, s.offset) {
-            (name, 0) => name,
-            (name, off) => format!("{}+0x{:x}", name, off),
+        let live = match self.target_pid {
+            Some(pid) => self.process(pid).resolve(addr),
+            None => None,
+        };
+        let (name, off) = match live {
+            Some(s) => (s.symbol?, s.offset),
+            None => self.fixed_symbol(addr).map(|(_, name, off)| (name.to_string(), off))?,
+        };
+        Some(match off {
+            0 => name,
+            off => format!("{}+0x{:x}", name, off),
+        })
+    }
+
+    /// The function of a fixed-address executable that holds `addr`: (its file, name, offset).
+    fn fixed_symbol(&self, addr: u64) -> Option<(&str, &str, u64)> {
+        self.fixed.iter().find_map(|(path, elf)| {
+            elf.vaddr_to_file_offset(addr)?;
+            elf.symbol_at(addr).map(|(name, off)| (path.as_str(), name, off))
         })
     }
 
@@ -65,11 +107,19 @@ impl Symbolizer {
             }
             Some(pid) => {
                 let perf = self.perf_frames;
-                let syms = self.process(pid);
-                match perf {
-                    true => addrs.iter().map(|&a| syms.format(a)).collect(),
-                    false => addrs.iter().map(|&a| syms.frame(a, file)).collect(),
-                }
+                let mut frame = |a: u64| {
+                    let syms = self.process(pid);
+                    if syms.resolve(a).is_some() {
+                        return if perf { syms.format(a) } else { syms.frame(a, file) };
+                    }
+                    match self.fixed_symbol(a) {
+                        Some((path, s, off)) if perf => format!("{s}+{off:#x} ({path})"),
+                        Some((path, s, off)) if file => format!("{s}+{off} ({path})"),
+                        Some((_, s, off)) => format!("{s}+{off}"),
+                        None => self.process(pid).format(a),
+                    }
+                };
+                addrs.iter().map(|&a| frame(a)).collect()
             }
         }
     }
@@ -88,6 +138,15 @@ impl Symbolizer {
     fn process(&mut self, pid: u32) -> &mut ProcessSymbols {
         self.processes.entry(pid).or_insert_with(|| ProcessSymbols::for_pid(pid))
     }
+}
+
+/// An ELF executable of type ET_EXEC: loaded at the addresses its headers give.
+fn is_fixed_executable(path: &Path) -> bool {
+    use std::io::Read;
+    const ET_EXEC: u16 = 2;
+    let mut head = [0u8; 18];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    read.is_ok() && head[..4] == *b"\x7fELF" && u16::from_le_bytes([head[16], head[17]]) == ET_EXEC
 }
 
 #[cfg(test)]

@@ -96,3 +96,23 @@ fn a_binary_without_debug_info_says_so_in_one_sentence() {
     assert!(text.contains("has no type information"), "{text}");
     assert!(text.contains("the kernel's types do not apply"), "{text}");
 }
+
+/// A fixed-address executable (`-no-pie`) names its functions' addresses with no process to
+/// read (it exited); a position-independent one cannot, its addresses depend on the process.
+#[test]
+fn fixed_address_executables_name_addresses_without_a_process() {
+    use sonde_symbols::{ElfSymbols, Symbolizer};
+    let fixed = build("no-pie", &["-g", "-no-pie"]);
+    let _gone = Gone(fixed.parent().unwrap().to_path_buf());
+    let main = ElfSymbols::load(&fixed).unwrap().resolve("main").unwrap();
+    let elf = ElfSymbols::load(&fixed).unwrap();
+    let addr = elf.file_offset_to_vaddr(main.offset).unwrap();
+    // No live process has this pid: only the executable's own symbols can name the address.
+    let mut s = Symbolizer::new(None).with_executables([fixed.as_path()]);
+    assert_eq!(s.usym(addr + 4).as_deref(), Some("main+0x4"));
+    assert_eq!(s.frames(&[addr + 4], Some(u32::MAX), false), ["main+4"]);
+    let pie = build("pie", &["-g", "-pie", "-fPIE"]);
+    let _gone_pie = Gone(pie.parent().unwrap().to_path_buf());
+    let mut s = Symbolizer::new(None).with_executables([pie.as_path()]);
+    assert_eq!(s.usym(addr + 4), None);
+}

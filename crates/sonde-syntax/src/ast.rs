@@ -341,8 +341,17 @@ impl UnOp {
 /// C lays them out) or `enum [NAME] { A = 1, B, ... }` (constants).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeDecl {
-    Struct { name: String, fields: Vec<FieldDecl>, span: Span },
+    Struct { name: String, fields: Vec<FieldDecl>, attributes: StructAttributes, span: Span },
     Enum { name: Option<String>, values: Vec<(String, i64, Span)>, span: Span },
+}
+
+/// `__attribute__((packed))` and `__attribute__((aligned(N)))` after a script struct's `}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StructAttributes {
+    /// No padding: each field right after the one before, the struct aligned to 1 byte.
+    pub packed: bool,
+    /// The struct's alignment raised (or, packed, set) to N bytes.
+    pub aligned: Option<u64>,
 }
 
 /// `type name;`, `type name[N];` or `type name[N][M];` in a script's struct.

@@ -73,3 +73,47 @@ fn two_loop_variables_say_what_to_write() {
         help
     );
 }
+
+#[test]
+fn anonymous_structs_are_structs_of_their_own_named_after_the_field() {
+    let p =
+        parse_ok("struct Foo { int m; struct { int x; } bar; struct { char c; } *p; } BEGIN {}");
+    let names: Vec<&str> = p
+        .types
+        .iter()
+        .map(|t| match t {
+            TypeDecl::Struct { name, .. } => name.as_str(),
+            TypeDecl::Enum { .. } => "enum",
+        })
+        .collect();
+    assert_eq!(names, ["Foo.bar", "Foo.p", "Foo"]);
+    let TypeDecl::Struct { fields, .. } = &p.types[2] else { panic!() };
+    let f: Vec<(&str, u8, &str)> =
+        fields.iter().map(|f| (f.ty.base.as_str(), f.ty.pointers, f.name.as_str())).collect();
+    assert_eq!(f, [("int", 0, "m"), ("struct Foo.bar", 0, "bar"), ("struct Foo.p", 1, "p")]);
+}
+
+#[test]
+fn struct_attributes_packed_and_aligned() {
+    let p = parse_ok(
+        "struct a { int x; } __attribute__((packed)) \
+         struct b { int x; } /**/ __attribute__ /**/ ((packed, aligned(4))) __attribute__((aligned(8))) \
+         struct c { int x; } BEGIN {}",
+    );
+    let attrs: Vec<(bool, Option<u64>)> = p
+        .types
+        .iter()
+        .map(|t| match t {
+            TypeDecl::Struct { attributes, .. } => (attributes.packed, attributes.aligned),
+            TypeDecl::Enum { .. } => panic!(),
+        })
+        .collect();
+    assert_eq!(attrs, [(true, None), (true, Some(8)), (false, None)]);
+    for bad in [
+        "struct a { int x; } __attribute__((pretty)) BEGIN {}",
+        "struct a { int x; } __attribute__((aligned(3))) BEGIN {}",
+        "struct a { int x; } __attribute__((aligned(8192))) BEGIN {}",
+    ] {
+        assert!(sonde_syntax::parse(bad).is_err(), "{}", bad);
+    }
+}

@@ -8,6 +8,16 @@ use std::sync::Mutex;
 
 static CACHE: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
 
+/// `cgroup_path(id)` as bpftrace prints it: the hierarchy's name and the path in it,
+/// `unified:/user.slice/...` (cgroup2 is `unified`), or an empty string when no cgroup has that
+/// id (it was removed, or cgroup2 is not mounted).
+pub fn printed(id: u64) -> String {
+    match path(id) {
+        p if p.is_empty() => p,
+        p => format!("unified:{p}"),
+    }
+}
+
 /// The path of cgroup `id` below the cgroup2 root (`/` for the root, `/user.slice/...`), or an
 /// empty string when no cgroup has that id (it was removed, or cgroup2 is not mounted).
 pub fn path(id: u64) -> String {
@@ -55,5 +65,14 @@ mod tests {
     #[test]
     fn an_unknown_id_is_empty() {
         assert_eq!(super::path(u64::MAX), "");
+        assert_eq!(super::printed(u64::MAX), "");
+    }
+
+    #[test]
+    fn the_root_is_unified_slash() {
+        use std::os::unix::fs::MetadataExt;
+        let Some(root) = super::cgroup2_mounts().into_iter().next() else { return };
+        let id = std::fs::metadata(&root).unwrap().ino();
+        assert_eq!(super::printed(id), "unified:/");
     }
 }

@@ -63,7 +63,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::Bool => Value::Bool(u64_at(b, 0) != 0),
         Type::Username => Value::Str(username(u64_at(b, 0)).into_bytes()),
         Type::Strerror => Value::Str(strerror(u64_at(b, 0) as i64).into_bytes()),
-        Type::CgroupPath => Value::Str(crate::cgroup::path(u64_at(b, 0)).into_bytes()),
+        Type::CgroupPath => Value::Str(crate::cgroup::printed(u64_at(b, 0)).into_bytes()),
         Type::Inet => Value::Str(inet(u64_at(b, 0), b.get(8..24).unwrap_or(&[])).into_bytes()),
         _ => Value::Bytes(b.to_vec()),
     }
@@ -326,6 +326,7 @@ mod tests {
         let def = sonde_compile::types::StructDef {
             name: "Foo".into(),
             size: 8,
+            align: None,
             fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
         };
         let foo = Type::Struct(std::rc::Rc::new(def));

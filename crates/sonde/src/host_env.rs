@@ -53,6 +53,19 @@ impl HostEnv {
             .as_ref()
             .map_err(|e| EnvError::Unavailable(e.clone()))
     }
+
+    /// A uprobe's binary: a path as written; a bare name (`bash`, `libc`) found like surftrace
+    /// does (in what `-p`'s process has mapped, when given).
+    fn locate_binary(&self, binary: &str) -> Result<std::path::PathBuf, EnvError> {
+        let found = if binary.contains('/') {
+            return Ok(std::path::PathBuf::from(binary));
+        } else if let Some(pid) = self.pid {
+            sonde_symbols::locate::locate_for_pid(binary, pid)
+        } else {
+            sonde_symbols::locate::locate(binary)
+        };
+        found.map_err(|e| EnvError::NotFound(e.to_string()))
+    }
 }
 
 impl Env for HostEnv {
@@ -100,18 +113,17 @@ impl Env for HostEnv {
     }
 
     fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
-        // A path is used as written; a bare name (`bash`, `libc`) is found like surftrace does.
-        let path = if binary.contains('/') {
-            std::path::PathBuf::from(binary)
-        } else if let Some(pid) = self.pid {
-            sonde_symbols::locate::locate_for_pid(binary, pid)
-                .map_err(|e| EnvError::NotFound(e.to_string()))?
-        } else {
-            sonde_symbols::locate::locate(binary).map_err(|e| EnvError::NotFound(e.to_string()))?
-        };
+        let path = self.locate_binary(binary)?;
         let target = sonde_symbols::resolve_symbol(&path, symbol)
             .map_err(|e| EnvError::NotFound(e.to_string()))?;
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
+    }
+
+    fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
+        let path = self.locate_binary(binary)?;
+        let functions =
+            sonde_symbols::functions(&path).map_err(|e| EnvError::NotFound(e.to_string()))?;
+        Ok(functions.into_iter().map(|f| f.name).collect())
     }
 
     fn user_symbol_address(&self, path: &str, symbol: &str) -> Result<(u64, u64), EnvError> {

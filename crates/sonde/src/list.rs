@@ -16,7 +16,7 @@ use sonde_glob::glob_match;
 use std::fmt::Write;
 
 /// The long provider names a glob in the provider's place is matched against.
-const PROVIDERS: [&str; 8] = [
+const PROVIDERS: [&str; 9] = [
     "tracepoint",
     "rawtracepoint",
     "kprobe",
@@ -24,6 +24,7 @@ const PROVIDERS: [&str; 8] = [
     "uprobe",
     "uretprobe",
     "software",
+    "hardware",
     "interval",
 ];
 
@@ -78,7 +79,7 @@ fn one(
         }
         "uprobe" | "u" | "uretprobe" | "ur" => uprobes::list(provider, rest, pid, verbose, out)?,
         "rawtracepoint" | "rt" => rawtracepoints(env, rest, verbose, out)?,
-        "software" | "s" | "interval" | "i" | "profile" | "p" => {
+        "software" | "s" | "hardware" | "h" | "interval" | "i" | "profile" | "p" => {
             timers(&format!("{}:{}", provider, rest), out)
         }
         _ => {
@@ -121,6 +122,8 @@ fn is_provider(p: &str) -> bool {
             | "rt"
             | "software"
             | "s"
+            | "hardware"
+            | "h"
             | "interval"
             | "i"
             | "profile"
@@ -128,13 +131,14 @@ fn is_provider(p: &str) -> bool {
     )
 }
 
-/// The software events (names and aliases) and the timer providers' units, as bpftrace lists
-/// them (`software:page-faults:`, `interval:ms:`), matching `pattern` (a short provider name
+/// The software and hardware events (names and aliases) and the timer providers' units, as
+/// bpftrace lists them (`software:page-faults:`, `hardware:cpu-cycles:`, `interval:ms:`), matching `pattern` (a short provider name
 /// stands for its long one).
 fn timers(pattern: &str, out: &mut String) {
     let long = |p: &str| -> String {
         match p {
             "s" => "software",
+            "h" => "hardware",
             "i" => "interval",
             "p" => "profile",
             other => other,
@@ -148,6 +152,9 @@ fn timers(pattern: &str, out: &mut String) {
     let events = sonde_compile::provider::profile::SOFTWARE_EVENTS.iter();
     let names = events.flat_map(|(n, alias, _)| [*n, *alias]).filter(|n| !n.is_empty());
     let mut all: Vec<String> = names.map(|n| format!("software:{}:", n)).collect();
+    let hardware = sonde_compile::provider::hardware::HARDWARE_EVENTS.iter();
+    let names = hardware.flat_map(|(n, alias, _, _)| [*n, *alias]).filter(|n| !n.is_empty());
+    all.extend(names.map(|n| format!("hardware:{}:", n)));
     for provider in ["interval", "profile"] {
         all.extend(["hz", "us", "ms", "s"].map(|u| format!("{}:{}:", provider, u)));
     }

@@ -4,7 +4,7 @@
 use crate::cli::Format;
 use crate::collect::Collector;
 use crate::error::Failure;
-use sonde_compile::tir::{EventKind, Sink};
+use sonde_compile::tir::{AggFunc, EventKind, MapValue, Sink};
 use sonde_compile::Compiled;
 use sonde_graph::maps::FoldedWriter;
 use sonde_kernel::object::map::Map;
@@ -32,6 +32,8 @@ pub struct Output<'a> {
     formats: Vec<Option<Vec<Piece>>>,
     /// `-u`: flush after every record, not once per ring-buffer drain.
     unbuffered: bool,
+    /// `--no-warnings`: `warnf()` prints nothing.
+    no_warnings: bool,
     /// The program's text and file name, for the locations `warnf`/`errorf` print.
     program: &'a str,
     source_name: String,
@@ -83,9 +85,9 @@ impl<'a> Output<'a> {
             .events
             .iter()
             .map(|e| match &e.kind {
-                EventKind::Printf { format } | EventKind::Formatted { format, .. } => {
-                    printf::parse(format).ok()
-                }
+                EventKind::Printf { format }
+                | EventKind::Time { format }
+                | EventKind::Formatted { format, .. } => printf::parse(format).ok(),
                 _ => None,
             })
             .collect();
@@ -99,6 +101,7 @@ impl<'a> Output<'a> {
             health,
             formats,
             unbuffered: false,
+            no_warnings: false,
             program,
             source_name: sonde_syntax::diag::PROGRAM_TEXT.into(),
         }
@@ -107,6 +110,12 @@ impl<'a> Output<'a> {
     /// The program's file name, for `warnf`/`errorf` locations.
     pub fn source_name(mut self, name: &str) -> Self {
         self.source_name = name.into();
+        self
+    }
+
+    /// bpftrace's `--no-warnings`: the program's `warnf()` says nothing.
+    pub fn without_warnings(mut self, yes: bool) -> Self {
+        self.no_warnings = yes;
         self
     }
 
@@ -146,12 +155,15 @@ impl<'a> Output<'a> {
         let Some(event) = self.compiled.events.get(id) else { return Action::Continue };
         let values = self.collector.values(&event.args, &rec[8..], &mut self.symbols);
         match &event.kind {
-            EventKind::Printf { .. } => {
+            EventKind::Printf { .. } | EventKind::Time { .. } => {
                 let text = match &self.formats[id] {
                     Some(pieces) => printf::format(pieces, &values),
                     None => Vec::new(),
                 };
-                self.writer.printf(&text);
+                match event.kind {
+                    EventKind::Time { .. } => self.writer.printed("time", &text),
+                    _ => self.writer.printf(&text),
+                }
             }
             EventKind::Print => self.writer.print(values),
             EventKind::Exit => {
@@ -167,7 +179,7 @@ impl<'a> Output<'a> {
             EventKind::Cat { path } => {
                 let path = String::from_utf8_lossy(path);
                 match std::fs::read(&*path) {
-                    Ok(text) => self.writer.printf(&text),
+                    Ok(text) => self.writer.printed("cat", &text),
                     Err(e) => eprintln!("sonde: cat({}): {}", path, e),
                 }
             }
@@ -191,6 +203,7 @@ impl<'a> Output<'a> {
     fn formatted(&mut self, to: Sink, text: &[u8]) {
         let text = String::from_utf8_lossy(text);
         let (level, span) = match to {
+            Sink::Warning(_) if self.no_warnings => return,
             Sink::Warning(span) => ("WARNING", span),
             Sink::Error(span) => ("ERROR", span),
             Sink::System => {
@@ -235,8 +248,14 @@ impl<'a> Output<'a> {
         self.writer.map_full(map, dropped, max_entries);
     }
 
-    pub fn print_all_maps(&mut self) {
+    /// The run is over: bpftrace's text output ends with two newlines, whether or not maps
+    /// print after it.
+    pub fn end_of_run(&mut self) {
         self.writer.end_of_run();
+    }
+
+    /// Every map, by name; at the end of the run after `end_of_run`, or on SIGUSR1.
+    pub fn print_all_maps(&mut self) {
         // By name, as bpftrace prints them, so output does not depend on declaration order.
         let mut order: Vec<usize> = (0..self.compiled.user_maps.len()).collect();
         order.sort_by(|&a, &b| {
@@ -252,18 +271,23 @@ impl<'a> Output<'a> {
     /// divided by `div`. As bpftrace: a map with no element prints nothing at exit, and a
     /// key-less one its zero when asked for (`print(@)`).
     fn print_map(&mut self, map: usize, shown: Shown, top: usize, div: u64) {
-        let name = &self.compiled.user_maps[map].name;
-        match self.collector.map(map, &mut self.symbols) {
+        let info = &self.compiled.user_maps[map];
+        let name = &info.name;
+        let entries = match self.collector.map(map, &mut self.symbols) {
             Ok(entries) if entries.is_empty() => match shown {
-                Shown::AtExit => {}
-                Shown::Asked => {
-                    let zero = self.collector.zero_entry(map).unwrap_or(entries);
-                    self.writer.map(name, &zero);
-                }
+                Shown::AtExit => return,
+                Shown::Asked => self.collector.zero_entry(map).unwrap_or(entries),
             },
-            Ok(entries) if top > 0 => self.writer.map(name, &entries.top(top).divided(div)),
-            Ok(entries) => self.writer.map(name, &entries.divided(div)),
-            Err(e) => eprintln!("sonde: cannot read map {}: {}", name, e),
+            Ok(entries) if top > 0 => entries.top(top).divided(div),
+            Ok(entries) => entries.divided(div),
+            Err(e) => {
+                eprintln!("sonde: cannot read map {}: {}", name, e);
+                return;
+            }
+        };
+        match info.value {
+            MapValue::Agg { func: AggFunc::Avg, .. } => self.writer.averages(name, &entries),
+            _ => self.writer.map(name, &entries),
         }
     }
 }

@@ -78,8 +78,13 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         );
         return Ok(0);
     }
-    // usym() resolves in the -p process or the -c command.
-    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid));
+    // usym() resolves in the -p process or the -c command; the uprobes' executables name
+    // their own addresses once their processes are gone.
+    let uprobed = compiled.programs.iter().flat_map(|p| &p.sites).filter_map(|s| match &s.point {
+        AttachPoint::Uprobe { path, .. } => Some(std::path::Path::new(path.as_str())),
+        _ => None,
+    });
+    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid)).with_executables(uprobed);
     let mut output = Output::new(
         cli.format,
         cli.flame.as_deref(),
@@ -89,6 +94,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         symbols,
     )
     .unbuffered(cli.unbuffer)
+    .without_warnings(cli.no_warnings)
     .source_name(&source.name);
     let health = output.health();
     let ring = loaded.ring()?;
@@ -149,6 +155,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         if lost > lost_seen {
             output.warn_lost(lost - lost_seen);
         }
+        output.end_of_run();
         if print_maps {
             output.print_all_maps();
         }
@@ -157,15 +164,17 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     Ok(crate::run::conclude(reason, &mut target, &health, lost, cli.keep_going))
 }
 
-/// The compiler's warnings and, with `-S`, the typed program.
+/// The compiler's warnings (unless `--no-warnings`) and, with `-S`, the typed program.
 fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Result<(), Failure> {
-    if let Some(why) = env.btf_missing() {
-        eprintln!(
+    match env.btf_missing() {
+        Some(why) if !cli.no_warnings => eprintln!(
             "sonde: {}: kernel types are unavailable; integer arguments and tracepoints still work",
             why
-        );
+        ),
+        _ => {}
     }
-    for w in &typed.warnings {
+    let shown = if cli.no_warnings { &[][..] } else { &typed.warnings[..] };
+    for w in shown {
         eprint!("{}", sonde_syntax::render(w, source, crate::error::stderr_is_terminal()));
     }
     if cli.dump {

@@ -86,12 +86,13 @@ fn print_maps_on_exit_from_the_program_or_the_environment() {
     assert!(o.stdout.contains("@a: 1") && o.stdout.contains("@b[2]: 1"), "{}", o.describe());
     let o = sonde(&[&format!("config = {{ print_maps_on_exit = 0 }} {}", program)]);
     o.assert_ok();
-    assert_eq!(o.stdout, "", "{}", o.describe());
+    // bpftrace's end of the run, two newlines, and no maps.
+    assert_eq!(o.stdout, "\n\n", "{}", o.describe());
     // The environment wins over the program.
     let quiet = format!("config = {{ print_maps_on_exit = 1 }} {}", program);
     let o = Sonde::new(&[&quiet]).env("BPFTRACE_PRINT_MAPS_ON_EXIT", "0").run();
     o.assert_ok();
-    assert_eq!(o.stdout, "", "{}", o.describe());
+    assert_eq!(o.stdout, "\n\n", "{}", o.describe());
 }
 
 /// The kallsyms address of `name`, as root sees it.
@@ -184,10 +185,11 @@ fn ntop_bswap_and_cgroup_path_run() {
     let line = "connect 127.0.0.1:4242 family 2\n";
     assert_eq!(o.stdout.matches(line).count(), 4, "{}", o.describe());
     assert!(o.stdout.contains("@dst[127.0.0.1, 4242]: 4\n"), "{}", o.describe());
-    // Our own cgroup (v2), which the workload inherits, as /proc names it.
+    // Our own cgroup (v2), which the workload inherits, as /proc names it, in bpftrace's
+    // `unified:` hierarchy.
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     if let Some(path) = own.lines().find_map(|l| l.strip_prefix("0::")) {
-        assert!(o.stdout.contains(&format!("@cg[{path}]: 4\n")), "{}", o.describe());
+        assert!(o.stdout.contains(&format!("@cg[unified:{path}]: 4\n")), "{}", o.describe());
     }
 }
 
@@ -216,6 +218,10 @@ fn pcomm_ncpus_numaid_rand_and_strerror_run() {
     } else {
         assert!(o.stdout.contains("@procs[wl_builtins, "), "{}", o.describe());
     }
+    // The workload's parent is sonde, whose parent is the test's thread that started it.
+    let test = std::fs::read_to_string("/proc/thread-self/comm").unwrap_or_default();
+    let parents = format!("@parents[sonde, {}]: 20\n", test.trim());
+    assert!(o.stdout.contains(&parents), "{}", o.describe());
     // 20 draws of a 32-bit random number are not all the same.
     let (lo, hi) = (o.int("@rand_min"), o.int("@rand_max"));
     assert!(lo < hi && hi <= u32::MAX as i64, "{}", o.describe());
@@ -307,7 +313,7 @@ fn star_on_an_integer_reads_a_u64_there() {
         "BEGIN { $a = kaddr(\"vfs_read\"); printf(\"%d\\n\", *($a + 8) == *(uint64 *)($a + 8)); print(sizeof(*$a)); exit(); }",
     ]);
     o.assert_ok();
-    assert_eq!(o.stdout, "1\n8\n", "{}", o.describe());
+    assert_eq!(o.stdout, "1\n8\n\n\n", "{}", o.describe());
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn join_prints_the_exec_argv() {
     let cmd = wl(&["comm", "wl_join", "exec", "wl-exec", "getppid", "1"]);
     let o = sonde(&["-c", &cmd, &script("join.bt")]);
     o.assert_ok();
-    assert_eq!(o.stdout, "wl-exec getppid 1\nwl-exec,getppid,1\n", "{}", o.describe());
+    assert_eq!(o.stdout, "wl-exec getppid 1\nwl-exec,getppid,1\n\n\n", "{}", o.describe());
     let o = sonde(&["-f", "json", "-c", &cmd, &script("join.bt")]);
     o.assert_ok();
     assert!(
@@ -88,11 +88,16 @@ fn username_warnf_errorf_and_system_print() {
     let o = sonde(&["--unsafe", &script("messages.bt")]);
     o.assert_ok();
     // uid 0 is root in /etc/passwd; system()'s output comes in order with printf's, and a
-    // newline after it, as bpftrace prints it.
-    assert_eq!(o.stdout, "user=root\nsystem 42\n\n", "{}", o.describe());
+    // newline after it, as bpftrace prints it; then the run's end, two newlines.
+    assert_eq!(o.stdout, "user=root\nsystem 42\n\n\n\n", "{}", o.describe());
     let at = script("messages.bt");
     assert!(o.stderr.contains(&format!("{}:9:3-23: WARNING: depth 3\n", at)), "{}", o.describe());
     assert!(o.stderr.contains(&format!("{}:10:3-28: ERROR: bad thing\n", at)), "{}", o.describe());
+    // --no-warnings silences warnf() (and the compiler's warnings), not errorf().
+    let o = sonde(&["--unsafe", "--no-warnings", &script("messages.bt")]);
+    o.assert_ok();
+    assert!(!o.stderr.contains("WARNING"), "{}", o.describe());
+    assert!(o.stderr.contains("ERROR: bad thing\n"), "{}", o.describe());
     // bpftrace's JSON objects: warnf/errorf with their location, system()'s output as `syscall`.
     let o = sonde(&["--unsafe", "-f", "json", &script("messages.bt")]);
     o.assert_ok();

@@ -24,6 +24,8 @@ fn newer_builtins_print_as_bpftrace_does() {
 Interrupt|Unknown signal 0|N/A
 usermode 1
 Hello\\x00 hi
+
+
 @c: 1
 
 @level: HIGH
@@ -67,7 +69,7 @@ fn nsecs_reads_the_tai_clock() {
         return;
     }
     o.assert_ok();
-    assert_eq!(o.stdout, "1\n", "{}", o.describe());
+    assert_eq!(o.stdout, "1\n\n\n", "{}", o.describe());
 }
 
 #[test]
@@ -96,4 +98,13 @@ fn list_names_timer_and_software_probes() {
     let o = sonde(&["-l", "*ware:page-faults"]);
     o.assert_ok();
     assert_eq!(o.stdout, "software:page-faults:\n", "{}", o.describe());
+    // bpftrace's hardware events are listed whether or not this machine's CPUs count them.
+    let o = sonde(&["-l", "*ware:*cycles"]);
+    o.assert_ok();
+    let want =
+        "hardware:bus-cycles:\nhardware:cpu-cycles:\nhardware:cycles:\nhardware:ref-cycles:\n";
+    assert_eq!(o.stdout, want, "{}", o.describe());
+    let o = sonde(&["-l", "h:cache-misses"]);
+    o.assert_ok();
+    assert_eq!(o.stdout, "hardware:cache-misses:\n", "{}", o.describe());
 }

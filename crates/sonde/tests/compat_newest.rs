@@ -17,7 +17,7 @@ fn is_err_holds_for_the_last_4095_addresses() {
     require_bpf!();
     prints(
         "BEGIN { printf(\"%d %d %d %d\\n\", is_err(-4095), is_err(-4096), is_err(0), is_err((int64)-1)); print(is_err(-22)); exit(); }",
-        "1 0 0 1\ntrue\n",
+        "1 0 0 1\ntrue\n\n\n",
     );
 }
 
@@ -26,7 +26,7 @@ fn str_concat_joins_strings_of_every_origin() {
     require_bpf!();
     prints(
         "BEGIN { $a = \"ab\"; $s = str_concat($a, \"cd\"); printf(\"%s|%s|%s|%s\\n\", $s, str_concat(\"\", \"x\"), str_concat(\"x\", \"\"), str_concat(str_concat(\"a\", \"b\"), $a)); @[str_concat(\"k\", $a)] = 1; exit(); }",
-        "abcd|x|x|abab\n@[kab]: 1\n\n",
+        "abcd|x|x|abab\n\n\n@[kab]: 1\n\n",
     );
 }
 
@@ -35,11 +35,11 @@ fn container_of_finds_the_struct_of_a_member() {
     require_bpf!();
     prints(
         "BEGIN { $p = (struct list_head *)((uint64)curtask + offsetof(struct task_struct, tasks)); $t = container_of($p, struct task_struct, tasks); $u = container_of($p, typeof(struct task_struct), tasks); printf(\"%d %d %d\\n\", $t == curtask, $u == curtask, $u->pid == pid); exit(); }",
-        "1 1 1\n",
+        "1 1 1\n\n\n",
     );
     prints(
         "struct Pair { int a; long b; } BEGIN { $p = (struct Pair *)0x1000; printf(\"%d\\n\", container_of((long *)0x1008, struct Pair, b) == $p); exit(); }",
-        "1\n",
+        "1\n\n\n",
     );
 }
 
@@ -48,7 +48,7 @@ fn find_copies_the_value_only_when_the_key_is_there() {
     require_bpf!();
     prints(
         "BEGIN { @m[2] = 7; let $v; if (find(@m, 2, $v)) { print($v); } if (!find(@m, 3, $v)) { printf(\"no 3, still %d\\n\", $v); } @s[\"a\"] = \"hello\"; let $t; printf(\"%d %s\\n\", find(@s, \"a\", $t), $t); @k[1, \"x\"] = 5; $w = 0; find(@k, (1, \"x\"), $w); print($w); exit(); }",
-        "7\nno 3, still 7\n1 hello\n5\n@k[1, x]: 5\n\n@m[2]: 7\n\n@s[a]: hello\n\n",
+        "7\nno 3, still 7\n1 hello\n5\n\n\n@k[1, x]: 5\n\n@m[2]: 7\n\n@s[a]: hello\n\n",
     );
 }
 
@@ -66,15 +66,15 @@ fn records_read_print_and_key_by_field_name() {
     require_bpf!();
     prints(
         "BEGIN { $v = 99; $t = (a=0, b=1, c=\"str\", d=(5, 6), e=$v); printf(\"%d %d %s %d %d %d\\n\", $t.a, $t.b, $t.c, $t.d.0, $t.d.1, $t.e); exit(); }",
-        "0 1 str 5 6 99\n",
+        "0 1 str 5 6 99\n\n\n",
     );
     prints(
         "BEGIN { $v = (x=1, y=2); $t = (a=0, b=1, c=\"str\", d=(5, 6), e=$v); print($t); exit(); }",
-        "{ .a = 0, .b = 1, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }\n",
+        "{ .a = 0, .b = 1, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }\n\n\n",
     );
     prints(
         "BEGIN { $a = (color=\"green\", size=2); @r[$a] = (m=1, n=\"x\"); exit(); }",
-        "@r[{ .color = green, .size = 2 }]: { .m = 1, .n = x }\n\n",
+        "\n\n@r[{ .color = green, .size = 2 }]: { .m = 1, .n = x }\n\n",
     );
 }
 
@@ -83,7 +83,7 @@ fn a_record_takes_the_field_order_of_the_place_it_goes_to() {
     require_bpf!();
     prints(
         "BEGIN { $a = (foo={ printf(\"hello\"); 1 }, bar={ printf(\"world\"); 2 }); $a = (bar={ printf(\"hello\"); 1 }, foo={ printf(\"world\\n\"); 2 }); print($a); $b = (y=\"bb\", foo=3); $c = (foo=4, y=\"a\"); $c = $b; print($c); @m = (p=1, q=2); @m = (q=3, p=4); exit(); }",
-        "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n{ .foo = 3, .y = bb }\n@m: { .p = 4, .q = 3 }\n\n",
+        "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n{ .foo = 3, .y = bb }\n\n\n@m: { .p = 4, .q = 3 }\n\n",
     );
 }
 
@@ -139,6 +139,15 @@ fn args_fields_and_delete_in_the_tools_forms() {
     }
     assert_eq!(common::counts(&o.hist("@sz[wl_args]")), [("[64, 128)".to_string(), 3)]);
     assert!(!o.stdout.contains("@rqtp["), "{}", o.describe());
+}
+
+#[test]
+fn delete_of_a_map_without_keys_removes_its_value() {
+    require_bpf!();
+    prints(
+        "BEGIN { @ = 1; @k = 2; if (delete(@)) { printf(\"ok\\n\"); } if (!delete(@)) { printf(\"gone\\n\"); } exit(); }",
+        "ok\ngone\n\n\n@k: 2\n\n",
+    );
 }
 
 #[test]

@@ -133,7 +133,7 @@ fn a_zero_divisor_at_run_time_follows_the_kernels_rule() {
         Duration::from_secs(10),
     );
     o.assert_ok();
-    assert_eq!(o.stdout, "0 7\n", "{}", o.describe());
+    assert_eq!(o.stdout, "0 7\n\n\n", "{}", o.describe());
 }
 
 // ---------------------------------------------------------------- the bad-input matrix

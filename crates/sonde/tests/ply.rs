@@ -113,13 +113,18 @@ fn unbuffer_reaches_a_pipe_at_once_one_write_per_record() {
             .arg(prog)
             .output()
             .unwrap();
-        assert_eq!(String::from_utf8_lossy(&o.stdout), "abc\n");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "abc\n\n\n");
         let text = std::fs::read_to_string(&log).unwrap();
         let _ = std::fs::remove_file(&log);
         text.lines().filter(|l| l.starts_with("write(1,")).map(str::to_string).collect()
     };
+    // Each record, then the run's end (bpftrace's two newlines).
     let unbuffered = writes(&["-u"]);
-    assert_eq!(unbuffered.len(), 3, "{unbuffered:?}");
+    assert_eq!(unbuffered.len(), 4, "{unbuffered:?}");
     assert!(unbuffered[0].starts_with("write(1, \"a\", 1)"), "{unbuffered:?}");
-    assert_eq!(writes(&[]).len(), 1);
+    assert!(unbuffered[3].starts_with("write(1, \"\\n\\n\", 2)"), "{unbuffered:?}");
+    // Without it one write carries the whole drain, and one the run's end.
+    let buffered = writes(&[]);
+    assert_eq!(buffered.len(), 2, "{buffered:?}");
+    assert!(buffered[0].starts_with("write(1, \"abc\\n\", 4)"), "{buffered:?}");
 }

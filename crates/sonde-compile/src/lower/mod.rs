@@ -116,6 +116,7 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
         matches!(
             e.kind,
             EventKind::Printf { .. }
+                | EventKind::Time { .. }
                 | EventKind::Print
                 | EventKind::Cat { .. }
                 | EventKind::Join { .. }

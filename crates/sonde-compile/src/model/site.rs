@@ -54,6 +54,13 @@ pub enum AttachPoint {
         event: String,
         period: u64,
     },
+    /// A hardware perf event (`PERF_COUNT_HW_*` number `config`) on every CPU every `period`
+    /// events.
+    Hardware {
+        event: String,
+        config: u64,
+        period: u64,
+    },
 }
 
 impl AttachPoint {
@@ -83,6 +90,7 @@ impl AttachPoint {
             AttachPoint::Profile { hz, cpu: None } => format!("profile:hz:{}", hz),
             AttachPoint::Profile { hz, cpu: Some(c) } => format!("profile:{}:{}hz", c, hz),
             AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
+            AttachPoint::Hardware { event, period, .. } => format!("hardware:{}:{}", event, period),
         }
     }
 }
@@ -179,6 +187,6 @@ impl FuncSig {
                 data_loc: false,
             });
         }
-        StructDef { name: self.name.clone(), size: 8 * fields.len(), fields }
+        StructDef { name: self.name.clone(), size: 8 * fields.len(), align: None, fields }
     }
 }

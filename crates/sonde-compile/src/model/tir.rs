@@ -408,6 +408,10 @@ pub enum EventKind {
     Printf {
         format: Vec<u8>,
     },
+    /// `time()`: a printf whose text is bpftrace's JSON record `time`, not `printf`.
+    Time {
+        format: Vec<u8>,
+    },
     /// `print(a, b)`: each value in its default format.
     Print,
     Exit,

@@ -110,6 +110,10 @@ impl EnumDef {
 pub struct StructDef {
     pub name: String,
     pub size: usize,
+    /// The alignment a script's `__attribute__((packed))` or `aligned(N)` gave the struct,
+    /// where it is not its fields' largest.
+    #[serde(default)]
+    pub align: Option<usize>,
     pub fields: Vec<Field>,
 }
 

@@ -4,6 +4,7 @@
 
 pub mod context;
 mod fentry;
+pub mod hardware;
 mod interval;
 pub mod kernel_functions;
 mod kprobe;
@@ -45,6 +46,7 @@ pub fn expand(
         "rawtracepoint" | "rt" => rawtracepoint::expand(definition, env),
         "profile" | "p" => profile::expand_profile(definition),
         "software" | "s" => profile::expand_software(definition),
+        "hardware" | "h" => hardware::expand(definition),
         _ => Err(format!("unknown provider `{}`", provider)),
     }
 }
@@ -66,4 +68,5 @@ pub const PROVIDERS: &[&str] = &[
     "rawtracepoint",
     "profile",
     "software",
+    "hardware",
 ];

@@ -77,16 +77,33 @@ pub const SOFTWARE_EVENTS: &[(&str, &str, u64)] = &[
 ];
 
 pub fn expand_software(definition: &str) -> Result<Vec<Site>, String> {
+    let events = SOFTWARE_EVENTS.iter().map(|&(n, alias, default)| (n, alias, default));
+    let (event, _, period) = perf_event(definition, "software", events)?;
+    Ok(vec![Site::new(
+        AttachPoint::Software { event: event.to_string(), period },
+        ProgKind::PerfEvent,
+    )])
+}
+
+/// `EVENT[:COUNT]` of a perf event provider (`kind`: software, hardware): the event of
+/// `events` (name, alias, default period) named or aliased, its index, and its period, COUNT or
+/// the default.
+pub(super) fn perf_event<'e>(
+    definition: &str,
+    kind: &str,
+    events: impl Iterator<Item = (&'e str, &'e str, u64)> + Clone,
+) -> Result<(&'e str, usize, u64), String> {
     let (name, count) = match definition.split_once(':') {
         Some((n, c)) => (n, Some(c)),
         None => (definition, None),
     };
-    let Some(&(event, _, default)) = SOFTWARE_EVENTS
-        .iter()
-        .find(|(n, alias, _)| *n == name || (!alias.is_empty() && *alias == name))
-    else {
-        let names: Vec<&str> = SOFTWARE_EVENTS.iter().map(|e| e.0).collect();
-        return Err(format!("unknown software event `{}`: one of {}", name, names.join(", ")));
+    let found = events
+        .clone()
+        .enumerate()
+        .find(|(_, (n, alias, _))| *n == name || (!alias.is_empty() && *alias == name));
+    let Some((index, (event, _, default))) = found else {
+        let names: Vec<&str> = events.map(|e| e.0).collect();
+        return Err(format!("unknown {} event `{}`: one of {}", kind, name, names.join(", ")));
     };
     let period = match count {
         None => default,
@@ -96,10 +113,7 @@ pub fn expand_software(definition: &str) -> Result<Vec<Site>, String> {
             .filter(|&p| p > 0)
             .ok_or_else(|| format!("`{}` is not a count of events", c))?,
     };
-    Ok(vec![Site::new(
-        AttachPoint::Software { event: event.to_string(), period },
-        ProgKind::PerfEvent,
-    )])
+    Ok((event, index, period))
 }
 
 #[cfg(test)]

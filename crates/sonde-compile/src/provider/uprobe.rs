@@ -9,6 +9,7 @@ use crate::env::Env;
 use crate::model::site::{AttachPoint, ProgKind, Site};
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
+use sonde_glob::{is_glob, Glob};
 use sonde_syntax::diag::Diagnostic;
 
 pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
@@ -24,11 +25,28 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     if retprobe && symbol.contains('+') {
         return Err(format!("a uretprobe fires when `{}` returns: it takes no offset", symbol));
     }
-    let (path, offset) = env.user_symbol(binary, symbol).map_err(|e| e.to_string())?;
-    Ok(vec![Site::new(
-        AttachPoint::Uprobe { path, symbol: symbol.to_string(), offset, retprobe },
-        ProgKind::Kprobe,
-    )])
+    let symbols = match is_glob(symbol) {
+        true => matching_functions(binary, symbol, env)?,
+        false => vec![symbol.to_string()],
+    };
+    let mut sites = Vec::with_capacity(symbols.len());
+    for symbol in symbols {
+        let (path, offset) = env.user_symbol(binary, &symbol).map_err(|e| e.to_string())?;
+        let point = AttachPoint::Uprobe { path, symbol, offset, retprobe };
+        sites.push(Site::new(point, ProgKind::Kprobe));
+    }
+    Ok(sites)
+}
+
+/// The functions of `binary` whose names match the glob `pattern`, by name.
+fn matching_functions(binary: &str, pattern: &str, env: &dyn Env) -> Result<Vec<String>, String> {
+    let names = env.user_functions(binary).map_err(|e| e.to_string())?;
+    let glob = Glob::new(pattern);
+    let found: Vec<String> = names.into_iter().filter(|n| glob.matches(n)).collect();
+    if found.is_empty() {
+        return Err(format!("no function of {} matches `{}`", binary, pattern));
+    }
+    Ok(found)
 }
 
 /// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
@@ -85,4 +103,59 @@ fn by_name(path: &str, symbol: &str, field: &str, cx: &Cx) -> Result<TExpr, Diag
     }
     let offset = arg_register(n, span)?;
     Ok(cx.expr(TExprKind::CtxLoad { offset }, ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::EnvError;
+
+    /// A binary with three functions, each at its index times 0x10.
+    struct Binary;
+
+    impl Env for Binary {
+        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
+            Err(EnvError::NotFound("none".into()))
+        }
+        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+            Ok(Vec::new())
+        }
+        fn user_functions(&self, _: &str) -> Result<Vec<String>, EnvError> {
+            Ok(vec!["fn1".into(), "fn2".into(), "main".into()])
+        }
+        fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+            let names = self.user_functions(binary)?;
+            let at = names.iter().position(|n| n == symbol);
+            at.map(|i| (binary.to_string(), i as u64 * 0x10))
+                .ok_or_else(|| EnvError::NotFound(format!("{binary} has no symbol {symbol}")))
+        }
+    }
+
+    fn symbols(sites: &[Site]) -> Vec<(String, u64)> {
+        let of = |s: &Site| match &s.point {
+            AttachPoint::Uprobe { symbol, offset, .. } => (symbol.clone(), *offset),
+            other => panic!("not a uprobe: {other:?}"),
+        };
+        sites.iter().map(of).collect()
+    }
+
+    #[test]
+    fn a_wildcard_names_each_matching_function() {
+        let sites = expand("./bin:fn*", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("fn1".into(), 0), ("fn2".into(), 0x10)]);
+        let sites = expand("./bin:*", true, &Binary).unwrap();
+        assert_eq!(sites.len(), 3);
+    }
+
+    #[test]
+    fn a_wildcard_that_matches_nothing_says_so() {
+        let err = expand("./bin:nope*", false, &Binary).unwrap_err();
+        assert_eq!(err, "no function of ./bin matches `nope*`");
+    }
+
+    #[test]
+    fn a_plain_name_is_one_site() {
+        let sites = expand("./bin:main", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("main".into(), 0x20)]);
+    }
 }

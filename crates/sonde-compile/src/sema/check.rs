@@ -18,6 +18,7 @@ pub fn check(
     env: &dyn Env,
     opts: &Options,
 ) -> Result<TProgram, Vec<Diagnostic>> {
+    let program = &super::param_literals::write_in(program, &opts.params);
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let config = super::config::read(&program.config, &opts.settings, &mut diags);

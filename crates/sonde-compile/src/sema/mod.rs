@@ -10,6 +10,7 @@ mod expr;
 mod flow;
 mod map_for;
 mod maps;
+mod param_literals;
 mod params;
 mod script_types;
 mod sites;

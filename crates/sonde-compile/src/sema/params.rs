@@ -44,17 +44,35 @@ impl Checker<'_> {
     }
 }
 
-/// Decimal, `0x` hexadecimal or a leading `-`, as bpftrace reads a parameter.
+/// Decimal, `0x` hexadecimal or a leading `-`, as bpftrace reads a parameter (a value past
+/// `i64::MAX` wraps, as C's would in an `int64`).
 pub(super) fn parse_int(s: &str) -> Option<i64> {
-    let (neg, digits) = match s.strip_prefix('-') {
+    let (negative, magnitude) = parse_param(s)?;
+    let v = magnitude as i64;
+    Some(if negative { v.wrapping_neg() } else { v })
+}
+
+/// A parameter as bpftrace reads an integer: its sign and magnitude, in decimal, `0x`
+/// hexadecimal or, with a leading `0`, octal, up to `u64::MAX`.
+pub(super) fn parse_param(s: &str) -> Option<(bool, u64)> {
+    let (negative, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),
     };
-    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => digits.parse::<i64>().ok()?,
+    let magnitude = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X"))
+    {
+        u64::from_str_radix(h, 16).ok()?
+    } else if let Some(o) = digits.strip_prefix('0').filter(|o| !o.is_empty()) {
+        u64::from_str_radix(o, 8).ok()?
+    } else {
+        digits.parse::<u64>().ok()?
     };
-    Some(if neg { -v } else { v })
+    // from_str_radix takes a sign of its own: "--5" and "0x-5" are not numbers.
+    if digits.starts_with(['+', '-']) || digits.get(2..).is_some_and(|d| d.starts_with(['+', '-']))
+    {
+        return None;
+    }
+    Some((negative, magnitude))
 }
 
 #[cfg(test)]
@@ -65,6 +83,12 @@ mod tests {
         assert_eq!(super::parse_int("-7"), Some(-7));
         assert_eq!(super::parse_int("0x10"), Some(16));
         assert_eq!(super::parse_int("ten"), None);
+        assert_eq!(super::parse_int("0775"), Some(0o775));
+        assert_eq!(super::parse_int("0"), Some(0));
+        assert_eq!(super::parse_param("0xffffffffffffffff"), Some((false, u64::MAX)));
+        assert_eq!(super::parse_param("--5"), None);
+        assert_eq!(super::parse_param("0x-5"), None);
+        assert_eq!(super::parse_param("+5"), None);
         assert_eq!(super::param_number("#"), Some(0));
         assert_eq!(super::param_number("3"), Some(3));
         assert_eq!(super::param_number("x"), None);

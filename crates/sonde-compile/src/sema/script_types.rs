@@ -30,7 +30,7 @@ impl ScriptTypes {
         let mut out = ScriptTypes::default();
         for d in decls {
             match d {
-                TypeDecl::Struct { name, fields, span } => {
+                TypeDecl::Struct { name, fields, attributes, span } => {
                     if out.structs.contains_key(name) {
                         let msg = format!("`struct {}` is defined twice", name);
                         diags.push(Diagnostic::error(*span, msg));
@@ -52,16 +52,22 @@ impl ScriptTypes {
                                 format!("`struct {}` has two fields named `{}`", name, f.name);
                             diags.push(Diagnostic::error(f.span, msg));
                         }
-                        let a = alignment(&ty);
+                        let a = if attributes.packed { 1 } else { alignment(&ty) };
                         at = at.next_multiple_of(a);
                         align = align.max(a);
                         let size = ty.size();
                         laid.push(Field { name: f.name.clone(), offset: at, ty, data_loc: false });
                         at += size;
                     }
+                    let natural = align;
+                    if let Some(n) = attributes.aligned {
+                        let n = usize::try_from(n).unwrap_or(usize::MAX);
+                        align = if attributes.packed { n } else { align.max(n) };
+                    }
                     let def = StructDef {
                         name: name.clone(),
                         size: at.next_multiple_of(align),
+                        align: (align != natural || attributes.packed).then_some(align),
                         fields: laid,
                     };
                     out.structs.insert(name.clone(), Rc::new(def));
@@ -108,7 +114,9 @@ fn alignment(t: &Type) -> usize {
         Type::Int { bytes, .. } => *bytes as usize,
         Type::Array { elem, .. } => alignment(elem),
         Type::Str(_) | Type::Bytes(_) => 1,
-        Type::Struct(s) => s.fields.iter().map(|f| alignment(&f.ty)).max().unwrap_or(1),
+        Type::Struct(s) => {
+            s.align.unwrap_or_else(|| s.fields.iter().map(|f| alignment(&f.ty)).max().unwrap_or(1))
+        }
         Type::Btf { size, .. } => (*size).clamp(1, 8).next_power_of_two().min(8),
         _ => 8,
     }

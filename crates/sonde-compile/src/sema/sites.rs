@@ -100,6 +100,12 @@ fn expand(
             AttachPoint::Interval { .. } => "interval",
             AttachPoint::Profile { .. } => "profile",
             AttachPoint::Software { .. } => "software",
+            AttachPoint::Hardware { .. } => "hardware",
+            // `begin` or `BEGIN`, as written (bpftrace's current spelling is lower case).
+            AttachPoint::Begin | AttachPoint::End => {
+                site.written = Some(spec.provider.as_str().into());
+                return expanded;
+            }
             _ => return expanded,
         };
         site.written = Some(format!("{}:{}", provider, definition).into());

@@ -127,3 +127,25 @@ fn serializer_spacing() {
     assert_eq!(to_string(&v), r#"{"a": [1,2], "b": {"c": null, "d": true}, "e": "x\u001f"}"#);
     assert_eq!(quote("é"), "\"é\"");
 }
+
+#[test]
+fn tseries_maps_as_bpftrace_writes_them() {
+    use crate::tseries::Series;
+    let series = Series {
+        points: vec![
+            (500_000_000, Some(u(9))),
+            (600_000_000, None),
+            (1_764_137_400_000_000_123, Some(u(4))),
+        ],
+        zone_secs: 3600,
+    };
+    assert_eq!(
+        valid(&tseries("@a", &[(vec![], series.clone())])),
+        r#"{"type": "tseries", "data": {"@a": [{"interval_start": "1970-01-01 00:00:00.500000000", "value": 9}, {"interval_start": "2025-11-26 06:10:00.000000123", "value": 4}]}}"#
+    );
+    let empty = Series { points: vec![(0, None)], zone_secs: 0 };
+    assert_eq!(
+        valid(&tseries("@a", &[(vec![s("one")], empty)])),
+        r#"{"type": "tseries", "data": {"@a": {"one": []}}}"#
+    );
+}

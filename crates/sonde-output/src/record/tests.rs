@@ -88,10 +88,16 @@ fn every_language_record_is_valid() {
     let s = schema();
     let stats: crate::StatsEntry = (vec![V::str("a")], 2, V::int(3), V::int(6));
     let at = SourceAt { file: "stdin".into(), line: 1, col: 9, end_col: 20 };
+    let series =
+        crate::tseries::Series { points: vec![(0, Some(V::int(2))), (1, None)], zone_secs: 0 };
     let lines = [
         json::printf("hi\n"),
         json::message("join", "a b"),
         json::message("syscall", "out\n"),
+        json::message("time", "12:00:00\n"),
+        json::message("cat", "0.5 0.4\n"),
+        json::tseries("@t", &[(vec![], series.clone())]),
+        json::tseries("@t", &[(vec![V::str("k")], series)]),
         json::value(&V::Tuple(vec![V::int(-1), V::str("x"), V::Tuple(vec![V::uint(2)])])),
         json::map("@", &[(vec![V::str("cat"), V::int(1)], V::uint(3))]),
         json::map("@n", &[(vec![], V::uint(3))]),

@@ -87,17 +87,42 @@ fn join_system_and_messages_as_bpftrace_writes_them() {
 }
 
 #[test]
-fn the_maps_at_the_end_start_on_a_line_of_their_own() {
+fn the_run_ends_with_two_newlines_as_bpftraces_and_the_maps_follow() {
     let (out, _) = text(|w| {
         w.printf(b"ABBB");
         w.end_of_run();
         w.map("@", &counts());
     });
-    assert_eq!(out, "ABBB\n@[a]: 1\n@[b]: 2\n\n");
+    assert_eq!(out, "ABBB\n\n@[a]: 1\n@[b]: 2\n\n");
     let (out, _) = text(|w| {
         w.printf(b"done\n");
         w.end_of_run();
         w.map("@", &counts());
     });
-    assert_eq!(out, "done\n@[a]: 1\n@[b]: 2\n\n");
+    assert_eq!(out, "done\n\n\n@[a]: 1\n@[b]: 2\n\n");
+}
+
+#[test]
+fn time_and_cat_print_as_printf_does_and_are_their_own_json_records() {
+    let (out, _) = text(|w| {
+        w.printed("time", b"12:00:00\n");
+        w.printed("cat", b"0.5 0.4");
+    });
+    assert_eq!(out, "12:00:00\n0.5 0.4");
+    let out = json(|w| {
+        w.printed("time", b"12:00:00\n");
+        w.printed("cat", b"up 3\n");
+    });
+    assert_eq!(
+        out,
+        "{\"type\": \"time\", \"data\": \"12:00:00\\n\"}\n{\"type\": \"cat\", \"data\": \"up 3\\n\"}\n"
+    );
+}
+
+#[test]
+fn averages_print_as_maps_and_are_bpftraces_stats_records_in_json() {
+    let (out, _) = text(|w| w.averages("@", &counts()));
+    assert_eq!(out, "@[a]: 1\n@[b]: 2\n\n");
+    let out = json(|w| w.averages("@", &counts()));
+    assert_eq!(out, "{\"type\": \"stats\", \"data\": {\"@\": {\"a\": 1, \"b\": 2}}}\n");
 }

@@ -69,6 +69,10 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
+    /// Say no warnings: the compiler's, and the program's warnf() (bpftrace's --no-warnings).
+    #[arg(long = "no-warnings")]
+    pub no_warnings: bool,
+
     /// Allow actions that change the traced system: bpftrace's `signal()`, `system()` and
     /// `override()` (bpftrace's --unsafe).
     #[arg(long = "unsafe")]

@@ -28,7 +28,10 @@ fn pattern_of(spec: &ProbeSpec) -> Option<String> {
     if provider.eq_ignore_ascii_case("begin") || provider.eq_ignore_ascii_case("end") {
         return None;
     }
-    let timer = matches!(provider, "interval" | "i" | "profile" | "p" | "software" | "s");
+    let timer = matches!(
+        provider,
+        "interval" | "i" | "profile" | "p" | "software" | "s" | "hardware" | "h"
+    );
     let definition = match spec.definition.split_once(':') {
         Some((unit, _rate)) if timer => unit,
         _ => spec.definition.as_str(),
@@ -51,6 +54,7 @@ mod tests {
             ["tracepoint:xdp:mem_connect", "t:sched:*", "interval:ms"]
         );
         assert_eq!(of("software:cpu-clock:1000 { }"), ["software:cpu-clock"]);
+        assert_eq!(of("hardware:cache-misses:10 { }"), ["hardware:cache-misses"]);
         assert!(patterns("tracepoint:sched:*").unwrap().is_none());
         assert!(matches!(patterns("tracepoint:sched:x {"), Err(Failure::Compile(..))));
     }

@@ -9,7 +9,7 @@ use sonde_kernel::attach::kprobe::{attach_kprobe, KprobeSpec};
 use sonde_kernel::attach::kprobe_multi::attach_kprobe_multi;
 use sonde_kernel::attach::link::Link;
 use sonde_kernel::attach::perf_event::{
-    attach_on_every_cpu, attach_perf_event, PerfEventSpec, Sampling,
+    attach_on_every_cpu, attach_perf_event, PerfEventSpec, PerfKind, Sampling,
 };
 use sonde_kernel::attach::tracepoint::attach_tracepoint;
 use sonde_kernel::attach::uprobe::{attach_uprobe, UprobeSpec};
@@ -100,6 +100,11 @@ pub fn attach_program(
                     .ok_or_else(|| Failure::Setup(format!("unknown software event `{}`", event)))?;
                 links.extend(attach_on_every_cpu(prog, spec).map_err(failed)?);
             }
+            AttachPoint::Hardware { config, period, .. } => {
+                let kind = PerfKind::Hardware(*config);
+                let spec = PerfEventSpec { kind, sampling: Sampling::Period(*period), cpu: 0 };
+                links.extend(attach_on_every_cpu(prog, spec).map_err(failed)?);
+            }
         }
         probes += 1;
     }
@@ -110,6 +115,10 @@ fn reason(point: &AttachPoint, e: sonde_kernel::error::KernelError) -> String {
     match point {
         AttachPoint::Tracepoint { category, .. } if category == "ftrace" => {
             "ftrace's own events (ftrace:*) cannot run BPF programs".into()
+        }
+        AttachPoint::Hardware { .. } if e.errno() == Some(libc::ENOENT) => {
+            "this machine's CPUs have no such hardware counter (virtual machines often have none)"
+                .into()
         }
         _ => e.to_string(),
     }

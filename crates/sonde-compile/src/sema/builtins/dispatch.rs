@@ -38,6 +38,11 @@ impl Checker<'_> {
             (_, Form::Variable { call: true, .. }) if args.is_empty() => {
                 self.variable(spec, name, span)
             }
+            (_, Form::Variable { call: true, .. })
+                if args.len() == 1 && super::variables::task_path(name).is_some() =>
+            {
+                self.task_field(name, Some(&args[0]), span)
+            }
             (_, Form::Variable { call: true, .. }) => self.usage(&c),
             _ => {
                 let msg = format!("`{}` is a variable, not a function: write `{}`", name, name);

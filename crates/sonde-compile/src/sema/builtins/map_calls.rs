@@ -26,10 +26,14 @@ impl Checker<'_> {
     fn map_and_keys(&mut self, c: &Call) -> Option<(usize, Vec<TExpr>)> {
         match c.args {
             [Expr { kind: ExprKind::Map { name: m, keys }, span: mspan }, rest @ ..]
-                if keys.is_empty() && !rest.is_empty() =>
+                if keys.is_empty() && (!rest.is_empty() || c.name == "delete") =>
             {
                 let map = self.maps.get_or_create(m, *mspan);
-                let key_span = rest[0].span.to(rest[rest.len() - 1].span);
+                let key_span = match rest {
+                    [] => *mspan,
+                    [first, .., last] => first.span.to(last.span),
+                    [only] => only.span,
+                };
                 Some((map, self.map_keys(map, rest, key_span)))
             }
             _ => {

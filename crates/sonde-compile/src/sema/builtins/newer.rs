@@ -156,6 +156,7 @@ impl Checker<'_> {
             Some(P::RawTracepoint { .. }) => "rawtracepoint",
             Some(P::Profile { .. }) => "profile",
             Some(P::Software { .. }) => "software",
+            Some(P::Hardware { .. }) => "hardware",
         };
         TExpr::const_str(name.as_bytes().to_vec(), span)
     }

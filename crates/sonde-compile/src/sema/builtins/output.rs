@@ -74,7 +74,13 @@ impl Checker<'_> {
     /// bpftrace's `time(fmt)` (default `"%H:%M:%S\n"`) is `printf("%s", strftime(fmt, nsecs))`.
     pub(super) fn time(&mut self, c: &Call) -> Option<TStmtKind> {
         let args = time_as_printf(c.args, c.span);
-        self.printf(&Call { args: &args, ..*c })
+        let kind = self.printf(&Call { args: &args, ..*c })?;
+        if let TStmtKind::Emit { event, .. } = &kind {
+            if let EventKind::Printf { format } = &self.events[*event].kind {
+                self.events[*event].kind = EventKind::Time { format: format.clone() };
+            }
+        }
+        Some(kind)
     }
 
     /// A map named as a whole (`@m`, ply's `m`) in print/clear.

@@ -153,7 +153,7 @@ impl Checker<'_> {
         };
         let kind = self.printf(c)?;
         if let TStmtKind::Emit { event, .. } = &kind {
-            if let EventKind::Printf { format } = &self.events[*event].kind {
+            if let EventKind::Printf { format, .. } = &self.events[*event].kind {
                 self.events[*event].kind = EventKind::Formatted { format: format.clone(), to };
             }
         }

@@ -87,19 +87,37 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Int(u64::from(n)), ty: Type::U32, span }
     }
 
-    /// A variable read through the current task: bpftrace's `ppid` is
-    /// `curtask->real_parent->tgid`, its `pcomm` `curtask->group_leader->comm`.
-    pub(super) fn curtask_path(&mut self, path: &[&str], name: &str, span: Span) -> TExpr {
-        let spelled = format!("curtask->{}", path.join("->"));
+    /// A field read through a task, as bpftrace's stdlib reads it (see [`task_path`]): of the
+    /// current task (`pcomm`), or of the `task` given (`pcomm(curtask)`).
+    pub(super) fn task_field(&mut self, name: &str, task: Option<&Expr>, span: Span) -> TExpr {
+        let path = task_path(name).unwrap_or_default();
+        let whose = if task.is_some() { "task" } else { "curtask" };
+        let spelled = format!("{}->{}", whose, path.join("->"));
         if let Err(e) = self.env.btf() {
             self.error(Diagnostic::error(span, format!("`{}` reads {}, but {}", name, spelled, e)));
             return self.poisoned(span);
         }
-        let mut e = Expr { kind: ExprKind::Ident("curtask".into()), span };
+        let mut e = match task {
+            Some(t) => t.clone(),
+            None => Expr { kind: ExprKind::Ident("curtask".into()), span },
+        };
         for field in path {
             let kind = ExprKind::Member { expr: Box::new(e), field: (*field).into(), arrow: true };
             e = Expr { kind, span };
         }
         self.expr(&e)
     }
+}
+
+/// The fields bpftrace's task builtins read: `ppid` is the parent's process id
+/// (`real_parent->tgid`, as getppid(2) gives it), `pcomm` the parent's name, `leader_comm` and
+/// `leader_tid` the thread group leader's.
+pub(super) fn task_path(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name {
+        "ppid" => &["real_parent", "tgid"],
+        "pcomm" => &["real_parent", "comm"],
+        "leader_comm" => &["group_leader", "comm"],
+        "leader_tid" => &["group_leader", "pid"],
+        _ => return None,
+    })
 }

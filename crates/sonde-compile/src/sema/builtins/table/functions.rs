@@ -1,7 +1,7 @@
 //! The builtin functions: calls that are values.
 
 use crate::model::types::Type;
-use crate::sema::builtins::spec::{arg, base, many, opt, Check, Form, Kind, Returns, Spec};
+use crate::sema::builtins::spec::{any, arg, base, many, opt, Check, Form, Kind, Returns, Spec};
 
 const FUNCTION: Spec = base(Form::Function, Check::Value(|cx, c| cx.usage(c)));
 
@@ -135,10 +135,10 @@ pub const FUNCTIONS: &[Spec] = &[
     },
     Spec {
         name: "delete",
-        params: &[arg("map", Kind::Map), many("key", Kind::Value)],
-        takes: "a map and its key, like `delete(@m, pid)`",
+        params: &[arg("map", Kind::Map), any("key", Kind::Value)],
+        takes: "a map and its key, like `delete(@m, pid)` (no key for a map without keys, `delete(@n)`)",
         returns: Returns::Type(&Type::Bool),
-        doc: "Removes the map's element: true when it was there (also a statement, `delete @m[key]`).",
+        doc: "Removes the map's element: true when it was there (also a statement, `delete @m[key]`); `delete(@n)` removes a key-less map's value.",
         example: "tracepoint:syscalls:sys_exit_read { $had = delete(@start, tid); } tracepoint:syscalls:sys_enter_read { @start[tid] = nsecs; }",
         check: Check::Value(|cx, c| cx.map_element(c)),
         ..FUNCTION
@@ -208,7 +208,7 @@ pub const FUNCTIONS: &[Spec] = &[
         params: &[arg("id", Kind::Integer)],
         takes: "one integer, like `cgroup_path(cgroup)`",
         returns: Returns::Type(&Type::CgroupPath),
-        doc: "A cgroup id, printed as the path of its cgroup2 directory.",
+        doc: "A cgroup id, printed as bpftrace prints it: `unified:` and the path of its cgroup2 directory.",
         example: "tracepoint:syscalls:sys_enter_read { @[cgroup_path(cgroup)] = count(); }",
         check: Check::Value(|cx, c| cx.printed_as(c)),
         ..FUNCTION

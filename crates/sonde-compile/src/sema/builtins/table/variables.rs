@@ -112,9 +112,9 @@ pub const VARIABLES: &[Spec] = &[
         name: "ppid",
         form: LATER,
         returns: Returns::Computed("the parent's `tgid`, from BTF"),
-        doc: "The parent process's id, `curtask->real_parent->tgid` (needs BTF).",
+        doc: "The parent process's id, `curtask->real_parent->tgid` (needs BTF); `ppid(task)` reads another task's.",
         example: "tracepoint:syscalls:sys_enter_execve { @[ppid] = count(); }",
-        check: Check::Var(|cx, name, span| cx.curtask_path(&["real_parent", "tgid"], name, span)),
+        check: Check::Var(|cx, name, span| cx.task_field(name, None, span)),
         ..VARIABLE
     },
     Spec {
@@ -129,10 +129,28 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "pcomm",
         form: LATER,
-        returns: Returns::Computed("the leader's `comm`, from BTF"),
-        doc: "The process's name: its thread group leader's `comm` (needs BTF).",
+        returns: Returns::Computed("the parent's `comm`, from BTF"),
+        doc: "The parent process's name, `curtask->real_parent->comm`, as bpftrace's (needs BTF); `pcomm(task)` reads another task's.",
         example: "tracepoint:syscalls:sys_enter_read { @[pcomm] = count(); }",
-        check: Check::Var(|cx, name, span| cx.curtask_path(&["group_leader", "comm"], name, span)),
+        check: Check::Var(|cx, name, span| cx.task_field(name, None, span)),
+        ..VARIABLE
+    },
+    Spec {
+        name: "leader_comm",
+        form: LATER,
+        returns: Returns::Computed("the leader's `comm`, from BTF"),
+        doc: "The process's name: its thread group leader's `comm`, `curtask->group_leader->comm` (needs BTF); `leader_comm(task)` reads another task's.",
+        example: "tracepoint:syscalls:sys_enter_read { @[leader_comm] = count(); }",
+        check: Check::Var(|cx, name, span| cx.task_field(name, None, span)),
+        ..VARIABLE
+    },
+    Spec {
+        name: "leader_tid",
+        form: LATER,
+        returns: Returns::Computed("the leader's `pid`, from BTF"),
+        doc: "The thread group leader's thread id, `curtask->group_leader->pid` (needs BTF); `leader_tid(task)` reads another task's.",
+        example: "tracepoint:syscalls:sys_enter_read { @[leader_tid] = count(); }",
+        check: Check::Var(|cx, name, span| cx.task_field(name, None, span)),
         ..VARIABLE
     },
     Spec {
