@@ -6,6 +6,7 @@ mod agg_read;
 pub mod builtins;
 mod check;
 pub mod config;
+mod declared;
 mod expr;
 mod flow;
 mod map_for;
