@@ -227,6 +227,13 @@ pub enum ExprKind {
     Record(Vec<(String, Expr)>),
     /// A type as a function's argument: `sizeof(struct task_struct)`, `offsetof(struct x, f)`.
     TypeArg(TypeName),
+    /// `++$a`, `$a--`, `@m[k]++` inside an expression: `target op= 1`, the value the old one
+    /// (`post`) or the new one.
+    Step {
+        target: Box<Expr>,
+        op: BinOp,
+        post: bool,
+    },
 }
 
 /// A type as written in a cast: `u64`, `unsigned long`, `struct task_struct *`, `char **`.

@@ -179,6 +179,11 @@ impl Dumper {
                 (format!("record {}", names.join(", ")), fs.iter().map(|(_, e)| e).collect())
             }
             ExprKind::TypeArg(ty) => (format!("type {}", ty), vec![]),
+            ExprKind::Step { target, op, post } => {
+                let sym = if *op == crate::ast::BinOp::Add { "++" } else { "--" };
+                let when = if *post { "post" } else { "pre" };
+                (format!("{}{}", when, sym), vec![&**target])
+            }
         };
         self.line(label);
         self.nested(|d| children.into_iter().for_each(|c| d.expr(c)));

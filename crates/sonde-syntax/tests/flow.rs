@@ -171,3 +171,15 @@ fn lowercase_begin_and_end() {
     assert_eq!(p.probes[0].specs[0].provider, "begin");
     assert_eq!(p.probes[1].specs[0].provider, "end");
 }
+
+#[test]
+fn steps_inside_expressions_parse() {
+    assert_eq!(common::predicate("$i++ < 3"), "(($i++) < 3)");
+    assert_eq!(common::predicate("--@m[1] == *++$p"), "((--@m[1]) == (*(++$p)))");
+    assert_eq!(
+        errors("BEGIN { $x = ++1; }"),
+        ["`++` needs a map or variable after it, like `++$i`"]
+    );
+    // Alone, a step is `+= 1` (on an aggregation, a count).
+    assert_eq!(body("$i++;"), body("$i += 1;"));
+}

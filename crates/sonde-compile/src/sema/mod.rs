@@ -16,6 +16,7 @@ mod params;
 mod script_types;
 mod sites;
 mod spec_params;
+mod step;
 mod stmt;
 mod typename;
 

@@ -185,6 +185,7 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             ExprKind::Record(fields) => fields.iter().any(|(_, e)| sub(e)),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
+            | ExprKind::Step { target: e, .. }
             | ExprKind::Member { expr: e, .. } => sub(e),
             ExprKind::Binary { lhs, rhs, .. } => sub(lhs) || sub(rhs),
             ExprKind::Ternary { cond, then, els } => sub(cond) || sub(then) || sub(els),

@@ -54,6 +54,7 @@ impl Checker<'_> {
             ExprKind::Index { expr, index } => self.index(expr, index, span),
             ExprKind::Tuple(items) => self.tuple(items, span),
             ExprKind::Record(fields) => self.record(fields, span),
+            ExprKind::Step { target, op, post } => self.step(target, *op, *post, span),
             ExprKind::TypeArg(ty) => {
                 let msg =
                     format!("the type `{}` is an argument of sizeof() and offsetof() only", ty);
