@@ -234,6 +234,12 @@ pub enum ExprKind {
         op: BinOp,
         post: bool,
     },
+    /// bpftrace's block expression `{ stmts; value }`, and a macro's expansion with statements:
+    /// the statements run where the expression is evaluated, then `value` is its value.
+    Block {
+        stmts: Vec<Stmt>,
+        value: Box<Expr>,
+    },
 }
 
 /// A type as written in a cast: `u64`, `unsigned long`, `struct task_struct *`, `char **`.

@@ -78,6 +78,7 @@ fn program_depth(p: &Program) -> usize {
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
             | ExprKind::Step { target: e, .. }
+            | ExprKind::Block { value: e, .. }
             | ExprKind::Member { expr: e, .. } => expr(e),
             ExprKind::Binary { lhs, rhs, .. } => expr(lhs).max(expr(rhs)),
             ExprKind::Index { expr: a, index: b } => expr(a).max(expr(b)),

@@ -121,6 +121,7 @@ fn each<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
         | ExprKind::Step { target: expr, .. }
+        | ExprKind::Block { value: expr, .. }
         | ExprKind::Member { expr, .. } => each(expr, f),
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Index { expr: lhs, index: rhs } => {
             each(lhs, f);

@@ -39,8 +39,13 @@ impl Checker<'_> {
 
     /// A block's statements, its `let` variables ending with it.
     pub(super) fn scoped(&mut self, b: &Block) -> Vec<TStmt> {
+        self.in_scope(|c| b.stmts.iter().filter_map(|s| c.stmt(s)).collect())
+    }
+
+    /// `f`'s result, the variables it declares with `let` ending with it.
+    pub(super) fn in_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.scopes.push(Vec::new());
-        let out = b.stmts.iter().filter_map(|s| self.stmt(s)).collect();
+        let out = f(self);
         for i in self.scopes.pop().unwrap_or_default() {
             self.vars[i].live = false;
         }

@@ -74,6 +74,10 @@ fn expr(e: &mut Expr, params: &[String]) {
             expr(a, params);
             expr(b, params);
         }
+        ExprKind::Block { stmts, value } => {
+            stmts.iter_mut().for_each(|s| stmt(s, params));
+            expr(value, params);
+        }
         ExprKind::Ternary { cond, then, els } => {
             expr(cond, params);
             expr(then, params);

@@ -189,6 +189,7 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             | ExprKind::Member { expr: e, .. } => sub(e),
             ExprKind::Binary { lhs, rhs, .. } => sub(lhs) || sub(rhs),
             ExprKind::Ternary { cond, then, els } => sub(cond) || sub(then) || sub(els),
+            ExprKind::Block { stmts, value } => stmts.iter().any(|s| stmt(s, names)) || sub(value),
             ExprKind::Index { expr: e, index } => sub(e) || sub(index),
         }
     }

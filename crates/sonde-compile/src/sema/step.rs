@@ -1,5 +1,6 @@
-//! `++$a`, `$a++` (and `--`) inside expressions, in C's order: the update happens where the
-//! expression is evaluated, each time it is (a loop's condition steps on every test).
+//! Expressions with statements in them, run where the expression is evaluated, each time it is
+//! (a loop's condition on every test): `++$a`, `$a++` (and `--`) in C's order, and bpftrace's
+//! block expressions `{ stmts; value }` (a macro's expansion is one).
 
 use super::check::Checker;
 use crate::model::tir::{TExpr, TExprKind, TStmt, TStmtKind};
@@ -23,6 +24,18 @@ impl Checker<'_> {
         let mut first = vec![TStmt { kind: TStmtKind::SetVar { var, value: old }, span }];
         first.extend(self.stmt(&update));
         then(first, TExpr { kind: TExprKind::Var(var), ty, span })
+    }
+}
+
+impl Checker<'_> {
+    /// `{ stmts; value }`: the statements run where the expression is evaluated; a `let` of
+    /// theirs ends with the block.
+    pub(super) fn block_value(&mut self, stmts: &[Stmt], value: &Expr) -> TExpr {
+        self.in_scope(|c| {
+            let first = stmts.iter().filter_map(|s| c.stmt(s)).collect();
+            let value = c.expr(value);
+            then(first, value)
+        })
     }
 }
 

@@ -190,7 +190,7 @@ impl Parser<'_> {
             | TokenKind::Var
             | TokenKind::At
             | TokenKind::LParen => {}
-            // A block expression's statements would have nowhere to run in a predicate.
+            // `/{` would read as a predicate's end and a body's start.
             TokenKind::LBrace if !in_predicate => return self.block_expr(),
             _ => return self.missing("an expression"),
         }
@@ -354,7 +354,8 @@ fn depth(e: &Expr) -> usize {
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
         | ExprKind::Member { expr, .. }
-        | ExprKind::Step { target: expr, .. } => depth(expr),
+        | ExprKind::Step { target: expr, .. }
+        | ExprKind::Block { value: expr, .. } => depth(expr),
         ExprKind::Binary { lhs, rhs, .. } => depth(lhs).max(depth(rhs)),
         ExprKind::Index { expr, index } => depth(expr).max(depth(index)),
         ExprKind::Ternary { cond, then, els } => depth(cond).max(depth(then)).max(depth(els)),

@@ -55,6 +55,7 @@ impl Checker<'_> {
             ExprKind::Tuple(items) => self.tuple(items, span),
             ExprKind::Record(fields) => self.record(fields, span),
             ExprKind::Step { target, op, post } => self.step(target, *op, *post, span),
+            ExprKind::Block { stmts, value } => self.block_value(stmts, value),
             ExprKind::TypeArg(ty) => {
                 let msg =
                     format!("the type `{}` is an argument of sizeof() and offsetof() only", ty);
