@@ -27,7 +27,7 @@ impl Checker<'_> {
     }
 
     /// `v`, assigned to the declared variable `var`, converted to its type.
-    pub(super) fn to_declared(&mut self, var: usize, value: &Expr, v: TExpr) -> Option<TExpr> {
+    pub(super) fn convert_for(&mut self, var: usize, value: &Expr, v: TExpr) -> Option<TExpr> {
         let held = self.vars[var].ty.clone();
         if !matches!(held, Type::Int { .. }) || !matches!(v.ty, Type::Int { .. }) {
             return Some(v);

@@ -123,7 +123,7 @@ impl Checker<'_> {
         }
         let var = self.variable_for(name, &v, value.span)?;
         let v = match self.vars[var].declared {
-            true => self.to_declared(var, value, v)?,
+            true => self.convert_for(var, value, v)?,
             false => v,
         };
         let value = fit(v, &self.vars[var].ty);
