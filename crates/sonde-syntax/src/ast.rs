@@ -374,5 +374,7 @@ pub struct FieldDecl {
     pub name: String,
     /// The array's lengths, outermost first; empty for a field that is not an array.
     pub array: Vec<u64>,
+    /// A bitfield's width in bits (`int a:3`).
+    pub bits: Option<u32>,
     pub span: Span,
 }

@@ -187,3 +187,15 @@ fn steps_inside_expressions_parse() {
     // Alone, a step is `+= 1` (on an aggregation, a count).
     assert_eq!(body("$i++;"), body("$i += 1;"));
 }
+
+#[test]
+fn bitfields_parse() {
+    let p = parse_ok("struct S { unsigned int a:4, b:8; int c[2]; int d:3 }\nBEGIN { }");
+    let sonde_syntax::ast::TypeDecl::Struct { fields, .. } = &p.types[0] else { panic!() };
+    let got: Vec<(&str, Option<u32>)> = fields.iter().map(|f| (f.name.as_str(), f.bits)).collect();
+    assert_eq!(got, [("a", Some(4)), ("b", Some(8)), ("c", None), ("d", Some(3))]);
+    assert_eq!(
+        errors("struct S { int a:65; }\nBEGIN { }"),
+        ["expected a bitfield width from 0 to 64, found `65`"]
+    );
+}

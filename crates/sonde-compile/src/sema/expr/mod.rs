@@ -12,7 +12,7 @@ mod pointer_arith;
 mod pointers;
 pub(super) mod tuple;
 
-pub(in crate::sema) use members::Place;
+pub(in crate::sema) use members::{bitfield, Place};
 
 use super::check::Checker;
 use crate::model::tir::{TExpr, TExprKind};
