@@ -256,6 +256,12 @@ impl Names<'_> {
                 format!("({} ? {} : {})", self.expr(cond), self.expr(then), self.expr(els))
             }
             TExprKind::Cast(x) => format!("cast({})", self.expr(x)),
+            TExprKind::Then { first, value } => {
+                let mut stmts = String::new();
+                first.iter().for_each(|s| self.stmt(s, 0, &mut stmts));
+                let stmts: Vec<&str> = stmts.lines().map(str::trim).collect();
+                format!("({{ {}; {} }})", stmts.join("; "), self.expr(value))
+            }
             TExprKind::Read { ptr, offset, user } => {
                 format!("read{}({} + {})", if *user { "_user" } else { "" }, self.expr(ptr), offset)
             }

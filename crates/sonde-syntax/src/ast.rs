@@ -227,6 +227,19 @@ pub enum ExprKind {
     Record(Vec<(String, Expr)>),
     /// A type as a function's argument: `sizeof(struct task_struct)`, `offsetof(struct x, f)`.
     TypeArg(TypeName),
+    /// `++$a`, `$a--`, `@m[k]++` inside an expression: `target op= 1`, the value the old one
+    /// (`post`) or the new one.
+    Step {
+        target: Box<Expr>,
+        op: BinOp,
+        post: bool,
+    },
+    /// bpftrace's block expression `{ stmts; value }`, and a macro's expansion with statements:
+    /// the statements run where the expression is evaluated, then `value` is its value.
+    Block {
+        stmts: Vec<Stmt>,
+        value: Box<Expr>,
+    },
 }
 
 /// A type as written in a cast: `u64`, `unsigned long`, `struct task_struct *`, `char **`.
@@ -361,5 +374,7 @@ pub struct FieldDecl {
     pub name: String,
     /// The array's lengths, outermost first; empty for a field that is not an array.
     pub array: Vec<u64>,
+    /// A bitfield's width in bits (`int a:3`).
+    pub bits: Option<u32>,
     pub span: Span,
 }

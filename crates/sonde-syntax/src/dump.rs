@@ -154,6 +154,14 @@ impl Dumper {
     }
 
     fn expr(&mut self, e: &Expr) {
+        if let ExprKind::Block { stmts, value } = &e.kind {
+            self.line("block");
+            self.nested(|d| {
+                stmts.iter().for_each(|s| d.stmt(s));
+                d.expr(value)
+            });
+            return;
+        }
         let (label, children): (String, Vec<&Expr>) = match &e.kind {
             ExprKind::Int(v) => (format!("int {}", v), vec![]),
             ExprKind::Str(s) => (format!("str \"{}\"", escape(s)), vec![]),
@@ -179,6 +187,12 @@ impl Dumper {
                 (format!("record {}", names.join(", ")), fs.iter().map(|(_, e)| e).collect())
             }
             ExprKind::TypeArg(ty) => (format!("type {}", ty), vec![]),
+            ExprKind::Block { value, .. } => ("block".into(), vec![&**value]),
+            ExprKind::Step { target, op, post } => {
+                let sym = if *op == crate::ast::BinOp::Add { "++" } else { "--" };
+                let when = if *post { "post" } else { "pre" };
+                (format!("{}{}", when, sym), vec![&**target])
+            }
         };
         self.line(label);
         self.nested(|d| children.into_iter().for_each(|c| d.expr(c)));

@@ -177,14 +177,15 @@ impl<'a> Parser<'a> {
         }
         let has_predicate = self.peek().kind == TokenKind::Slash;
         let predicate = if has_predicate { self.predicate() } else { None };
-        // A macro that is one expression may be a predicate; one with statements may not.
+        // A macro with a value may be a predicate (its statements run first); one ending in a
+        // statement may not.
         let x = self.expansion.take();
         if let Some(x) = x.filter(|x| x.valueless || !self.pending.is_empty()) {
             self.pending.clear();
             self.emit(
                 Diagnostic::error(
                     x.span,
-                    "a `macro` with statements cannot be called in a predicate",
+                    "a `macro` that ends in a statement has no value to test in a predicate",
                 )
                 .with_help("test its value in an `if` inside the probe's body"),
             );

@@ -196,12 +196,12 @@ fn statement_errors() {
     assert_eq!(one_error("BEGIN { f() += 2; }"), "cannot assign to this expression");
     assert_eq!(one_error("BEGIN { comm++; }"), "cannot assign to `comm`");
     assert_eq!(
-        one_error("BEGIN { ++@x; }"),
-        "`++` only works as a statement after a map or variable, like `@n++`"
+        one_error("BEGIN { ++comm; }"),
+        "`++` needs a map or variable after it, like `++$i`"
     );
     assert_eq!(
-        one_error("BEGIN { @x = --$y; }"),
-        "`--` only works as a statement after a map or variable, like `@n--`"
+        one_error("BEGIN { @x = --$1; }"),
+        "`--` needs a map or variable after it, like `--$i`"
     );
 }
 

@@ -74,13 +74,13 @@ fn macros_expand_at_the_call() {
 fn a_macro_body_has_its_own_variables() {
     let text = "macro f(x) { $t = x * 2; $t + 1 }\nBEGIN { $t = 5; $r = f($t); }";
     let d = dump(text);
-    // The body's statements run before the statement calling it; its `$t` is not the caller's.
+    // The body's statements run where the call is evaluated; its `$t` is not the caller's.
     assert!(
-        d.contains("seq\n      assign\n        var $t.f1\n        binary *\n          var $t\n"),
+        d.contains("var $r\n      block\n        assign\n          var $t.f1\n          binary *\n            var $t\n"),
         "{}",
         d
     );
-    assert!(d.contains("assign\n        var $r\n        binary +\n          var $t.f1\n"), "{}", d);
+    assert!(d.contains("        binary +\n          var $t.f1\n          int 1\n"), "{}", d);
 }
 
 #[test]
@@ -107,13 +107,14 @@ fn macro_mistakes() {
 fn macros_in_predicates_and_loop_conditions() {
     let p = parse_ok("macro big(x) { x > 10 }\nBEGIN /big(pid)/ { }");
     assert!(p.probes[0].predicate.is_some());
+    // A macro's statements run where its value is taken: on each test of a loop's condition.
+    let p = parse_ok("macro f() { $t = 1; $t }\nBEGIN /f()/ { }");
+    assert!(p.probes[0].predicate.is_some());
+    let d = dump("macro f() { @n++; @n < 3 }\nBEGIN { while (f()) { } }");
+    assert!(d.contains("while\n      block\n        assign +=\n"), "{}", d);
     assert_eq!(
-        errors("macro f() { $t = 1; $t }\nBEGIN /f()/ { }"),
-        ["a `macro` with statements cannot be called in a predicate"]
-    );
-    assert_eq!(
-        errors("macro f() { $t = 1; $t }\nBEGIN { while (f()) { } }"),
-        ["a macro with statements cannot be called in a loop's condition"]
+        errors("macro f() { @x = 1; }\nBEGIN /f()/ { }"),
+        ["a `macro` that ends in a statement has no value to test in a predicate"]
     );
 }
 
@@ -152,7 +153,10 @@ fn a_macro_may_be_called_before_its_definition() {
 #[test]
 fn block_expressions() {
     let d = body("let $a = { let $b = 1; $b + 1 };");
-    assert_eq!(d, "seq\n  let $b\n    int 1\n  let $a\n    binary +\n      var $b\n      int 1\n");
+    assert_eq!(
+        d,
+        "let $a\n  block\n    let $b\n      int 1\n    binary +\n      var $b\n      int 1\n"
+    );
     assert_eq!(
         errors("BEGIN { $a = { @x = 1; }; }"),
         ["this macro or block has no value: it ends in a statement"]
@@ -170,4 +174,28 @@ fn lowercase_begin_and_end() {
     let p = parse_ok("begin { } end { }");
     assert_eq!(p.probes[0].specs[0].provider, "begin");
     assert_eq!(p.probes[1].specs[0].provider, "end");
+}
+
+#[test]
+fn steps_inside_expressions_parse() {
+    assert_eq!(common::predicate("$i++ < 3"), "(($i++) < 3)");
+    assert_eq!(common::predicate("--@m[1] == *++$p"), "((--@m[1]) == (*(++$p)))");
+    assert_eq!(
+        errors("BEGIN { $x = ++1; }"),
+        ["`++` needs a map or variable after it, like `++$i`"]
+    );
+    // Alone, a step is `+= 1` (on an aggregation, a count).
+    assert_eq!(body("$i++;"), body("$i += 1;"));
+}
+
+#[test]
+fn bitfields_parse() {
+    let p = parse_ok("struct S { unsigned int a:4, b:8; int c[2]; int d:3 }\nBEGIN { }");
+    let sonde_syntax::ast::TypeDecl::Struct { fields, .. } = &p.types[0] else { panic!() };
+    let got: Vec<(&str, Option<u32>)> = fields.iter().map(|f| (f.name.as_str(), f.bits)).collect();
+    assert_eq!(got, [("a", Some(4)), ("b", Some(8)), ("c", None), ("d", Some(3))]);
+    assert_eq!(
+        errors("struct S { int a:65; }\nBEGIN { }"),
+        ["expected a bitfield width from 0 to 64, found `65`"]
+    );
 }

@@ -77,6 +77,8 @@ fn program_depth(p: &Program) -> usize {
             ExprKind::Record(fs) => fs.iter().map(|(_, e)| expr(e)).max().unwrap_or(0),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
+            | ExprKind::Step { target: e, .. }
+            | ExprKind::Block { value: e, .. }
             | ExprKind::Member { expr: e, .. } => expr(e),
             ExprKind::Binary { lhs, rhs, .. } => expr(lhs).max(expr(rhs)),
             ExprKind::Index { expr: a, index: b } => expr(a).max(expr(b)),

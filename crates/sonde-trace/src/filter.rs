@@ -120,6 +120,8 @@ fn each<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         ExprKind::Record(fields) => fields.iter().for_each(|(_, x)| each(x, f)),
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
+        | ExprKind::Step { target: expr, .. }
+        | ExprKind::Block { value: expr, .. }
         | ExprKind::Member { expr, .. } => each(expr, f),
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Index { expr: lhs, index: rhs } => {
             each(lhs, f);

@@ -10,6 +10,17 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap())).unwrap_or(0)
 }
 
+/// A script struct's bitfield: `bits` bits from bit `shift` of the bytes at `offset`.
+fn bitfield(b: &[u8], offset: usize, shift: u32, bits: u32) -> Value {
+    let mut word = [0u8; 16];
+    let have = b.get(offset..).unwrap_or(&[]);
+    let n = have.len().min(16);
+    word[..n].copy_from_slice(&have[..n]);
+    let raw = u128::from_le_bytes(word) >> shift;
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    Value::Int { v: raw as u64 & mask, signed: false }
+}
+
 /// One value of type `ty` from its slot (see `Type::slot_size`).
 pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     match ty {
@@ -37,7 +48,11 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
                 .iter()
                 .map(|f| {
                     let bytes = b.get(f.offset..f.offset + f.ty.size()).unwrap_or(&[]);
-                    (f.name.clone(), packed(&f.ty, bytes, sym))
+                    let v = match def.bitfield(&f.name) {
+                        Some((shift, bits)) => bitfield(b, f.offset, shift, bits),
+                        None => packed(&f.ty, bytes, sym),
+                    };
+                    (f.name.clone(), v)
                 })
                 .collect(),
         ),
@@ -328,11 +343,25 @@ mod tests {
             size: 8,
             align: None,
             fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
+            bitfields: Vec::new(),
         };
         let foo = Type::Struct(std::rc::Rc::new(def));
         assert_eq!(
             value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(),
             "{ .m = -2, .n = 3 }"
+        );
+        // `struct { u64 x:1, y:1, z:2; }` holding 0x1e.
+        let def = sonde_compile::types::StructDef {
+            name: "Bits".into(),
+            size: 8,
+            align: None,
+            fields: ["x", "y", "z"].iter().map(|n| field(n, 0, Type::U64)).collect(),
+            bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+        };
+        let bits = Type::Struct(std::rc::Rc::new(def));
+        assert_eq!(
+            value(&bits, &0x1eu64.to_le_bytes(), &mut sym).to_string(),
+            "{ .x = 0, .y = 1, .z = 3 }"
         );
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");

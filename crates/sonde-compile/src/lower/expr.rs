@@ -86,6 +86,10 @@ impl Lower<'_> {
                 self.boolean(x)
             }
             TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            TExprKind::Then { first, value } => {
+                first.iter().for_each(|s| self.stmt(s));
+                self.scalar(value)
+            }
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();
                 let end = self.e.label();
@@ -520,6 +524,10 @@ impl Lower<'_> {
                 self.buf_into(ptr, len, *user, x.ty.size() - 8, off, size)
             }
             TExprKind::Field { base, offset } => self.field_into(base, *offset, &x.ty, off, size),
+            TExprKind::Then { first, value } => {
+                first.iter().for_each(|s| self.stmt(s));
+                self.buffer(value, off, size);
+            }
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();
                 let end = self.e.label();

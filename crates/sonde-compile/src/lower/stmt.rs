@@ -21,7 +21,7 @@ impl Lower<'_> {
         }
     }
 
-    fn stmt(&mut self, s: &TStmt) {
+    pub(super) fn stmt(&mut self, s: &TStmt) {
         match &s.kind {
             TStmtKind::Emit { event, args } => self.emit_record(*event, args, BPF_RB_NO_WAKEUP),
             TStmtKind::Exit { event, code } => {

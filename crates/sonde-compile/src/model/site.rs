@@ -187,6 +187,12 @@ impl FuncSig {
                 data_loc: false,
             });
         }
-        StructDef { name: self.name.clone(), size: 8 * fields.len(), align: None, fields }
+        StructDef {
+            name: self.name.clone(),
+            size: 8 * fields.len(),
+            align: None,
+            fields,
+            bitfields: Vec::new(),
+        }
     }
 }

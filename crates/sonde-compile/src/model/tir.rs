@@ -155,6 +155,12 @@ pub enum TExprKind {
     },
     /// Integer conversion to `ty`.
     Cast(Box<TExpr>),
+    /// `first`'s statements run, then `value` is the expression's value: `++$a` and `$a++`
+    /// inside an expression, where they are evaluated (C's `({ ...; v })`).
+    Then {
+        first: Vec<TStmt>,
+        value: Box<TExpr>,
+    },
     /// Read `ty` from memory at `ptr + offset` (pointer dereference, member of a pointed-to struct).
     Read {
         ptr: Box<TExpr>,

@@ -115,6 +115,17 @@ pub struct StructDef {
     #[serde(default)]
     pub align: Option<usize>,
     pub fields: Vec<Field>,
+    /// A script's bitfields: the field's name, its first bit past the field's byte offset, and
+    /// its width.
+    #[serde(default)]
+    pub bitfields: Vec<(String, u32, u32)>,
+}
+
+impl StructDef {
+    /// Where bitfield `name` is in the bytes at its field's offset: (shift, width).
+    pub fn bitfield(&self, name: &str) -> Option<(u32, u32)> {
+        self.bitfields.iter().find(|b| b.0 == name).map(|b| (b.1, b.2))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -24,7 +24,8 @@ pub fn parse_format(category: &str, name: &str, text: &str) -> Result<StructDef,
     if fields.is_empty() {
         return Err(format!("the format of tracepoint {}:{} lists no fields", category, name));
     }
-    Ok(StructDef { name: format!("{}_{}", category, name), size, align: None, fields })
+    let name = format!("{}_{}", category, name);
+    Ok(StructDef { name, size, align: None, fields, bitfields: Vec::new() })
 }
 
 /// `const char * filename;\toffset:24;\tsize:8;\tsigned:0;`: the field and its slot size.

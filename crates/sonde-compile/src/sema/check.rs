@@ -157,6 +157,8 @@ pub(super) struct Var {
     pub ty: crate::model::types::Type,
     /// Still in scope (a `let` variable's block has not ended).
     pub live: bool,
+    /// Declared with a type (`let $v: u8`): assignments convert to it.
+    pub declared: bool,
 }
 
 /// State while checking one probe instance.

@@ -29,7 +29,7 @@ impl Checker<'_> {
         if let Some(hint) = self.type_hints.get(name).filter(|h| h.compatible(&ty)) {
             ty.widen_strings(hint);
         }
-        self.vars.push(Var { name: name.to_string(), ty, live: true });
+        self.vars.push(Var { name: name.to_string(), ty, live: true, declared: false });
         let i = self.vars.len() - 1;
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(i);
@@ -39,8 +39,13 @@ impl Checker<'_> {
 
     /// A block's statements, its `let` variables ending with it.
     pub(super) fn scoped(&mut self, b: &Block) -> Vec<TStmt> {
+        self.in_scope(|c| b.stmts.iter().filter_map(|s| c.stmt(s)).collect())
+    }
+
+    /// `f`'s result, the variables it declares with `let` ending with it.
+    pub(super) fn in_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.scopes.push(Vec::new());
-        let out = b.stmts.iter().filter_map(|s| self.stmt(s)).collect();
+        let out = f(self);
         for i in self.scopes.pop().unwrap_or_default() {
             self.vars[i].live = false;
         }
@@ -54,20 +59,18 @@ impl Checker<'_> {
         value: Option<&Expr>,
         span: Span,
     ) -> Option<TStmtKind> {
-        let value = match (ty, value) {
-            (Some(ty), v) => {
-                let zero = Expr { kind: ExprKind::Int(0), span };
-                let expr = Box::new(v.cloned().unwrap_or(zero));
-                Some(Expr { kind: ExprKind::Cast { ty: ty.clone(), expr }, span })
-            }
-            (None, v) => v.cloned(),
-        };
+        if let Some(ty) = ty {
+            let v = self.declared_value(ty, value, span)?;
+            let var = self.declare(name, v.ty.clone());
+            self.vars[var].declared = true;
+            return Some(TStmtKind::SetVar { var, value: v });
+        }
         let Some(value) = value else {
             // Its type comes from its first assignment; until then it reads as zero.
             let var = self.declare(name, Type::Void);
             return Some(TStmtKind::ZeroVar { var });
         };
-        let v = self.expr(&value);
+        let v = self.expr(value);
         if matches!(v.ty, Type::Void) {
             self.error(Diagnostic::error(
                 value.span,

@@ -6,6 +6,7 @@ mod agg_read;
 pub mod builtins;
 mod check;
 pub mod config;
+mod declared;
 mod expr;
 mod flow;
 mod map_for;
@@ -15,6 +16,7 @@ mod params;
 mod script_types;
 mod sites;
 mod spec_params;
+mod step;
 mod stmt;
 mod typename;
 

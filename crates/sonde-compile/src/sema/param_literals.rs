@@ -68,10 +68,15 @@ fn expr(e: &mut Expr, params: &[String]) {
         ExprKind::Record(fs) => fs.iter_mut().for_each(|(_, e)| expr(e, params)),
         ExprKind::Unary { expr: e, .. }
         | ExprKind::Member { expr: e, .. }
+        | ExprKind::Step { target: e, .. }
         | ExprKind::Cast { expr: e, .. } => expr(e, params),
         ExprKind::Binary { lhs: a, rhs: b, .. } | ExprKind::Index { expr: a, index: b } => {
             expr(a, params);
             expr(b, params);
+        }
+        ExprKind::Block { stmts, value } => {
+            stmts.iter_mut().for_each(|s| stmt(s, params));
+            expr(value, params);
         }
         ExprKind::Ternary { cond, then, els } => {
             expr(cond, params);

@@ -37,7 +37,9 @@ impl ScriptTypes {
                         continue;
                     }
                     let mut laid = Vec::new();
-                    let (mut at, mut align) = (0usize, 1usize);
+                    let mut bitfields = Vec::new();
+                    // `bit`: the next free bit (bitfields need not end on a byte).
+                    let (mut bit, mut align) = (0usize, 1usize);
                     for f in fields {
                         let ty = match out.resolve(&f.ty, btf) {
                             Ok(t) => t,
@@ -53,12 +55,26 @@ impl ScriptTypes {
                             diags.push(Diagnostic::error(f.span, msg));
                         }
                         let a = if attributes.packed { 1 } else { alignment(&ty) };
-                        at = at.next_multiple_of(a);
                         align = align.max(a);
                         let size = ty.size();
-                        laid.push(Field { name: f.name.clone(), offset: at, ty, data_loc: false });
-                        at += size;
+                        let name = f.name.clone();
+                        let Some(width) = f.bits else {
+                            let at = bit.div_ceil(8).next_multiple_of(a);
+                            laid.push(Field { name, offset: at, ty, data_loc: false });
+                            bit = (at + size) * 8;
+                            continue;
+                        };
+                        let Some(start) = bitfield_start(bit, width, &ty, attributes.packed) else {
+                            let msg =
+                                format!("`{}` is {} bits wide, more than its type", name, width);
+                            diags.push(Diagnostic::error(f.span, msg));
+                            continue;
+                        };
+                        bitfields.push((name.clone(), (start % 8) as u32, width));
+                        laid.push(Field { name, offset: start / 8, ty, data_loc: false });
+                        bit = start + width as usize;
                     }
+                    let at = bit.div_ceil(8);
                     let natural = align;
                     if let Some(n) = attributes.aligned {
                         let n = usize::try_from(n).unwrap_or(usize::MAX);
@@ -69,6 +85,7 @@ impl ScriptTypes {
                         size: at.next_multiple_of(align),
                         align: (align != natural || attributes.packed).then_some(align),
                         fields: laid,
+                        bitfields,
                     };
                     out.structs.insert(name.clone(), Rc::new(def));
                 }
@@ -181,8 +198,30 @@ impl Checker<'_> {
             self.error(d);
             return self.poisoned(span);
         };
-        place.read(f.offset, f.ty.clone(), span)
+        match s.bitfield(field) {
+            Some((shift, bits)) => super::expr::bitfield(place, f.offset, shift, bits, span),
+            None => place.read(f.offset, f.ty.clone(), span),
+        }
     }
+}
+
+/// The first bit of a `width`-bit field of integer type `ty` laid out at `bit` or after, as
+/// GCC does on x86-64: where it would cross a boundary of its type's size, at that boundary
+/// (packed structs pack bits without gaps); `None` for a width the type cannot hold.
+fn bitfield_start(bit: usize, width: u32, ty: &Type, packed: bool) -> Option<usize> {
+    let unit = match ty {
+        Type::Int { bytes, .. } => usize::from(*bytes) * 8,
+        _ => return None,
+    };
+    let width = width as usize;
+    if width > unit {
+        return None;
+    }
+    if width == 0 {
+        return Some(bit.next_multiple_of(unit));
+    }
+    let crosses = bit / unit != (bit + width - 1) / unit;
+    Some(if crosses && !packed { bit.next_multiple_of(unit) } else { bit })
 }
 
 /// `ty` in arrays of these lengths, outermost first: the innermost `char[N]` a string.

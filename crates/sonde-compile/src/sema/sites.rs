@@ -185,9 +185,11 @@ fn names_any(body: &Block, pred: Option<&Expr>, names: &[&str]) -> bool {
             ExprKind::Record(fields) => fields.iter().any(|(_, e)| sub(e)),
             ExprKind::Unary { expr: e, .. }
             | ExprKind::Cast { expr: e, .. }
+            | ExprKind::Step { target: e, .. }
             | ExprKind::Member { expr: e, .. } => sub(e),
             ExprKind::Binary { lhs, rhs, .. } => sub(lhs) || sub(rhs),
             ExprKind::Ternary { cond, then, els } => sub(cond) || sub(then) || sub(els),
+            ExprKind::Block { stmts, value } => stmts.iter().any(|s| stmt(s, names)) || sub(value),
             ExprKind::Index { expr: e, index } => sub(e) || sub(index),
         }
     }

@@ -122,6 +122,10 @@ impl Checker<'_> {
             return None;
         }
         let var = self.variable_for(name, &v, value.span)?;
+        let v = match self.vars[var].declared {
+            true => self.convert_for(var, value, v)?,
+            false => v,
+        };
         let value = fit(v, &self.vars[var].ty);
         Some(TStmtKind::SetVar { var, value })
     }

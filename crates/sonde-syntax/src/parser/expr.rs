@@ -112,15 +112,19 @@ impl Parser<'_> {
         })
     }
 
-    #[cold]
-    #[inline(never)]
+    /// `++$a`, `--@m[k]`.
     fn prefix_increment(&mut self) -> PResult<Expr> {
-        let span = self.peek_span();
-        let op = self.text_of(span);
-        let msg =
-            format!("`{}` only works as a statement after a map or variable, like `@n{}`", op, op);
-        self.emit(Diagnostic::error(span, msg));
-        Err(())
+        let t = self.bump();
+        let target = self.postfix()?;
+        if !steppable(&target) {
+            let op = self.text_of(t.span);
+            let msg = format!("`{}` needs a map or variable after it, like `{}$i`", op, op);
+            self.emit(Diagnostic::error(target.span, msg));
+            return Err(());
+        }
+        let op = if t.kind == TokenKind::PlusPlus { BinOp::Add } else { BinOp::Sub };
+        let span = t.span.to(target.span);
+        Ok(Expr { kind: ExprKind::Step { target: Box::new(target), op, post: false }, span })
     }
 
     /// Field access and indexing after a primary expression.
@@ -161,6 +165,13 @@ impl Parser<'_> {
                         kind: ExprKind::Index { expr: Box::new(e), index: Box::new(index) },
                     };
                 }
+                TokenKind::PlusPlus | TokenKind::MinusMinus if steppable(&e) => {
+                    let t = self.bump();
+                    let op = if t.kind == TokenKind::PlusPlus { BinOp::Add } else { BinOp::Sub };
+                    let span = e.span.to(t.span);
+                    let target = Box::new(e);
+                    e = Expr { kind: ExprKind::Step { target, op, post: true }, span };
+                }
                 _ => return Ok(e),
             }
             if d > MAX_DEPTH {
@@ -179,7 +190,7 @@ impl Parser<'_> {
             | TokenKind::Var
             | TokenKind::At
             | TokenKind::LParen => {}
-            // A block expression's statements would have nowhere to run in a predicate.
+            // `/{` would read as a predicate's end and a body's start.
             TokenKind::LBrace if !in_predicate => return self.block_expr(),
             _ => return self.missing("an expression"),
         }
@@ -342,10 +353,21 @@ fn depth(e: &Expr) -> usize {
         ExprKind::Record(fs) => fs.iter().map(|(_, e)| depth(e)).max().unwrap_or(0),
         ExprKind::Unary { expr, .. }
         | ExprKind::Cast { expr, .. }
-        | ExprKind::Member { expr, .. } => depth(expr),
+        | ExprKind::Member { expr, .. }
+        | ExprKind::Step { target: expr, .. }
+        | ExprKind::Block { value: expr, .. } => depth(expr),
         ExprKind::Binary { lhs, rhs, .. } => depth(lhs).max(depth(rhs)),
         ExprKind::Index { expr, index } => depth(expr).max(depth(index)),
         ExprKind::Ternary { cond, then, els } => depth(cond).max(depth(then)).max(depth(els)),
+    }
+}
+
+/// What `++`/`--` can change: a variable or a map element (not a positional parameter).
+fn steppable(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(v) => v != "#" && !v.bytes().all(|c| c.is_ascii_digit()),
+        ExprKind::Map { .. } => true,
+        _ => false,
     }
 }
 

@@ -89,7 +89,10 @@ fn respan(e: &mut Expr, span: Span) {
             es.iter_mut().for_each(|e| respan(e, span))
         }
         ExprKind::Record(fs) => fs.iter_mut().for_each(|(_, e)| respan(e, span)),
-        ExprKind::Unary { expr, .. } | ExprKind::Member { expr, .. } => respan(expr, span),
+        ExprKind::Unary { expr, .. }
+        | ExprKind::Member { expr, .. }
+        | ExprKind::Step { target: expr, .. }
+        | ExprKind::Block { value: expr, .. } => respan(expr, span),
         ExprKind::Cast { ty, expr } => {
             ty.span = span;
             respan(expr, span)

@@ -90,7 +90,7 @@ impl Parser<'_> {
                 }
                 None => (self.type_name()?, None),
             };
-            let field = self.expect(TokenKind::Ident, "a field name after its type")?;
+            let mut field = self.expect(TokenKind::Ident, "a field name after its type")?;
             let ty = match nested {
                 Some(fields) => {
                     let named = format!("{}.{}", outer, self.text_of(field.span));
@@ -101,27 +101,49 @@ impl Parser<'_> {
                 }
                 None => ty,
             };
-            let mut array = Vec::new();
-            let mut end = field.span;
-            while self.eat(TokenKind::LBracket).is_some() {
-                let n = self.bump();
-                let TokenKind::Int(n) = n.kind else {
-                    self.expected("an array length (a number)", &n);
-                    return Err(());
-                };
-                array.push(n);
-                end = self.expect(TokenKind::RBracket, "`]` after the array length")?.span;
+            // `int a:3, b:5;`: several fields of one type.
+            loop {
+                let (array, bits, end) = self.field_suffix(field.span)?;
+                let name = self.text_of(field.span).to_string();
+                fields.push(FieldDecl { span: ty.span.to(end), ty: ty.clone(), name, array, bits });
+                if self.eat(TokenKind::Comma).is_none() {
+                    break;
+                }
+                field = self.expect(TokenKind::Ident, "a field name after `,`")?;
             }
             // As in C, the last field's `;` may be left out.
             if self.peek().kind != TokenKind::RBrace {
                 self.expect(TokenKind::Semi, "`;` after the field")?;
             }
-            fields.push(FieldDecl {
-                span: ty.span.to(end),
-                ty,
-                name: self.text_of(field.span).to_string(),
-                array,
-            });
+        }
+    }
+
+    /// A field's array lengths (`[4][2]`) and bitfield width (`:3`) after its name, and where
+    /// they end.
+    fn field_suffix(&mut self, name: Span) -> PResult<(Vec<u64>, Option<u32>, Span)> {
+        let mut array = Vec::new();
+        let mut end = name;
+        while self.eat(TokenKind::LBracket).is_some() {
+            let n = self.bump();
+            let TokenKind::Int(n) = n.kind else {
+                self.expected("an array length (a number)", &n);
+                return Err(());
+            };
+            array.push(n);
+            end = self.expect(TokenKind::RBracket, "`]` after the array length")?.span;
+        }
+        if self.eat(TokenKind::Colon).is_none() {
+            return Ok((array, None, end));
+        }
+        let n = self.bump();
+        match n.kind {
+            TokenKind::Int(bits) if bits <= 64 && array.is_empty() => {
+                Ok((array, Some(bits as u32), n.span))
+            }
+            _ => {
+                self.expected("a bitfield width from 0 to 64", &n);
+                Err(())
+            }
         }
     }
 

@@ -307,6 +307,16 @@ impl Parser<'_> {
     fn simple_stmt(&mut self) -> PResult<(Stmt, bool)> {
         let e = self.expr()?;
         let lo = e.span;
+        // `$a++;` alone is `$a += 1;` (on an aggregation, a count).
+        if let ExprKind::Step { target, op, post } = e.kind {
+            // The implicit 1 points at the operator.
+            let (from, to) =
+                if post { (e.span.hi - 2, e.span.hi) } else { (e.span.lo, e.span.lo + 2) };
+            let span = crate::ast::Span { lo: from, hi: to };
+            let value = Expr { kind: ExprKind::Int(1), span };
+            let kind = StmtKind::AssignOp { target: *target, op, value };
+            return Ok((Stmt { kind, span: self.span_from(lo) }, false));
+        }
         let kind = self.peek_kind();
         let kind = match kind {
             // bpftrace's `_ = expr`: the value is computed and dropped, without the warning an

@@ -222,14 +222,15 @@ impl Parser<'_> {
         Some(self.expand_body(&word, &m, args, span))
     }
 
-    /// bpftrace's block expression `{ stmts; value }`: the statements run before the statement
-    /// holding it (as a macro's do), the last expression is its value.
+    /// bpftrace's block expression `{ stmts; value }`: the statements run where it is evaluated
+    /// (as a macro's do), the last expression is its value.
     pub(super) fn block_expr(&mut self) -> PResult<Expr> {
         let block = self.block()?;
         Ok(self.split_value(block.stmts, block.span))
     }
 
-    /// The last statement's expression as the value at `span`, the others to run first.
+    /// The last statement's expression as the value at `span`, the others to run first where it
+    /// is evaluated; without a value, they run before the statement holding it.
     fn split_value(&mut self, mut stmts: Vec<Stmt>, span: Span) -> Expr {
         let value = match stmts.last() {
             Some(Stmt { kind: StmtKind::Expr(_), .. }) => match stmts.pop() {
@@ -238,14 +239,17 @@ impl Parser<'_> {
             },
             _ => None,
         };
-        self.pending.extend(stmts);
         self.expansion = Some(Expansion { span, valueless: value.is_none() });
         match value {
-            Some(mut e) => {
+            Some(mut e) if stmts.is_empty() => {
                 e.span = span;
                 e
             }
-            None => Expr { kind: ExprKind::Int(0), span },
+            Some(value) => Expr { kind: ExprKind::Block { stmts, value: Box::new(value) }, span },
+            None => {
+                self.pending.extend(stmts);
+                Expr { kind: ExprKind::Int(0), span }
+            }
         }
     }
 
@@ -333,6 +337,17 @@ impl Parser<'_> {
     ) -> PResult<Stmt> {
         let mut stmts = std::mem::replace(&mut self.pending, outer.0);
         let expansion = std::mem::replace(&mut self.expansion, outer.1);
+        // A block or macro call that is the whole statement: its statements, and its value
+        // when that is a call.
+        if let StmtKind::Expr(Expr { kind: ExprKind::Block { stmts: first, value }, .. }) = &s.kind
+        {
+            stmts.extend(first.iter().cloned());
+            if matches!(value.kind, ExprKind::Call { .. }) {
+                stmts.push(Stmt { kind: StmtKind::Expr((**value).clone()), span: s.span });
+            }
+            let block = crate::ast::Block { stmts, span: s.span };
+            return Ok(Stmt { kind: StmtKind::Seq(block), span: s.span });
+        }
         if stmts.is_empty() && expansion.as_ref().is_none_or(|x| !x.valueless) {
             return Ok(s);
         }
@@ -356,16 +371,6 @@ impl Parser<'_> {
                     .with_help(
                         "call it as a statement, or end its body with an expression (no `;`)",
                     ),
-                );
-                return Err(());
-            }
-            (StmtKind::While { .. } | StmtKind::For { .. }, _) => {
-                self.emit(
-                    Diagnostic::error(
-                        s.span,
-                        "a macro with statements cannot be called in a loop's condition",
-                    )
-                    .with_help("assign its value to a variable inside the loop's body"),
                 );
                 return Err(());
             }

@@ -60,6 +60,14 @@ pub fn sx(e: &Expr) -> String {
             format!("record({})", fields.join(", "))
         }
         ExprKind::TypeArg(ty) => format!("type({})", ty),
+        ExprKind::Block { stmts, value } => format!("block({}; {})", stmts.len(), sx(value)),
+        ExprKind::Step { target, op, post } => {
+            let sym = if *op == sonde_syntax::ast::BinOp::Add { "++" } else { "--" };
+            match post {
+                true => format!("({}{})", sx(target), sym),
+                false => format!("({}{})", sym, sx(target)),
+            }
+        }
     }
 }
 

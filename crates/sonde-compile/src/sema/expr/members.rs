@@ -140,14 +140,31 @@ impl Checker<'_> {
 }
 
 /// A bitfield: the bytes that hold it read, shifted down, masked.
-fn bitfield(place: Place, offset: usize, shift: u32, bits: u32, span: Span) -> TExpr {
+pub(in crate::sema) fn bitfield(
+    place: Place,
+    offset: usize,
+    shift: u32,
+    bits: u32,
+    span: Span,
+) -> TExpr {
+    let raw = place.read(offset, bitfield_unit(shift, bits), span);
+    bits_of(raw, shift, bits)
+}
+
+/// The unsigned integer a bitfield starting `shift` bits into its first byte is read as.
+fn bitfield_unit(shift: u32, bits: u32) -> Type {
     let bytes = match (shift + bits).div_ceil(8) {
         0 | 1 => 1,
         2 => 2,
         3 | 4 => 4,
         _ => 8,
     };
-    let raw = place.read(offset, Type::Int { bytes, signed: false }, span);
+    Type::Int { bytes, signed: false }
+}
+
+/// The `bits` bits of `raw` from bit `shift` up.
+fn bits_of(raw: TExpr, shift: u32, bits: u32) -> TExpr {
+    let span = raw.span;
     let int = |v: u64| TExpr { kind: TExprKind::Int(v), ty: Type::U64, span };
     let op = |op, lhs, rhs| TExpr {
         kind: TExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) },
@@ -180,6 +197,10 @@ impl Checker<'_> {
             TExprKind::Field { base, offset } => (base, offset + f.offset),
             kind => (Box::new(TExpr { kind, ..b }), f.offset),
         };
-        TExpr { kind: TExprKind::Field { base, offset }, ty: f.ty.clone(), span }
+        let Some((shift, bits)) = s.bitfield(field) else {
+            return TExpr { kind: TExprKind::Field { base, offset }, ty: f.ty.clone(), span };
+        };
+        let ty = bitfield_unit(shift, bits);
+        bits_of(TExpr { kind: TExprKind::Field { base, offset }, ty, span }, shift, bits)
     }
 }

@@ -12,7 +12,7 @@ mod pointer_arith;
 mod pointers;
 pub(super) mod tuple;
 
-pub(in crate::sema) use members::Place;
+pub(in crate::sema) use members::{bitfield, Place};
 
 use super::check::Checker;
 use crate::model::tir::{TExpr, TExprKind};
@@ -54,6 +54,8 @@ impl Checker<'_> {
             ExprKind::Index { expr, index } => self.index(expr, index, span),
             ExprKind::Tuple(items) => self.tuple(items, span),
             ExprKind::Record(fields) => self.record(fields, span),
+            ExprKind::Step { target, op, post } => self.step(target, *op, *post, span),
+            ExprKind::Block { stmts, value } => self.block_value(stmts, value),
             ExprKind::TypeArg(ty) => {
                 let msg =
                     format!("the type `{}` is an argument of sizeof() and offsetof() only", ty);

@@ -49,9 +49,13 @@ pub(super) fn apply(op: BinOp, l: TExpr, r: TExpr, how: PointerArith) -> TExpr {
         ty,
         span,
     };
-    let times = |e: TExpr, size: u64| match size {
-        1 => e,
-        n => binary(BinOp::Mul, e, int(n), Type::S64),
+    // A constant count is scaled here: one register fewer for `p + 1`.
+    let times = |e: TExpr, size: u64| match (size, &e.kind) {
+        (1, _) => e,
+        (n, TExprKind::Int(v)) if (*v as i64).checked_mul(n as i64).is_some() => {
+            int((*v as i64 * n as i64) as u64)
+        }
+        (n, _) => binary(BinOp::Mul, e, int(n), Type::S64),
     };
     match how {
         PointerArith::Offset { scale_left: false, size, ty } => binary(op, l, times(r, size), ty),
