@@ -63,3 +63,18 @@ fn a_jump_farther_than_16_bits_reach_is_an_error() {
     let text = format!("BEGIN {{ if (pid == 1) {{ {}}} }}", "@a = 1; ".repeat(1_000));
     compile(&text).unwrap();
 }
+
+#[test]
+fn a_value_larger_than_an_offset_reaches_is_refused_not_a_panic() {
+    // 33,000 bytes: offsets into it do not fit an instruction's 16 bits.
+    let big = "a".repeat(33_000);
+    for text in [
+        format!("BEGIN {{ @[\"{big}\"] = count(); }}"),
+        format!("BEGIN {{ $s = \"{big}\"; @[$s] = count(); }}"),
+        format!("BEGIN {{ if (\"{big}\" == \"x\") {{ @n = count(); }} }}"),
+        format!("BEGIN {{ @t[(1, \"{big}\")] = count(); }}"),
+    ] {
+        let err = compile(&text).unwrap_err();
+        assert!(err.contains("this needs more than the 512 bytes of BPF stack"), "{err}");
+    }
+}

@@ -1,6 +1,7 @@
 //! bpftrace's `debugf(fmt, ...)`: bpf_trace_printk(fmt, size, a, b, c), the format and any
 //! string values on the stack, integers in the argument registers.
 
+use super::emit::past;
 use super::Lower;
 use crate::model::tir::TExpr;
 use sonde_bpf::{Insn, Reg, Size};
@@ -36,7 +37,7 @@ impl Lower<'_> {
         text.resize(text.len().next_multiple_of(4), 0);
         for (i, chunk) in text.chunks(4).enumerate() {
             let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            self.e.emit(Insn::store_imm(Size::W, Reg::FP, fmt + 4 * i as i16, v as i32));
+            self.e.emit(Insn::store_imm(Size::W, Reg::FP, past(fmt, 4 * i), v as i32));
         }
         for (h, reg) in held.iter().zip([Reg::R3, Reg::R4, Reg::R5]) {
             match *h {

@@ -6,6 +6,13 @@ use sonde_syntax::ast::Span;
 
 /// The BPF stack is 512 bytes.
 pub const STACK_LIMIT: i32 = 512;
+
+/// The offset `delta` bytes past `base` (on the stack, or from a base register). Capped at
+/// `i16::MAX`: only an object larger than the stack, already refused by `alloc_stack` (whose
+/// program is never loaded), reaches that far, and an uncapped sum would wrap or overflow.
+pub fn past(base: i16, delta: usize) -> i16 {
+    (base as i64 + delta as i64).min(i16::MAX as i64) as i16
+}
 /// The register that keeps the context pointer for the whole program.
 pub const CTX: Reg = Reg::R9;
 /// The most instructions the kernel loads in one program (BPF_COMPLEXITY_LIMIT_INSNS, for a
@@ -197,7 +204,7 @@ impl Emitter {
     /// Zero `size` bytes (a multiple of 8) of stack at `off`.
     pub fn zero_stack(&mut self, off: i16, size: usize) {
         for i in (0..size).step_by(8) {
-            self.emit(Insn::store_imm(sonde_bpf::Size::DW, Reg::FP, off + i as i16, 0));
+            self.emit(Insn::store_imm(sonde_bpf::Size::DW, Reg::FP, past(off, i), 0));
         }
     }
 

@@ -1,6 +1,6 @@
 //! Expressions: scalars into registers, strings and other buffers into stack slots.
 
-use super::emit::CTX;
+use super::emit::{past, CTX};
 use super::{h, Lower};
 use crate::abi::FIRST_USER_MAP;
 use crate::model::tir::{Builtin, TExpr, TExprKind};
@@ -409,7 +409,7 @@ impl Lower<'_> {
                 data.resize(size, 0);
                 for (i, chunk) in data.chunks(4).enumerate() {
                     let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                    self.e.emit(Insn::store_imm(Size::W, Reg::FP, off + 4 * i as i16, v as i32));
+                    self.e.emit(Insn::store_imm(Size::W, Reg::FP, past(off, 4 * i), v as i32));
                 }
             }
             TExprKind::Builtin(Builtin::Comm) => {
@@ -477,7 +477,7 @@ impl Lower<'_> {
                 let n = x.ty.slot_size().min(size);
                 self.copy_stack(Reg::FP, from, off, n);
                 if size > n {
-                    self.e.zero_stack(off + n as i16, size - n);
+                    self.e.zero_stack(past(off, n), size - n);
                 }
             }
             TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
@@ -500,7 +500,7 @@ impl Lower<'_> {
                 let n = self.tp.maps[*map].value_size().min(size);
                 self.copy_stack(Reg::R0, 0, off, n);
                 if size > n {
-                    self.e.zero_stack(off + n as i16, size - n);
+                    self.e.zero_stack(past(off, n), size - n);
                 }
                 self.e.goto(end);
                 self.e.bind(missing);
@@ -549,8 +549,8 @@ impl Lower<'_> {
     /// Copy `n` bytes (a multiple of 8) from `base + from` to the stack at `to`, 8 bytes at a time.
     pub(super) fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
         for i in (0..n).step_by(8) {
-            self.e.emit(Insn::load(Size::DW, Reg::R1, base, from + i as i16));
-            self.e.emit(Insn::store(Size::DW, Reg::FP, to + i as i16, Reg::R1));
+            self.e.emit(Insn::load(Size::DW, Reg::R1, base, past(from, i)));
+            self.e.emit(Insn::store(Size::DW, Reg::FP, past(to, i), Reg::R1));
         }
     }
 
@@ -568,7 +568,7 @@ impl Lower<'_> {
             return key;
         }
         for ((k, o), s) in keys.iter().zip(offs).zip(slots) {
-            self.value_into(k, key + o as i16, s);
+            self.value_into(k, past(key, o), s);
         }
         key
     }

@@ -10,7 +10,7 @@
 //! `exit()` also set the u64 `ctx` points at, and the caller then returns from the probe. A
 //! callback's r9 holds `ctx` (the probe's context is not available there: sema refuses its uses).
 
-use super::emit::{Emitter, CTX};
+use super::emit::{past, Emitter, CTX};
 use super::{h, Lower};
 use crate::abi::FIRST_USER_MAP;
 use crate::model::tir::{TStmt, TStmtKind};
@@ -76,13 +76,13 @@ impl Lower<'_> {
         for (src, base, size) in std::iter::once((Reg::R2, 0, key_size)).chain(value) {
             for i in (0..size).step_by(8) {
                 self.e.emit(Insn::load(Size::DW, Reg::R0, src, i as i16));
-                self.e.emit(Insn::store(Size::DW, Reg::FP, off + (base + i) as i16, Reg::R0));
+                self.e.emit(Insn::store(Size::DW, Reg::FP, past(off, base + i), Reg::R0));
             }
         }
         if percpu {
             // The combined value, looked up by the key just copied.
             let r = self.agg_read(map, off);
-            self.e.emit(Insn::store(Size::DW, Reg::FP, off + key_size as i16, r));
+            self.e.emit(Insn::store(Size::DW, Reg::FP, past(off, key_size), r));
             self.e.free_reg(r);
         }
 

@@ -1,5 +1,6 @@
 //! Statements: control flow, map updates, aggregations and output records.
 
+use super::emit::past;
 use super::{h, Lower};
 use crate::abi::{EVENTS_MAP, FIRST_USER_MAP, LOST_MAP};
 use crate::model::tir::{AggFunc, TExpr, TStmt, TStmtKind};
@@ -186,7 +187,7 @@ impl Lower<'_> {
         if func.has_bucket() {
             if let Some(r) = x.take() {
                 self.bucket(r, func, signed);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, key + key_size as i16 - 8, Reg::R3));
+                self.e.emit(Insn::store(Size::DW, Reg::FP, past(key, key_size) - 8, Reg::R3));
                 self.e.free_reg(r);
             }
         }

@@ -1,6 +1,7 @@
 //! bpftrace's `strcontains(haystack, needle)`, unrolled over both buffers as `strcmp` is: at
 //! each start in the haystack, the needle's bytes until its NUL.
 
+use super::emit::past;
 use super::Lower;
 use crate::model::tir::{TExpr, TExprKind};
 use sonde_bpf::{Cond, Insn, Reg, Size};
@@ -35,7 +36,7 @@ impl Lower<'_> {
                     Some(s) if j == s.len() => self.e.goto(found),
                     Some(s) => self.e.emit(Insn::mov64_imm(Reg::R2, s[j] as i32)),
                     None => {
-                        self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, n + j as i16));
+                        self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, past(n, j)));
                         self.e.jmp_imm(Cond::Eq, Reg::R2, 0, found);
                     }
                 }
@@ -48,7 +49,7 @@ impl Lower<'_> {
                     self.e.goto(absent);
                     break;
                 }
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, h + (i + j) as i16));
+                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(h, i + j)));
                 self.e.jmp_imm(Cond::Eq, Reg::R1, 0, absent);
                 self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, next);
             }

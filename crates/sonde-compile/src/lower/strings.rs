@@ -1,5 +1,6 @@
 //! String comparison, unrolled byte by byte (BPF has no loops we could rely on for every kernel).
 
+use super::emit::past;
 use super::Lower;
 use crate::model::tir::{TExpr, TExprKind};
 use sonde_bpf::{Cond, Insn, Reg, Size};
@@ -24,7 +25,7 @@ impl Lower<'_> {
             let n = (lit.len() + 1).min(other.ty.size());
             for i in 0..n {
                 let want = lit.get(i).copied().unwrap_or(0);
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, buf + i as i16));
+                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(buf, i)));
                 self.e.jmp_imm(Cond::Ne, Reg::R1, want as i32, ne);
             }
         } else {
@@ -35,8 +36,8 @@ impl Lower<'_> {
             self.value_into(b, bb, sb);
             let eq = self.e.label();
             for i in 0..a.ty.size().min(b.ty.size()) {
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, ba + i as i16));
-                self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, bb + i as i16));
+                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(ba, i)));
+                self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, past(bb, i)));
                 self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, ne);
                 if !whole {
                     self.e.jmp_imm(Cond::Eq, Reg::R1, 0, eq);
@@ -65,8 +66,8 @@ impl Lower<'_> {
         let equal = self.e.label();
         let end = self.e.label();
         for i in 0..a.ty.size().min(b.ty.size()).min(n) {
-            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, ba + i as i16));
-            self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, bb + i as i16));
+            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(ba, i)));
+            self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, past(bb, i)));
             self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, differ);
             self.e.jmp_imm(Cond::Eq, Reg::R1, 0, equal);
         }

@@ -3,6 +3,7 @@
 //! {value, meta, epoch}, meta being the time of the last value (no agg), the count (avg) or
 //! whether a value is set (min, max). A slot last written in an older epoch starts again.
 
+use super::emit::past;
 use super::stmt::min_max_keeps;
 use super::{h, Lower};
 use crate::abi::FIRST_USER_MAP;
@@ -31,7 +32,7 @@ impl Lower<'_> {
         self.e.emit(Insn::store(Size::DW, Reg::FP, epoch, Reg::R0));
         self.e.mov_const(Reg::R1, intervals);
         self.e.emit(Insn::alu64_reg(Alu::Mod, Reg::R0, Reg::R1));
-        self.e.emit(Insn::store(Size::DW, Reg::FP, key + key_size as i16 - 8, Reg::R0));
+        self.e.emit(Insn::store(Size::DW, Reg::FP, past(key, key_size) - 8, Reg::R0));
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         self.e.stack_addr(Reg::R2, key);
         self.e.call(h::MAP_LOOKUP_ELEM);

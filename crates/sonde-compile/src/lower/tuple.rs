@@ -1,5 +1,6 @@
 //! Tuples: built element by element into a stack buffer; `t.N` reads one slot of it.
 
+use super::emit::past;
 use super::Lower;
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
@@ -15,11 +16,11 @@ impl Lower<'_> {
             if o + slot > size {
                 break;
             }
-            self.value_into(item, off + o as i16, slot);
+            self.value_into(item, past(off, o), slot);
             end = o + slot;
         }
         if size > end {
-            self.e.zero_stack(off + end as i16, size - end);
+            self.e.zero_stack(past(off, end), size - end);
         }
     }
 
@@ -27,12 +28,12 @@ impl Lower<'_> {
     /// copy of the tuple made here.
     fn field_at(&mut self, base: &TExpr, offset: usize) -> i16 {
         if let TExprKind::Var(i) = base.kind {
-            return self.vars[i].0 + offset as i16;
+            return past(self.vars[i].0, offset);
         }
         let slot = base.ty.slot_size();
         let tmp = self.e.alloc_stack(slot);
         self.value_into(base, tmp, slot);
-        tmp + offset as i16
+        past(tmp, offset)
     }
 
     /// An integer element of a tuple (in a slot of 8 bytes) or a char of a string: read at its
@@ -52,7 +53,7 @@ impl Lower<'_> {
         let n = ty.slot_size().min(size);
         self.copy_stack(Reg::FP, at, off, n);
         if size > n {
-            self.e.zero_stack(off + n as i16, size - n);
+            self.e.zero_stack(past(off, n), size - n);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! bpftrace's map-element values: `has_key(@m, k)` and `delete(@m, k)`.
 
+use super::emit::past;
 use super::{h, Lower};
 use crate::abi::FIRST_USER_MAP;
 use crate::model::tir::TExpr;
@@ -71,7 +72,7 @@ impl Lower<'_> {
         let end = self.e.label();
         for i in 0..n {
             self.e.emit(Insn::mov64_imm(d, i as i32));
-            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, buf + i as i16));
+            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(buf, i)));
             self.e.jmp_imm(Cond::Eq, Reg::R1, 0, end);
         }
         self.e.emit(Insn::mov64_imm(d, n as i32));
