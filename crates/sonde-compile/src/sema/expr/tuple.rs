@@ -1,7 +1,7 @@
 //! bpftrace's tuples: `(a, b)` as a value, `t.0` to read an element, and a tuple as a map's key
 //! standing for its elements (`@m[$t]` is `@m[$t.0, $t.1]`).
 
-use crate::model::tir::{TExpr, TExprKind};
+use crate::model::tir::{TExpr, TExprKind, TStmt, TStmtKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, Span};
@@ -53,9 +53,10 @@ impl Checker<'_> {
     }
 
     /// A record given to a place that holds a record of the same fields in another order, in
-    /// that order; anything else as it is. A record written in place has its fields moved (they
-    /// are values without effects); another is read field by field.
-    pub fn in_field_order(&self, v: TExpr, held: Option<&Type>) -> TExpr {
+    /// that order; anything else as it is. A record written in place of literals and variables
+    /// has its fields moved; another (a block expression or `$a++` among its fields runs where
+    /// it is written, so in the order written) is read field by field, once held whole.
+    pub fn in_field_order(&mut self, v: TExpr, held: Option<&Type>) -> TExpr {
         let (Some(Type::Record { names: want, .. }), Type::Record { names, elems }) = (held, &v.ty)
         else {
             return v;
@@ -69,10 +70,25 @@ impl Checker<'_> {
             names: want.clone(),
             elems: order.iter().map(|&i| elems[i].clone()).collect(),
         };
+        let elems = elems.clone();
+        let settled =
+            |e: &TExpr| matches!(e.kind, TExprKind::Int(_) | TExprKind::Str(_) | TExprKind::Var(_));
+        let mut first = Vec::new();
+        let moved = matches!(&v.kind, TExprKind::Tuple(items) if items.iter().all(settled));
+        let v = match v.kind {
+            TExprKind::Tuple(_) if !moved => {
+                let span = v.span;
+                let var = self.declare(&format!("record {}..{}", span.lo, span.hi), v.ty.clone());
+                let ty = v.ty.clone();
+                first.push(TStmt { kind: TStmtKind::SetVar { var, value: v }, span });
+                TExpr { kind: TExprKind::Var(var), ty, span }
+            }
+            _ => v,
+        };
         let items = match &v.kind {
             TExprKind::Tuple(items) => order.iter().map(|&i| items[i].clone()).collect(),
             _ => {
-                let offsets = Type::tuple_offsets(elems);
+                let offsets = Type::tuple_offsets(&elems);
                 let field = |i: usize| TExpr {
                     kind: TExprKind::Field { base: Box::new(v.clone()), offset: offsets[i] },
                     ty: elems[i].clone(),
@@ -81,7 +97,13 @@ impl Checker<'_> {
                 order.iter().map(|&i| field(i)).collect()
             }
         };
-        TExpr { kind: TExprKind::Tuple(items), ty, span: v.span }
+        let record = TExpr { kind: TExprKind::Tuple(items), ty: ty.clone(), span: v.span };
+        match first.is_empty() {
+            true => record,
+            false => {
+                TExpr { kind: TExprKind::Then { first, value: Box::new(record) }, ty, span: v.span }
+            }
+        }
     }
 
     /// `t.N`, the tuple's element N; `r.name`, a record's field.
