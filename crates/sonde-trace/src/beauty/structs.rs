@@ -273,11 +273,11 @@ pub fn exec_array(argv: bool, raw: u64, strings: &[(usize, Vec<u8>)]) -> Option<
     Some(format!("[{}]", items.join(", ")))
 }
 
-pub(super) fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
-pub(super) fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 

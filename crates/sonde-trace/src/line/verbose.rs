@@ -3,7 +3,7 @@
 //! whole at the call's exit; the other structures print as without -v.
 
 use crate::beauty::consts::{flags_or_zero, STATX_MASK};
-use crate::beauty::structs::{makedev, mode, STATX_ATTRS};
+use crate::beauty::structs::{makedev, mode, u32_at, u64_at, STATX_ATTRS};
 use crate::beauty::tty;
 use sonde_output::calendar::civil_from_days;
 
@@ -16,14 +16,6 @@ pub fn decode(syscall: &str, arg: usize, raw: &[u64; 6], ret: i64, out: &[u8]) -
         ("ioctl", 2) => tty::ioctl_arg_whole(raw[1] as u32, out, ret),
         _ => None,
     }
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
 /// x86-64's struct stat, in strace's order of its members.
