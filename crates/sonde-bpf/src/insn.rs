@@ -63,6 +63,9 @@ pub const BPF_PSEUDO_MAP_VALUE: u8 = 2;
 /// `ld_imm64` of a function of the program (a helper's callback): imm = the function's first
 /// instruction relative to the instruction after the `ld_imm64`.
 pub const BPF_PSEUDO_FUNC: u8 = 4;
+/// `src` of a call to a function of the program (BPF-to-BPF): imm = its first instruction
+/// relative to the instruction after the call.
+pub const BPF_PSEUDO_CALL: u8 = 1;
 
 /// ALU operations (the high nibble of an ALU opcode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +218,10 @@ impl Insn {
     /// `call helper`
     pub fn call(helper: u32) -> Insn {
         Insn::new(BPF_JMP | 0x80, Reg(0), Reg(0), 0, helper as i32)
+    }
+    /// `call pc+rel`: a function of the program, `rel` instructions after the next one.
+    pub fn call_local(rel: i32) -> Insn {
+        Insn::new(BPF_JMP | 0x80, Reg(0), Reg(BPF_PSEUDO_CALL), 0, rel)
     }
     pub fn exit() -> Insn {
         Insn::new(BPF_JMP | 0x90, Reg(0), Reg(0), 0, 0)

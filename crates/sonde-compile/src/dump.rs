@@ -24,6 +24,16 @@ pub fn typed(tp: &TProgram) -> String {
         let args: Vec<String> = e.args.iter().map(|t| t.to_string()).collect();
         out.push_str(&format!("event {}: {:?} ({})\n", i, e.kind, args.join(", ")));
     }
+    for f in &tp.funcs {
+        out.push_str(&format!("fn {} ({} parameters) -> {}\n", f.name, f.params, f.ret));
+        let names = Names { tp, vars: f.vars.iter().map(|(n, _)| n.as_str()).collect() };
+        for (name, ty) in &f.vars {
+            out.push_str(&format!("  var ${}: {}\n", name, ty));
+        }
+        for s in &f.body {
+            names.stmt(s, 1, &mut out);
+        }
+    }
     for p in &tp.probes {
         let sites: Vec<String> = p.sites.iter().map(|s| s.point.describe()).collect();
         out.push_str(&format!("probe {} [{}]\n", p.probe, sites.join(", ")));
@@ -256,6 +266,10 @@ impl Names<'_> {
                 format!("({} ? {} : {})", self.expr(cond), self.expr(then), self.expr(els))
             }
             TExprKind::Cast(x) => format!("cast({})", self.expr(x)),
+            TExprKind::CallFn { func, args } => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{}({})", self.tp.funcs[*func].name, args.join(", "))
+            }
             TExprKind::Then { first, value } => {
                 let mut stmts = String::new();
                 first.iter().for_each(|s| self.stmt(s, 0, &mut stmts));

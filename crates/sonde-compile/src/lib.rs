@@ -26,7 +26,7 @@ pub mod provider;
 pub mod sema;
 
 pub use env::{Env, EnvError, Options};
-pub use lower::{lower, Compiled, MapDef, MapKind, ProgramDef};
+pub use lower::{lower, Compiled, FunctionDef, MapDef, MapKind, ProgramDef};
 pub use model::{tir, types};
 pub use sema::check;
 

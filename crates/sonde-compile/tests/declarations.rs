@@ -3,19 +3,7 @@
 
 mod common;
 
-use common::FixtureEnv;
-use sonde_compile::Options;
-use sonde_syntax::diag::SourceFile;
-
-/// The program's errors as rendered for the user, or "" when it checks.
-fn errors(program: &str) -> String {
-    let ast = sonde_syntax::parse(program).unwrap();
-    let Err(diags) = sonde_compile::check(&ast, &FixtureEnv::new(), &Options::new()) else {
-        return String::new();
-    };
-    let file = SourceFile { name: "stdin".into(), text: program.into() };
-    diags.iter().map(|d| sonde_syntax::render::render(d, &file, false)).collect()
-}
+use common::errors;
 
 #[test]
 fn literals_that_fit_or_are_cast_are_accepted() {

@@ -16,6 +16,7 @@ const ORDER: &[&str] = &[
     "tracefs/events",
     "object/name",
     "object/btf",
+    "object/verifier_stats",
     "object/func_info",
     "object/map",
     "object/map_batch",

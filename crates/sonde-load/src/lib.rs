@@ -7,6 +7,7 @@
 
 use sonde_compile::provider::{AttachPoint, ProgKind};
 use sonde_compile::{Compiled, MapKind, ProgramDef};
+use sonde_kernel::object::func_info::GlobalFunc;
 use sonde_kernel::object::map::{Map, MapSpec, MapType};
 use sonde_kernel::object::prog::{ProgSpec, ProgType, Program};
 use sonde_kernel::KernelError;
@@ -60,7 +61,7 @@ pub fn load_program_unless(
     maps: &[Map],
     stop: Option<fn() -> bool>,
 ) -> Result<Program, KernelError> {
-    ready(p, maps).load(stop)
+    ready(p, maps).load(stop, false)
 }
 
 /// A program as the kernel takes it, its maps' fds in place: free of the compiler's types, so
@@ -72,6 +73,7 @@ pub struct Ready {
     kprobe_multi: bool,
     btf_id: u32,
     callbacks: Vec<u32>,
+    globals: Vec<GlobalFunc>,
 }
 
 /// `p` with the fds of the maps [`create_maps`] made for it.
@@ -93,6 +95,11 @@ pub fn ready(p: &ProgramDef, maps: &[Map]) -> Ready {
         kprobe_multi: p.kind == ProgKind::Kprobe && uses_kprobe_multi(p),
         btf_id,
         callbacks: p.callbacks.clone(),
+        globals: p
+            .functions
+            .iter()
+            .map(|f| GlobalFunc { start: f.start, params: f.params, name: f.name.clone() })
+            .collect(),
     }
 }
 
@@ -106,8 +113,9 @@ impl Ready {
         self.bytes.is_empty()
     }
 
-    /// Loads it, given up as [`load_program_unless`] says.
-    pub fn load(&self, stop: Option<fn() -> bool>) -> Result<Program, KernelError> {
+    /// Loads it, given up as [`load_program_unless`] says; with `stats`, the program keeps the
+    /// verifier's statistics ([`Program::stats`]).
+    pub fn load(&self, stop: Option<fn() -> bool>, stats: bool) -> Result<Program, KernelError> {
         let (bytes, name, btf_id) = (&self.bytes[..], &self.name[..], self.btf_id);
         let spec = match self.kind {
             ProgKind::RawTracepoint => ProgSpec::new(ProgType::RawTracepoint, bytes, name),
@@ -121,7 +129,9 @@ impl Ready {
         };
         let opts = sonde_kernel::object::prog::LoadOptions {
             callbacks: &self.callbacks,
+            globals: &self.globals,
             stop,
+            stats,
             ..Default::default()
         };
         Program::load_with(&spec, &opts)

@@ -28,6 +28,28 @@ pub struct Program {
     pub map_decls: Vec<MapDecl>,
     /// bpftrace's script-level `struct NAME { ... }` and `enum [NAME] { ... }` definitions.
     pub types: Vec<TypeDecl>,
+    /// bpftrace's functions, `fn name($a: int64, ...): int64 { ... }`, in the order written.
+    pub funcs: Vec<FnDef>,
+}
+
+/// `fn NAME($p: TYPE, ...) [: TYPE] { body }`: a function probes call by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnDef {
+    pub name: String,
+    pub params: Vec<FnParam>,
+    /// The type it returns; `None` for `void` or none written.
+    pub ret: Option<TypeName>,
+    pub body: Block,
+    /// The `fn NAME(...)` head, where diagnostics about the whole function point.
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnParam {
+    /// Without the `$`.
+    pub name: String,
+    pub ty: TypeName,
+    pub span: Span,
 }
 
 /// `let @name = KIND(SIZE);` at the top level: `hash`, `lruhash`, `percpuhash`, `percpulruhash`.
@@ -101,6 +123,8 @@ pub enum StmtKind {
         els: Option<Block>,
     },
     Return,
+    /// `return value;` inside a `fn` (in a probe the value is evaluated and dropped).
+    ReturnValue(Expr),
     /// `delete m[k]` (the expression is a `Map`).
     Delete(Expr),
     Block(Block),
@@ -137,7 +161,7 @@ impl Stmt {
     /// The statement's expressions and blocks, for passes that walk the whole tree.
     pub fn parts(&self) -> (Vec<&Expr>, Vec<&Block>) {
         match &self.kind {
-            StmtKind::Expr(e) | StmtKind::Delete(e) => (vec![e], vec![]),
+            StmtKind::Expr(e) | StmtKind::Delete(e) | StmtKind::ReturnValue(e) => (vec![e], vec![]),
             StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
                 (vec![target, value], vec![])
             }

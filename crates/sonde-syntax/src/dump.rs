@@ -19,6 +19,13 @@ use std::fmt::Write;
 /// ```
 pub fn dump(p: &Program) -> String {
     let mut d = Dumper { out: String::new(), indent: 0 };
+    for f in &p.funcs {
+        let params: Vec<String> =
+            f.params.iter().map(|p| format!("${}: {}", p.name, p.ty)).collect();
+        let ret = f.ret.as_ref().map_or("void".to_string(), |t| t.to_string());
+        d.line(format!("fn {}({}): {}", f.name, params.join(", "), ret));
+        d.nested(|d| d.block(&f.body));
+    }
     for probe in &p.probes {
         let specs: Vec<String> = probe
             .specs
@@ -96,6 +103,10 @@ impl Dumper {
                 });
             }
             StmtKind::Return => self.line("return"),
+            StmtKind::ReturnValue(e) => {
+                self.line("return");
+                self.nested(|d| d.expr(e));
+            }
             StmtKind::Delete(e) => {
                 self.line("delete");
                 self.nested(|d| d.expr(e));

@@ -8,6 +8,7 @@ mod cast;
 mod config;
 mod expr;
 mod flow;
+mod functions;
 mod macros;
 mod script_types;
 mod stmt;
@@ -85,6 +86,8 @@ struct Parser<'a> {
     expansion: Option<user_macros::Expansion>,
     /// Parsing a probe's predicate.
     in_predicate: bool,
+    /// Parsing a `fn` body: `return value;` returns the value.
+    in_fn: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -107,6 +110,7 @@ impl<'a> Parser<'a> {
             pending: Vec::new(),
             expansion: None,
             in_predicate: false,
+            in_fn: false,
         }
     }
 
@@ -117,6 +121,7 @@ impl<'a> Parser<'a> {
         let mut config = Vec::new();
         let mut map_decls = Vec::new();
         let mut types = Vec::new();
+        let mut funcs = Vec::new();
         loop {
             if let Some(kind) = self.type_decl_ahead() {
                 types.extend(self.type_decl(kind));
@@ -128,6 +133,10 @@ impl<'a> Parser<'a> {
             }
             if self.top_word_ahead("macro", TokenKind::Ident) {
                 self.macro_def();
+                continue;
+            }
+            if self.top_word_ahead("fn", TokenKind::Ident) {
+                funcs.extend(self.fn_def());
                 continue;
             }
             if self.top_word_ahead("let", TokenKind::At) {
@@ -159,7 +168,7 @@ impl<'a> Parser<'a> {
             );
             self.emit(d);
         }
-        Program { probes, config, map_decls, types }
+        Program { probes, config, map_decls, types, funcs }
     }
 
     /// `spec[, spec...] [/predicate/] { body }`, starting after the first spec.

@@ -206,7 +206,7 @@ impl Plan<'_> {
         } else {
             self.raw(&mut p, &target);
         }
-        p
+        format!("{}{p}", self.functions(&p))
     }
 
     fn target(&self) -> String {
@@ -311,16 +311,8 @@ impl Plan<'_> {
         if self.mode == Mode::Lines {
             for (i, arg) in sc.args.iter().enumerate().filter(|(_, a)| a.is_string) {
                 let buffer = arg.name.contains("buf");
-                let _ = write!(
-                    strings,
-                    " print({}, tid, str(args->{}, {}));",
-                    TAG_STRING + i as u64,
-                    arg.name,
-                    self.string_size(buffer)
-                );
-                if !buffer {
-                    strings.push_str(&self.remember_unread(&format!("args->{}", arg.name), i));
-                }
+                let _ =
+                    write!(strings, " {}", self.copy(i, &format!("args->{}", arg.name), buffer));
             }
         }
         strings.push_str(&self.copies_at_entry(&nr.to_string(), &|i| a[i].clone()));

@@ -147,6 +147,7 @@ mod tests {
             spans: vec![],
             run_slot: None,
             callbacks: vec![],
+            functions: vec![],
         };
         let source = SourceFile { name: "t.bt".into(), text: String::new() };
         let log = "0: R1=ctx() R10=fp0\n5: (85) call bpf_override_return#58\nprogram of this type cannot use helper bpf_override_return#58\n";

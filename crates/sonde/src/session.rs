@@ -69,7 +69,11 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if cli.debug && probes_functions(&compiled) {
         crate::list::report_skipped(&ast, &env);
     }
+    crate::run::load::VERIFIER_STATS.store(cli.debug, std::sync::atomic::Ordering::Relaxed);
     let loaded = Loaded::load(&compiled, &source)?;
+    for line in crate::run::load::verifier_report(&compiled, &loaded.programs) {
+        debug(cli, &line);
+    }
     debug(cli, &format!("loaded into the kernel after {:?}", t0.elapsed()));
     if cli.dry_run {
         eprintln!(

@@ -6,6 +6,8 @@ use sonde_syntax::ast::Span;
 
 /// The BPF stack is 512 bytes.
 pub const STACK_LIMIT: i32 = 512;
+/// What a program whose stack does not fit is told.
+pub const STACK_SENTENCE: &str = "this needs more than the 512 bytes of BPF stack";
 
 /// The offset `delta` bytes past `base` (on the stack, or from a base register). Capped at
 /// `i16::MAX`: only an object larger than the stack, already refused by `alloc_stack` (whose
@@ -41,6 +43,8 @@ pub struct Emitter {
     free: Vec<Reg>,
     /// Bytes of stack in use; slots are at negative offsets from the frame pointer.
     pub stack: i32,
+    /// The most bytes of stack ever in use: the frame the verifier counts.
+    pub peak: i32,
     /// The first construct that did not fit in the stack or the registers.
     pub overflow: Option<(Span, &'static str)>,
     /// False after an unconditional jump or exit until a label is bound: code emitted there
@@ -61,6 +65,7 @@ impl Emitter {
             count: 0,
             free: vec![Reg::R8, Reg::R7, Reg::R6],
             stack: 0,
+            peak: 0,
             overflow: None,
             reachable: true,
         }
@@ -184,6 +189,10 @@ impl Emitter {
         self.free.retain(|&x| x != r);
     }
 
+    pub fn is_free(&self, r: Reg) -> bool {
+        self.free.contains(&r)
+    }
+
     pub fn free_regs(&self) -> usize {
         self.free.len()
     }
@@ -192,9 +201,9 @@ impl Emitter {
     pub fn alloc_stack(&mut self, size: usize) -> i16 {
         let size = ((size + 7) & !7) as i32;
         self.stack += size;
+        self.peak = self.peak.max(self.stack.min(STACK_LIMIT));
         if self.stack > STACK_LIMIT {
-            self.overflow
-                .get_or_insert((self.span, "this needs more than the 512 bytes of BPF stack"));
+            self.overflow.get_or_insert((self.span, STACK_SENTENCE));
             self.stack = STACK_LIMIT; // keep offsets in range so emission can go on
             return -(STACK_LIMIT as i16);
         }

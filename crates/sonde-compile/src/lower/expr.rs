@@ -90,6 +90,7 @@ impl Lower<'_> {
                 first.iter().for_each(|s| self.stmt(s));
                 self.scalar(value)
             }
+            TExprKind::CallFn { func, args } => self.call_fn(*func, args),
             TExprKind::Ternary { cond, then, els } => {
                 let else_l = self.e.label();
                 let end = self.e.label();

@@ -159,3 +159,22 @@ pub(crate) fn link(
     }
     (out, starts.into_iter().map(|s| s as u32).collect())
 }
+
+/// The stack the verifier counts for the deepest chain of calls from the program through its
+/// callbacks and functions: each frame rounded up to 32 bytes, as the kernel rounds them.
+pub(crate) fn deepest_chain(
+    main: &Emitter,
+    main_refs: &[(usize, usize)],
+    subs: &[Callback],
+) -> i32 {
+    fn frame(e: &Emitter) -> i32 {
+        (e.peak.max(1) + 31) / 32 * 32
+    }
+    // A subprogram only calls those lowered before it (a function's callees come first).
+    let mut depth: Vec<i32> = Vec::with_capacity(subs.len());
+    for (e, refs) in subs {
+        let callees = refs.iter().filter_map(|&(_, c)| depth.get(c)).max().copied().unwrap_or(0);
+        depth.push(frame(e) + callees);
+    }
+    frame(main) + main_refs.iter().map(|&(_, c)| depth[c]).max().unwrap_or(0)
+}

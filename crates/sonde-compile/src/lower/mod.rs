@@ -9,6 +9,7 @@ mod division;
 mod emit;
 mod expr;
 pub mod full;
+mod functions;
 mod join;
 mod len;
 pub use len::len_counter;
@@ -27,7 +28,7 @@ use crate::env::Options;
 use crate::model::site::{ProgKind, Site};
 use crate::model::tir::{EventDef, EventKind, MapInfo, TProbe, TProgram};
 use crate::model::types::STACK_DEPTH;
-use emit::{Emitter, CTX};
+use emit::{Emitter, CTX, STACK_LIMIT};
 use sonde_bpf::{Insn, Reg};
 use sonde_syntax::ast::Span;
 use sonde_syntax::diag::Diagnostic;
@@ -82,6 +83,18 @@ pub struct ProgramDef {
     /// The first instruction of each `for ($kv : @map)` callback, placed after the program's own
     /// (the loader gives the kernel their BTF func info).
     pub callbacks: Vec<u32>,
+    /// The `fn`s this program calls, placed after it as BPF global functions.
+    #[serde(default)]
+    pub functions: Vec<FunctionDef>,
+}
+
+/// A `fn` in a program's instructions: the loader names it to the kernel as a global function
+/// of `params` integer parameters returning an integer.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FunctionDef {
+    pub name: String,
+    pub start: u32,
+    pub params: u8,
 }
 
 /// Everything the runtime needs: maps to create, programs to load and attach, how to decode events.
@@ -244,6 +257,10 @@ pub(crate) struct Lower<'a> {
     /// and the current function's references to them.
     pub callbacks: Vec<map_for::Callback>,
     pub callback_refs: Vec<(usize, usize)>,
+    /// The `fn`s lowered into this program: (function, its index in `callbacks`).
+    pub functions: Vec<(usize, usize)>,
+    /// Calls of `fn`s are lowered in place (the global functions' frames did not fit).
+    pub inline_functions: bool,
     /// The context's pointer arguments are typed by BTF (`rawtracepoint:` as tp_btf): the
     /// kernel lets their integer members be loaded directly (expr.rs).
     pub btf_ctx: bool,
@@ -265,6 +282,8 @@ struct ExtraMaps<'a> {
     dropped: Option<usize>,
 }
 
+/// The probe's program, its `fn`s called as BPF global functions where the frames of every
+/// chain of calls fit the verifier's 512 bytes, inlined otherwise.
 fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
@@ -272,6 +291,37 @@ fn lower_probe(
     extra: ExtraMaps,
     run_slot: Option<usize>,
 ) -> Result<ProgramDef, Diagnostic> {
+    match lower_probe_with(tp, probe, opts, extra, run_slot, false) {
+        Err(Lowered::TooDeep) => lower_probe_with(tp, probe, opts, extra, run_slot, true)
+            .map_err(|e| e.diagnostic(probe.span)),
+        r => r.map_err(|e| e.diagnostic(probe.span)),
+    }
+}
+
+/// Why a lowering gave up: a mistake to report, or a chain of calls too deep for global
+/// functions (the caller inlines them instead).
+enum Lowered {
+    Refused(Diagnostic),
+    TooDeep,
+}
+
+impl Lowered {
+    fn diagnostic(self, span: Span) -> Diagnostic {
+        match self {
+            Lowered::Refused(d) => d,
+            Lowered::TooDeep => Diagnostic::error(span, emit::STACK_SENTENCE),
+        }
+    }
+}
+
+fn lower_probe_with(
+    tp: &TProgram,
+    probe: &TProbe,
+    opts: &Options,
+    extra: ExtraMaps,
+    run_slot: Option<usize>,
+    inline: bool,
+) -> Result<ProgramDef, Lowered> {
     let mut e = Emitter::new();
     e.span = probe.span;
     let exit = e.label();
@@ -288,6 +338,8 @@ fn lower_probe(
         loops: Vec::new(),
         callbacks: Vec::new(),
         callback_refs: Vec::new(),
+        functions: Vec::new(),
+        inline_functions: inline,
         btf_ctx: kind == ProgKind::TpBtf,
     };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
@@ -329,9 +381,24 @@ fn lower_probe(
     lw.e.emit(Insn::mov64_imm(Reg::R0, 0));
     lw.e.emit(Insn::exit());
     let e = lw.e.finish();
-    let (e, callbacks) = map_for::link(e, &lw.callback_refs, lw.callbacks);
+    let depth = map_for::deepest_chain(&e, &lw.callback_refs, &lw.callbacks);
+    if !lw.functions.is_empty() && depth > STACK_LIMIT {
+        return Err(Lowered::TooDeep);
+    }
+    let functions = lw.functions;
+    let (e, starts) = map_for::link(e, &lw.callback_refs, lw.callbacks);
+    let is_function = |i: &usize| functions.iter().any(|&(_, sub)| sub == *i);
+    let callbacks = (0..starts.len()).filter(|i| !is_function(i)).map(|i| starts[i]).collect();
+    let functions = functions
+        .iter()
+        .map(|&(f, sub)| FunctionDef {
+            name: tp.funcs[f].name.clone(),
+            start: starts[sub],
+            params: tp.funcs[f].params as u8,
+        })
+        .collect();
     if e.full() {
-        return Err(Diagnostic::error(
+        return Err(Lowered::Refused(Diagnostic::error(
             probe.span,
             format!(
                 "this probe needs {} BPF instructions; the kernel loads at most {} in one program \
@@ -339,10 +406,10 @@ fn lower_probe(
                 e.count,
                 emit::MAX_INSNS
             ),
-        ));
+        )));
     }
     if let Some((span, msg)) = e.overflow {
-        return Err(Diagnostic::error(span, msg));
+        return Err(Lowered::Refused(Diagnostic::error(span, msg)));
     }
     Ok(ProgramDef {
         name: probe.sites[0].point.describe(),
@@ -353,6 +420,7 @@ fn lower_probe(
         spans: e.spans,
         run_slot,
         callbacks,
+        functions,
     })
 }
 

@@ -155,6 +155,12 @@ pub enum TExprKind {
     },
     /// Integer conversion to `ty`.
     Cast(Box<TExpr>),
+    /// A call of the program's function `func` (`TProgram::funcs`), its integer arguments in
+    /// order: a BPF-to-BPF call of a global function, which the verifier checks once.
+    CallFn {
+        func: usize,
+        args: Vec<TExpr>,
+    },
     /// `first`'s statements run, then `value` is the expression's value: `++$a` and `$a++`
     /// inside an expression, where they are evaluated (C's `({ ...; v })`).
     Then {
@@ -486,9 +492,31 @@ pub struct TProbe {
     pub span: Span,
 }
 
+/// A `fn`: its parameters are its first variables, then (unless it returns nothing) the
+/// variable `return value;` sets; the rest are its own.
+#[derive(Clone, Debug)]
+pub struct TFunc {
+    pub name: String,
+    pub params: usize,
+    /// `Type::Void` when it returns nothing.
+    pub ret: Type,
+    pub body: Vec<TStmt>,
+    pub vars: Vec<(String, Type)>,
+    pub span: Span,
+}
+
+impl TFunc {
+    /// The variable that holds the value returned, if it returns one.
+    pub fn ret_var(&self) -> Option<usize> {
+        (self.ret != Type::Void).then_some(self.params)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TProgram {
     pub probes: Vec<TProbe>,
+    /// The `fn`s, in the order written (a function calls only those before it).
+    pub funcs: Vec<TFunc>,
     pub maps: Vec<MapInfo>,
     pub events: Vec<EventDef>,
     /// The depths of the stack traces the probes take (`kstack` 127, `kstack(3)` 3): a stack

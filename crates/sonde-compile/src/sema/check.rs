@@ -5,7 +5,7 @@ use super::maps::MapTable;
 use super::script_types::ScriptTypes;
 use crate::env::{Env, Options};
 use crate::model::site::Site;
-use crate::model::tir::{EventDef, MapInfo, TProbe, TProgram};
+use crate::model::tir::{EventDef, MapInfo, TFunc, TProbe, TProgram};
 use crate::model::types::{StackMode, Type};
 use sonde_syntax::ast::Program;
 use sonde_syntax::diag::Diagnostic;
@@ -41,6 +41,10 @@ pub fn check(
         return Err(diags);
     }
     // Pass 1: learn map types from every use, ignoring errors (a map may be read before the probe that writes it).
+    let no_sites: Vec<Site> = Vec::new();
+    for (i, f) in program.funcs.iter().enumerate() {
+        shared.checker(&mut maps, true, &no_sites).fn_body(f, i);
+    }
     let mut hints = Vec::new();
     for (index, sites) in &groups {
         let mut cx = shared.checker(&mut maps, true, sites);
@@ -49,6 +53,22 @@ pub fn check(
     }
     // Pass 2: check for real.
     let mut typed = Typed::default();
+    for (i, f) in program.funcs.iter().enumerate() {
+        let mut cx = shared.checker(&mut maps, false, &no_sites);
+        cx.events = std::mem::take(&mut typed.events);
+        let body = cx.fn_body(f, i);
+        let sig = shared.funcs[i].clone();
+        let vars = typed.gather(cx, &mut diags);
+        let func = TFunc {
+            name: f.name.clone(),
+            params: f.params.len(),
+            ret: sig.ret,
+            body,
+            vars,
+            span: f.span,
+        };
+        typed.funcs.push(func);
+    }
     for ((index, sites), type_hints) in groups.into_iter().zip(hints) {
         let probe = &program.probes[index];
         let mut cx = shared.checker(&mut maps, false, &sites);
@@ -76,6 +96,7 @@ struct Shared<'a> {
     opts: &'a Options,
     stack_mode: StackMode,
     types: Rc<ScriptTypes>,
+    funcs: Rc<Vec<super::functions::FnSig>>,
 }
 
 impl<'a> Shared<'a> {
@@ -90,7 +111,8 @@ impl<'a> Shared<'a> {
         // types): reading it costs a program that needs none ~1 ms and 1.5 MiB.
         let btf = if program.types.is_empty() { None } else { env.btf().ok() };
         let types = Rc::new(ScriptTypes::build(&program.types, btf, diags));
-        Shared { env, opts, stack_mode, types }
+        let funcs = super::functions::signatures(&program.funcs, btf, diags);
+        Shared { env, opts, stack_mode, types, funcs: Rc::new(funcs) }
     }
 
     fn checker<'c>(
@@ -102,6 +124,7 @@ impl<'a> Shared<'a> {
         let mut cx = Checker::new(self.env, self.opts, maps, discovering, sites);
         cx.stack_mode = self.stack_mode;
         cx.types = self.types.clone();
+        cx.funcs = self.funcs.clone();
         cx
     }
 }
@@ -110,6 +133,7 @@ impl<'a> Shared<'a> {
 #[derive(Default)]
 struct Typed {
     probes: Vec<TProbe>,
+    funcs: Vec<crate::model::tir::TFunc>,
     events: Vec<EventDef>,
     stacks: BTreeSet<u8>,
     stack_len_frames: u8,
@@ -139,6 +163,7 @@ impl Typed {
     fn program(self, maps: Vec<MapInfo>, warnings: Vec<Diagnostic>) -> TProgram {
         TProgram {
             probes: self.probes,
+            funcs: self.funcs,
             maps,
             events: self.events,
             stacks: self.stacks,
@@ -195,6 +220,9 @@ pub(super) struct Checker<'a> {
     pub map_for: usize,
     /// The script's own `struct` and `enum` definitions.
     pub types: std::rc::Rc<super::script_types::ScriptTypes>,
+    /// The program's `fn`s, and the one being checked (its body has no probe context).
+    pub funcs: std::rc::Rc<Vec<super::functions::FnSig>>,
+    pub in_fn: Option<usize>,
     /// The probe reads an aggregation (agg_read.rs): the CPUs its values are combined over.
     pub cpu_ids: Option<u32>,
 }
@@ -227,6 +255,8 @@ impl<'a> Checker<'a> {
             options: Vec::new(),
             map_for: 0,
             types: Default::default(),
+            funcs: Default::default(),
+            in_fn: None,
             cpu_ids: None,
         }
     }

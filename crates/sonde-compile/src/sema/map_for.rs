@@ -85,6 +85,15 @@ impl Checker<'_> {
     /// In a `for ($kv : @map)` body, what reads the probe's context is refused (true) with a
     /// sentence saying what to write instead.
     pub(super) fn refused_in_map_for(&mut self, span: Span) -> bool {
+        if let Some(f) = self.in_fn {
+            let d = Diagnostic::error(
+                span,
+                format!("`fn {}` runs without a probe's context: it cannot read arguments, `retval`, `regs`, `func` or stacks", self.funcs[f].name),
+            )
+            .with_help("read it in the probe and pass it to the function as a parameter");
+            self.error(d);
+            return true;
+        }
         if self.map_for == 0 {
             return false;
         }

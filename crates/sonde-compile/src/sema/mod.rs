@@ -9,6 +9,7 @@ pub mod config;
 mod declared;
 mod expr;
 mod flow;
+mod functions;
 mod map_for;
 mod maps;
 mod param_literals;

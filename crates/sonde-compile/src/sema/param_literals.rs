@@ -15,6 +15,9 @@ pub(super) fn write_in(program: &Program, params: &[String]) -> Program {
         }
         block(&mut probe.body, params);
     }
+    for f in &mut program.funcs {
+        block(&mut f.body, params);
+    }
     program
 }
 
@@ -24,7 +27,7 @@ fn block(b: &mut Block, params: &[String]) {
 
 fn stmt(s: &mut Stmt, params: &[String]) {
     match &mut s.kind {
-        StmtKind::Expr(e) | StmtKind::Delete(e) => expr(e, params),
+        StmtKind::Expr(e) | StmtKind::Delete(e) | StmtKind::ReturnValue(e) => expr(e, params),
         StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
             expr(target, params);
             expr(value, params);

@@ -33,7 +33,8 @@ impl Checker<'_> {
                 let els = els.as_ref().map(|b| self.block(b)).unwrap_or_default();
                 TStmtKind::If { cond, then, els }
             }
-            StmtKind::Return => TStmtKind::Return,
+            StmtKind::Return => self.bare_return(span)?,
+            StmtKind::ReturnValue(e) => self.return_value(e, span)?,
             StmtKind::Delete(e) => match &e.kind {
                 ExprKind::Map { name, keys } => {
                     let map = self.maps.get_or_create(name, e.span);
@@ -229,6 +230,13 @@ impl Checker<'_> {
         };
         if let Some(kind) = self.statement_call(name, args, span) {
             return kind.map(|kind| TStmt { kind, span });
+        }
+        // A function called for what it does: its value, if any, is kept nowhere.
+        if let Some(v) = self.fn_call(name, args, span) {
+            // Every function leaves a value in r0 (0 for those that return nothing).
+            let var = self.declare("(unused value)", Type::S64);
+            let value = TExpr { ty: Type::S64, ..v };
+            return Some(TStmt { kind: TStmtKind::SetVar { var, value }, span });
         }
         // find()'s use may be its copy to the variable alone: kept in a variable no one reads.
         if super::builtins::table::unprefixed(name) == "find" {

@@ -76,3 +76,14 @@ impl Env for FixtureEnv {
         Ok(out)
     }
 }
+
+/// The program's errors as rendered for the user, or "" when it checks (on [`FixtureEnv`]).
+pub fn errors(program: &str) -> String {
+    let ast = sonde_syntax::parse(program).unwrap();
+    let opts = sonde_compile::Options::new();
+    let Err(diags) = sonde_compile::check(&ast, &FixtureEnv::new(), &opts) else {
+        return String::new();
+    };
+    let file = sonde_syntax::diag::SourceFile { name: "stdin".into(), text: program.into() };
+    diags.iter().map(|d| sonde_syntax::render::render(d, &file, false)).collect()
+}

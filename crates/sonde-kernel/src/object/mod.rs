@@ -9,3 +9,4 @@ pub mod map_batch;
 mod name;
 pub mod prog;
 pub mod ringbuf;
+pub mod verifier_stats;

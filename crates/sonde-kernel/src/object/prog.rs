@@ -2,6 +2,7 @@
 //! kernel holds (for tests that prove teardown).
 
 use crate::error::{KernelError, Result};
+use crate::object::verifier_stats::{self, VerifierStats};
 use crate::sys::{
     self, cmd, EnableStatsAttr, IdAttr, InfoAttr, ProgInfo, ProgLoadAttr, TestRunAttr,
 };
@@ -176,6 +177,10 @@ pub struct LoadOptions<'a> {
     /// `bpf_for_each_map_elem`): the load then carries the BTF func info they need
     /// ([`crate::object::func_info`]). Empty for programs without callbacks.
     pub callbacks: &'a [u32],
+    /// The program's global functions ([`crate::object::func_info::GlobalFunc`]).
+    pub globals: &'a [crate::object::func_info::GlobalFunc],
+    /// Ask the verifier for its statistics ([`Program::stats`]): what the load cost.
+    pub stats: bool,
 }
 
 /// A loaded program. Dropping it closes the fd; the kernel frees it once no link holds it.
@@ -185,6 +190,7 @@ pub struct Program {
     name: String,
     prog_type: ProgType,
     expected_attach_type: Option<AttachType>,
+    stats: Option<VerifierStats>,
 }
 
 /// First retry buffer and the cap: a failing log rarely needs more than 1 MiB, a pathological one is
@@ -196,6 +202,12 @@ pub(crate) const RETURN_ZERO: [u8; 16] = [
     0xb7, 0, 0, 0, 0, 0, 0, 0, //
     0x95, 0, 0, 0, 0, 0, 0, 0,
 ];
+
+/// The text the kernel wrote into a log buffer (up to its NUL).
+fn log_text(log: &[u8]) -> String {
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    String::from_utf8_lossy(&log[..end]).into_owned()
+}
 
 /// The kernel-internal ENOTSUPP that bpf(2) lets escape to user space.
 pub(crate) const ENOTSUPP: i32 = 524;
@@ -222,20 +234,20 @@ impl Program {
             });
         }
         let license = CString::new(spec.license.replace('\0', "")).unwrap_or_default();
-        let (func_btf, func_info) = if opts.callbacks.is_empty() {
+        let (func_btf, func_info) = if opts.callbacks.is_empty() && opts.globals.is_empty() {
             (None, Vec::new())
         } else {
-            let (btf, records) = crate::object::func_info::build(opts.callbacks);
+            let (btf, records) = crate::object::func_info::build(opts.callbacks, opts.globals);
             (Some(crate::object::func_info::load(&btf)?), records)
         };
         let func_info_bytes: Vec<u8> = func_info.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let attempt = |log: &mut [u8]| {
+        let attempt = |log: &mut [u8], log_level: u32| {
             let mut attr = ProgLoadAttr {
                 prog_type: spec.prog_type.id(),
                 insn_cnt: (spec.insns.len() / 8) as u32,
                 insns: sys::addr(spec.insns),
                 license: sys::addr_cstr(&license),
-                log_level: if log.is_empty() { 0 } else { 1 },
+                log_level,
                 log_size: log.len() as u32,
                 log_buf: sys::addr_mut(log),
                 prog_name: crate::object::name::obj_name(spec.name),
@@ -250,11 +262,12 @@ impl Program {
             };
             sys::bpf_fd(cmd::PROG_LOAD, &mut attr)
         };
-        let program = |fd| Program {
+        let program = |fd, stats| Program {
             fd,
             name: spec.name.to_string(),
             prog_type: spec.prog_type,
             expected_attach_type: spec.expected_attach_type.and_then(AttachType::from_id),
+            stats,
         };
         if spec.is_fentry_or_fexit() && !crate::object::btf::vmlinux_available() {
             return Err(KernelError::NoBtf);
@@ -263,20 +276,25 @@ impl Program {
         let stopping = || opts.stop.is_some_and(|stop| stop());
         // The verifier returns EAGAIN when a signal is pending: a stop, or any other signal
         // (SIGCHLD, a timer), after which the same load is tried again.
-        let load = |log: &mut [u8]| {
+        let load = |log: &mut [u8], level: u32| {
             for _ in 0..EAGAIN_TRIES {
                 if stopping() {
                     return Err(None);
                 }
-                match attempt(log) {
+                match attempt(log, level) {
                     Err(libc::EAGAIN) => continue,
                     r => return r.map_err(Some),
                 }
             }
             Err(Some(libc::EAGAIN))
         };
-        let errno = match load(&mut []) {
-            Ok(fd) => return Ok(program(fd)),
+        // Without a log the verifier runs fastest; statistics alone cost it nothing more.
+        let (level, mut first_log) = match opts.stats {
+            true => (verifier_stats::LOG_LEVEL_STATS, vec![0u8; verifier_stats::LOG_BYTES]),
+            false => (0, Vec::new()),
+        };
+        let errno = match load(&mut first_log, level) {
+            Ok(fd) => return Ok(program(fd, VerifierStats::parse(&log_text(&first_log)))),
             Err(None) => return Err(interrupted()),
             // No BPF trampoline for this architecture or kernel.
             Err(Some(e @ (libc::EOPNOTSUPP | ENOTSUPP))) if spec.is_fentry_or_fexit() => {
@@ -286,17 +304,21 @@ impl Program {
             Err(Some(e @ (libc::EPERM | libc::EMFILE | libc::ENFILE))) => {
                 return Err(KernelError::Syscall { op: "bpf(BPF_PROG_LOAD)", errno: e })
             }
+            // The statistics did not fit their buffer (the kernel then refuses the load):
+            // loaded again without them.
+            Err(Some(libc::ENOSPC)) if opts.stats => {
+                return Program::load_with(spec, &LoadOptions { stats: false, ..*opts })
+            }
             Err(Some(e)) => e,
         };
         let mut log = vec![0u8; LOG_START];
         loop {
-            match load(&mut log) {
-                Ok(fd) => return Ok(program(fd)),
+            match load(&mut log, 1) {
+                Ok(fd) => return Ok(program(fd, None)),
                 Err(None) => return Err(interrupted()),
                 Err(Some(libc::ENOSPC)) if log.len() < LOG_MAX => log = vec![0u8; log.len() * 4],
                 Err(Some(e)) => {
-                    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-                    let text = String::from_utf8_lossy(&log[..end]).into_owned();
+                    let text = log_text(&log);
                     if text.trim().is_empty() {
                         // Refused before the verifier ran (a bad attr): the errno is all there is.
                         return Err(KernelError::Syscall { op: "bpf(BPF_PROG_LOAD)", errno });
@@ -313,6 +335,11 @@ impl Program {
 
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+
+    /// The verifier's statistics, when the load asked for them ([`LoadOptions::stats`]).
+    pub fn stats(&self) -> Option<VerifierStats> {
+        self.stats
     }
 
     pub fn name(&self) -> &str {

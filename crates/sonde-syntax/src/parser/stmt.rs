@@ -176,6 +176,9 @@ impl Parser<'_> {
         }
         let value = self.expr()?;
         let span = t.span.to(value.span);
+        if self.in_fn {
+            return Ok((Stmt { kind: StmtKind::ReturnValue(value), span }, false));
+        }
         let drop = StmtKind::Let { name: DISCARDED.to_string(), ty: None, value: Some(value) };
         let stmts = vec![Stmt { kind: drop, span }, ret];
         Ok((Stmt { kind: StmtKind::Seq(Block { stmts, span }), span }, false))

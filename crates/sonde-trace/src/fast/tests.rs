@@ -29,6 +29,7 @@ fn compiled() -> Compiled {
         spans: vec![Default::default(); 2],
         run_slot: None,
         callbacks: Vec::new(),
+        functions: Vec::new(),
     };
     Compiled {
         maps: vec![

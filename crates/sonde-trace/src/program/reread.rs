@@ -8,11 +8,13 @@ use super::{Mode, Plan, TAG_AGAIN};
 
 /// The map of pointers to read again, by (tid, argument index).
 pub(super) const UNREAD: &str = "ur";
+/// The program's function reading a remembered path again.
+pub(super) const READ_AGAIN: &str = "read_again";
 
 impl Plan<'_> {
     /// After the entry's copy of path argument `i` (`ptr`): its pointer remembered when the
     /// copy starts with a NUL.
-    pub(crate) fn remember_unread(&self, ptr: &str, i: usize) -> String {
+    pub(crate) fn remember_unread(&self, ptr: &str, i: &str) -> String {
         if self.mode != Mode::Lines {
             return String::new();
         }
@@ -27,16 +29,25 @@ impl Plan<'_> {
         if self.mode != Mode::Lines {
             return String::new();
         }
-        positions
-            .iter()
-            .map(|i| {
-                format!(
-                    "$u{i} = {UNREAD}[tid, {i}]; if ($u{i}) {{ print({}, tid, str($u{i}, {})); delete {UNREAD}[tid, {i}]; }} ",
-                    TAG_AGAIN + *i as u64,
+        let again = |i: usize| {
+            let tag = TAG_AGAIN + i as u64;
+            match self.calls_functions() {
+                true => format!("{READ_AGAIN}({tag}, {i}); "),
+                false => format!(
+                    "$u{i} = {UNREAD}[tid, {i}]; if ($u{i}) {{ print({tag}, tid, str($u{i}, {})); delete {UNREAD}[tid, {i}]; }} ",
                     self.string_size
-                )
-            })
-            .collect()
+                ),
+            }
+        };
+        positions.iter().map(|&i| again(i)).collect()
+    }
+
+    /// The definition of the function [`Plan::read_again`] calls.
+    pub(super) fn read_again_function(&self) -> String {
+        format!(
+            "fn {READ_AGAIN}($tag: int64, $i: int64) {{ $u = {UNREAD}[tid, $i]; if ($u) {{ print($tag, tid, str($u, {})); delete {UNREAD}[tid, $i]; }} }}\n",
+            self.string_size
+        )
     }
 
     /// The argument positions holding a path (not a buffer) in any of these syscalls.

@@ -44,16 +44,63 @@ impl Plan<'_> {
         let mut out = format!(" $k = {KINDS}[{id}];");
         for bit in (0..16).filter(|b| used & (1 << b) != 0) {
             let (i, buffer) = (bit % 8, bit >= 8);
-            let ptr = &args[i];
-            let again = if buffer { String::new() } else { self.remember_unread(ptr, i) };
-            let _ = write!(
-                out,
-                " if ($k & {}) {{ print({}, tid, str({ptr}, {}));{again} }}",
-                1u64 << bit,
-                TAG_STRING + i as u64,
-                self.string_size(buffer)
-            );
+            let _ =
+                write!(out, " if ($k & {}) {{ {} }}", 1u64 << bit, self.copy(i, &args[i], buffer));
         }
         out
     }
+
+    /// The copy of string argument `i` (`ptr`), a path or the start of a written buffer: a call
+    /// of one of the program's functions (see [`Plan::functions`]), or the same code in place.
+    pub(crate) fn copy(&self, i: usize, ptr: &str, buffer: bool) -> String {
+        let tag = TAG_STRING + i as u64;
+        match (buffer, self.calls_functions()) {
+            (true, true) => format!("{COPY_BUFFER}({tag}, {ptr});"),
+            (false, true) => format!("{COPY_PATH}({tag}, {i}, {ptr});"),
+            (true, false) => format!("print({tag}, tid, str({ptr}, {}));", self.string_size(true)),
+            (false, false) => format!(
+                "print({tag}, tid, str({ptr}, {}));{}",
+                self.string_size(false),
+                self.remember_unread(ptr, &i.to_string())
+            ),
+        }
+    }
+
+    /// Are the copies calls of the program's functions (BPF global functions, each verified
+    /// once)? Not where the decoding copies memory too (`--strace`, `-v`): with execve's
+    /// counting loops in the same program, calls made the verifier walk past its million
+    /// instructions on 6.18, where the same code in place loads.
+    pub(crate) fn calls_functions(&self) -> bool {
+        !self.copies
+    }
+
+    /// The functions the program's text calls, defined before its probes: each copy is a BPF
+    /// function the kernel verifies once, not once for each argument position and path.
+    pub(crate) fn functions(&self, text: &str) -> String {
+        let mut defs = String::new();
+        let calls = |name: &str| text.contains(&format!("{name}("));
+        if calls(COPY_PATH) {
+            let size = self.string_size(false);
+            let again = self.remember_unread("$p", "$i");
+            let _ = writeln!(
+                defs,
+                "fn {COPY_PATH}($tag: int64, $i: int64, $p: int64) {{ print($tag, tid, str($p, {size}));{again} }}"
+            );
+        }
+        if calls(COPY_BUFFER) {
+            let size = self.string_size(true);
+            let _ = writeln!(
+                defs,
+                "fn {COPY_BUFFER}($tag: int64, $p: int64) {{ print($tag, tid, str($p, {size})); }}"
+            );
+        }
+        if calls(super::reread::READ_AGAIN) {
+            defs.push_str(&self.read_again_function());
+        }
+        defs
+    }
 }
+
+/// The program's functions copying a path argument, and a written buffer's start.
+const COPY_PATH: &str = "copy_path";
+const COPY_BUFFER: &str = "copy_buffer";

@@ -375,3 +375,33 @@ fn rt_sigreturn_alone_ends_at_the_exit_every_syscall_shares() {
         "{text}"
     );
 }
+
+#[test]
+fn without_memory_copies_string_arguments_go_through_the_programs_functions() {
+    let t = table();
+    // Raw tracepoints: each string argument a call of copy_path/copy_buffer, the paths read
+    // again at exit through read_again, each function defined once before the probes.
+    let sel = Selection::everything(&t);
+    let p = Plan { copies: false, ..plan(&t, &sel, Mode::Lines) };
+    let text = compiles(&p);
+    assert!(text.contains("if ($k & 2) { copy_path(11, 1, args->args[1]); }"), "{text}");
+    assert!(text.contains("if ($k & 512) { copy_buffer(11, args->args[1]); }"), "{text}");
+    assert!(text.contains(&format!("read_again({}, 1); ", TAG_AGAIN + 1)), "{text}");
+    let copy_path =
+        "fn copy_path($tag: int64, $i: int64, $p: int64) { print($tag, tid, str($p, 256)); \
+                     if ($p != 0 && strncmp(str($p, 2), \"\", 1) == 0) { ur[tid, $i] = $p; } }\n";
+    assert!(text.starts_with(copy_path), "{text}");
+    assert_eq!(text.matches("fn copy_path(").count(), 1, "{text}");
+    assert!(text
+        .contains("fn copy_buffer($tag: int64, $p: int64) { print($tag, tid, str($p, 33)); }\n"));
+    assert!(text.contains(
+        "fn read_again($tag: int64, $i: int64) { $u = ur[tid, $i]; if ($u) { print($tag, tid, str($u, 256)); delete ur[tid, $i]; } }\n"
+    ));
+    // A few syscalls on their own tracepoints call them too.
+    let sel = Selection::parse("openat,getpid", &t).unwrap();
+    let text = compiles(&Plan { copies: false, ..plan(&t, &sel, Mode::Lines) });
+    assert!(text.contains("copy_path(11, 1, args->filename);"), "{text}");
+    // No functions where nothing calls them (a summary copies nothing).
+    let text = compiles(&Plan { copies: false, ..plan(&t, &sel, Mode::Summary) });
+    assert!(!text.contains("fn "), "{text}");
+}

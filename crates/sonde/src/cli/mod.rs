@@ -52,8 +52,8 @@ pub struct Cli {
     #[arg(long = "fmt")]
     pub fmt: bool,
 
-    /// Print debugging output (what is loaded and attached, how long it took, runs the kernel
-    /// skipped each second).
+    /// Print debugging output (what is loaded and attached, how long it took, what the verifier
+    /// spent on each program, runs the kernel skipped each second)
     #[arg(short = 'd', long)]
     pub debug: bool,
 

@@ -12,6 +12,9 @@ use sonde_syntax::diag::Diagnostic;
 impl Checker<'_> {
     /// A call in an expression: a function, a variable spelled as a call, or a mistake.
     pub(in crate::sema) fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> TExpr {
+        if let Some(call) = self.fn_call(name, args, span) {
+            return call;
+        }
         let name = table::unprefixed(name);
         let Some(spec) = table::call(name, args.is_empty()) else {
             return self.unknown_function(name, span);

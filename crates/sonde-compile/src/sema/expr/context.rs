@@ -8,11 +8,11 @@ use sonde_syntax::ast::Span;
 
 impl Checker<'_> {
     pub(in crate::sema) fn context(&mut self, name: ContextName, span: Span) -> TExpr {
-        // No site: its spec failed to expand and was reported already.
-        if self.sites.is_empty() && matches!(name, ContextName::Arg(_) | ContextName::Retval) {
+        if self.refused_in_map_for(span) {
             return self.poisoned(span);
         }
-        if self.refused_in_map_for(span) {
+        // No site: its spec failed to expand and was reported already.
+        if self.sites.is_empty() && matches!(name, ContextName::Arg(_) | ContextName::Retval) {
             return self.poisoned(span);
         }
         let cx = Cx { env: self.env, opts: self.opts, span };
