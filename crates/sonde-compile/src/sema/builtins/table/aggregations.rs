@@ -7,7 +7,7 @@ const AGGREGATION: Spec = base(Form::Aggregation, Check::Agg(|cx, c| cx.usage_er
 
 const ONE_VALUE: &[Param] = &[arg("value", Kind::Integer)];
 
-/// What a read of count(), sum(), min() and max() in a probe gives.
+/// What a read of count(), sum(), min(), max() and avg() in a probe gives.
 const READ: Returns = Returns::Computed("an integer when read in a probe");
 /// The others can only be printed.
 const PRINTED: Returns = Returns::Computed("printed only");
@@ -56,7 +56,7 @@ pub const AGGREGATIONS: &[Spec] = &[
         name: "avg",
         params: ONE_VALUE,
         takes: "one value",
-        returns: PRINTED,
+        returns: READ,
         doc: "Averages the values.",
         example: "tracepoint:syscalls:sys_exit_read /args.ret > 0/ { @[comm] = avg(args.ret); }",
         check: Check::Agg(|cx, c| cx.aggregate(AggFunc::Avg, c)),
