@@ -545,3 +545,25 @@ fn records_are_named_tuples() {
     let e = errors("BEGIN { $r = (a = 1, 2); }");
     assert!(e[0].contains("a field name in a record"), "{e:?}");
 }
+
+#[test]
+fn if_used_as_a_value_is_a_conditional() {
+    assert_eq!(expr("print(if ($x) { 1 } else { 2 })"), "print(($x ? 1 : 2))");
+    assert_eq!(expr("print(if ($x) { $y; 1 } else { 2 })"), "print(($x ? block(1; 1) : 2))");
+    assert_eq!(expr("print(if ($x) { 1 } else if ($y) { 2 } else { 3 })"), "print(($x ? 1 : ($y ? 2 : 3)))");
+    // An `if`-`else` that ends an arm is that arm's value (bpftrace's nested ternary test).
+    assert_eq!(
+        expr("print(if ($x) { if ($y) { $x } else { $y } } else { 0 })"),
+        "print(($x ? ($y ? $x : $y) : 0))"
+    );
+}
+
+#[test]
+fn if_used_as_a_value_needs_both_values() {
+    let e = errors("BEGIN { $a = if (1) { 2 }; }");
+    assert_eq!(e, ["an `if` used as a value needs an `else` with a value too"]);
+    let e = errors("BEGIN { $a = if (1) { 2 } else { $b = 1; }; }");
+    assert_eq!(e, ["this `else` arm of an `if` used as a value ends without a value"]);
+    let e = errors("BEGIN { $a = if (1) { if (0) { 3 } } else { 2 }; }");
+    assert_eq!(e, ["this `if` arm of an `if` used as a value ends without a value"]);
+}
