@@ -550,7 +550,10 @@ fn records_are_named_tuples() {
 fn if_used_as_a_value_is_a_conditional() {
     assert_eq!(expr("print(if ($x) { 1 } else { 2 })"), "print(($x ? 1 : 2))");
     assert_eq!(expr("print(if ($x) { $y; 1 } else { 2 })"), "print(($x ? block(1; 1) : 2))");
-    assert_eq!(expr("print(if ($x) { 1 } else if ($y) { 2 } else { 3 })"), "print(($x ? 1 : ($y ? 2 : 3)))");
+    assert_eq!(
+        expr("print(if ($x) { 1 } else if ($y) { 2 } else { 3 })"),
+        "print(($x ? 1 : ($y ? 2 : 3)))"
+    );
     // An `if`-`else` that ends an arm is that arm's value (bpftrace's nested ternary test).
     assert_eq!(
         expr("print(if ($x) { if ($y) { $x } else { $y } } else { 0 })"),
@@ -566,4 +569,16 @@ fn if_used_as_a_value_needs_both_values() {
     assert_eq!(e, ["this `else` arm of an `if` used as a value ends without a value"]);
     let e = errors("BEGIN { $a = if (1) { if (0) { 3 } } else { 2 }; }");
     assert_eq!(e, ["this `if` arm of an `if` used as a value ends without a value"]);
+}
+
+#[test]
+fn let_declares_array_types() {
+    let s = stmts("let $x: struct Foo *[2]; let $w: int32[4] = $v; let $s: string;");
+    let ty = |i: usize| match &s[i].kind {
+        StmtKind::Let { ty: Some(t), .. } => (t.base.clone(), t.pointers, t.array),
+        k => panic!("not a typed let: {:?}", k),
+    };
+    assert_eq!(ty(0), ("struct Foo".to_string(), 1, Some(2)));
+    assert_eq!(ty(1), ("int32".to_string(), 0, Some(4)));
+    assert_eq!(ty(2), ("string".to_string(), 0, None));
 }

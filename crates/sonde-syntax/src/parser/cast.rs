@@ -67,20 +67,8 @@ impl<'a> Parser<'a> {
     /// `( type ) operand`, with the `(` as lookahead.
     pub(super) fn cast(&mut self) -> PResult<Expr> {
         let open = self.bump();
-        let mut ty = self.type_name()?;
         // bpftrace's casts to arrays: `(int8[8])x`, `(int8[])x`.
-        if self.eat(TokenKind::LBracket).is_some() {
-            let len = match self.peek().kind {
-                TokenKind::Int(n) if n > 0 => {
-                    self.bump();
-                    n
-                }
-                _ => 0,
-            };
-            let close = self.expect(TokenKind::RBracket, "`]` after the array's length")?;
-            ty.array = Some(len);
-            ty.span = ty.span.to(close.span);
-        }
+        let ty = self.type_with_array()?;
         self.close(TokenKind::RParen, "`)` to end the cast", &open)?;
         let e = self.unary()?;
         Ok(Expr { span: open.span.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } })
@@ -123,6 +111,24 @@ impl<'a> Parser<'a> {
         let close = self.close(TokenKind::RParen, "`)` after the member", &open)?;
         let kind = ExprKind::Call { name: "container_of".to_string(), args: vec![ptr, ty, member] };
         Ok(Expr { kind, span: name.span.to(close.span) })
+    }
+
+    /// A type name with bpftrace's array suffix: `int8[8]`, `struct Foo *[2]`, `int8[]` (length 0).
+    pub(super) fn type_with_array(&mut self) -> PResult<TypeName> {
+        let mut ty = self.type_name()?;
+        if self.eat(TokenKind::LBracket).is_some() {
+            let len = match self.peek().kind {
+                TokenKind::Int(n) if n > 0 => {
+                    self.bump();
+                    n
+                }
+                _ => 0,
+            };
+            let close = self.expect(TokenKind::RBracket, "`]` after the array's length")?;
+            ty.array = Some(len);
+            ty.span = ty.span.to(close.span);
+        }
+        Ok(ty)
     }
 
     pub(super) fn type_name(&mut self) -> PResult<TypeName> {

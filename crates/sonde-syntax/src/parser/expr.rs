@@ -269,7 +269,8 @@ impl Parser<'_> {
             self.nested(|p| p.valued_block("else"))?
         };
         let span = kw.span.to(els.span);
-        let kind = ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) };
+        let kind =
+            ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) };
         Ok(Expr { kind, span })
     }
 
@@ -280,7 +281,8 @@ impl Parser<'_> {
         match self.block_value(block) {
             Some(e) => Ok(e),
             None => {
-                let msg = format!("this `{}` arm of an `if` used as a value ends without a value", arm);
+                let msg =
+                    format!("this `{}` arm of an `if` used as a value ends without a value", arm);
                 self.emit(Diagnostic::error(span, msg));
                 Err(())
             }

@@ -3,9 +3,9 @@
 //! `pcomm`), the probe's context (`argN`, `args`) and stacks.
 
 use crate::model::site::Site;
-use crate::provider::context::{self, ContextName, Cx};
 use crate::model::tir::{Builtin, TExpr, TExprKind};
 use crate::model::types::{Type, STACK_DEPTH};
+use crate::provider::context::{self, ContextName, Cx};
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
@@ -70,7 +70,8 @@ impl Checker<'_> {
         let names = match context::record_names(site, &cx) {
             Some(Ok(names)) if !names.is_empty() => names,
             Some(Ok(_)) => {
-                let msg = format!("`{}` is empty: {} has no arguments", name, site.point.describe());
+                let msg =
+                    format!("`{}` is empty: {} has no arguments", name, site.point.describe());
                 self.error(Diagnostic::error(span, msg));
                 return self.poisoned(span);
             }
