@@ -271,6 +271,7 @@ fn casts() {
             base: "struct task_struct".into(),
             pointers: 2,
             array: None,
+            of: None,
             span: Span::new(9, 30)
         }
     );
@@ -581,4 +582,28 @@ fn let_declares_array_types() {
     assert_eq!(ty(0), ("struct Foo".to_string(), 1, Some(2)));
     assert_eq!(ty(1), ("int32".to_string(), 0, Some(4)));
     assert_eq!(ty(2), ("string".to_string(), 0, None));
+}
+
+#[test]
+fn typeof_names_a_type_or_an_expressions_type() {
+    assert_eq!(expr("sizeof(typeof(uint64*))"), "sizeof(type(uint64 *))");
+    assert_eq!(expr("(typeof(uint8))$x"), "((uint8)$x)");
+    assert_eq!(expr("(typeof(uint8)*)$x"), "((uint8 *)$x)");
+    let s = stmts("let $y: typeof($x + 1) *;");
+    let StmtKind::Let { ty: Some(t), .. } = &s[0].kind else { panic!("{:?}", s[0].kind) };
+    assert_eq!((t.base.as_str(), t.pointers), ("typeof", 1));
+    assert_eq!(sx(t.of.as_deref().expect("an expression")), "($x + 1)");
+}
+
+#[test]
+fn a_macros_type_parameter_stands_for_its_type() {
+    let p = parse_ok("macro sof(a, b) { sizeof(a[2]) + sizeof(b*) + sizeof(b) } BEGIN { print(sof(typeof(uint64*), typeof(struct Foo))); }");
+    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
+    assert_eq!(
+        sx(e),
+        "print(((sizeof(type(uint64 *[2])) + sizeof(type(struct Foo *))) + sizeof(type(struct Foo))))"
+    );
+    let p = parse_ok("macro cst(a) { (a*)-1 } BEGIN { print(cst(typeof(uint8))); }");
+    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
+    assert_eq!(sx(e), "print(((uint8 *)(-1)))");
 }

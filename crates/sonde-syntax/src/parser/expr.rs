@@ -155,6 +155,26 @@ impl Parser<'_> {
                     };
                     d += 1;
                 }
+                // A type parameter's array: `sizeof(t[2])`.
+                TokenKind::LBracket if matches!(&e.kind, ExprKind::TypeArg(t) if t.array.is_none()) =>
+                {
+                    let open = self.bump();
+                    let len = match self.peek().kind {
+                        TokenKind::Int(n) if n > 0 => self.bump().kind,
+                        _ => {
+                            let t = self.peek().clone();
+                            self.expected("an array length", &t);
+                            return Err(());
+                        }
+                    };
+                    let close =
+                        self.close(TokenKind::RBracket, "`]` after the array's length", &open)?;
+                    if let (ExprKind::TypeArg(t), TokenKind::Int(n)) = (&mut e.kind, len) {
+                        t.array = Some(n);
+                        t.span = t.span.to(close.span);
+                    }
+                    e.span = e.span.to(close.span);
+                }
                 TokenKind::LBracket => {
                     let open = self.bump();
                     let index = self.inner_expr()?;
@@ -220,6 +240,11 @@ impl Parser<'_> {
                 None => ExprKind::Ident(self.text_of(t.span).to_string()),
             },
             TokenKind::Ident if self.text_of(t.span) == "if" => return self.if_expr(&t),
+            // bpftrace's `typeof(x)` as a value: a type, for `sizeof` and macros' type parameters.
+            TokenKind::Ident if self.text_of(t.span) == "typeof" => {
+                let ty = self.typeof_type(&t)?;
+                return Ok(Expr { span: ty.span, kind: ExprKind::TypeArg(ty) });
+            }
             TokenKind::Ident => match self.peek().kind {
                 TokenKind::LParen => return self.call(&t),
                 TokenKind::LBracket => return self.map(&t),
@@ -437,6 +462,6 @@ fn steppable(e: &Expr) -> bool {
 /// `true`/`false`: bpftrace's `bool` constants, written as the cast `(bool)1` so they print as
 /// booleans and stay integers everywhere else.
 fn bool_literal(v: u64, span: Span) -> ExprKind {
-    let ty = TypeName { base: "bool".to_string(), pointers: 0, array: None, span };
+    let ty = TypeName { base: "bool".to_string(), pointers: 0, array: None, of: None, span };
     ExprKind::Cast { ty, expr: Box::new(Expr { kind: ExprKind::Int(v), span }) }
 }
