@@ -252,6 +252,15 @@ impl Names<'_> {
             TExprKind::Binary { op, lhs, rhs } => {
                 format!("({} {} {})", self.expr(lhs), op.symbol(), self.expr(rhs))
             }
+            TExprKind::Divide { op, lhs, rhs, warning } => {
+                format!(
+                    "({} {} {} else 1, warn event{})",
+                    self.expr(lhs),
+                    op.symbol(),
+                    self.expr(rhs),
+                    warning
+                )
+            }
             TExprKind::Ternary { cond, then, els } => {
                 format!("({} ? {} : {})", self.expr(cond), self.expr(then), self.expr(els))
             }

@@ -86,6 +86,7 @@ impl Lower<'_> {
                 self.boolean(x)
             }
             TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            TExprKind::Divide { op, lhs, rhs, warning } => self.divide(*op, lhs, rhs, *warning),
             TExprKind::Then { first, value } => {
                 first.iter().for_each(|s| self.stmt(s));
                 self.scalar(value)

@@ -136,7 +136,7 @@ impl Lower<'_> {
     }
 
     /// A record `[u64 event id][values...]` into the ring buffer; count it as lost if there is no room.
-    fn emit_record(&mut self, event: usize, args: &[TExpr], flags: i32) {
+    pub(super) fn emit_record(&mut self, event: usize, args: &[TExpr], flags: i32) {
         let def = &self.tp.events[event];
         let size = def.record_size();
         let slots: Vec<usize> = def.args.iter().map(|t| t.slot_size()).collect();

@@ -148,6 +148,14 @@ pub enum TExprKind {
         lhs: Box<TExpr>,
         rhs: Box<TExpr>,
     },
+    /// `/` or `%` by a value that is not a constant: as bpftrace, a zero divisor gives 1 and
+    /// the runtime warning of event `warning` (lower/division.rs).
+    Divide {
+        op: BinOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+        warning: usize,
+    },
     Ternary {
         cond: Box<TExpr>,
         then: Box<TExpr>,

@@ -1,11 +1,15 @@
 //! Operators: unary, binary (C's, and `==`/`!=` on strings) and `?:`, typed by C's usual
 //! arithmetic conversions simplified to 64 bits.
 
-use crate::model::tir::{TExpr, TExprKind};
+use crate::model::tir::{EventDef, EventKind, Sink, TExpr, TExprKind};
 use crate::model::types::{arith_type, Type};
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
+
+/// What bpftrace prints when a divisor is zero at run time.
+const DIVIDE_BY_ZERO: &str =
+    "Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as the result.";
 
 impl Checker<'_> {
     pub(super) fn unary(&mut self, op: UnOp, e: &Expr, span: Span) -> TExpr {
@@ -64,7 +68,19 @@ impl Checker<'_> {
             self.integer_operands(op, &l, &r)
         };
         let Some(ty) = ty else { return self.poisoned(span) };
+        if matches!(op, BinOp::Div | BinOp::Mod) && !matches!(r.kind, TExprKind::Int(_)) {
+            let warning = self.divide_by_zero_warning(span);
+            let kind = TExprKind::Divide { op, lhs: Box::new(l), rhs: Box::new(r), warning };
+            return TExpr { kind, ty, span };
+        }
         TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span }
+    }
+
+    /// The warning a zero divisor at `span` prints, bpftrace's words.
+    fn divide_by_zero_warning(&mut self, span: Span) -> usize {
+        let format = DIVIDE_BY_ZERO.as_bytes().to_vec();
+        let kind = EventKind::Formatted { format, to: Sink::Warning(span) };
+        self.add_event(EventDef { kind, args: vec![] })
     }
 
     /// Arrays (of one type) and `buf()`s compare with `==` and `!=`, byte by byte.
@@ -118,8 +134,11 @@ impl Checker<'_> {
         if matches!(op, BinOp::Div | BinOp::Mod) && matches!(r.kind, TExprKind::Int(0)) {
             let what = if op == BinOp::Div { "division" } else { "remainder" };
             self.error(
-                Diagnostic::error(r.span, format!("{} by zero: the divisor is the constant 0", what))
-                    .with_help("at run time a zero divisor gives `x / 0 == 0` and `x % 0 == x`, the kernel's rule for BPF"),
+                Diagnostic::error(
+                    r.span,
+                    format!("{} by zero: the divisor is the constant 0", what),
+                )
+                .with_help("at run time a zero divisor gives 1 and a warning, as in bpftrace"),
             );
             return None;
         }
