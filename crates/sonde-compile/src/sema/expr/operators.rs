@@ -149,7 +149,8 @@ impl Checker<'_> {
         })
     }
 
-    /// `cond ? then : els`: integers of any kind, or strings (the longer's size).
+    /// `cond ? then : els`: integers of any kind, strings (the longer's size), or tuples alike
+    /// but for their strings' lengths.
     pub(super) fn ternary(&mut self, cond: &Expr, then: &Expr, els: &Expr, span: Span) -> TExpr {
         let cond = self.scalar(cond, "a condition");
         let then = self.expr(then);
@@ -160,6 +161,10 @@ impl Checker<'_> {
             (a, b) if a.is_scalar() && b.is_scalar() => arith_type(a, b),
             (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
             (Type::Buf(a), Type::Buf(b)) => Type::Buf(*a.max(b)),
+            // Tuples that differ only in their strings' lengths: each string the longer.
+            (a @ Type::Tuple(_), b @ Type::Tuple(_)) if widened(a, b) == widened(b, a) => {
+                widened(a, b)
+            }
             (a, b) => {
                 let msg = format!("the branches of `?:` have different types: `{}` and `{}`", a, b);
                 self.error(
@@ -170,7 +175,15 @@ impl Checker<'_> {
                 return self.poisoned(span);
             }
         };
+        let (then, els) = (super::tuple::fit(then, &ty), super::tuple::fit(els, &ty));
         let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
         TExpr { kind: TExprKind::Ternary { cond, then, els }, ty, span }
     }
+}
+
+/// `a` with each string as long as `b`'s there.
+fn widened(a: &Type, b: &Type) -> Type {
+    let mut t = a.clone();
+    t.widen_strings(b);
+    t
 }
