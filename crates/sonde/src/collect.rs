@@ -32,9 +32,25 @@ impl<'a> Collector<'a> {
         values
     }
 
-    /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout).
+    /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout); in tuples
+    /// and records too.
     fn resolve_stacks(&self, types: &[Type], values: &mut [Value], sym: &mut Symbolizer) {
         for (ty, v) in types.iter().zip(values.iter_mut()) {
+            match (ty, &mut *v) {
+                (Type::Tuple(elems), Value::Tuple(items)) => {
+                    self.resolve_stacks(elems, items, sym);
+                    continue;
+                }
+                (Type::Record { elems, .. }, Value::Record(fields)) => {
+                    let mut items: Vec<Value> = fields.iter().map(|f| f.1.clone()).collect();
+                    self.resolve_stacks(elems, &mut items, sym);
+                    for (f, item) in fields.iter_mut().zip(items) {
+                        f.1 = item;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             let (&Type::Stack { user, mode, frames: depth }, &Value::Int { v: raw, .. }) =
                 (ty, &*v)
             else {

@@ -22,7 +22,7 @@ impl Checker<'_> {
     /// A tuple of the typed `elems`, each said at its own span when a tuple cannot hold it.
     pub(in crate::sema) fn tuple_of(&mut self, elems: Vec<TExpr>, span: Span) -> TExpr {
         for t in &elems {
-            let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
+            let fits = t.ty.is_scalar()
                 || matches!(
                     t.ty,
                     Type::Str(_)
