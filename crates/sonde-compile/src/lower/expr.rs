@@ -201,6 +201,7 @@ impl Lower<'_> {
     /// `ty`: the builtin's type, which for a stack says its depth.
     fn builtin(&mut self, b: Builtin, ty: &Type) -> Reg {
         let helper = match b {
+            Builtin::NsPid | Builtin::NsTid => return self.ns_task_id(b == Builtin::NsTid),
             Builtin::Pid | Builtin::Tid => h::GET_CURRENT_PID_TGID,
             Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,

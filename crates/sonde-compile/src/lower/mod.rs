@@ -11,6 +11,7 @@ mod expr;
 pub mod full;
 mod join;
 mod len;
+mod ns_pid;
 pub use len::len_counter;
 mod map_for;
 mod stack_len;

@@ -31,6 +31,11 @@ pub enum Builtin {
     Pid,
     /// Kernel pid (thread id).
     Tid,
+    /// The process's id as seen from sonde's pid namespace (`Options::pid_namespace`), 0 for a
+    /// task outside it: bpftrace's `pid` when it runs in a namespace.
+    NsPid,
+    /// The thread's id, likewise.
+    NsTid,
     Uid,
     Gid,
     Cpu,

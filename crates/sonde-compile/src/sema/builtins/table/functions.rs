@@ -347,6 +347,26 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "pid",
+        params: &[opt("namespace", Kind::Value)],
+        takes: "an optional pid namespace: `curr_ns` (sonde's, the default) or `init`",
+        returns: Returns::Type(&Type::U32),
+        doc: "The current process's id as seen from sonde's pid namespace (`curr_ns`, as `pid`) or the initial one (`init`; Linux 5.7 inside a namespace).",
+        example: "tracepoint:syscalls:sys_enter_read { @[pid(init)] = count(); }",
+        check: Check::Value(|cx, c| cx.task_id_of(c, false)),
+        ..FUNCTION
+    },
+    Spec {
+        name: "tid",
+        params: &[opt("namespace", Kind::Value)],
+        takes: "an optional pid namespace: `curr_ns` (sonde's, the default) or `init`",
+        returns: Returns::Type(&Type::U32),
+        doc: "The current thread's id as seen from sonde's pid namespace (`curr_ns`, as `tid`) or the initial one (`init`).",
+        example: "tracepoint:syscalls:sys_enter_read { @[tid(init)] = count(); }",
+        check: Check::Value(|cx, c| cx.task_id_of(c, true)),
+        ..FUNCTION
+    },
+    Spec {
         name: "strlen",
         params: &[arg("s", Kind::String)],
         takes: "one string",

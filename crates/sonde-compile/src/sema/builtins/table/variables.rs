@@ -27,18 +27,18 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "pid",
         returns: Returns::Type(&Type::U32),
-        doc: "The current process's id (the kernel's thread group id).",
+        doc: "The current process's id (the kernel's thread group id), as seen from sonde's pid namespace.",
         example: "tracepoint:syscalls:sys_enter_read { @[pid] = count(); }",
-        check: Check::Builtin(Builtin::Pid),
+        check: Check::Var(|cx, _, span| cx.task_id(false, false, span)),
         ..VARIABLE
     },
     Spec {
         name: "tid",
         also: &["kpid"],
         returns: Returns::Type(&Type::U32),
-        doc: "The current thread's id (the kernel's pid).",
+        doc: "The current thread's id (the kernel's pid), as seen from sonde's pid namespace.",
         example: "tracepoint:syscalls:sys_enter_read { @[tid] = count(); }",
-        check: Check::Builtin(Builtin::Tid),
+        check: Check::Var(|cx, _, span| cx.task_id(true, false, span)),
         ..VARIABLE
     },
     Spec {
