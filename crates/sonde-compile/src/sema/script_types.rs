@@ -211,7 +211,7 @@ impl Checker<'_> {
             return self.poisoned(span);
         };
         match s.bitfield(field) {
-            Some((shift, bits)) => super::expr::bitfield(place, f.offset, shift, bits, span),
+            Some(at) => super::expr::bitfield(place, f.offset, at, f.ty.is_signed(), span),
             None => place.read(f.offset, f.ty.clone(), span),
         }
     }
