@@ -607,3 +607,10 @@ fn a_macros_type_parameter_stands_for_its_type() {
     let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
     assert_eq!(sx(e), "print(((uint8 *)(-1)))");
 }
+
+#[test]
+fn a_macros_parameter_wins_over_a_macro_of_its_name() {
+    let p = parse_ok("macro add() { 2 } macro ident(add) { add } BEGIN { print(ident(1)); }");
+    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
+    assert_eq!(sx(e), "print(1)");
+}

@@ -231,6 +231,13 @@ impl Parser<'_> {
             }
             TokenKind::Var => ExprKind::Var(self.var_name(&t)),
             TokenKind::At => return self.map(&t),
+            // A macro's parameter wins over a macro of the same name (`macro ident(add) { add }`).
+            TokenKind::Ident if self.macro_args.contains_key(self.text_of(t.span)) => {
+                match self.expand(&t) {
+                    Some(e) => return e,
+                    None => ExprKind::Ident(self.text_of(t.span).to_string()),
+                }
+            }
             TokenKind::Ident if self.user_macro_use(&t) => match self.expand_user(&t) {
                 Some(e) => return e,
                 None => ExprKind::Ident(self.text_of(t.span).to_string()),
@@ -239,9 +246,15 @@ impl Parser<'_> {
                 Some(e) => return e,
                 None => ExprKind::Ident(self.text_of(t.span).to_string()),
             },
-            TokenKind::Ident if self.text_of(t.span) == "if" => return self.if_expr(&t),
+            TokenKind::Ident
+                if self.text_of(t.span) == "if" && self.peek().kind == TokenKind::LParen =>
+            {
+                return self.if_expr(&t)
+            }
             // bpftrace's `typeof(x)` as a value: a type, for `sizeof` and macros' type parameters.
-            TokenKind::Ident if self.text_of(t.span) == "typeof" => {
+            TokenKind::Ident
+                if self.text_of(t.span) == "typeof" && self.peek().kind == TokenKind::LParen =>
+            {
                 let ty = self.typeof_type(&t)?;
                 return Ok(Expr { span: ty.span, kind: ExprKind::TypeArg(ty) });
             }
