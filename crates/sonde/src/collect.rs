@@ -102,7 +102,7 @@ impl<'a> Collector<'a> {
             }
         }
         Ok(match &info.value {
-            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => {
+            MapValue::Agg { func: AggFunc::Quantize { .. } | AggFunc::Lhist { .. }, .. } => {
                 let sorted = hists.into_values().map(|(k, mut b)| {
                     b.sort();
                     (k, b)
@@ -129,7 +129,7 @@ impl<'a> Collector<'a> {
             MapValue::Agg { func: AggFunc::Stats, signed } => {
                 Some(MapEntries::Stats(vec![(Vec::new(), 0, zero(*signed), zero(*signed))]))
             }
-            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => None,
+            MapValue::Agg { func: AggFunc::Quantize { .. } | AggFunc::Lhist { .. }, .. } => None,
             MapValue::Agg { func: AggFunc::Count, .. } => {
                 Some(MapEntries::Values(vec![(Vec::new(), zero(false))]))
             }
@@ -173,6 +173,9 @@ fn hist_kind(info: &MapInfo) -> HistKind {
     match info.value {
         MapValue::Agg { func: AggFunc::Lhist { min, max, step }, .. } => {
             HistKind::Linear { min, max, step }
+        }
+        MapValue::Agg { func: AggFunc::Quantize { bits }, .. } if bits > 0 => {
+            HistKind::Fine { bits }
         }
         _ => HistKind::Quantize,
     }

@@ -258,7 +258,7 @@ pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>], sym: &mut Symbolizer)
                     Merged::Value(Value::Int { v: best?, signed })
                 }
                 AggFunc::Avg | AggFunc::Stats => Merged::CountSum(sum(0), sum(8)),
-                AggFunc::Quantize | AggFunc::Lhist { .. } => {
+                AggFunc::Quantize { .. } | AggFunc::Lhist { .. } => {
                     Merged::Bucket(u64_at(key, key.len() - 8) as u32, sum(0))
                 }
                 AggFunc::Tseries { agg, .. } => {

@@ -295,7 +295,10 @@ pub enum AggFunc {
     Max,
     Avg,
     Stats,
-    Quantize,
+    /// hist()/quantize(): power-of-two buckets, each split into 2^bits (bpftrace's hist(v, k)).
+    Quantize {
+        bits: u8,
+    },
     Lhist {
         min: i64,
         max: i64,
@@ -343,7 +346,7 @@ impl AggFunc {
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
             AggFunc::Stats => "stats",
-            AggFunc::Quantize => "quantize",
+            AggFunc::Quantize { .. } => "quantize",
             AggFunc::Lhist { .. } => "lhist",
             AggFunc::Tseries { .. } => "tseries",
         }
@@ -352,14 +355,14 @@ impl AggFunc {
     /// histograms count per bucket (the bucket is part of the key).
     pub fn value_size(self) -> usize {
         match self {
-            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => 8,
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize { .. } | AggFunc::Lhist { .. } => 8,
             AggFunc::Min | AggFunc::Max | AggFunc::Avg | AggFunc::Stats => 16,
             AggFunc::Tseries { .. } => 24,
         }
     }
     /// Histograms add a u64 bucket index after the user's keys, tseries its interval's slot.
     pub fn has_bucket(self) -> bool {
-        matches!(self, AggFunc::Quantize | AggFunc::Lhist { .. } | AggFunc::Tseries { .. })
+        matches!(self, AggFunc::Quantize { .. } | AggFunc::Lhist { .. } | AggFunc::Tseries { .. })
     }
 }
 

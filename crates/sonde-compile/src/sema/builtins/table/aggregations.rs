@@ -75,12 +75,12 @@ pub const AGGREGATIONS: &[Spec] = &[
     Spec {
         name: "quantize",
         also: &["hist"],
-        params: ONE_VALUE,
-        takes: "one value",
+        params: &[arg("value", Kind::Integer), opt("bits", Kind::Constant)],
+        takes: "a value, and optionally k from 0 to 5: each power of two split into 2^k buckets",
         returns: PRINTED,
-        doc: "A histogram of the values in power-of-two buckets.",
+        doc: "A histogram of the values in power-of-two buckets; `hist(v, k)` splits each power of two into 2^k buckets.",
         example: "kretprobe:vfs_read { @bytes = hist(retval); }",
-        check: Check::Agg(|cx, c| cx.aggregate(AggFunc::Quantize, c)),
+        check: Check::Agg(|cx, c| cx.hist(c)),
         ..AGGREGATION
     },
     Spec {
