@@ -597,20 +597,25 @@ fn typeof_names_a_type_or_an_expressions_type() {
 
 #[test]
 fn a_macros_type_parameter_stands_for_its_type() {
-    let p = parse_ok("macro sof(a, b) { sizeof(a[2]) + sizeof(b*) + sizeof(b) } BEGIN { print(sof(typeof(uint64*), typeof(struct Foo))); }");
-    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
     assert_eq!(
-        sx(e),
+        first_expr("macro sof(a, b) { sizeof(a[2]) + sizeof(b*) + sizeof(b) } BEGIN { print(sof(typeof(uint64*), typeof(struct Foo))); }"),
         "print(((sizeof(type(uint64 *[2])) + sizeof(type(struct Foo *))) + sizeof(type(struct Foo))))"
     );
-    let p = parse_ok("macro cst(a) { (a*)-1 } BEGIN { print(cst(typeof(uint8))); }");
-    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
-    assert_eq!(sx(e), "print(((uint8 *)(-1)))");
+    assert_eq!(
+        first_expr("macro cst(a) { (a*)-1 } BEGIN { print(cst(typeof(uint8))); }"),
+        "print(((uint8 *)(-1)))"
+    );
 }
 
 #[test]
 fn a_macros_parameter_wins_over_a_macro_of_its_name() {
-    let p = parse_ok("macro add() { 2 } macro ident(add) { add } BEGIN { print(ident(1)); }");
-    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!() };
-    assert_eq!(sx(e), "print(1)");
+    let text = "macro add() { 2 } macro ident(add) { add } BEGIN { print(ident(1)); }";
+    assert_eq!(first_expr(text), "print(1)");
+}
+
+/// The first statement of the first probe of `text`, an expression, as an S-expression.
+fn first_expr(text: &str) -> String {
+    let p = parse_ok(text);
+    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!("{text}") };
+    sx(e)
 }

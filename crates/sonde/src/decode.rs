@@ -356,32 +356,22 @@ mod tests {
             value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(),
             "{ .m = -2, .n = 3 }"
         );
-        // `struct { u64 x:1, y:1, z:2; }` holding 0x1e.
-        let def = sonde_compile::types::StructDef {
-            name: "Bits".into(),
-            size: 8,
-            align: None,
-            fields: ["x", "y", "z"].iter().map(|n| field(n, 0, Type::U64)).collect(),
-            bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+        // `struct { T x:1, y:1, z:2; }` holding 0x1e: a signed field's top bit extends.
+        let bits = |ty: Type| {
+            let def = sonde_compile::types::StructDef {
+                name: "Bits".into(),
+                size: 8,
+                align: None,
+                fields: ["x", "y", "z"].iter().map(|n| field(n, 0, ty.clone())).collect(),
+                bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+            };
+            Type::Struct(std::rc::Rc::new(def))
         };
-        let bits = Type::Struct(std::rc::Rc::new(def));
-        assert_eq!(
-            value(&bits, &0x1eu64.to_le_bytes(), &mut sym).to_string(),
-            "{ .x = 0, .y = 1, .z = 3 }"
-        );
-        // `struct { s64 x:1, y:1, z:2; }` holding 0x1e: a signed field's top bit extends.
-        let def = sonde_compile::types::StructDef {
-            name: "SignedBits".into(),
-            size: 8,
-            align: None,
-            fields: ["x", "y", "z"].iter().map(|n| field(n, 0, Type::S64)).collect(),
-            bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+        let read = |ty: Type, sym: &mut Symbolizer| {
+            value(&bits(ty), &0x1eu64.to_le_bytes(), sym).to_string()
         };
-        let bits = Type::Struct(std::rc::Rc::new(def));
-        assert_eq!(
-            value(&bits, &0x1eu64.to_le_bytes(), &mut sym).to_string(),
-            "{ .x = 0, .y = -1, .z = -1 }"
-        );
+        assert_eq!(read(Type::U64, &mut sym), "{ .x = 0, .y = 1, .z = 3 }");
+        assert_eq!(read(Type::S64, &mut sym), "{ .x = 0, .y = -1, .z = -1 }");
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
     }

@@ -286,17 +286,22 @@ impl Lower<'_> {
                 self.e.emit(Insn::mov64_imm(Reg::R3, 1));
                 self.e.jmp_imm(Cond::Eq, x, 0, done);
                 self.e.emit(Insn::mov64_imm(Reg::R3, 2));
-                self.e.emit(Insn::mov64_reg(Reg::R1, x));
-                for shift in [32, 16, 8, 4, 2, 1] {
-                    self.e.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-                    self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R2, shift));
-                    self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R2, 0, 2));
-                    self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, shift));
-                    self.e.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
-                }
+                self.add_log2(x);
             }
         }
         self.e.bind(done);
+    }
+
+    /// `r3 += log2(x)` for x > 0, by halving the width searched (uses r1 and r2).
+    fn add_log2(&mut self, x: Reg) {
+        self.e.emit(Insn::mov64_reg(Reg::R1, x));
+        for shift in [32, 16, 8, 4, 2, 1] {
+            self.e.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R2, shift));
+            self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R2, 0, 2));
+            self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, shift));
+            self.e.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
+        }
     }
 
     /// bpftrace's hist(x, k) bucket into r3 (sonde_output::hist::fine_index): 0 for negatives,
@@ -314,15 +319,7 @@ impl Lower<'_> {
         self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, 1));
         self.e.goto(done);
         self.e.bind(large);
-        // r3 = log2(x), by halving the width searched.
-        self.e.emit(Insn::mov64_reg(Reg::R1, x));
-        for shift in [32, 16, 8, 4, 2, 1] {
-            self.e.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-            self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R2, shift));
-            self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R2, 0, 2));
-            self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, shift));
-            self.e.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
-        }
+        self.add_log2(x);
         self.e.emit(Insn::alu64_imm(Alu::Sub, Reg::R3, k));
         self.e.emit(Insn::mov64_reg(Reg::R1, x));
         self.e.emit(Insn::alu64_reg(Alu::Rsh, Reg::R1, Reg::R3));
