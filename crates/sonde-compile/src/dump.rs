@@ -3,7 +3,7 @@
 //! can check what the checker inferred), then each program's annotated disassembly.
 
 use crate::lower::{Compiled, ProgramDef};
-use crate::model::tir::{MapValue, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
+use crate::model::tir::{AggFunc, MapValue, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
 use sonde_bpf::disasm;
 use std::fmt::Write;
 
@@ -14,6 +14,9 @@ pub fn typed(tp: &TProgram) -> String {
         let keys: Vec<String> = m.keys.iter().map(|k| k.to_string()).collect();
         let value = match &m.value {
             MapValue::Plain(t) => t.to_string(),
+            MapValue::Agg { func: AggFunc::Quantize { bits }, signed } if *bits > 0 => {
+                format!("quantize({}, {} bits)", if *signed { "signed" } else { "unsigned" }, bits)
+            }
             MapValue::Agg { func, signed } => {
                 format!("{}({})", func.name(), if *signed { "signed" } else { "unsigned" })
             }
@@ -261,6 +264,15 @@ impl Names<'_> {
             TExprKind::BitNot(x) => format!("~{}", self.expr(x)),
             TExprKind::Binary { op, lhs, rhs } => {
                 format!("({} {} {})", self.expr(lhs), op.symbol(), self.expr(rhs))
+            }
+            TExprKind::Divide { op, lhs, rhs, warning } => {
+                format!(
+                    "({} {} {} else 1, warn event{})",
+                    self.expr(lhs),
+                    op.symbol(),
+                    self.expr(rhs),
+                    warning
+                )
             }
             TExprKind::Ternary { cond, then, els } => {
                 format!("({} ? {} : {})", self.expr(cond), self.expr(then), self.expr(els))

@@ -136,6 +136,9 @@ pub struct Options {
     /// bpftrace's test hook `BPFTRACE_DUMMY_TS_MAP=@m`: `tseries()` reads the time from the
     /// key-less map `@m` instead of the clock.
     pub dummy_ts_map: Option<String>,
+    /// sonde's own pid namespace (the device and inode of /proc/self/ns/pid) when it is not the
+    /// initial one: `pid` and `tid` are then seen from it, as bpftrace sees them.
+    pub pid_namespace: Option<(u64, u64)>,
 }
 
 impl Options {

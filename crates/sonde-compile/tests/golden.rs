@@ -44,6 +44,10 @@ fn compile(path: &Path) -> (String, Option<Compiled>) {
     // `// --unsafe` allows what bpftrace's --unsafe does (system, override, signal).
     let mut opts = opts();
     opts.allow_unsafe = text.lines().any(|l| l.trim() == "// --unsafe");
+    // `// in a pid namespace` models sonde run in a pid namespace of its own.
+    if text.lines().any(|l| l.trim() == "// in a pid namespace") {
+        opts.pid_namespace = Some((4, 0xF000_0001));
+    }
     let typed = match sonde_compile::check(&ast, &env, &opts) {
         Ok(t) => t,
         Err(d) => return (render(d), None),

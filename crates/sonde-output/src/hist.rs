@@ -102,6 +102,58 @@ pub fn quantize_buckets(buckets: &[(u32, u64)]) -> Vec<Bucket> {
     })
 }
 
+/// bpftrace's hist(v, k): index 0 holds the negative values; value n below 2^k has index n + 1;
+/// a larger n, its highest set bit at `l + k`, has index `((l + 1) << k) + x + 1` where x is the
+/// k bits below that bit, so each power of two is split into 2^k buckets of 2^l values.
+pub fn fine_index(v: u64, signed: bool, k: u32) -> u32 {
+    let mask = (1u64 << k) - 1;
+    if signed && (v as i64) < 0 {
+        return 0;
+    }
+    if v <= mask {
+        return v as u32 + 1;
+    }
+    let l = 63 - v.leading_zeros() - k;
+    let x = (v >> l) & mask;
+    (((l + 1) << k) as u64 + x + 1) as u32
+}
+
+/// The smallest value of fine bucket `i` (i >= 1), as a label and a number: bpftrace's
+/// `hist_index_label` of i - 1, with a K/M/G/T/P/E suffix for each factor of 1024.
+fn fine_low(i: u32, k: u32) -> (String, i128) {
+    let j = i - 1;
+    let n = 1u32 << k;
+    if j < n {
+        return (j.to_string(), j as i128);
+    }
+    let interval = j & (n - 1);
+    let power = (j >> k) - 1;
+    let value = (1i128 << power) * (n + interval) as i128;
+    let decade = (power / 10).min(6);
+    let suffix = ["", "K", "M", "G", "T", "P", "E"][decade as usize];
+    let label = (1i128 << (power - 10 * decade)) * (n + interval) as i128;
+    (format!("{}{}", label, suffix), value)
+}
+
+/// The buckets of hist(v, k): `[lo, hi)` between one bucket's smallest value and the next's,
+/// `[n]` for a bucket of one value, as bpftrace labels them.
+pub fn fine_buckets(k: u32, buckets: &[(u32, u64)]) -> Vec<Bucket> {
+    let last = ((65 - k as i128) << k) + 1;
+    trimmed(&sparse(buckets, last), |i| {
+        if i == 0 {
+            return ("(..., 0)".into(), None, Some(-1));
+        }
+        let (lo_label, lo) = fine_low(i, k);
+        let (hi_label, hi) = fine_low(i + 1, k);
+        let label = if hi == lo + 1 {
+            format!("[{}]", lo_label)
+        } else {
+            format!("[{}, {})", lo_label, hi_label)
+        };
+        (label, Some(lo), Some(hi - 1))
+    })
+}
+
 /// bpftrace (0.20+) uses K/M suffixes only when the step is a multiple of 1024, so all the
 /// labels of one histogram are in the same style.
 fn lhist_label(x: i128, step: i128) -> String {

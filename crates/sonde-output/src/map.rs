@@ -12,6 +12,8 @@ use std::cmp::Ordering;
 pub enum HistKind {
     /// hist()/quantize(): power-of-two buckets.
     Quantize,
+    /// bpftrace's hist(v, k), k in 1..=5: each power of two split into 2^k buckets.
+    Fine { bits: u8 },
     /// lhist(v, min, max, step).
     Linear { min: i64, max: i64, step: i64 },
 }
@@ -21,6 +23,7 @@ impl HistKind {
     pub fn buckets(self, counts: &[(u32, u64)]) -> Vec<Bucket> {
         match self {
             HistKind::Quantize => hist::quantize_buckets(counts),
+            HistKind::Fine { bits } => hist::fine_buckets(u32::from(bits), counts),
             HistKind::Linear { min, max, step } => hist::lhist_buckets(min, max, step, counts),
         }
     }

@@ -276,6 +276,9 @@ pub struct TypeName {
     /// A cast to an array, bpftrace's `(int8[8])x`: its length, 0 for `[]` (as long as the value
     /// is); `None` for any other type.
     pub array: Option<u64>,
+    /// bpftrace's `typeof(EXPR)`: the expression's type (then `base` is `typeof`), with
+    /// `pointers` more `*`. `typeof(TYPE)` is TYPE itself.
+    pub of: Option<Box<Expr>>,
     pub span: Span,
 }
 

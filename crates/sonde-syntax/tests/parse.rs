@@ -271,6 +271,7 @@ fn casts() {
             base: "struct task_struct".into(),
             pointers: 2,
             array: None,
+            of: None,
             span: Span::new(9, 30)
         }
     );
@@ -544,4 +545,77 @@ fn records_are_named_tuples() {
     assert_eq!(expr("(a, b)"), "tuple(a, b)");
     let e = errors("BEGIN { $r = (a = 1, 2); }");
     assert!(e[0].contains("a field name in a record"), "{e:?}");
+}
+
+#[test]
+fn if_used_as_a_value_is_a_conditional() {
+    assert_eq!(expr("print(if ($x) { 1 } else { 2 })"), "print(($x ? 1 : 2))");
+    assert_eq!(expr("print(if ($x) { $y; 1 } else { 2 })"), "print(($x ? block(1; 1) : 2))");
+    assert_eq!(
+        expr("print(if ($x) { 1 } else if ($y) { 2 } else { 3 })"),
+        "print(($x ? 1 : ($y ? 2 : 3)))"
+    );
+    // An `if`-`else` that ends an arm is that arm's value (bpftrace's nested ternary test).
+    assert_eq!(
+        expr("print(if ($x) { if ($y) { $x } else { $y } } else { 0 })"),
+        "print(($x ? ($y ? $x : $y) : 0))"
+    );
+}
+
+#[test]
+fn if_used_as_a_value_needs_both_values() {
+    let e = errors("BEGIN { $a = if (1) { 2 }; }");
+    assert_eq!(e, ["an `if` used as a value needs an `else` with a value too"]);
+    let e = errors("BEGIN { $a = if (1) { 2 } else { $b = 1; }; }");
+    assert_eq!(e, ["this `else` arm of an `if` used as a value ends without a value"]);
+    let e = errors("BEGIN { $a = if (1) { if (0) { 3 } } else { 2 }; }");
+    assert_eq!(e, ["this `if` arm of an `if` used as a value ends without a value"]);
+}
+
+#[test]
+fn let_declares_array_types() {
+    let s = stmts("let $x: struct Foo *[2]; let $w: int32[4] = $v; let $s: string;");
+    let ty = |i: usize| match &s[i].kind {
+        StmtKind::Let { ty: Some(t), .. } => (t.base.clone(), t.pointers, t.array),
+        k => panic!("not a typed let: {:?}", k),
+    };
+    assert_eq!(ty(0), ("struct Foo".to_string(), 1, Some(2)));
+    assert_eq!(ty(1), ("int32".to_string(), 0, Some(4)));
+    assert_eq!(ty(2), ("string".to_string(), 0, None));
+}
+
+#[test]
+fn typeof_names_a_type_or_an_expressions_type() {
+    assert_eq!(expr("sizeof(typeof(uint64*))"), "sizeof(type(uint64 *))");
+    assert_eq!(expr("(typeof(uint8))$x"), "((uint8)$x)");
+    assert_eq!(expr("(typeof(uint8)*)$x"), "((uint8 *)$x)");
+    let s = stmts("let $y: typeof($x + 1) *;");
+    let StmtKind::Let { ty: Some(t), .. } = &s[0].kind else { panic!("{:?}", s[0].kind) };
+    assert_eq!((t.base.as_str(), t.pointers), ("typeof", 1));
+    assert_eq!(sx(t.of.as_deref().expect("an expression")), "($x + 1)");
+}
+
+#[test]
+fn a_macros_type_parameter_stands_for_its_type() {
+    assert_eq!(
+        first_expr("macro sof(a, b) { sizeof(a[2]) + sizeof(b*) + sizeof(b) } BEGIN { print(sof(typeof(uint64*), typeof(struct Foo))); }"),
+        "print(((sizeof(type(uint64 *[2])) + sizeof(type(struct Foo *))) + sizeof(type(struct Foo))))"
+    );
+    assert_eq!(
+        first_expr("macro cst(a) { (a*)-1 } BEGIN { print(cst(typeof(uint8))); }"),
+        "print(((uint8 *)(-1)))"
+    );
+}
+
+#[test]
+fn a_macros_parameter_wins_over_a_macro_of_its_name() {
+    let text = "macro add() { 2 } macro ident(add) { add } BEGIN { print(ident(1)); }";
+    assert_eq!(first_expr(text), "print(1)");
+}
+
+/// The first statement of the first probe of `text`, an expression, as an S-expression.
+fn first_expr(text: &str) -> String {
+    let p = parse_ok(text);
+    let StmtKind::Expr(e) = &p.probes[0].body.stmts[0].kind else { panic!("{text}") };
+    sx(e)
 }

@@ -32,9 +32,25 @@ impl<'a> Collector<'a> {
         values
     }
 
-    /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout).
+    /// Replace stack ids by their frames, symbolized, one a line (bpftrace's layout); in tuples
+    /// and records too.
     fn resolve_stacks(&self, types: &[Type], values: &mut [Value], sym: &mut Symbolizer) {
         for (ty, v) in types.iter().zip(values.iter_mut()) {
+            match (ty, &mut *v) {
+                (Type::Tuple(elems), Value::Tuple(items)) => {
+                    self.resolve_stacks(elems, items, sym);
+                    continue;
+                }
+                (Type::Record { elems, .. }, Value::Record(fields)) => {
+                    let mut items: Vec<Value> = fields.iter().map(|f| f.1.clone()).collect();
+                    self.resolve_stacks(elems, &mut items, sym);
+                    for (f, item) in fields.iter_mut().zip(items) {
+                        f.1 = item;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             let (&Type::Stack { user, mode, frames: depth }, &Value::Int { v: raw, .. }) =
                 (ty, &*v)
             else {
@@ -86,7 +102,7 @@ impl<'a> Collector<'a> {
             }
         }
         Ok(match &info.value {
-            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => {
+            MapValue::Agg { func: AggFunc::Quantize { .. } | AggFunc::Lhist { .. }, .. } => {
                 let sorted = hists.into_values().map(|(k, mut b)| {
                     b.sort();
                     (k, b)
@@ -113,7 +129,7 @@ impl<'a> Collector<'a> {
             MapValue::Agg { func: AggFunc::Stats, signed } => {
                 Some(MapEntries::Stats(vec![(Vec::new(), 0, zero(*signed), zero(*signed))]))
             }
-            MapValue::Agg { func: AggFunc::Quantize | AggFunc::Lhist { .. }, .. } => None,
+            MapValue::Agg { func: AggFunc::Quantize { .. } | AggFunc::Lhist { .. }, .. } => None,
             MapValue::Agg { func: AggFunc::Count, .. } => {
                 Some(MapEntries::Values(vec![(Vec::new(), zero(false))]))
             }
@@ -157,6 +173,9 @@ fn hist_kind(info: &MapInfo) -> HistKind {
     match info.value {
         MapValue::Agg { func: AggFunc::Lhist { min, max, step }, .. } => {
             HistKind::Linear { min, max, step }
+        }
+        MapValue::Agg { func: AggFunc::Quantize { bits }, .. } if bits > 0 => {
+            HistKind::Fine { bits }
         }
         _ => HistKind::Quantize,
     }

@@ -10,15 +10,21 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap())).unwrap_or(0)
 }
 
-/// A script struct's bitfield: `bits` bits from bit `shift` of the bytes at `offset`.
-fn bitfield(b: &[u8], offset: usize, shift: u32, bits: u32) -> Value {
+/// A script struct's bitfield: `bits` bits from bit `shift` of the bytes at `offset`, its top
+/// bit extended when the field's type is `signed` (`int x:3` holding 0b111 is -1).
+fn bitfield(b: &[u8], offset: usize, (shift, bits): (u32, u32), signed: bool) -> Value {
     let mut word = [0u8; 16];
     let have = b.get(offset..).unwrap_or(&[]);
     let n = have.len().min(16);
     word[..n].copy_from_slice(&have[..n]);
     let raw = u128::from_le_bytes(word) >> shift;
     let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    Value::Int { v: raw as u64 & mask, signed: false }
+    let v = raw as u64 & mask;
+    if signed && (1..64).contains(&bits) {
+        let up = 64 - bits;
+        return Value::Int { v: (((v << up) as i64) >> up) as u64, signed: true };
+    }
+    Value::Int { v, signed: false }
 }
 
 /// One value of type `ty` from its slot (see `Type::slot_size`).
@@ -49,7 +55,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
                 .map(|f| {
                     let bytes = b.get(f.offset..f.offset + f.ty.size()).unwrap_or(&[]);
                     let v = match def.bitfield(&f.name) {
-                        Some((shift, bits)) => bitfield(b, f.offset, shift, bits),
+                        Some(at) => bitfield(b, f.offset, at, f.ty.is_signed()),
                         None => packed(&f.ty, bytes, sym),
                     };
                     (f.name.clone(), v)
@@ -252,7 +258,7 @@ pub fn merge(info: &MapInfo, key: &[u8], cpus: &[Vec<u8>], sym: &mut Symbolizer)
                     Merged::Value(Value::Int { v: best?, signed })
                 }
                 AggFunc::Avg | AggFunc::Stats => Merged::CountSum(sum(0), sum(8)),
-                AggFunc::Quantize | AggFunc::Lhist { .. } => {
+                AggFunc::Quantize { .. } | AggFunc::Lhist { .. } => {
                     Merged::Bucket(u64_at(key, key.len() - 8) as u32, sum(0))
                 }
                 AggFunc::Tseries { agg, .. } => {
@@ -350,19 +356,22 @@ mod tests {
             value(&foo, &[0xfe, 0xff, 0xff, 0xff, 3, 0, 9, 9], &mut sym).to_string(),
             "{ .m = -2, .n = 3 }"
         );
-        // `struct { u64 x:1, y:1, z:2; }` holding 0x1e.
-        let def = sonde_compile::types::StructDef {
-            name: "Bits".into(),
-            size: 8,
-            align: None,
-            fields: ["x", "y", "z"].iter().map(|n| field(n, 0, Type::U64)).collect(),
-            bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+        // `struct { T x:1, y:1, z:2; }` holding 0x1e: a signed field's top bit extends.
+        let bits = |ty: Type| {
+            let def = sonde_compile::types::StructDef {
+                name: "Bits".into(),
+                size: 8,
+                align: None,
+                fields: ["x", "y", "z"].iter().map(|n| field(n, 0, ty.clone())).collect(),
+                bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+            };
+            Type::Struct(std::rc::Rc::new(def))
         };
-        let bits = Type::Struct(std::rc::Rc::new(def));
-        assert_eq!(
-            value(&bits, &0x1eu64.to_le_bytes(), &mut sym).to_string(),
-            "{ .x = 0, .y = 1, .z = 3 }"
-        );
+        let read = |ty: Type, sym: &mut Symbolizer| {
+            value(&bits(ty), &0x1eu64.to_le_bytes(), sym).to_string()
+        };
+        assert_eq!(read(Type::U64, &mut sym), "{ .x = 0, .y = 1, .z = 3 }");
+        assert_eq!(read(Type::S64, &mut sym), "{ .x = 0, .y = -1, .z = -1 }");
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
     }

@@ -1,7 +1,9 @@
 //! An aggregation read in a probe (sema/agg_read.rs): the element's value on each CPU, from
 //! `bpf_map_lookup_percpu_elem`, combined as printing combines them. count() and sum() add up;
-//! min() and max() keep the best of the CPUs whose {value, set} pair is set. A missing element
-//! reads 0, as a missing plain element does.
+//! min() and max() keep the best of the CPUs whose {value, set} pair is set; avg() adds up the
+//! CPUs' {count, sum} pairs and divides (signed for signed values, as printing does). A missing
+//! element reads 0, as a missing plain element does (and so does an average of nothing: BPF's
+//! `x / 0` is 0).
 //!
 //! `cpu: for cpu in 0..cpu_ids { v = lookup(map, key, cpu); if v: combine }`: a loop bounded by
 //! a constant (5.3+), with its counter and result on the stack across the helper calls.
@@ -18,6 +20,7 @@ impl Lower<'_> {
             unreachable!("sema reads only aggregations this way")
         };
         let acc = self.e.alloc_stack(8);
+        // min()/max(): whether acc holds a value yet; avg(): the count of values summed in acc.
         let set = self.e.alloc_stack(8);
         let cpu = self.e.alloc_stack(8);
         self.e.zero_stack(cpu, 8);
@@ -30,6 +33,13 @@ impl Lower<'_> {
         self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, cpu));
         self.e.call(h::MAP_LOOKUP_PERCPU_ELEM);
         self.e.jmp_imm(Cond::Eq, Reg::R0, 0, next);
+        if func == AggFunc::Avg {
+            self.add_to_stack(Reg::R0, 0, set);
+            self.add_to_stack(Reg::R0, 8, acc);
+            self.e.bind(next);
+            self.next_cpu(cpu, top);
+            return self.average(acc, set, signed);
+        }
         self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
         self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, acc));
         match func {
@@ -50,12 +60,42 @@ impl Lower<'_> {
             }
         }
         self.e.bind(next);
+        self.next_cpu(cpu, top);
+        let d = self.e.alloc_reg();
+        self.e.emit(Insn::load(Size::DW, d, Reg::FP, acc));
+        d
+    }
+
+    /// `*(u64 *)(fp + slot) += *(u64 *)(value + off)` (uses r1 and r2).
+    fn add_to_stack(&mut self, value: Reg, off: i16, slot: i16) {
+        self.e.emit(Insn::load(Size::DW, Reg::R1, value, off));
+        self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, slot));
+        self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R2, Reg::R1));
+        self.e.emit(Insn::store(Size::DW, Reg::FP, slot, Reg::R2));
+    }
+
+    /// The loop's step: the next CPU, back to `top` while there is one.
+    fn next_cpu(&mut self, cpu: i16, top: super::emit::Label) {
         self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, cpu));
         self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R1, 1));
         self.e.emit(Insn::store(Size::DW, Reg::FP, cpu, Reg::R1));
         self.e.jmp_imm(Cond::Lt, Reg::R1, self.tp.cpu_ids.max(1) as i32, top);
+    }
+
+    /// `sum / count` from their stack slots, in a new register.
+    fn average(&mut self, sum: i16, count: i16, signed: bool) -> Reg {
         let d = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::DW, d, Reg::FP, acc));
+        let n = self.e.alloc_reg();
+        self.e.emit(Insn::load(Size::DW, d, Reg::FP, sum));
+        self.e.emit(Insn::load(Size::DW, n, Reg::FP, count));
+        if signed {
+            for insn in super::division::signed(Alu::Div, d, n, self.tp.signed_division) {
+                self.e.emit(insn);
+            }
+        } else {
+            self.e.emit(Insn::alu64_reg(Alu::Div, d, n));
+        }
+        self.e.free_reg(n);
         d
     }
 }

@@ -1,10 +1,40 @@
 //! Signed `/` and `%` (C's: the quotient rounds toward zero, the remainder takes the dividend's
 //! sign). Kernels 6.6+ have BPF's signed forms (`BPF_SDIV`/`BPF_SMOD`, the unsigned opcode with
 //! offset 1); older ones get the same results from unsigned instructions on the magnitudes, the
-//! sign put back after. Both keep BPF's rule for a zero divisor: `x / 0 == 0`, `x % 0 == x`.
+//! sign put back after. A divisor that is not a constant is tested first: zero gives 1 and a
+//! runtime warning, as bpftrace does (BPF's own rule would be `x / 0 == 0`, `x % 0 == x`).
 
+use super::Lower;
+use crate::model::tir::TExpr;
 use sonde_bpf::insn::{BPF_ALU64, BPF_X};
 use sonde_bpf::{Alu, Cond, Insn, Reg};
+use sonde_syntax::ast::BinOp;
+
+impl Lower<'_> {
+    /// `lhs / rhs` or `lhs % rhs` in a new register; a zero divisor gives 1 and emits the
+    /// warning event `warning`.
+    pub(super) fn divide(&mut self, op: BinOp, lhs: &TExpr, rhs: &TExpr, warning: usize) -> Reg {
+        let l = self.scalar(lhs);
+        let (l, r) = self.hold_while(l, rhs);
+        let (zero, done) = (self.e.label(), self.e.label());
+        self.e.jmp_imm(Cond::Eq, r, 0, zero);
+        let alu = if op == BinOp::Div { Alu::Div } else { Alu::Mod };
+        if crate::model::types::arith_type(&lhs.ty, &rhs.ty).is_signed() {
+            for insn in signed(alu, l, r, self.tp.signed_division) {
+                self.e.emit(insn);
+            }
+        } else {
+            self.e.emit(Insn::alu64_reg(alu, l, r));
+        }
+        self.e.goto(done);
+        self.e.bind(zero);
+        self.e.emit(Insn::mov64_imm(l, 1));
+        self.emit_record(warning, &[], super::stmt::BPF_RB_NO_WAKEUP);
+        self.e.bind(done);
+        self.e.free_reg(r);
+        l
+    }
+}
 
 /// `l = l op r` for signed operands (`op` is `Div` or `Mod`); `r` is clobbered, and `r0` too
 /// without the signed instructions.

@@ -86,6 +86,7 @@ impl Lower<'_> {
                 self.boolean(x)
             }
             TExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            TExprKind::Divide { op, lhs, rhs, warning } => self.divide(*op, lhs, rhs, *warning),
             TExprKind::Then { first, value } => {
                 first.iter().for_each(|s| self.stmt(s));
                 self.scalar(value)
@@ -201,6 +202,7 @@ impl Lower<'_> {
     /// `ty`: the builtin's type, which for a stack says its depth.
     fn builtin(&mut self, b: Builtin, ty: &Type) -> Reg {
         let helper = match b {
+            Builtin::NsPid | Builtin::NsTid => return self.ns_task_id(b == Builtin::NsTid),
             Builtin::Pid | Builtin::Tid => h::GET_CURRENT_PID_TGID,
             Builtin::Uid | Builtin::Gid => h::GET_CURRENT_UID_GID,
             Builtin::Cpu => h::GET_SMP_PROCESSOR_ID,
@@ -321,9 +323,10 @@ impl Lower<'_> {
         }
     }
 
-    /// Evaluate `rhs` while keeping `l` alive, spilling it to the stack if no register is left.
+    /// Evaluate `rhs` while keeping `l` alive, spilling it to the stack if `rhs` may need more
+    /// registers than are left (`1 + (1 + (1 + 1))` holds three sums at once).
     pub fn hold_while(&mut self, l: Reg, rhs: &TExpr) -> (Reg, Reg) {
-        if self.e.free_regs() > 0 {
+        if self.e.free_regs() >= registers_needed(rhs) {
             let r = self.scalar(rhs);
             return (l, r);
         }
@@ -572,5 +575,17 @@ impl Lower<'_> {
             self.value_into(k, past(key, o), s);
         }
         key
+    }
+}
+
+/// The registers evaluating `x` holds at once (Sethi–Ullman's count for operators); anything
+/// else is taken to need one, as its own lowering spills what it must.
+fn registers_needed(x: &TExpr) -> usize {
+    match &x.kind {
+        TExprKind::Cast(a) | TExprKind::Neg(a) | TExprKind::BitNot(a) => registers_needed(a),
+        TExprKind::Binary { lhs, rhs, .. } | TExprKind::Divide { lhs, rhs, .. } => {
+            registers_needed(lhs).max(registers_needed(rhs) + 1)
+        }
+        _ => 1,
     }
 }

@@ -12,6 +12,7 @@ pub mod full;
 mod functions;
 mod join;
 mod len;
+mod ns_pid;
 pub use len::len_counter;
 mod map_for;
 mod stack_len;

@@ -136,7 +136,7 @@ impl Lower<'_> {
     }
 
     /// A record `[u64 event id][values...]` into the ring buffer; count it as lost if there is no room.
-    fn emit_record(&mut self, event: usize, args: &[TExpr], flags: i32) {
+    pub(super) fn emit_record(&mut self, event: usize, args: &[TExpr], flags: i32) {
         let def = &self.tp.events[event];
         let size = def.record_size();
         let slots: Vec<usize> = def.args.iter().map(|t| t.slot_size()).collect();
@@ -206,7 +206,7 @@ impl Lower<'_> {
             lw.e.emit(Insn::store(Size::DW, Reg::R0, off, Reg::R1));
         };
         match func {
-            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => {
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize { .. } | AggFunc::Lhist { .. } => {
                 add(self, 0, x)
             }
             AggFunc::Avg | AggFunc::Stats => {
@@ -257,10 +257,12 @@ impl Lower<'_> {
     }
 
     /// The histogram bucket of `x` into r3 (uses r1-r3, no calls). Quantize: 0 for negatives,
-    /// 1 for zero, 2 + log2(x) otherwise. Lhist: 0 below min, n+1 at or above max.
+    /// 1 for zero, 2 + log2(x) otherwise (with bits, `fine_bucket`). Lhist: 0 below min, n+1 at
+    /// or above max.
     fn bucket(&mut self, x: Reg, func: AggFunc, signed: bool) {
         let done = self.e.label();
         match func {
+            AggFunc::Quantize { bits } if bits > 0 => self.fine_bucket(x, bits, signed, done),
             AggFunc::Lhist { min, max, step } => {
                 let n = (max - min) / step;
                 self.e.emit(Insn::mov64_imm(Reg::R3, 0));
@@ -284,17 +286,48 @@ impl Lower<'_> {
                 self.e.emit(Insn::mov64_imm(Reg::R3, 1));
                 self.e.jmp_imm(Cond::Eq, x, 0, done);
                 self.e.emit(Insn::mov64_imm(Reg::R3, 2));
-                self.e.emit(Insn::mov64_reg(Reg::R1, x));
-                for shift in [32, 16, 8, 4, 2, 1] {
-                    self.e.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-                    self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R2, shift));
-                    self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R2, 0, 2));
-                    self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, shift));
-                    self.e.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
-                }
+                self.add_log2(x);
             }
         }
         self.e.bind(done);
+    }
+
+    /// `r3 += log2(x)` for x > 0, by halving the width searched (uses r1 and r2).
+    fn add_log2(&mut self, x: Reg) {
+        self.e.emit(Insn::mov64_reg(Reg::R1, x));
+        for shift in [32, 16, 8, 4, 2, 1] {
+            self.e.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            self.e.emit(Insn::alu64_imm(Alu::Rsh, Reg::R2, shift));
+            self.e.emit(Insn::jmp_imm(Cond::Eq, Reg::R2, 0, 2));
+            self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, shift));
+            self.e.emit(Insn::mov64_reg(Reg::R1, Reg::R2));
+        }
+    }
+
+    /// bpftrace's hist(x, k) bucket into r3 (sonde_output::hist::fine_index): 0 for negatives,
+    /// x + 1 below 2^k, else `((l + 1) << k) + ((x >> l) & mask) + 1` with l = log2(x) - k.
+    fn fine_bucket(&mut self, x: Reg, bits: u8, signed: bool, done: super::emit::Label) {
+        let k = i32::from(bits);
+        let mask = (1 << k) - 1;
+        self.e.emit(Insn::mov64_imm(Reg::R3, 0));
+        if signed {
+            self.e.jmp_imm(Cond::Slt, x, 0, done);
+        }
+        let large = self.e.label();
+        self.e.jmp_imm(Cond::Gt, x, mask, large);
+        self.e.emit(Insn::mov64_reg(Reg::R3, x));
+        self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, 1));
+        self.e.goto(done);
+        self.e.bind(large);
+        self.add_log2(x);
+        self.e.emit(Insn::alu64_imm(Alu::Sub, Reg::R3, k));
+        self.e.emit(Insn::mov64_reg(Reg::R1, x));
+        self.e.emit(Insn::alu64_reg(Alu::Rsh, Reg::R1, Reg::R3));
+        self.e.emit(Insn::alu64_imm(Alu::And, Reg::R1, mask));
+        self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, 1));
+        self.e.emit(Insn::alu64_imm(Alu::Lsh, Reg::R3, k));
+        self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R3, Reg::R1));
+        self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, 1));
     }
 }
 

@@ -31,6 +31,11 @@ pub enum Builtin {
     Pid,
     /// Kernel pid (thread id).
     Tid,
+    /// The process's id as seen from sonde's pid namespace (`Options::pid_namespace`), 0 for a
+    /// task outside it: bpftrace's `pid` when it runs in a namespace.
+    NsPid,
+    /// The thread's id, likewise.
+    NsTid,
     Uid,
     Gid,
     Cpu,
@@ -147,6 +152,14 @@ pub enum TExprKind {
         op: BinOp,
         lhs: Box<TExpr>,
         rhs: Box<TExpr>,
+    },
+    /// `/` or `%` by a value that is not a constant: as bpftrace, a zero divisor gives 1 and
+    /// the runtime warning of event `warning` (lower/division.rs).
+    Divide {
+        op: BinOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+        warning: usize,
     },
     Ternary {
         cond: Box<TExpr>,
@@ -288,7 +301,10 @@ pub enum AggFunc {
     Max,
     Avg,
     Stats,
-    Quantize,
+    /// hist()/quantize(): power-of-two buckets, each split into 2^bits (bpftrace's hist(v, k)).
+    Quantize {
+        bits: u8,
+    },
     Lhist {
         min: i64,
         max: i64,
@@ -336,7 +352,7 @@ impl AggFunc {
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
             AggFunc::Stats => "stats",
-            AggFunc::Quantize => "quantize",
+            AggFunc::Quantize { .. } => "quantize",
             AggFunc::Lhist { .. } => "lhist",
             AggFunc::Tseries { .. } => "tseries",
         }
@@ -345,14 +361,14 @@ impl AggFunc {
     /// histograms count per bucket (the bucket is part of the key).
     pub fn value_size(self) -> usize {
         match self {
-            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize | AggFunc::Lhist { .. } => 8,
+            AggFunc::Count | AggFunc::Sum | AggFunc::Quantize { .. } | AggFunc::Lhist { .. } => 8,
             AggFunc::Min | AggFunc::Max | AggFunc::Avg | AggFunc::Stats => 16,
             AggFunc::Tseries { .. } => 24,
         }
     }
     /// Histograms add a u64 bucket index after the user's keys, tseries its interval's slot.
     pub fn has_bucket(self) -> bool {
-        matches!(self, AggFunc::Quantize | AggFunc::Lhist { .. } | AggFunc::Tseries { .. })
+        matches!(self, AggFunc::Quantize { .. } | AggFunc::Lhist { .. } | AggFunc::Tseries { .. })
     }
 }
 

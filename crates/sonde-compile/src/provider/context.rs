@@ -55,6 +55,20 @@ pub fn resolve(site: Option<&Site>, name: ContextName, cx: &Cx) -> Result<TExpr,
     answer.unwrap_or_else(|| Err(not_here(site, name, cx.span)))
 }
 
+/// The fields `args` as a whole holds, in order: a uprobe's parameters (from debug info), the
+/// record of a tracepoint or fentry/fexit probe; `None` where `args` means nothing. A
+/// tracepoint's `common_*` header is left out: the kernel lets its programs read only past it.
+pub fn record_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnostic>> {
+    if let AttachPoint::Uprobe { .. } = site.point {
+        return super::uprobe::param_names(site, cx);
+    }
+    let args = site.args.as_ref()?;
+    let header = |f: &&Field| {
+        matches!(site.point, AttachPoint::Tracepoint { .. }) && f.name.starts_with("common_")
+    };
+    Some(Ok(args.fields.iter().filter(|f| !header(f)).map(|f| f.name.clone()).collect()))
+}
+
 /// Where a name does exist, for probes whose provider does not have it.
 fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
     match name {

@@ -77,6 +77,28 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
     })
 }
 
+/// The names of the probed function's parameters (what `args` as a whole holds), from the
+/// binary's debug info; `None` for a uretprobe or a probe at an offset, which have no `args`.
+pub fn param_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnostic>> {
+    let AttachPoint::Uprobe { retprobe: false, ref symbol, ref path, .. } = site.point else {
+        return None;
+    };
+    if symbol.contains('+') {
+        return None;
+    }
+    let btf = match cx.env.user_types(path) {
+        Ok(b) => b,
+        Err(e) => return Some(Err(Diagnostic::error(cx.span, e.to_string()))),
+    };
+    Some(match btf.find_func(symbol) {
+        Some(func) => Ok(func.params.iter().map(|p| p.name.clone()).collect()),
+        None => {
+            let msg = format!("the debug info of {} has no function `{}`", path, symbol);
+            Err(Diagnostic::error(cx.span, msg))
+        }
+    })
+}
+
 /// `args.NAME` at a function's entry: parameter NAME, typed from the binary's debug info (as
 /// its casts are), read from the register the x86-64 ABI passes it in.
 fn by_name(path: &str, symbol: &str, field: &str, cx: &Cx) -> Result<TExpr, Diagnostic> {

@@ -1,8 +1,8 @@
 //! Reading an aggregation in a probe (`if (@calls[pid] > 100)`, `for ($kv : @bytes)`), as
 //! bpftrace does: its CPUs' values combined in the program with `bpf_map_lookup_percpu_elem`
 //! (Linux 5.19; lower/agg_read.rs), the way printing combines them. count() and sum() add up;
-//! min() and max() take the smallest or largest value of the CPUs that have one. Averages,
-//! stats and histograms can only be printed.
+//! min() and max() take the smallest or largest value of the CPUs that have one; avg() is the
+//! CPUs' sums over their counts. Stats and histograms can only be printed.
 
 use super::check::Checker;
 use crate::model::tir::AggFunc;
@@ -20,7 +20,10 @@ impl Checker<'_> {
         span: Span,
     ) -> Option<Type> {
         let name = self.maps.name(map).to_string();
-        if !matches!(func, AggFunc::Count | AggFunc::Sum | AggFunc::Min | AggFunc::Max) {
+        if !matches!(
+            func,
+            AggFunc::Count | AggFunc::Sum | AggFunc::Min | AggFunc::Max | AggFunc::Avg
+        ) {
             let d = Diagnostic::error(
                 span,
                 format!(
@@ -30,7 +33,7 @@ impl Checker<'_> {
                 ),
             )
             .with_help(format!(
-                "print it with `print({})`; count(), sum(), min() and max() can be read",
+                "print it with `print({})`; count(), sum(), min(), max() and avg() can be read",
                 name
             ));
             self.error(d);

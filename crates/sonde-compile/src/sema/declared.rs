@@ -1,10 +1,12 @@
 //! bpftrace's typed declarations, `let $v: TYPE [= value];`: the variable keeps TYPE, every
 //! value assigned to it is converted to TYPE as a cast would, and an integer literal that TYPE
-//! cannot hold is an error (a cast says truncation is meant).
+//! cannot hold is an error (a cast says truncation is meant). A variable of a type that is no
+//! integer or pointer (`string`, a struct, an array `int32[4]`, `struct W[10]`) starts zeroed
+//! and takes values of that type only.
 
 use super::check::Checker;
 use super::stmt::constant;
-use crate::model::tir::{TExpr, TExprKind};
+use crate::model::tir::{TExpr, TExprKind, TStmtKind};
 use crate::model::types::Type;
 use sonde_syntax::ast::{Expr, ExprKind, Span, TypeName};
 use sonde_syntax::diag::Diagnostic;
@@ -24,6 +26,66 @@ impl Checker<'_> {
         let v = self.expr(&cast);
         self.literal_fits(&value, &v.ty, &ty_text(ty))?;
         Some(v)
+    }
+
+    /// The type `let $v: ty` declares: bpftrace's `string` (a string of the configured size),
+    /// `ELEM[N]` an array; None after an error.
+    pub(super) fn declared_type(&mut self, ty: &TypeName) -> Option<Type> {
+        if ty.base == "string" && ty.pointers == 0 && ty.array.is_none() {
+            return Some(Type::Str(self.opts.string_size));
+        }
+        let elem = match self.resolve_type(ty) {
+            Ok(t) => t,
+            Err(msg) => {
+                self.error(Diagnostic::error(ty.span, msg));
+                return None;
+            }
+        };
+        match ty.array {
+            None => Some(elem),
+            Some(0) => {
+                let msg = format!(
+                    "the array type `{}[]` needs its length: `{}[N]`",
+                    ty_text(ty),
+                    ty_text(ty)
+                );
+                self.error(Diagnostic::error(ty.span, msg));
+                None
+            }
+            Some(n) => Some(Type::Array { elem: Box::new(elem), len: n as usize }),
+        }
+    }
+
+    /// `let $v: held [= value]` for a type that is no integer or pointer: zeroed, or the value
+    /// when it is of that type (a string of any length).
+    pub(super) fn declared_whole(
+        &mut self,
+        name: &str,
+        held: Type,
+        value: Option<&Expr>,
+    ) -> Option<TStmtKind> {
+        let v = match value {
+            Some(e) => Some(self.expr_or_poison(e)?),
+            None => None,
+        };
+        let mut held = held;
+        if let Some(v) = &v {
+            match (&held, &v.ty) {
+                (Type::Str(n), Type::Str(m)) => held = Type::Str(*n.max(m)),
+                (h, t) if h == t => {}
+                (h, t) => {
+                    let msg = format!("a variable declared `{}` cannot hold a `{}`", h, t);
+                    self.error(Diagnostic::error(v.span, msg));
+                    return None;
+                }
+            }
+        }
+        let var = self.declare(name, held);
+        self.vars[var].declared = true;
+        Some(match v {
+            Some(value) => TStmtKind::SetVar { var, value },
+            None => TStmtKind::ZeroVar { var },
+        })
     }
 
     /// `v`, assigned to the declared variable `var`, converted to its type.

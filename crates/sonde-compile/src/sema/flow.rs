@@ -60,6 +60,10 @@ impl Checker<'_> {
         span: Span,
     ) -> Option<TStmtKind> {
         if let Some(ty) = ty {
+            let held = self.declared_type(ty)?;
+            if !held.is_scalar() {
+                return self.declared_whole(name, held, value);
+            }
             let v = self.declared_value(ty, value, span)?;
             let var = self.declare(name, v.ty.clone());
             self.vars[var].declared = true;

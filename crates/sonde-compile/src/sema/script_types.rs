@@ -142,7 +142,19 @@ fn alignment(t: &Type) -> usize {
 impl Checker<'_> {
     /// A type written in a cast, `sizeof` or `let`: the script's own, or the kernel's; in a
     /// uprobe, the probed binary's own (its DWARF or .BTF), never the kernel's.
-    pub(super) fn resolve_type(&self, t: &TypeName) -> Result<Type, String> {
+    /// bpftrace's `typeof(EXPR)` is the expression's type (not evaluated: only typed).
+    pub(super) fn resolve_type(&mut self, t: &TypeName) -> Result<Type, String> {
+        if let Some(e) = &t.of {
+            let before = self.diags.len();
+            let mut ty = self.expr(e).ty;
+            if self.diags.len() > before {
+                return Err("`typeof` of an expression that has errors".into());
+            }
+            for _ in 0..t.pointers {
+                ty = Type::Ptr { to: Box::new(ty), user: false };
+            }
+            return Ok(ty);
+        }
         let Some(binary) = self.user_binary() else {
             return self.types.resolve(t, self.env.btf().ok());
         };
@@ -199,7 +211,7 @@ impl Checker<'_> {
             return self.poisoned(span);
         };
         match s.bitfield(field) {
-            Some((shift, bits)) => super::expr::bitfield(place, f.offset, shift, bits, span),
+            Some(at) => super::expr::bitfield(place, f.offset, at, f.ty.is_signed(), span),
             None => place.read(f.offset, f.ty.clone(), span),
         }
     }

@@ -90,6 +90,22 @@ impl Checker<'_> {
         Some(TStmt { kind, span })
     }
 
+    /// `@m = { stmts; avg($a) }`: the block's statements, then the aggregation, in its scope.
+    fn aggregated_block(
+        &mut self,
+        target: &Expr,
+        stmts: &[Stmt],
+        last: &Expr,
+    ) -> Option<TStmtKind> {
+        let out = self.in_scope(|c| {
+            let mut out: Vec<TStmt> = stmts.iter().filter_map(|s| c.stmt(s)).collect();
+            let kind = c.assign(target, last)?;
+            out.push(TStmt { kind, span: last.span });
+            Some(out)
+        })?;
+        Some(TStmtKind::Seq(out))
+    }
+
     fn assign(&mut self, target: &Expr, value: &Expr) -> Option<TStmtKind> {
         match &target.kind {
             ExprKind::Var(name) => self.assign_var(name, value),
@@ -98,6 +114,12 @@ impl Checker<'_> {
                 if let ExprKind::Call { name: f, args } = &value.kind {
                     if let Some(agg) = self.aggregation(f, args, value.span) {
                         return self.assign_aggregation(map, keys, agg, target.span, value.span);
+                    }
+                }
+                if let ExprKind::Block { stmts, value: last } = &value.kind {
+                    if matches!(&last.kind, ExprKind::Call { name, .. } if super::builtins::table::aggregation(name).is_some())
+                    {
+                        return self.aggregated_block(target, stmts, last);
                     }
                 }
                 self.assign_map(map, keys, value, target.span)

@@ -3,5 +3,6 @@
 
 pub mod clock;
 pub mod cpus;
+pub mod pid_namespace;
 pub mod process;
 pub mod run_dir;

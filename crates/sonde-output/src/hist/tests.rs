@@ -155,3 +155,50 @@ fn bucket_ranges_for_json() {
     assert_eq!((b[1].min, b[1].max), (Some(0), Some(9)));
     assert_eq!((b[11].min, b[11].max), (Some(100), None));
 }
+
+#[test]
+fn fine_index_is_bpftraces_log2() {
+    // bpftrace's own example: 225 (0b11100001) with k = 2 is 1 + 0b11011.
+    assert_eq!(fine_index(225, false, 2), 28);
+    assert_eq!(fine_index(-1i64 as u64, true, 3), 0);
+    for v in 0..=7 {
+        assert_eq!(fine_index(v, false, 3), v as u32 + 1);
+    }
+    assert_eq!(fine_index(8, false, 3), 9);
+    assert_eq!(fine_index(16, false, 3), 17);
+    assert_eq!(fine_index(17, false, 3), 17);
+    assert_eq!(fine_index(18, false, 3), 18);
+    assert_eq!(fine_index(u64::MAX, false, 5), (65 - 5) << 5);
+    // k = 0 is hist()'s powers of two.
+    for v in [0u64, 1, 2, 3, 4, 1023, 1024, 1 << 40, u64::MAX] {
+        assert_eq!(fine_index(v, false, 0), quantize_index(v, false), "{v}");
+    }
+}
+
+#[test]
+fn fine_buckets_are_labelled_as_bpftrace_labels_them() {
+    let counts: Vec<(u32, u64)> = (0..1024u64).map(|v| (fine_index(v, false, 3), 1)).collect();
+    let buckets = fine_buckets(3, &counts);
+    let at = |i: u32| buckets.iter().find(|b| b.index == i).unwrap();
+    assert_eq!(
+        (at(1).label.as_str(), at(1).min, at(1).max, at(1).count),
+        ("[0]", Some(0), Some(0), 1)
+    );
+    assert_eq!((at(16).label.as_str(), at(16).min, at(16).max), ("[15]", Some(15), Some(15)));
+    assert_eq!(
+        (at(17).label.as_str(), at(17).min, at(17).max, at(17).count),
+        ("[16, 18)", Some(16), Some(17), 2)
+    );
+    assert_eq!(
+        (at(33).label.as_str(), at(33).min, at(33).max, at(33).count),
+        ("[64, 72)", Some(64), Some(71), 8)
+    );
+    // The suffix follows the bucket's power of two, not the value: 1024 here is 2^7 * 8.
+    let last = buckets.last().unwrap();
+    assert_eq!((last.label.as_str(), last.min, last.max), ("[960, 1024)", Some(960), Some(1023)));
+    let big = fine_buckets(2, &[(fine_index(5 << 20, false, 2), 1)]);
+    assert_eq!(big[0].label, "[5M, 6M)");
+    // k = 0 prints as hist().
+    let q = [(0, 1), (1, 2), (2, 3), (5, 4), (12, 5)];
+    assert_eq!(fine_buckets(0, &q), quantize_buckets(&q));
+}

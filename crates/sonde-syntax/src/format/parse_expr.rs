@@ -246,6 +246,7 @@ fn typeof_expr(c: &mut Cursor) -> PResult<Expr> {
     let lo = c.peek()?.span.lo as usize;
     let arg = match type_annotation(c)? {
         TypeArg::TypeOf(e) => TypeArg::Expr(e),
+        TypeArg::TypeOfType(t) => TypeArg::Type(t),
         other => other,
     };
     Ok(Expr { kind: E::TypeFn { name: "typeof", arg: Box::new(arg) }, lo, hi: c.pos })
@@ -336,7 +337,7 @@ pub fn type_annotation(c: &mut Cursor) -> PResult<TypeArg> {
         let inner = type_or_expr(c)?;
         c.expect(T::RParen, "`)`")?;
         return Ok(match inner {
-            TypeArg::Type(t) => TypeArg::Type(t),
+            TypeArg::Type(t) | TypeArg::TypeOfType(t) => TypeArg::TypeOfType(t),
             TypeArg::Expr(e) | TypeArg::TypeOf(e) => TypeArg::TypeOf(e),
         });
     }

@@ -156,6 +156,7 @@ pub fn type_arg(t: &TypeArg, m: &mut Metas, w: usize) -> Buf {
         TypeArg::TypeOf(e) => {
             Buf::new().text("typeof(").append(as_type(e, m, w.wrapping_sub(8))).text(")")
         }
+        TypeArg::TypeOfType(t) => Buf::new().text(format!("typeof({})", type_text(t))),
     }
 }
 

@@ -89,6 +89,8 @@ pub enum TypeArg {
     Expr(Expr),
     /// `typeof(expr)` where a type goes.
     TypeOf(Expr),
+    /// `typeof(TYPE)`, kept as written: `typeof(x)` may name a type or a macro's argument.
+    TypeOfType(Type),
 }
 
 /// A parsed type: its base name and the `*`/`[N]` suffixes in order.

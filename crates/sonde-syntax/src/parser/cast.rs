@@ -40,7 +40,8 @@ impl<'a> Parser<'a> {
             t = next(&mut lx);
         }
         let Some(w) = word(&t) else { return qualified };
-        if qualified || TAGS.contains(&w) || TYPE_WORDS.contains(&w) || w.ends_with("_t") {
+        let typed = w == "typeof" || self.type_param(w).is_some();
+        if qualified || typed || TAGS.contains(&w) || TYPE_WORDS.contains(&w) || w.ends_with("_t") {
             return true;
         }
         // Any other name is a type only as `(name *)`, `(name **)`...: `(x * y)` multiplies.
@@ -67,20 +68,8 @@ impl<'a> Parser<'a> {
     /// `( type ) operand`, with the `(` as lookahead.
     pub(super) fn cast(&mut self) -> PResult<Expr> {
         let open = self.bump();
-        let mut ty = self.type_name()?;
         // bpftrace's casts to arrays: `(int8[8])x`, `(int8[])x`.
-        if self.eat(TokenKind::LBracket).is_some() {
-            let len = match self.peek().kind {
-                TokenKind::Int(n) if n > 0 => {
-                    self.bump();
-                    n
-                }
-                _ => 0,
-            };
-            let close = self.expect(TokenKind::RBracket, "`]` after the array's length")?;
-            ty.array = Some(len);
-            ty.span = ty.span.to(close.span);
-        }
+        let ty = self.type_with_array()?;
         self.close(TokenKind::RParen, "`)` to end the cast", &open)?;
         let e = self.unary()?;
         Ok(Expr { span: open.span.to(e.span), kind: ExprKind::Cast { ty, expr: Box::new(e) } })
@@ -89,7 +78,7 @@ impl<'a> Parser<'a> {
     /// `sizeof(TYPE)` and `offsetof(TYPE, field[.field...])`: the type is the first argument.
     pub(super) fn type_call(&mut self, name: &Token) -> PResult<Expr> {
         let open = self.bump();
-        let ty = self.type_name()?;
+        let ty = self.type_with_array()?;
         let mut args = vec![Expr { span: ty.span, kind: ExprKind::TypeArg(ty) }];
         if self.eat(TokenKind::Comma).is_some() {
             args.push(self.inner_expr()?);
@@ -125,7 +114,83 @@ impl<'a> Parser<'a> {
         Ok(Expr { kind, span: name.span.to(close.span) })
     }
 
+    /// A type name with bpftrace's array suffix: `int8[8]`, `struct Foo *[2]`, `int8[]` (length 0).
+    pub(super) fn type_with_array(&mut self) -> PResult<TypeName> {
+        let mut ty = self.type_name()?;
+        if self.eat(TokenKind::LBracket).is_some() {
+            let len = match self.peek().kind {
+                TokenKind::Int(n) if n > 0 => {
+                    self.bump();
+                    n
+                }
+                _ => 0,
+            };
+            let close = self.expect(TokenKind::RBracket, "`]` after the array's length")?;
+            ty.array = Some(len);
+            ty.span = ty.span.to(close.span);
+        }
+        Ok(ty)
+    }
+
+    /// The type a macro's parameter `word` stands for, when its argument is a type
+    /// (`m(typeof(uint8))`).
+    fn type_param(&self, word: &str) -> Option<TypeName> {
+        match &self.macro_args.get(word)?.kind {
+            ExprKind::TypeArg(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// bpftrace's `typeof(TYPE)` (TYPE itself) or `typeof(EXPR)`, its `typeof` consumed.
+    pub(super) fn typeof_type(&mut self, kw: &Token) -> PResult<TypeName> {
+        if self.peek().kind != TokenKind::LParen {
+            let t = self.peek().clone();
+            self.expected("`(` after `typeof`", &t);
+            return Err(());
+        }
+        let mut ty = if self.cast_ahead() {
+            let open = self.bump();
+            let ty = self.type_with_array()?;
+            self.close(TokenKind::RParen, "`)` after the type", &open)?;
+            ty
+        } else {
+            let open = self.bump();
+            let e = self.inner_expr()?;
+            self.close(TokenKind::RParen, "`)` after the expression", &open)?;
+            match e.kind {
+                ExprKind::TypeArg(t) => t,
+                _ => TypeName {
+                    base: "typeof".into(),
+                    pointers: 0,
+                    array: None,
+                    of: Some(Box::new(e)),
+                    span: kw.span,
+                },
+            }
+        };
+        ty.span = self.span_from(kw.span);
+        Ok(ty)
+    }
+
     pub(super) fn type_name(&mut self) -> PResult<TypeName> {
+        if let Some(w) = self.peek_word() {
+            let given = match w {
+                "typeof" => {
+                    let kw = self.bump();
+                    Some(self.typeof_type(&kw)?)
+                }
+                w => match self.type_param(w) {
+                    Some(mut t) => {
+                        t.span = self.bump().span;
+                        Some(t)
+                    }
+                    None => None,
+                },
+            };
+            if let Some(t) = given {
+                return self.more_pointers(t);
+            }
+        }
         let mut words: Vec<&str> = Vec::new();
         let mut span: Option<Span> = None;
         while let Some(w) = self.peek_word() {
@@ -145,7 +210,7 @@ impl<'a> Parser<'a> {
             span = Some(span.map_or(t.span, |s| s.to(t.span)));
             words.push(w);
         }
-        let Some(mut span) = span else {
+        let Some(span) = span else {
             let t = self.peek().clone();
             self.expected("a type name", &t);
             return Err(());
@@ -157,7 +222,13 @@ impl<'a> Parser<'a> {
                 return Err(());
             }
         }
-        let mut pointers: u8 = 0;
+        let t = TypeName { base: words.join(" "), pointers: 0, array: None, of: None, span };
+        self.more_pointers(t)
+    }
+
+    /// `t` with the `*`s that follow it.
+    fn more_pointers(&mut self, t: TypeName) -> PResult<TypeName> {
+        let TypeName { mut pointers, mut span, .. } = t;
         loop {
             if self.peek().kind == TokenKind::Star {
                 let t = self.bump();
@@ -175,7 +246,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok(TypeName { base: words.join(" "), pointers, array: None, span })
+        Ok(TypeName { pointers, span, ..t })
     }
 
     /// The lookahead's text if it is an identifier.

@@ -1,7 +1,7 @@
 //! Expressions: Pratt parsing with C's precedence.
 
 use super::{PResult, Parser, MAX_DEPTH};
-use crate::ast::{BinOp, Expr, ExprKind, Span, TypeName, UnOp};
+use crate::ast::{BinOp, Block, Expr, ExprKind, Span, Stmt, StmtKind, TypeName, UnOp};
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
 
@@ -155,6 +155,26 @@ impl Parser<'_> {
                     };
                     d += 1;
                 }
+                // A type parameter's array: `sizeof(t[2])`.
+                TokenKind::LBracket if matches!(&e.kind, ExprKind::TypeArg(t) if t.array.is_none()) =>
+                {
+                    let open = self.bump();
+                    let len = match self.peek().kind {
+                        TokenKind::Int(n) if n > 0 => self.bump().kind,
+                        _ => {
+                            let t = self.peek().clone();
+                            self.expected("an array length", &t);
+                            return Err(());
+                        }
+                    };
+                    let close =
+                        self.close(TokenKind::RBracket, "`]` after the array's length", &open)?;
+                    if let (ExprKind::TypeArg(t), TokenKind::Int(n)) = (&mut e.kind, len) {
+                        t.array = Some(n);
+                        t.span = t.span.to(close.span);
+                    }
+                    e.span = e.span.to(close.span);
+                }
                 TokenKind::LBracket => {
                     let open = self.bump();
                     let index = self.inner_expr()?;
@@ -211,6 +231,13 @@ impl Parser<'_> {
             }
             TokenKind::Var => ExprKind::Var(self.var_name(&t)),
             TokenKind::At => return self.map(&t),
+            // A macro's parameter wins over a macro of the same name (`macro ident(add) { add }`).
+            TokenKind::Ident if self.macro_args.contains_key(self.text_of(t.span)) => {
+                match self.expand(&t) {
+                    Some(e) => return e,
+                    None => ExprKind::Ident(self.text_of(t.span).to_string()),
+                }
+            }
             TokenKind::Ident if self.user_macro_use(&t) => match self.expand_user(&t) {
                 Some(e) => return e,
                 None => ExprKind::Ident(self.text_of(t.span).to_string()),
@@ -219,6 +246,18 @@ impl Parser<'_> {
                 Some(e) => return e,
                 None => ExprKind::Ident(self.text_of(t.span).to_string()),
             },
+            TokenKind::Ident
+                if self.text_of(t.span) == "if" && self.peek().kind == TokenKind::LParen =>
+            {
+                return self.if_expr(&t)
+            }
+            // bpftrace's `typeof(x)` as a value: a type, for `sizeof` and macros' type parameters.
+            TokenKind::Ident
+                if self.text_of(t.span) == "typeof" && self.peek().kind == TokenKind::LParen =>
+            {
+                let ty = self.typeof_type(&t)?;
+                return Ok(Expr { span: ty.span, kind: ExprKind::TypeArg(ty) });
+            }
             TokenKind::Ident => match self.peek().kind {
                 TokenKind::LParen => return self.call(&t),
                 TokenKind::LBracket => return self.map(&t),
@@ -246,6 +285,68 @@ impl Parser<'_> {
             }
         };
         Ok(Expr { kind, span: t.span })
+    }
+
+    /// bpftrace's `if (c) { a } else { b }` as a value, after its `if`: `c ? a : b`, each arm a
+    /// block ending with its value (`else if` chains).
+    fn if_expr(&mut self, kw: &Token) -> PResult<Expr> {
+        let open = self.expect(TokenKind::LParen, "`(` after `if`")?;
+        let cond = self.inner_expr()?;
+        self.close(TokenKind::RParen, "`)` after the condition", &open)?;
+        let then = self.nested(|p| p.valued_block("if"))?;
+        if !self.at_word("else") {
+            let msg = "an `if` used as a value needs an `else` with a value too";
+            self.emit(Diagnostic::error(kw.span.to(then.span), msg));
+            return Err(());
+        }
+        self.bump();
+        let els = if self.at_word("if") {
+            let t = self.bump();
+            self.nested(|p| p.if_expr(&t))?
+        } else {
+            self.nested(|p| p.valued_block("else"))?
+        };
+        let span = kw.span.to(els.span);
+        let kind =
+            ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) };
+        Ok(Expr { kind, span })
+    }
+
+    /// `{ ...; value }`, an arm of an `if` used as a value: its last statement is its value.
+    fn valued_block(&mut self, arm: &str) -> PResult<Expr> {
+        let block = self.block()?;
+        let span = block.span;
+        match self.block_value(block) {
+            Some(e) => Ok(e),
+            None => {
+                let msg =
+                    format!("this `{}` arm of an `if` used as a value ends without a value", arm);
+                self.emit(Diagnostic::error(span, msg));
+                Err(())
+            }
+        }
+    }
+
+    /// A block's value: its last statement's expression, or of its last `if`-`else` whose arms
+    /// both end with one (that `if` is then a value too); `None` without.
+    fn block_value(&mut self, mut block: Block) -> Option<Expr> {
+        let last = block.stmts.pop()?;
+        let value = match last.kind {
+            StmtKind::Expr(e) => e,
+            StmtKind::If { cond, then, els: Some(els) } => {
+                let then = self.block_value(then)?;
+                let els = self.block_value(els)?;
+                let kind = ExprKind::Ternary {
+                    cond: Box::new(cond),
+                    then: Box::new(then),
+                    els: Box::new(els),
+                };
+                Expr { kind, span: last.span }
+            }
+            _ => return None,
+        };
+        block.stmts.push(Stmt { kind: StmtKind::Expr(value), span: last.span });
+        Some(self.split_value(block.stmts, block.span))
     }
 
     /// bpftrace's record `(a = 1, b = "x")`, after its `(`.
@@ -374,6 +475,6 @@ fn steppable(e: &Expr) -> bool {
 /// `true`/`false`: bpftrace's `bool` constants, written as the cast `(bool)1` so they print as
 /// booleans and stay integers everywhere else.
 fn bool_literal(v: u64, span: Span) -> ExprKind {
-    let ty = TypeName { base: "bool".to_string(), pointers: 0, array: None, span };
+    let ty = TypeName { base: "bool".to_string(), pointers: 0, array: None, of: None, span };
     ExprKind::Cast { ty, expr: Box::new(Expr { kind: ExprKind::Int(v), span }) }
 }

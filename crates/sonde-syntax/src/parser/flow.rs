@@ -31,13 +31,13 @@ impl Parser<'_> {
         })
     }
 
-    /// `let $x;`, `let $x = value;`, `let $x: type = value;`
+    /// `let $x;`, `let $x = value;`, `let $x: type = value;` (also `type[N]`, an array).
     fn let_stmt(&mut self) -> PResult<(Stmt, bool)> {
         let kw = self.bump();
         let var = self.bump();
         let name = self.var_name(&var);
         let ty = match self.eat(TokenKind::Colon) {
-            Some(_) => Some(self.type_name()?),
+            Some(_) => Some(self.type_with_array()?),
             None => None,
         };
         let value = match self.eat(TokenKind::Eq) {

@@ -212,7 +212,7 @@ impl Parser<'_> {
             span = span.to(self.bump().span);
             pointers = pointers.saturating_add(1);
         }
-        Ok(TypeName { base: String::new(), pointers, array: None, span })
+        Ok(TypeName { base: String::new(), pointers, array: None, of: None, span })
     }
 
     fn enum_decl(&mut self) -> PResult<TypeDecl> {

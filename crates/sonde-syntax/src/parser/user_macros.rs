@@ -231,7 +231,7 @@ impl Parser<'_> {
 
     /// The last statement's expression as the value at `span`, the others to run first where it
     /// is evaluated; without a value, they run before the statement holding it.
-    fn split_value(&mut self, mut stmts: Vec<Stmt>, span: Span) -> Expr {
+    pub(super) fn split_value(&mut self, mut stmts: Vec<Stmt>, span: Span) -> Expr {
         let value = match stmts.last() {
             Some(Stmt { kind: StmtKind::Expr(_), .. }) => match stmts.pop() {
                 Some(Stmt { kind: StmtKind::Expr(e), .. }) => Some(e),

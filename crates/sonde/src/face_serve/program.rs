@@ -100,7 +100,9 @@ fn aggregation(info: &MapInfo) -> Aggregation {
             AggFunc::Max => Aggregation::Max,
             AggFunc::Avg => Aggregation::Avg,
             AggFunc::Stats => Aggregation::Stats,
-            AggFunc::Quantize => Aggregation::Hist { signed },
+            AggFunc::Quantize { bits: 0 } => Aggregation::Hist { signed },
+            // Prometheus buckets are powers of two: a finer hist() gives no samples.
+            AggFunc::Quantize { .. } => Aggregation::Plain,
             AggFunc::Lhist { min, max, step } => Aggregation::Lhist { min, max, step },
             // No samples (see sonde_serve::mapping's families).
             AggFunc::Tseries { .. } => Aggregation::Plain,

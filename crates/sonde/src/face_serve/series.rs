@@ -60,7 +60,7 @@ fn size(info: &mut MapInfo, source: Option<&MapSource>, max_series: u32, host: H
 fn buckets(info: &MapInfo) -> u64 {
     match info.value {
         // Negative values, zero, and 2^k for k in 0..64.
-        MapValue::Agg { func: AggFunc::Quantize, .. } => 66,
+        MapValue::Agg { func: AggFunc::Quantize { bits }, .. } => ((65 - bits as u64) << bits) + 2,
         // Below min, the steps, and from max up.
         MapValue::Agg { func: AggFunc::Lhist { min, max, step }, .. } => {
             (max.saturating_sub(min) / step.max(1)) as u64 + 2

@@ -16,6 +16,24 @@ impl Checker<'_> {
         Some((func, arg))
     }
 
+    /// `hist(x)`, and bpftrace's `hist(x, k)`: each power of two split into 2^k buckets, k a
+    /// constant from 0 to 5.
+    pub(super) fn hist(&mut self, c: &Call) -> Aggregate {
+        let bits = match c.args.get(1) {
+            None => 0,
+            Some(a) => match constant(a).filter(|k| (0..=5).contains(k)) {
+                Some(k) => k as u8,
+                None => {
+                    let msg = format!("{}()'s second argument is a constant from 0 to 5: how many bits below each power of two split its bucket", c.name);
+                    self.error(Diagnostic::error(a.span, msg));
+                    return None;
+                }
+            },
+        };
+        let arg = self.scalar(&c.args[0], &format!("{}()'s value", c.name));
+        Some((AggFunc::Quantize { bits }, Some(arg)))
+    }
+
     /// `lhist(x, min, max, step)`: buckets of `step` from `min` to `max`, all constants.
     pub(super) fn lhist(&mut self, c: &Call) -> Aggregate {
         let mut consts = [0i64; 3];

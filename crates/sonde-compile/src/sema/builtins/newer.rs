@@ -1,5 +1,5 @@
-//! bpftrace 0.22–0.24's smaller builtins: `nsecs(clock)`, `strlen(s)`, `pton(text)` and
-//! `signal_name(n)`.
+//! bpftrace 0.22–0.24's smaller builtins: `nsecs(clock)`, `pid(ns)`/`tid(ns)`, `strlen(s)`,
+//! `pton(text)` and `signal_name(n)`.
 
 use super::spec::Call;
 use crate::model::site::ProgKind;
@@ -39,6 +39,47 @@ impl Checker<'_> {
             return self.poisoned(c.span);
         }
         TExpr { kind: TExprKind::Builtin(builtin), ty: Type::U64, span: c.span }
+    }
+
+    /// `pid(curr_ns)` (as `pid`), `pid(init)`, and `tid(...)` likewise.
+    pub(super) fn task_id_of(&mut self, c: &Call, thread: bool) -> TExpr {
+        let ns = match c.args {
+            [] => "curr_ns",
+            [Expr { kind: ExprKind::Ident(name), .. }] => name.as_str(),
+            _ => return self.usage(c),
+        };
+        let init = match ns {
+            "curr_ns" => false,
+            "init" => true,
+            other => {
+                let msg = format!(
+                    "{}() sees ids from the pid namespace `curr_ns` (sonde's) or `init`, not `{}`",
+                    c.name, other
+                );
+                self.error(Diagnostic::error(c.args[0].span, msg));
+                return self.poisoned(c.span);
+            }
+        };
+        self.task_id(thread, init, c.span)
+    }
+
+    /// The current process's (or with `thread`, thread's) id, from sonde's own pid namespace
+    /// unless `init`: bpf_get_ns_current_pid_tgid where sonde runs in a namespace of its own.
+    pub(in crate::sema) fn task_id(&mut self, thread: bool, init: bool, span: Span) -> TExpr {
+        let own = self.opts.pid_namespace.is_some() && !init;
+        let b = match (own, thread) {
+            (true, false) => Builtin::NsPid,
+            (true, true) => Builtin::NsTid,
+            (false, false) => Builtin::Pid,
+            (false, true) => Builtin::Tid,
+        };
+        if own && !self.env.has_helper(sonde_bpf::helper::GET_NS_CURRENT_PID_TGID) {
+            let msg = "sonde runs in a pid namespace of its own: ids as seen from it need the kernel's bpf_get_ns_current_pid_tgid (Linux 5.7), which this kernel lacks";
+            let help = "write `pid(init)` or `tid(init)` for the ids of the initial namespace";
+            self.error(Diagnostic::error(span, msg).with_help(help));
+            return self.poisoned(span);
+        }
+        TExpr { kind: TExprKind::Builtin(b), ty: Type::U32, span }
     }
 
     /// `strlen(s)`: `len()` of a string.

@@ -14,7 +14,11 @@ impl Checker<'_> {
         let span = c.span;
         let ty = match c.args {
             [Expr { kind: ExprKind::TypeArg(t), span: tspan }] => match self.resolve_type(t) {
-                Ok(ty) => ty,
+                // bpftrace's `sizeof(uint64*[2])` (a macro's type parameter indexed).
+                Ok(ty) => match t.array {
+                    Some(n) => Type::Array { elem: Box::new(ty), len: n as usize },
+                    None => ty,
+                },
                 Err(msg) => {
                     self.error(Diagnostic::error(*tspan, msg));
                     return self.poisoned(span);

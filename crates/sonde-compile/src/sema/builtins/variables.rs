@@ -5,6 +5,7 @@
 use crate::model::site::Site;
 use crate::model::tir::{Builtin, TExpr, TExprKind};
 use crate::model::types::{Type, STACK_DEPTH};
+use crate::provider::context::{self, ContextName, Cx};
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind, Span};
 use sonde_syntax::diag::Diagnostic;
@@ -60,22 +61,43 @@ impl Checker<'_> {
         TExpr::const_str(name.into_bytes(), span)
     }
 
-    /// `args` or `data` alone: a record is read by field.
+    /// `args` or `data` alone, as bpftrace has it: a record of the probe's arguments by name
+    /// (a uprobe's parameters from debug info, a tracepoint's or fentry's record), each field
+    /// read as `args.FIELD` reads it.
     pub(super) fn whole_record(&mut self, name: &str, span: Span) -> TExpr {
-        let field = self.first_field().unwrap_or("common_pid".into());
-        self.error(
-            Diagnostic::error(
-                span,
-                format!("`{}` is the tracepoint's record: use one of its fields", name),
-            )
-            .with_help(format!("for example `{}->{}`", name, field)),
-        );
-        self.poisoned(span)
-    }
-
-    fn first_field(&self) -> Option<String> {
-        let args = self.sites.first()?.args.as_ref()?;
-        args.fields.iter().find(|f| !f.name.starts_with("common_")).map(|f| f.name.clone())
+        let Some(site) = self.sites.first() else { return self.poisoned(span) };
+        let cx = Cx { env: self.env, opts: self.opts, span };
+        let names = match context::record_names(site, &cx) {
+            Some(Ok(names)) if !names.is_empty() => names,
+            Some(Ok(_)) => {
+                let msg =
+                    format!("`{}` is empty: {} has no arguments", name, site.point.describe());
+                self.error(Diagnostic::error(span, msg));
+                return self.poisoned(span);
+            }
+            Some(Err(d)) => {
+                self.error(d);
+                return self.poisoned(span);
+            }
+            None => {
+                let msg = format!(
+                    "`{}` exists in tracepoint, uprobe and fentry/fexit probes (read a kprobe's arguments as arg0..arg5)",
+                    name
+                );
+                self.error(Diagnostic::error(span, msg));
+                return self.poisoned(span);
+            }
+        };
+        let before = self.diags.len();
+        let fields: Vec<TExpr> = names
+            .iter()
+            .map(|field| self.context(ContextName::Field { base: name, field }, span))
+            .collect();
+        if self.diags.len() > before {
+            return self.poisoned(span);
+        }
+        let tuple = self.tuple_of(fields, span);
+        Self::named(tuple, names.into())
     }
 
     /// `ncpus`: the online CPUs when the program is compiled.

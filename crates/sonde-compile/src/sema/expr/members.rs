@@ -134,21 +134,22 @@ impl Checker<'_> {
         };
         match m.bitfield {
             None => place.read(m.offset, ty, span),
-            Some((shift, bits)) => bitfield(place, m.offset, shift, bits, span),
+            Some((shift, bits)) => bitfield(place, m.offset, (shift, bits), ty.is_signed(), span),
         }
     }
 }
 
-/// A bitfield: the bytes that hold it read, shifted down, masked.
+/// A bitfield at (`shift`, `bits`): the bytes that hold it read, shifted down, masked (or for a
+/// `signed` field's type, sign-extended).
 pub(in crate::sema) fn bitfield(
     place: Place,
     offset: usize,
-    shift: u32,
-    bits: u32,
+    (shift, bits): (u32, u32),
+    signed: bool,
     span: Span,
 ) -> TExpr {
     let raw = place.read(offset, bitfield_unit(shift, bits), span);
-    bits_of(raw, shift, bits)
+    bits_of(raw, shift, bits, signed)
 }
 
 /// The unsigned integer a bitfield starting `shift` bits into its first byte is read as.
@@ -162,17 +163,24 @@ fn bitfield_unit(shift: u32, bits: u32) -> Type {
     Type::Int { bytes, signed: false }
 }
 
-/// The `bits` bits of `raw` from bit `shift` up.
-fn bits_of(raw: TExpr, shift: u32, bits: u32) -> TExpr {
+/// The `bits` bits of `raw` from bit `shift` up; `signed`: its top bit extended, as C reads a
+/// bitfield of a signed type (`int x:3` holding 0b111 is -1).
+fn bits_of(raw: TExpr, shift: u32, bits: u32, signed: bool) -> TExpr {
     let span = raw.span;
     let int = |v: u64| TExpr { kind: TExprKind::Int(v), ty: Type::U64, span };
-    let op = |op, lhs, rhs| TExpr {
+    let op = |op, lhs, rhs, ty| TExpr {
         kind: TExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) },
-        ty: Type::U64,
+        ty,
         span,
     };
+    if signed && (1..64).contains(&bits) && shift + bits <= 64 {
+        // Its top bit to bit 63, then an arithmetic shift back down.
+        let up = op(BinOp::Shl, raw, int(u64::from(64 - shift - bits)), Type::S64);
+        return op(BinOp::Shr, up, int(u64::from(64 - bits)), Type::S64);
+    }
     let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    op(BinOp::BitAnd, op(BinOp::Shr, raw, int(shift as u64)), int(mask))
+    let down = op(BinOp::Shr, raw, int(shift as u64), Type::U64);
+    op(BinOp::BitAnd, down, int(mask), Type::U64)
 }
 
 /// Up to eight names closest to `want` (by edit distance), for a hint.
@@ -201,6 +209,7 @@ impl Checker<'_> {
             return TExpr { kind: TExprKind::Field { base, offset }, ty: f.ty.clone(), span };
         };
         let ty = bitfield_unit(shift, bits);
-        bits_of(TExpr { kind: TExprKind::Field { base, offset }, ty, span }, shift, bits)
+        let raw = TExpr { kind: TExprKind::Field { base, offset }, ty, span };
+        bits_of(raw, shift, bits, f.ty.is_signed())
     }
 }

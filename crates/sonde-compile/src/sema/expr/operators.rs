@@ -1,11 +1,15 @@
 //! Operators: unary, binary (C's, and `==`/`!=` on strings) and `?:`, typed by C's usual
 //! arithmetic conversions simplified to 64 bits.
 
-use crate::model::tir::{TExpr, TExprKind};
+use crate::model::tir::{EventDef, EventKind, Sink, TExpr, TExprKind};
 use crate::model::types::{arith_type, Type};
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{BinOp, Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
+
+/// What bpftrace prints when a divisor is zero at run time.
+const DIVIDE_BY_ZERO: &str =
+    "Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as the result.";
 
 impl Checker<'_> {
     pub(super) fn unary(&mut self, op: UnOp, e: &Expr, span: Span) -> TExpr {
@@ -64,7 +68,19 @@ impl Checker<'_> {
             self.integer_operands(op, &l, &r)
         };
         let Some(ty) = ty else { return self.poisoned(span) };
+        if matches!(op, BinOp::Div | BinOp::Mod) && !matches!(r.kind, TExprKind::Int(_)) {
+            let warning = self.divide_by_zero_warning(span);
+            let kind = TExprKind::Divide { op, lhs: Box::new(l), rhs: Box::new(r), warning };
+            return TExpr { kind, ty, span };
+        }
         TExpr { kind: TExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty, span }
+    }
+
+    /// The warning a zero divisor at `span` prints, bpftrace's words.
+    fn divide_by_zero_warning(&mut self, span: Span) -> usize {
+        let format = DIVIDE_BY_ZERO.as_bytes().to_vec();
+        let kind = EventKind::Formatted { format, to: Sink::Warning(span) };
+        self.add_event(EventDef { kind, args: vec![] })
     }
 
     /// Arrays (of one type) and `buf()`s compare with `==` and `!=`, byte by byte.
@@ -118,8 +134,11 @@ impl Checker<'_> {
         if matches!(op, BinOp::Div | BinOp::Mod) && matches!(r.kind, TExprKind::Int(0)) {
             let what = if op == BinOp::Div { "division" } else { "remainder" };
             self.error(
-                Diagnostic::error(r.span, format!("{} by zero: the divisor is the constant 0", what))
-                    .with_help("at run time a zero divisor gives `x / 0 == 0` and `x % 0 == x`, the kernel's rule for BPF"),
+                Diagnostic::error(
+                    r.span,
+                    format!("{} by zero: the divisor is the constant 0", what),
+                )
+                .with_help("at run time a zero divisor gives 1 and a warning, as in bpftrace"),
             );
             return None;
         }
@@ -130,7 +149,8 @@ impl Checker<'_> {
         })
     }
 
-    /// `cond ? then : els`: integers of any kind, or strings (the longer's size).
+    /// `cond ? then : els`: integers of any kind, strings (the longer's size), or tuples alike
+    /// but for their strings' lengths.
     pub(super) fn ternary(&mut self, cond: &Expr, then: &Expr, els: &Expr, span: Span) -> TExpr {
         let cond = self.scalar(cond, "a condition");
         let then = self.expr(then);
@@ -141,6 +161,10 @@ impl Checker<'_> {
             (a, b) if a.is_scalar() && b.is_scalar() => arith_type(a, b),
             (Type::Str(a), Type::Str(b)) => Type::Str(*a.max(b)),
             (Type::Buf(a), Type::Buf(b)) => Type::Buf(*a.max(b)),
+            // Tuples that differ only in their strings' lengths: each string the longer.
+            (a @ Type::Tuple(_), b @ Type::Tuple(_)) if widened(a, b) == widened(b, a) => {
+                widened(a, b)
+            }
             (a, b) => {
                 let msg = format!("the branches of `?:` have different types: `{}` and `{}`", a, b);
                 self.error(
@@ -151,7 +175,15 @@ impl Checker<'_> {
                 return self.poisoned(span);
             }
         };
+        let (then, els) = (super::tuple::fit(then, &ty), super::tuple::fit(els, &ty));
         let (cond, then, els) = (Box::new(cond), Box::new(then), Box::new(els));
         TExpr { kind: TExprKind::Ternary { cond, then, els }, ty, span }
     }
+}
+
+/// `a` with each string as long as `b`'s there.
+fn widened(a: &Type, b: &Type) -> Type {
+    let mut t = a.clone();
+    t.widen_strings(b);
+    t
 }

@@ -6,6 +6,7 @@ use crate::model::types::Type;
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, Span};
 use sonde_syntax::diag::Diagnostic;
+use std::rc::Rc;
 
 impl Checker<'_> {
     /// `(a, b, ...)`: each element in a slot of its own.
@@ -13,7 +14,15 @@ impl Checker<'_> {
         let mut elems = Vec::with_capacity(items.len());
         for item in items {
             let t = self.expr(item);
-            let fits = t.ty.is_scalar() && !matches!(t.ty, Type::Stack { .. })
+            elems.push(TExpr { span: item.span, ..t });
+        }
+        self.tuple_of(elems, span)
+    }
+
+    /// A tuple of the typed `elems`, each said at its own span when a tuple cannot hold it.
+    pub(in crate::sema) fn tuple_of(&mut self, elems: Vec<TExpr>, span: Span) -> TExpr {
+        for t in &elems {
+            let fits = t.ty.is_scalar()
                 || matches!(
                     t.ty,
                     Type::Str(_)
@@ -25,12 +34,11 @@ impl Checker<'_> {
                 );
             if !fits {
                 self.error(Diagnostic::error(
-                    item.span,
+                    t.span,
                     format!("a tuple cannot hold a `{}`: integers, strings, arrays, structs and tuples only", t.ty),
                 ));
                 return self.poisoned(span);
             }
-            elems.push(t);
         }
         let ty = Type::Tuple(elems.iter().map(|e| e.ty.clone()).collect());
         TExpr { kind: TExprKind::Tuple(elems), ty, span }
@@ -47,8 +55,12 @@ impl Checker<'_> {
         }
         let items: Vec<Expr> = fields.iter().map(|(_, e)| e.clone()).collect();
         let tuple = self.tuple(&items, span);
+        Self::named(tuple, fields.iter().map(|(n, _)| n.clone()).collect())
+    }
+
+    /// `tuple` as a record whose elements have `names` (a poisoned tuple as it is).
+    pub(in crate::sema) fn named(tuple: TExpr, names: Rc<[String]>) -> TExpr {
         let Type::Tuple(elems) = tuple.ty else { return tuple };
-        let names = fields.iter().map(|(n, _)| n.clone()).collect();
         TExpr { ty: Type::Record { names, elems }, ..tuple }
     }
 

@@ -7,7 +7,7 @@ const AGGREGATION: Spec = base(Form::Aggregation, Check::Agg(|cx, c| cx.usage_er
 
 const ONE_VALUE: &[Param] = &[arg("value", Kind::Integer)];
 
-/// What a read of count(), sum(), min() and max() in a probe gives.
+/// What a read of count(), sum(), min(), max() and avg() in a probe gives.
 const READ: Returns = Returns::Computed("an integer when read in a probe");
 /// The others can only be printed.
 const PRINTED: Returns = Returns::Computed("printed only");
@@ -56,7 +56,7 @@ pub const AGGREGATIONS: &[Spec] = &[
         name: "avg",
         params: ONE_VALUE,
         takes: "one value",
-        returns: PRINTED,
+        returns: READ,
         doc: "Averages the values.",
         example: "tracepoint:syscalls:sys_exit_read /args.ret > 0/ { @[comm] = avg(args.ret); }",
         check: Check::Agg(|cx, c| cx.aggregate(AggFunc::Avg, c)),
@@ -75,12 +75,12 @@ pub const AGGREGATIONS: &[Spec] = &[
     Spec {
         name: "quantize",
         also: &["hist"],
-        params: ONE_VALUE,
-        takes: "one value",
+        params: &[arg("value", Kind::Integer), opt("bits", Kind::Constant)],
+        takes: "a value, and optionally k from 0 to 5: each power of two split into 2^k buckets",
         returns: PRINTED,
-        doc: "A histogram of the values in power-of-two buckets.",
+        doc: "A histogram of the values in power-of-two buckets; `hist(v, k)` splits each power of two into 2^k buckets.",
         example: "kretprobe:vfs_read { @bytes = hist(retval); }",
-        check: Check::Agg(|cx, c| cx.aggregate(AggFunc::Quantize, c)),
+        check: Check::Agg(|cx, c| cx.hist(c)),
         ..AGGREGATION
     },
     Spec {

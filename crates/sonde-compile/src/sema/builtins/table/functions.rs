@@ -5,6 +5,13 @@ use crate::sema::builtins::spec::{any, arg, base, many, opt, Check, Form, Kind, 
 
 const FUNCTION: Spec = base(Form::Function, Check::Value(|cx, c| cx.usage(c)));
 
+/// `pid(ns)` and `tid(ns)`: the namespace the id is seen from.
+const TASK_ID: Spec = Spec {
+    params: &[opt("namespace", Kind::Value)],
+    takes: "an optional pid namespace: `curr_ns` (sonde's, the default) or `init`",
+    returns: Returns::Type(&Type::U32),
+    ..FUNCTION
+};
 const STACK_TAKES: &str =
     "a mode (`bpftrace`, `perf` or `raw`) and a constant number of frames, both optional";
 const STACK_PARAMS: &[crate::sema::builtins::spec::Param] =
@@ -345,6 +352,20 @@ pub const FUNCTIONS: &[Spec] = &[
         example: "BEGIN { printf(\"%llu\\n\", nsecs(boot)); }",
         check: Check::Value(|cx, c| cx.nsecs_of(c)),
         ..FUNCTION
+    },
+    Spec {
+        name: "pid",
+        doc: "The current process's id as seen from sonde's pid namespace (`curr_ns`, as `pid`) or the initial one (`init`; Linux 5.7 inside a namespace).",
+        example: "tracepoint:syscalls:sys_enter_read { @[pid(init)] = count(); }",
+        check: Check::Value(|cx, c| cx.task_id_of(c, false)),
+        ..TASK_ID
+    },
+    Spec {
+        name: "tid",
+        doc: "The current thread's id as seen from sonde's pid namespace (`curr_ns`, as `tid`) or the initial one (`init`).",
+        example: "tracepoint:syscalls:sys_enter_read { @[tid(init)] = count(); }",
+        check: Check::Value(|cx, c| cx.task_id_of(c, true)),
+        ..TASK_ID
     },
     Spec {
         name: "strlen",

@@ -27,18 +27,18 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "pid",
         returns: Returns::Type(&Type::U32),
-        doc: "The current process's id (the kernel's thread group id).",
+        doc: "The current process's id (the kernel's thread group id), as seen from sonde's pid namespace.",
         example: "tracepoint:syscalls:sys_enter_read { @[pid] = count(); }",
-        check: Check::Builtin(Builtin::Pid),
+        check: Check::Var(|cx, _, span| cx.task_id(false, false, span)),
         ..VARIABLE
     },
     Spec {
         name: "tid",
         also: &["kpid"],
         returns: Returns::Type(&Type::U32),
-        doc: "The current thread's id (the kernel's pid).",
+        doc: "The current thread's id (the kernel's pid), as seen from sonde's pid namespace.",
         example: "tracepoint:syscalls:sys_enter_read { @[tid] = count(); }",
-        check: Check::Builtin(Builtin::Tid),
+        check: Check::Var(|cx, _, span| cx.task_id(true, false, span)),
         ..VARIABLE
     },
     Spec {
@@ -102,8 +102,8 @@ pub const VARIABLES: &[Spec] = &[
         name: "args",
         also: &["data"],
         form: NAME,
-        returns: Returns::Computed("the record's fields"),
-        doc: "The probe's record, read by field (`args.FIELD` or `args->FIELD`): a tracepoint's, or the arguments of fentry, fexit and rawtracepoint probes by name.",
+        returns: Returns::Computed("a record of the fields"),
+        doc: "The probe's record, read by field (`args.FIELD` or `args->FIELD`): a tracepoint's, or the arguments of fentry, fexit, rawtracepoint and uprobe probes by name (a uprobe's from the binary's debug info). Alone, `args` is a record of all its fields, to print or keep in a map, a tuple or a key.",
         example: "tracepoint:syscalls:sys_enter_openat { printf(\"%s\\n\", str(args.filename)); }",
         check: Check::Var(|cx, name, span| cx.whole_record(name, span)),
         ..VARIABLE
