@@ -4,6 +4,7 @@
 
 mod agg_read;
 mod branch;
+mod compact;
 mod debugf;
 mod division;
 mod emit;
@@ -72,10 +73,12 @@ pub struct ProgramDef {
     pub name: String,
     pub kind: ProgKind,
     pub sites: Vec<Site>,
+    #[serde(with = "compact::insns")]
     pub insns: Vec<Insn>,
     /// (instruction index, map index) of each map-fd load.
     pub relocs: Vec<(usize, usize)>,
     /// Source span of each instruction.
+    #[serde(with = "compact::spans")]
     pub spans: Vec<Span>,
     /// For an `interval:` probe, the u64 of CONTROL_MAP's value it counts its runs in. The
     /// kernel skips a timer's program that fires while another BPF program runs on its CPU and,
