@@ -3,7 +3,7 @@
 //! can check what the checker inferred), then each program's annotated disassembly.
 
 use crate::lower::{Compiled, ProgramDef};
-use crate::model::tir::{MapValue, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
+use crate::model::tir::{MapValue, StrRead, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
 use sonde_bpf::disasm;
 use std::fmt::Write;
 
@@ -265,8 +265,12 @@ impl Names<'_> {
             TExprKind::Read { ptr, offset, user } => {
                 format!("read{}({} + {})", if *user { "_user" } else { "" }, self.expr(ptr), offset)
             }
-            TExprKind::ReadStr { ptr, user } => {
-                format!("str{}({})", if *user { "_user" } else { "" }, self.expr(ptr))
+            TExprKind::ReadStr { ptr, user, len } => {
+                let user = if *user { "_user" } else { "" };
+                match len {
+                    StrRead::Bounded(n) => format!("str{}({}, {})", user, self.expr(ptr), self.expr(n)),
+                    _ => format!("str{}({})", user, self.expr(ptr)),
+                }
             }
             TExprKind::ReadMem { ptr, user } => {
                 format!("mem{}({})", if *user { "_user" } else { "" }, self.expr(ptr))

@@ -21,6 +21,27 @@ fn bitfield(b: &[u8], offset: usize, shift: u32, bits: u32) -> Value {
     Value::Int { v: raw as u64 & mask, signed: false }
 }
 
+/// What the run's program prints after a string cut at its size (bpftrace's
+/// `str_trunc_trailer`); set once, before any value is read.
+static TRUNC_TRAILER: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// Sets the trailer of cut strings (the default is bpftrace's `..`).
+pub fn set_trunc_trailer(trailer: &str) {
+    let _ = TRUNC_TRAILER.set(trailer.as_bytes().to_vec());
+}
+
+/// A `char[N]`'s text: up to its NUL; one that fills all N bytes was cut there (a read takes
+/// one byte more than the string keeps) and gets the trailer, as bpftrace prints it.
+fn string(s: &[u8]) -> Vec<u8> {
+    match s.iter().position(|&c| c == 0) {
+        Some(end) => s[..end].to_vec(),
+        None => {
+            let trailer = TRUNC_TRAILER.get().map_or(&b".."[..], Vec::as_slice);
+            [s, trailer].concat()
+        }
+    }
+}
+
 /// One value of type `ty` from its slot (see `Type::slot_size`).
 pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     match ty {
@@ -32,11 +53,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::Strftime(f) => Value::Str(crate::strftime::local(f, u64_at(b, 0))),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: sym.ksym(u64_at(b, 0)) },
         Type::USym => Value::Sym { addr: u64_at(b, 0), name: sym.usym(u64_at(b, 0)) },
-        Type::Str(n) => {
-            let s = &b[..(*n).min(b.len())];
-            let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
-            Value::Str(s[..end].to_vec())
-        }
+        Type::Str(n) => Value::Str(string(&b[..(*n).min(b.len())])),
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
         Type::Record { names, elems } => {
@@ -365,6 +382,16 @@ mod tests {
         );
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
+    }
+
+    #[test]
+    fn a_string_that_fills_its_size_was_cut_and_says_so() {
+        let mut sym = Symbolizer::new(None);
+        let s = |b: &[u8], sym: &mut Symbolizer| value(&Type::Str(5), b, sym);
+        use sonde_output::value::Value;
+        assert_eq!(s(b"/abc\0\0\0\0", &mut sym), Value::Str(b"/abc".to_vec()));
+        // The sixth byte (the read's NUL) is past the string's five.
+        assert_eq!(s(b"/abcd\0\0\0", &mut sym), Value::Str(b"/abcd..".to_vec()));
     }
 
     #[test]

@@ -429,6 +429,9 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, *offset as i32));
                 self.e.call(h::PROBE_READ_KERNEL);
             }
+            TExprKind::CtxDataLoc { offset } if x.ty.is_string() => {
+                self.data_loc_str_into(*offset, x.ty.size(), off, size)
+            }
             TExprKind::CtxDataLoc { offset } => {
                 // The u32 holds (length << 16 | offset from the start of the record).
                 self.e.zero_stack(off, size);
@@ -437,27 +440,19 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R3, CTX));
                 self.e.stack_addr(Reg::R1, off);
                 self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
-                self.e.call(if x.ty.is_string() {
-                    h::PROBE_READ_KERNEL_STR
-                } else {
-                    h::PROBE_READ_KERNEL
-                });
+                self.e.call(h::PROBE_READ_KERNEL);
             }
-            TExprKind::ReadStr { ptr, user } | TExprKind::ReadMem { ptr, user } => {
-                let is_str = matches!(x.kind, TExprKind::ReadStr { .. });
+            TExprKind::ReadStr { ptr, user, len } => {
+                self.read_str_into(ptr, *user, len, x.ty.size(), off, size)
+            }
+            TExprKind::ReadMem { ptr, user } => {
                 let p = self.scalar(ptr);
                 self.e.zero_stack(off, size);
                 self.e.stack_addr(Reg::R1, off);
                 self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
                 self.e.emit(Insn::mov64_reg(Reg::R3, p));
                 self.e.free_reg(p);
-                let helper = match (is_str, *user) {
-                    (true, true) => h::PROBE_READ_USER_STR,
-                    (true, false) => h::PROBE_READ_STR,
-                    (false, true) => h::PROBE_READ_USER,
-                    (false, false) => h::PROBE_READ,
-                };
-                self.e.call(helper);
+                self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ });
             }
             // A char array (or other buffer) inside a struct in memory: `task->comm`.
             TExprKind::Read { ptr, offset, user } => {

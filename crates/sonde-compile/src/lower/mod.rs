@@ -13,6 +13,7 @@ mod join;
 mod len;
 pub use len::len_counter;
 mod map_for;
+mod read_str;
 mod stack_len;
 mod stmt;
 mod str_concat;

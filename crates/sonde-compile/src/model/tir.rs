@@ -167,10 +167,12 @@ pub enum TExprKind {
         offset: i64,
         user: bool,
     },
-    /// `str(ptr, size)`: a NUL-terminated string read from memory.
+    /// `str(ptr[, size])`: a NUL-terminated string read from memory, as many bytes as `len`
+    /// says.
     ReadStr {
         ptr: Box<TExpr>,
         user: bool,
+        len: StrRead,
     },
     /// `mem(ptr, size)`: raw bytes read from memory.
     ReadMem {
@@ -508,4 +510,19 @@ pub struct TProgram {
     pub signed_division: bool,
     /// The maps print when the run ends (config `print_maps_on_exit`).
     pub print_maps_on_exit: bool,
+    /// What a string that filled its `char[N]` prints after its characters (config
+    /// `str_trunc_trailer`).
+    pub str_trunc_trailer: String,
+}
+
+/// How many bytes `str()` reads into its `char[N]` (bpftrace's rules).
+#[derive(Clone, Debug)]
+pub enum StrRead {
+    /// `str(p)`: N + 1 bytes, so a string of N characters or more fills the N bytes without a
+    /// NUL, which is how it prints as cut (`config = { str_trunc_trailer = ".." }`).
+    Whole,
+    /// `str(p, N)` with a constant N: N bytes, the NUL included (never printed as cut).
+    Exact,
+    /// `str(p, n)` with a size known only at run time: n bytes, at most N + 1.
+    Bounded(Box<TExpr>),
 }

@@ -22,6 +22,7 @@ pub fn check(
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let config = super::config::read(&program.config, &opts.settings, &mut diags);
+    let opts = &Options { string_size: config.max_strlen.unwrap_or(opts.string_size), ..opts.clone() };
     let mut groups = Vec::new();
     for probe in program.probes.iter().enumerate() {
         let said = (&mut diags, &mut warnings);
@@ -64,6 +65,7 @@ pub fn check(
         let mut typed = typed.program(maps, warnings);
         typed.signed_division = env.has_signed_division();
         typed.print_maps_on_exit = config.print_maps_on_exit;
+        typed.str_trunc_trailer = config.str_trunc_trailer;
         Ok(typed)
     } else {
         Err(diags)
@@ -148,6 +150,7 @@ impl Typed {
             cpu_ids: self.cpu_ids,
             signed_division: true,
             print_maps_on_exit: true,
+            str_trunc_trailer: super::config::TRUNC_TRAILER.to_string(),
         }
     }
 }
