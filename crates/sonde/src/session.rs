@@ -95,6 +95,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         symbols,
     )
     .unbuffered(cli.unbuffer)
+    .max_cat_bytes(typed.max_cat_bytes)
     .without_warnings(cli.no_warnings)
     .source_name(&source.name);
     let health = output.health();

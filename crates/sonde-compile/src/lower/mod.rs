@@ -119,7 +119,6 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             EventKind::Printf { .. }
                 | EventKind::Time { .. }
                 | EventKind::Print
-                | EventKind::Cat { .. }
                 | EventKind::Join { .. }
                 | EventKind::Formatted { .. }
         )

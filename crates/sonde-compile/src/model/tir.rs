@@ -435,16 +435,12 @@ pub enum EventKind {
         map: usize,
         keep_keys: bool,
     },
-    /// bpftrace's `cat("FILE")`: user space prints the file's contents when the record arrives.
-    Cat {
-        path: Vec<u8>,
-    },
     /// bpftrace's `join()`: `JOIN_ARGS` strings of `JOIN_ARG_SIZE` bytes (`lower/join.rs`),
     /// printed up to the first empty one with `sep` between them.
     Join {
         sep: Vec<u8>,
     },
-    /// bpftrace's `warnf`, `errorf` and `system`: a printf format whose text goes to `to`.
+    /// bpftrace's `warnf`, `errorf`, `system` and `cat`: a printf format whose text goes to `to`.
     Formatted {
         format: Vec<u8>,
         to: Sink,
@@ -460,6 +456,8 @@ pub enum Sink {
     Error(Span),
     /// `system`: the text is a command run by `sh -c`, its output printed (`--unsafe`).
     System,
+    /// `cat`: the text names a file whose contents are printed.
+    Cat,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -513,6 +511,8 @@ pub struct TProgram {
     /// What a string that filled its `char[N]` prints after its characters (config
     /// `str_trunc_trailer`).
     pub str_trunc_trailer: String,
+    /// The most bytes of a file `cat()` prints (config `max_cat_bytes`).
+    pub max_cat_bytes: usize,
 }
 
 /// How many bytes `str()` reads into its `char[N]` (bpftrace's rules).

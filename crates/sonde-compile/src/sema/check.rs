@@ -66,6 +66,7 @@ pub fn check(
         typed.signed_division = env.has_signed_division();
         typed.print_maps_on_exit = config.print_maps_on_exit;
         typed.str_trunc_trailer = config.str_trunc_trailer;
+        typed.max_cat_bytes = config.max_cat_bytes;
         Ok(typed)
     } else {
         Err(diags)
@@ -151,6 +152,7 @@ impl Typed {
             signed_division: true,
             print_maps_on_exit: true,
             str_trunc_trailer: super::config::TRUNC_TRAILER.to_string(),
+            max_cat_bytes: super::config::MAX_CAT_BYTES,
         }
     }
 }

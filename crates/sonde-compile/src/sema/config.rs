@@ -18,7 +18,12 @@ pub struct Config {
     pub max_strlen: Option<usize>,
     /// What a string cut at `max_strlen` prints after its characters (`str_trunc_trailer`).
     pub str_trunc_trailer: String,
+    /// The most bytes of a file `cat()` prints (`max_cat_bytes`).
+    pub max_cat_bytes: usize,
 }
+
+/// bpftrace's `max_cat_bytes` default.
+pub const MAX_CAT_BYTES: usize = 10240;
 
 /// bpftrace's `str_trunc_trailer` default.
 pub const TRUNC_TRAILER: &str = "..";
@@ -31,6 +36,7 @@ impl Default for Config {
             print_maps_on_exit: true,
             max_strlen: None,
             str_trunc_trailer: TRUNC_TRAILER.to_string(),
+            max_cat_bytes: MAX_CAT_BYTES,
         }
     }
 }
@@ -85,6 +91,7 @@ const HONOURED: &[&str] = &[
     "print_maps_on_exit",
     "max_strlen",
     "str_trunc_trailer",
+    "max_cat_bytes",
 ];
 
 impl Config {
@@ -135,6 +142,12 @@ impl Config {
                 }
             }
             "str_trunc_trailer" => self.str_trunc_trailer = value.to_string(),
+            "max_cat_bytes" => {
+                self.max_cat_bytes = value.parse().map_err(|_| {
+                    let why = format!("`max_cat_bytes` is a number of bytes, not `{}`", value);
+                    SettingError::BadValue(why)
+                })?
+            }
             n if ACCEPTED.contains(&n) => {}
             n => {
                 let closest = sonde_syntax::closest(n, ACCEPTED.iter().chain(HONOURED).copied());
