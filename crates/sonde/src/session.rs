@@ -101,11 +101,14 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let health = output.health();
     let ring = loaded.ring()?;
     let misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));
+    // BEGIN runs before the probes attach, as bpftrace's does: what it sets (`@start = nsecs`)
+    // is there before any probe can read it. Its records wait in the ring buffer until after
+    // the attach line; the -c command is still held before its exec.
+    loaded.run_special(&compiled, &AttachPoint::Begin)?;
     target.settle();
     let attached = loaded.attach(&compiled, &env, cli.pid)?;
     output.attached(attached.probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
-    loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let mut events = ScriptEvents {
         cli,
         ring,
