@@ -195,6 +195,14 @@ impl Names<'_> {
                 }
                 return;
             }
+            TStmtKind::RangeFor { var, start, end, body, .. } => {
+                let (v, s, e) = (self.var(*var), self.var(*start), self.var(*end));
+                let _ = writeln!(out, "{}for {} : {}..{} (bpf_loop)", pad, v, s, e);
+                for t in body {
+                    self.stmt(t, depth + 1, out);
+                }
+                return;
+            }
             TStmtKind::MapFor { map, var, body } => {
                 let _ = writeln!(out, "{}for {} : {}", pad, self.var(*var), self.map(*map));
                 for t in body {

@@ -13,6 +13,7 @@ mod join;
 mod len;
 pub use len::len_counter;
 mod map_for;
+mod range_for;
 mod read_str;
 mod stack_len;
 mod stmt;
@@ -385,5 +386,6 @@ pub(crate) mod h {
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
     pub const FOR_EACH_MAP_ELEM: u32 = 164;
+    pub const LOOP: u32 = 181;
     pub const MAP_LOOKUP_PERCPU_ELEM: u32 = 195;
 }

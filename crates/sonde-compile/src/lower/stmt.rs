@@ -90,6 +90,9 @@ impl Lower<'_> {
             TStmtKind::Override(rc) => self.override_return(rc),
             TStmtKind::DebugPrintf { format, args } => self.debugf(format, args),
             TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
+            TStmtKind::RangeFor { var, start, end, signed, body } => {
+                self.range_for(*var, (*start, *end), *signed, body)
+            }
         }
     }
 

@@ -274,6 +274,18 @@ pub enum TStmtKind {
         var: usize,
         body: Vec<TStmt>,
     },
+    /// bpftrace's `for ($i : a..b) { body }` whose end is known only at run time (read from a
+    /// map): `body` runs `end - start` times with `$i` (variable `var`) from the value of
+    /// variable `start` on, in a callback of `bpf_loop` (5.17+; see lower/range_for.rs), which
+    /// the verifier needs no bound for.
+    RangeFor {
+        var: usize,
+        start: usize,
+        end: usize,
+        /// The bounds compare as signed numbers (C's conversions of their two types).
+        signed: bool,
+        body: Vec<TStmt>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

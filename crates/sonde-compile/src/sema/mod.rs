@@ -10,6 +10,7 @@ mod declared;
 mod expr;
 mod flow;
 mod map_for;
+mod range_for;
 mod maps;
 mod param_literals;
 mod params;
