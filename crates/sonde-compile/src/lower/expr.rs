@@ -35,7 +35,7 @@ impl Lower<'_> {
             }
             TExprKind::Var(i) => {
                 let d = self.e.alloc_reg();
-                self.e.emit(Insn::load(Size::DW, d, Reg::FP, self.vars[*i].0));
+                self.e.emit(Insn::load(Size::DW, d, self.e.fp, self.vars[*i].0));
                 d
             }
             TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
@@ -114,7 +114,7 @@ impl Lower<'_> {
                 self.value_into(a, buf, slot);
                 let d = self.e.alloc_reg();
                 let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
-                self.e.emit(Insn::load(size, d, Reg::FP, buf));
+                self.e.emit(Insn::load(size, d, self.e.fp, buf));
                 self.extend(d, &x.ty);
                 d
             }
@@ -146,7 +146,7 @@ impl Lower<'_> {
                 }
                 self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ });
                 let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
-                self.e.emit(Insn::load(size, p, Reg::FP, tmp));
+                self.e.emit(Insn::load(size, p, self.e.fp, tmp));
                 self.extend(p, &x.ty);
                 p
             }
@@ -327,11 +327,11 @@ impl Lower<'_> {
             return (l, r);
         }
         let slot = self.e.alloc_stack(8);
-        self.e.emit(Insn::store(Size::DW, Reg::FP, slot, l));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, slot, l));
         self.e.free_reg(l);
         let r = self.scalar(rhs);
         let l = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::DW, l, Reg::FP, slot));
+        self.e.emit(Insn::load(Size::DW, l, self.e.fp, slot));
         (l, r)
     }
 
@@ -388,7 +388,7 @@ impl Lower<'_> {
     pub fn value_into(&mut self, x: &TExpr, off: i16, size: usize) {
         if x.ty.is_scalar() {
             let r = self.scalar(x);
-            self.e.emit(Insn::store(Size::DW, Reg::FP, off, r));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, off, r));
             self.e.free_reg(r);
             if size > 8 {
                 self.e.zero_stack(off + 8, size - 8);
@@ -409,7 +409,7 @@ impl Lower<'_> {
                 data.resize(size, 0);
                 for (i, chunk) in data.chunks(4).enumerate() {
                     let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                    self.e.emit(Insn::store_imm(Size::W, Reg::FP, past(off, 4 * i), v as i32));
+                    self.e.emit(Insn::store_imm(Size::W, self.e.fp, past(off, 4 * i), v as i32));
                 }
             }
             TExprKind::Builtin(Builtin::Comm) => {
@@ -470,7 +470,7 @@ impl Lower<'_> {
             TExprKind::Var(i) => {
                 let from = self.vars[*i].0;
                 let n = x.ty.slot_size().min(size);
-                self.copy_stack(Reg::FP, from, off, n);
+                self.copy_stack(self.e.fp, from, off, n);
                 if size > n {
                     self.e.zero_stack(past(off, n), size - n);
                 }
@@ -478,7 +478,7 @@ impl Lower<'_> {
             TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
                 let key = self.build_key(*map, keys, 0);
                 let r = self.agg_read(*map, key);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, off, r));
+                self.e.emit(Insn::store(Size::DW, self.e.fp, off, r));
                 self.e.free_reg(r);
                 if size > 8 {
                     self.e.zero_stack(off + 8, size - 8);
@@ -545,7 +545,7 @@ impl Lower<'_> {
     pub(super) fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
         for i in (0..n).step_by(8) {
             self.e.emit(Insn::load(Size::DW, Reg::R1, base, past(from, i)));
-            self.e.emit(Insn::store(Size::DW, Reg::FP, past(to, i), Reg::R1));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, past(to, i), Reg::R1));
         }
     }
 

@@ -14,7 +14,7 @@ use super::emit::{past, Emitter, CTX};
 use super::{h, Lower};
 use crate::abi::FIRST_USER_MAP;
 use crate::model::tir::{TStmt, TStmtKind};
-use sonde_bpf::{Cond, Insn, Reg, Size};
+use sonde_bpf::{Alu, Cond, Insn, Reg, Size};
 
 /// A finished callback and its references to other callbacks: (instruction, callback index).
 pub(crate) type Callback = (Emitter, Vec<(usize, usize)>);
@@ -22,7 +22,7 @@ pub(crate) type Callback = (Emitter, Vec<(usize, usize)>);
 impl Lower<'_> {
     pub fn map_for(&mut self, map: usize, var: usize, body: &[TStmt]) {
         // The caller's side: a stop flag beside the variables, then the helper.
-        let flag = self.e.alloc_stack(8);
+        let flag = self.e.alloc_real_stack(8);
         self.e.emit(Insn::store_imm(Size::DW, Reg::FP, flag, 0));
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         let at = self.call_with_callback(flag, h::FOR_EACH_MAP_ELEM);
@@ -38,7 +38,8 @@ impl Lower<'_> {
         let at = self.e.insns.len();
         self.e.emit_all(Insn::ld_func(Reg::R2, 0));
         let referenced = self.e.insns.len() == at + 2;
-        self.e.stack_addr(Reg::R3, flag);
+        self.e.emit(Insn::mov64_reg(Reg::R3, Reg::FP));
+        self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, flag as i32));
         self.e.emit(Insn::mov64_imm(Reg::R4, 0));
         self.e.call(helper);
         self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, flag));
@@ -58,7 +59,7 @@ impl Lower<'_> {
     /// The body as a callback of `bpf_for_each_map_elem` (`cb(map, key, value, ctx)`): `$kv`
     /// filled from the element's key and value.
     fn callback(&mut self, map: usize, var: usize, flag: i16, body: &[TStmt]) -> Callback {
-        self.callback_of(flag, body, Reg::R4, |l| {
+        self.callback_of(flag, body, (Reg::R4, &[Reg::R2, Reg::R3]), |l| {
             // $kv = (key, value): the key's bytes, then the value's.
             let info = &l.tp.maps[map];
             let (_, key_size) = info.key_layout();
@@ -76,43 +77,54 @@ impl Lower<'_> {
             for (src, base, size) in std::iter::once((Reg::R2, 0, key_size)).chain(value) {
                 for i in (0..size).step_by(8) {
                     l.e.emit(Insn::load(Size::DW, Reg::R0, src, i as i16));
-                    l.e.emit(Insn::store(Size::DW, Reg::FP, past(off, base + i), Reg::R0));
+                    l.e.emit(Insn::store(Size::DW, l.e.fp, past(off, base + i), Reg::R0));
                 }
             }
             if percpu {
                 // The combined value, looked up by the key just copied.
                 let r = l.agg_read(map, off);
-                l.e.emit(Insn::store(Size::DW, Reg::FP, past(off, key_size), r));
+                l.e.emit(Insn::store(Size::DW, l.e.fp, past(off, key_size), r));
                 l.e.free_reg(r);
             }
         })
     }
 
     /// A loop body as a callback (a function of its own, placed after the program) whose
-    /// context pointer (`flag` in the caller's frame) arrives in `ctx`: the caller's variables
+    /// context pointer (`flag` in the caller's frame) arrives in `ctx` and whose other
+    /// arguments `fill` reads are `args`: the caller's variables
     /// copied in, `fill` run (the helper's other arguments are still in their registers), the
     /// body, the variables copied back. Returns 0 to go on, 1 to stop.
     pub(super) fn callback_of(
         &mut self,
         flag: i16,
         body: &[TStmt],
-        ctx: Reg,
+        (ctx, args): (Reg, &[Reg]),
         fill: impl FnOnce(&mut Self),
     ) -> Callback {
-        let mut e = Emitter::new();
+        // A frame in scratch space goes on in the callback: the variables are where they are.
+        let scratch = self.scratch.filter(|_| self.e.in_scratch());
+        let mut e = match scratch {
+            Some(_) => Emitter::scratch(self.e.stack),
+            None => Emitter::new(),
+        };
         e.span = self.e.span;
         let caller = std::mem::replace(&mut self.e, e);
         let exit = self.exit;
         let loops = std::mem::take(&mut self.loops);
         let refs = std::mem::take(&mut self.callback_refs);
 
-        // The variables' slots, at the caller's offsets.
         let vars = self.vars.iter().map(|&(off, _)| -(off as i32)).max().unwrap_or(0);
-        self.e.alloc_stack(vars as usize);
         self.e.emit(Insn::mov64_reg(CTX, ctx));
-        for a in (-vars..0).step_by(8) {
-            self.e.emit(Insn::load(Size::DW, Reg::R0, CTX, (a - flag as i32) as i16));
-            self.e.emit(Insn::store(Size::DW, Reg::FP, a as i16, Reg::R0));
+        match scratch {
+            Some(s) => self.callback_scratch_frame(s, args),
+            None => {
+                // The variables' slots, at the caller's offsets.
+                self.e.alloc_stack(vars as usize);
+                for a in (-vars..0).step_by(8) {
+                    self.e.emit(Insn::load(Size::DW, Reg::R0, CTX, (a - flag as i32) as i16));
+                    self.e.emit(Insn::store(Size::DW, Reg::FP, a as i16, Reg::R0));
+                }
+            }
         }
         fill(self);
 
@@ -131,7 +143,7 @@ impl Lower<'_> {
         self.e.emit(Insn::store_imm(Size::DW, CTX, 0, 1));
         self.e.emit(Insn::mov64_imm(Reg::R0, 1));
         self.e.bind(out);
-        for a in (-vars..0).step_by(8) {
+        for a in (-vars..0).step_by(8).filter(|_| scratch.is_none()) {
             self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, a as i16));
             self.e.emit(Insn::store(Size::DW, CTX, (a - flag as i32) as i16, Reg::R1));
         }
@@ -181,6 +193,8 @@ pub(crate) fn link(
             insns[i].imm = rel(base + i, starts[id]);
         }
         out.relocs.extend(cb.relocs.into_iter().map(|(i, m)| (base + i, m)));
+        out.frame_adds.extend(cb.frame_adds.into_iter().map(|i| base + i));
+        out.wants_scratch |= cb.wants_scratch;
         out.spans.extend(cb.spans);
         out.insns.extend(insns);
         if out.overflow.is_none() {

@@ -14,6 +14,7 @@ mod len;
 pub use len::len_counter;
 mod map_for;
 mod range_for;
+mod scratch;
 mod read_str;
 mod stack_len;
 mod stmt;
@@ -193,17 +194,33 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     let mut slots = 1..;
-    for probe in &tp.probes {
+    // The scratch map, if a probe needs one, comes after every other map.
+    let scratch_index = maps.len();
+    let mut scratch_frame = 0;
+    for (key, probe) in tp.probes.iter().enumerate() {
         let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
         let extra =
             ExtraMaps { stacks: &stack_maps, stack_len: stack_len_map, dropped: dropped_map };
-        match lower_probe(tp, probe, opts, extra, run_slot) {
-            Ok(p) => programs.push(p),
-            Err(d) => diags.push(d),
+        let lowered = match lower_probe(tp, probe, opts, extra, run_slot, None) {
+            Err((_, true)) => {
+                let s = scratch::Scratch { map: scratch_index, key: key as u32 };
+                lower_probe(tp, probe, opts, extra, run_slot, Some(s))
+            }
+            other => other,
+        };
+        match lowered {
+            Ok((p, frame)) => {
+                scratch_frame = scratch_frame.max(frame);
+                programs.push(p)
+            }
+            Err((d, _)) => diags.push(d),
         }
     }
     if !diags.is_empty() {
         return Err(diags);
+    }
+    if scratch_frame > 0 {
+        maps.push(scratch::scratch_map(scratch_frame, tp.probes.len() as u32));
     }
     Ok(Compiled {
         maps,
@@ -248,6 +265,8 @@ pub(crate) struct Lower<'a> {
     /// The context's pointer arguments are typed by BTF (`rawtracepoint:` as tp_btf): the
     /// kernel lets their integer members be loaded directly (expr.rs).
     pub btf_ctx: bool,
+    /// The frame is in scratch space, this program's element of this map (scratch.rs).
+    pub scratch: Option<scratch::Scratch>,
 }
 
 fn is_interval(probe: &TProbe) -> bool {
@@ -266,14 +285,17 @@ struct ExtraMaps<'a> {
     dropped: Option<usize>,
 }
 
+/// The probe's program and the size of its frame in scratch space (0 when on the stack); on
+/// error, whether the frame outgrew the stack (the probe is then lowered again with `scratch`).
 fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
     opts: &Options,
     extra: ExtraMaps,
     run_slot: Option<usize>,
-) -> Result<ProgramDef, Diagnostic> {
-    let mut e = Emitter::new();
+    scratch: Option<scratch::Scratch>,
+) -> Result<(ProgramDef, u32), (Diagnostic, bool)> {
+    let mut e = if scratch.is_some() { Emitter::scratch(0) } else { Emitter::new() };
     e.span = probe.span;
     let exit = e.label();
     let kind = probe.sites[0].kind;
@@ -290,8 +312,12 @@ fn lower_probe(
         callbacks: Vec::new(),
         callback_refs: Vec::new(),
         btf_ctx: kind == ProgKind::TpBtf,
+        scratch,
     };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
+    if let Some(s) = scratch {
+        lw.scratch_frame(s);
+    }
     for (_, ty) in &probe.vars {
         let off = lw.e.alloc_stack(ty.slot_size());
         lw.vars.push((off, ty.slot_size()));
@@ -330,9 +356,15 @@ fn lower_probe(
     lw.e.emit(Insn::mov64_imm(Reg::R0, 0));
     lw.e.emit(Insn::exit());
     let e = lw.e.finish();
-    let (e, callbacks) = map_for::link(e, &lw.callback_refs, lw.callbacks);
+    let frame = lw.callbacks.iter().map(|c| c.0.peak).fold(e.peak, i32::max);
+    let (mut e, callbacks) = map_for::link(e, &lw.callback_refs, lw.callbacks);
+    if scratch.is_some() {
+        for &at in &e.frame_adds {
+            e.insns[at].imm = frame;
+        }
+    }
     if e.full() {
-        return Err(Diagnostic::error(
+        return Err((Diagnostic::error(
             probe.span,
             format!(
                 "this probe needs {} BPF instructions; the kernel loads at most {} in one program \
@@ -340,12 +372,13 @@ fn lower_probe(
                 e.count,
                 emit::MAX_INSNS
             ),
-        ));
+        ), false));
     }
     if let Some((span, msg)) = e.overflow {
-        return Err(Diagnostic::error(span, msg));
+        return Err((Diagnostic::error(span, msg), e.wants_scratch && scratch.is_none()));
     }
-    Ok(ProgramDef {
+    let frame = if scratch.is_some() { frame as u32 } else { 0 };
+    let program = ProgramDef {
         name: probe.sites[0].point.describe(),
         kind,
         sites: probe.sites.clone(),
@@ -354,7 +387,8 @@ fn lower_probe(
         spans: e.spans,
         run_slot,
         callbacks,
-    })
+    };
+    Ok((program, frame))
 }
 
 /// The BPF helper ids this lowering calls (include/uapi/linux/bpf.h).

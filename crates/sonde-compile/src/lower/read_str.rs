@@ -81,6 +81,6 @@ impl Lower<'_> {
         let tmp = self.e.alloc_stack(room);
         self.e.zero_stack(tmp, room);
         read(self, tmp, most);
-        self.copy_stack(Reg::FP, tmp, off, size);
+        self.copy_stack(self.e.fp, tmp, off, size);
     }
 }
