@@ -116,6 +116,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         misses,
         full: FullMaps::new(&compiled, &loaded.maps),
         programs: &loaded.programs,
+        on_usr1: loaded.special(&compiled, &AttachPoint::Signal { name: "SIGUSR1".into() }),
         lost_seen: 0,
         last_misses: Instant::now(),
     };
@@ -214,6 +215,8 @@ struct ScriptEvents<'a> {
     misses: Misses,
     full: FullMaps<'a>,
     programs: &'a [Program],
+    /// The `self:signal:SIGUSR1` probes, which SIGUSR1 runs (else it prints the maps).
+    on_usr1: Vec<&'a Program>,
     lost_seen: u64,
     last_misses: Instant,
 }
@@ -241,7 +244,13 @@ impl Events for ScriptEvents<'_> {
             })
             .map_err(Failure::kernel)?;
         if signals::print_requested() {
-            output.print_all_maps();
+            if self.on_usr1.is_empty() {
+                output.print_all_maps();
+            }
+            // The probes' records are read with the next drain.
+            for p in &self.on_usr1 {
+                p.test_run(&[]).map_err(Failure::kernel)?;
+            }
         }
         output.flush();
         if failed(output) {

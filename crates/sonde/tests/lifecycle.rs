@@ -95,3 +95,24 @@ fn begin_runs_before_the_probes_attach() {
     assert!(o.stdout.contains("@self: "), "{}", o.describe());
     assert!(!o.stdout.contains("@test_runs"), "{}", o.describe());
 }
+
+/// bpftrace's `self:signal:SIGUSR1` probes run, in the program's order, when sonde receives
+/// SIGUSR1 (which then does not print the maps).
+#[test]
+fn sigusr1_runs_the_programs_signal_probes_in_order() {
+    if let Some(reason) = common::skip_reason() {
+        eprintln!("skipped: {}", reason);
+        return;
+    }
+    let before = BpfObjects::now();
+    let program = "BEGIN { @m = 1; } self:signal:SIGUSR1 { printf(\"first\"); } \
+        self:signal:SIGUSR1 { printf(\" second\\n\"); exit(); }";
+    let run = Sonde::new(&[program]).timeout(Duration::from_secs(30)).spawn();
+    wait_for_programs(&before);
+    run.signal(libc::SIGUSR1);
+    let o = run.wait();
+    o.assert_ok();
+    assert!(o.stdout.starts_with("first second\n"), "{}", o.describe());
+    // The maps print once, at the end.
+    assert_eq!(o.stdout.matches("@m: 1").count(), 1, "{}", o.describe());
+}
