@@ -21,6 +21,7 @@ mod list;
 mod map_full;
 mod misses;
 mod options;
+mod probe_filter;
 mod output;
 mod run;
 mod self_test;
