@@ -241,7 +241,7 @@ impl<'a> Checker<'a> {
         use crate::model::types::Type;
         let mut out: HashMap<String, Type> = HashMap::new();
         for v in &self.vars {
-            if !matches!(v.ty, Type::Str(_) | Type::Tuple(_)) {
+            if !matches!(v.ty, Type::Str(_) | Type::Tuple(_) | Type::Record { .. }) {
                 continue;
             }
             match out.get_mut(&v.name) {
