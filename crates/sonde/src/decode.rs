@@ -2,6 +2,7 @@
 //! for the symbolizer, which names addresses; stacks stay ids here (`collect.rs` reads them).
 
 use sonde_compile::tir::{AggFunc, MapInfo, MapValue, TsAgg};
+use sonde_compile::env::STRING_SIZE;
 use sonde_compile::types::Type;
 use sonde_output::value::Value;
 use sonde_symbols::Symbolizer;
@@ -21,24 +22,26 @@ fn bitfield(b: &[u8], offset: usize, shift: u32, bits: u32) -> Value {
     Value::Int { v: raw as u64 & mask, signed: false }
 }
 
-/// What the run's program prints after a string cut at its size (bpftrace's
-/// `str_trunc_trailer`); set once, before any value is read.
-static TRUNC_TRAILER: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+/// What the run's program prints after a string `str()` cut (bpftrace's `str_trunc_trailer`),
+/// and the size of `str()`'s strings (`max_strlen`); set once, before any value is read.
+static TRUNC: std::sync::OnceLock<(Vec<u8>, usize)> = std::sync::OnceLock::new();
 
-/// Sets the trailer of cut strings (the default is bpftrace's `..`).
-pub fn set_trunc_trailer(trailer: &str) {
-    let _ = TRUNC_TRAILER.set(trailer.as_bytes().to_vec());
+/// Sets the trailer of cut strings and `str()`'s size (the defaults are bpftrace's `..` and
+/// sonde's 63).
+pub fn set_trunc_trailer(trailer: &str, max_strlen: usize) {
+    let _ = TRUNC.set((trailer.as_bytes().to_vec(), max_strlen));
 }
 
-/// A `char[N]`'s text: up to its NUL; one that fills all N bytes was cut there (a read takes
-/// one byte more than the string keeps) and gets the trailer, as bpftrace prints it.
+/// A `char[N]`'s text, up to its NUL. A string of `str()`'s size that fills all its bytes was
+/// cut there (the read takes one byte more than the string keeps) and gets the trailer, as
+/// bpftrace prints it; a char array of another size may fill its bytes whole (`char s[5]`
+/// holding "hello") and prints as it is, as in bpftrace.
 fn string(s: &[u8]) -> Vec<u8> {
+    let (trailer, size) = TRUNC.get().map_or((&b".."[..], STRING_SIZE), |(t, n)| (t.as_slice(), *n));
     match s.iter().position(|&c| c == 0) {
         Some(end) => s[..end].to_vec(),
-        None => {
-            let trailer = TRUNC_TRAILER.get().map_or(&b".."[..], Vec::as_slice);
-            [s, trailer].concat()
-        }
+        None if s.len() == size => [s, trailer].concat(),
+        None => s.to_vec(),
     }
 }
 
@@ -385,13 +388,17 @@ mod tests {
     }
 
     #[test]
-    fn a_string_that_fills_its_size_was_cut_and_says_so() {
-        let mut sym = Symbolizer::new(None);
-        let s = |b: &[u8], sym: &mut Symbolizer| value(&Type::Str(5), b, sym);
+    fn a_string_of_str_s_size_that_fills_it_was_cut_and_says_so() {
+        use sonde_compile::env::STRING_SIZE;
         use sonde_output::value::Value;
-        assert_eq!(s(b"/abc\0\0\0\0", &mut sym), Value::Str(b"/abc".to_vec()));
-        // The sixth byte (the read's NUL) is past the string's five.
-        assert_eq!(s(b"/abcd\0\0\0", &mut sym), Value::Str(b"/abcd..".to_vec()));
+        let mut sym = Symbolizer::new(None);
+        let mut full = vec![b'x'; STRING_SIZE];
+        let cut = value(&Type::Str(STRING_SIZE), &full, &mut sym);
+        assert_eq!(cut, Value::Str([&full[..], b".."].concat()));
+        full[3] = 0;
+        assert_eq!(value(&Type::Str(STRING_SIZE), &full, &mut sym), Value::Str(b"xxx".to_vec()));
+        // A char array of another size is whole when it fills its bytes.
+        assert_eq!(value(&Type::Str(5), b"hello", &mut sym), Value::Str(b"hello".to_vec()));
     }
 
     #[test]

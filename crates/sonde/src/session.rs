@@ -57,7 +57,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     warn(cli, &typed, &env, &source)?;
     let print_maps = typed.print_maps_on_exit;
-    crate::decode::set_trunc_trailer(&typed.str_trunc_trailer);
+    crate::decode::set_trunc_trailer(&typed.str_trunc_trailer, typed.max_strlen);
     let mut compiled =
         sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if let Some(pattern) = &cli.probe_filter {

@@ -523,6 +523,9 @@ pub struct TProgram {
     /// What a string that filled its `char[N]` prints after its characters (config
     /// `str_trunc_trailer`).
     pub str_trunc_trailer: String,
+    /// The size of `str()`'s strings (config `max_strlen`): those of that size that fill it were
+    /// cut.
+    pub max_strlen: usize,
     /// The most bytes of a file `cat()` prints (config `max_cat_bytes`).
     pub max_cat_bytes: usize,
 }

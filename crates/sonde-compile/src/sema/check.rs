@@ -67,6 +67,7 @@ pub fn check(
         typed.print_maps_on_exit = config.print_maps_on_exit;
         typed.str_trunc_trailer = config.str_trunc_trailer;
         typed.max_cat_bytes = config.max_cat_bytes;
+        typed.max_strlen = opts.string_size;
         Ok(typed)
     } else {
         Err(diags)
@@ -153,6 +154,7 @@ impl Typed {
             print_maps_on_exit: true,
             str_trunc_trailer: super::config::TRUNC_TRAILER.to_string(),
             max_cat_bytes: super::config::MAX_CAT_BYTES,
+            max_strlen: crate::env::STRING_SIZE,
         }
     }
 }
