@@ -276,7 +276,9 @@ impl Names<'_> {
             TExprKind::ReadStr { ptr, user, len } => {
                 let user = if *user { "_user" } else { "" };
                 match len {
-                    StrRead::Bounded(n) => format!("str{}({}, {})", user, self.expr(ptr), self.expr(n)),
+                    StrRead::Bounded(n) => {
+                        format!("str{}({}, {})", user, self.expr(ptr), self.expr(n))
+                    }
                     _ => format!("str{}({})", user, self.expr(ptr)),
                 }
             }

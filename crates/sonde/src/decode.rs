@@ -1,8 +1,8 @@
 //! Raw bytes from the kernel (event records, map keys and values) -> values to print. Pure but
 //! for the symbolizer, which names addresses; stacks stay ids here (`collect.rs` reads them).
 
-use sonde_compile::tir::{AggFunc, MapInfo, MapValue, TsAgg};
 use sonde_compile::env::STRING_SIZE;
+use sonde_compile::tir::{AggFunc, MapInfo, MapValue, TsAgg};
 use sonde_compile::types::Type;
 use sonde_output::value::Value;
 use sonde_symbols::Symbolizer;
@@ -37,7 +37,8 @@ pub fn set_trunc_trailer(trailer: &str, max_strlen: usize) {
 /// bpftrace prints it; a char array of another size may fill its bytes whole (`char s[5]`
 /// holding "hello") and prints as it is, as in bpftrace.
 fn string(s: &[u8]) -> Vec<u8> {
-    let (trailer, size) = TRUNC.get().map_or((&b".."[..], STRING_SIZE), |(t, n)| (t.as_slice(), *n));
+    let (trailer, size) =
+        TRUNC.get().map_or((&b".."[..], STRING_SIZE), |(t, n)| (t.as_slice(), *n));
     match s.iter().position(|&c| c == 0) {
         Some(end) => s[..end].to_vec(),
         None if s.len() == size => [s, trailer].concat(),

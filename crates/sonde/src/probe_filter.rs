@@ -12,7 +12,10 @@ use sonde_compile::Compiled;
 /// Keeps the probes of `compiled` that `pattern` matches (and those run by hand).
 pub fn apply(compiled: &mut Compiled, pattern: &str) -> Result<(), Failure> {
     let re = regex::Regex::new(pattern).map_err(|why| {
-        Failure::Usage(format!("--probe-filter: `{}` is not a regular expression: {}", pattern, why))
+        Failure::Usage(format!(
+            "--probe-filter: `{}` is not a regular expression: {}",
+            pattern, why
+        ))
     })?;
     let kept = |s: &Site| by_hand(s) || re.is_match(&name(s));
     let had = compiled.programs.iter().flat_map(|p| &p.sites).any(|s| !by_hand(s));

@@ -14,8 +14,8 @@ mod len;
 pub use len::len_counter;
 mod map_for;
 mod range_for;
-mod scratch;
 mod read_str;
+mod scratch;
 mod stack_len;
 mod stmt;
 mod str_concat;
@@ -364,15 +364,18 @@ fn lower_probe(
         }
     }
     if e.full() {
-        return Err((Diagnostic::error(
-            probe.span,
-            format!(
+        return Err((
+            Diagnostic::error(
+                probe.span,
+                format!(
                 "this probe needs {} BPF instructions; the kernel loads at most {} in one program \
                  (split the work across probes)",
                 e.count,
                 emit::MAX_INSNS
             ),
-        ), false));
+            ),
+            false,
+        ));
     }
     if let Some((span, msg)) = e.overflow {
         return Err((Diagnostic::error(span, msg), e.wants_scratch && scratch.is_none()));

@@ -20,9 +20,10 @@ pub fn expand_self(definition: &str) -> Result<Vec<Site>, String> {
             let point = AttachPoint::Signal { name: "SIGUSR1".into() };
             Ok(vec![Site::new(point, ProgKind::RawTracepoint)])
         }
-        Some(("signal", other)) => {
-            Err(format!("`self:signal:` takes SIGUSR1, the signal sonde leaves to programs, not `{}`", other))
-        }
+        Some(("signal", other)) => Err(format!(
+            "`self:signal:` takes SIGUSR1, the signal sonde leaves to programs, not `{}`",
+            other
+        )),
         _ => Err(format!("`self:` takes `signal:SIGUSR1`, not `{}`", definition)),
     }
 }

@@ -22,7 +22,8 @@ pub fn check(
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let config = super::config::read(&program.config, &opts.settings, &mut diags);
-    let opts = &Options { string_size: config.max_strlen.unwrap_or(opts.string_size), ..opts.clone() };
+    let opts =
+        &Options { string_size: config.max_strlen.unwrap_or(opts.string_size), ..opts.clone() };
     let mut groups = Vec::new();
     for probe in program.probes.iter().enumerate() {
         let said = (&mut diags, &mut warnings);

@@ -13,9 +13,7 @@ impl Checker<'_> {
     /// Do the range's set-up statements (`$i = a`, then its end) give a bound the verifier
     /// cannot see, on a kernel with `bpf_loop`?
     pub(super) fn runtime_bound(&self, setup: &[TStmt]) -> bool {
-        let constant = |s: &TStmt| {
-            matches!(&s.kind, TStmtKind::SetVar { value, .. } if matches!(value.kind, TExprKind::Int(_)))
-        };
+        let constant = |s: &TStmt| matches!(&s.kind, TStmtKind::SetVar { value, .. } if matches!(value.kind, TExprKind::Int(_)));
         !setup.iter().all(constant) && self.env.has_helper(sonde_bpf::helper::LOOP)
     }
 

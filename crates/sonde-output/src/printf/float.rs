@@ -9,7 +9,13 @@ use super::Spec;
 /// The text of `x` under `spec` (its sign included; padding is the caller's).
 pub(super) fn text(spec: &Spec, x: f64) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x < 0.0 { "-inf".into() } else { "inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x < 0.0 {
+            "-inf".into()
+        } else {
+            "inf".into()
+        };
     }
     match (spec.precision, spec.conv) {
         (Some(p), 'f' | 'F') => format!("{:.*}", p, x),

@@ -212,8 +212,14 @@ fn buffers_print_escaped_as_hex_escapes_or_as_hex_bytes() {
 fn floats_print_as_bpftrace_streams_them() {
     // No precision: the stream's general form, six significant digits.
     assert_eq!(f("%f|%e|%g|%G", &[i(3), i(-2), u(1234567), i(100000)]), "3|-2|1.23457e+06|100000");
-    assert_eq!(f("%.2f|%.3e|%.2g|%.0f", &[i(3), i(1500), i(1500), i(7)]), "3.00|1.500e+03|1.5e+03|7");
-    assert_eq!(f("%8.1f|%-6g|%+g|%08.2f", &[i(5), i(2), i(4), i(-3)]), "     5.0|2     |+4|-0003.00");
+    assert_eq!(
+        f("%.2f|%.3e|%.2g|%.0f", &[i(3), i(1500), i(1500), i(7)]),
+        "3.00|1.500e+03|1.5e+03|7"
+    );
+    assert_eq!(
+        f("%8.1f|%-6g|%+g|%08.2f", &[i(5), i(2), i(4), i(-3)]),
+        "     5.0|2     |+4|-0003.00"
+    );
     assert!(parse(b"%hf").is_ok());
 }
 

@@ -69,7 +69,9 @@ fn alternatives(p: &[char], at: &mut usize) -> Result<Vec<Vec<Node>>, String> {
             '^' => Node::Start,
             '$' => Node::End,
             '\\' => escape(p, at)?,
-            '*' | '+' | '?' | '{' => return Err(format!("`{}` repeats nothing at offset {}", c, *at - 1)),
+            '*' | '+' | '?' | '{' => {
+                return Err(format!("`{}` repeats nothing at offset {}", c, *at - 1))
+            }
             c => Node::Char(c),
         };
         let node = quantified(p, at, node)?;
@@ -86,7 +88,9 @@ fn quantified(p: &[char], at: &mut usize, node: Node) -> Result<Node, String> {
         Some('{') => {
             let close = p[*at..].iter().position(|&c| c == '}').ok_or("a `{` is never closed")?;
             let inside: String = p[*at + 1..*at + close].iter().collect();
-            let bound = |s: &str| s.trim().parse::<usize>().map_err(|_| format!("bad count `{{{}}}`", inside));
+            let bound = |s: &str| {
+                s.trim().parse::<usize>().map_err(|_| format!("bad count `{{{}}}`", inside))
+            };
             let range = match inside.split_once(',') {
                 None => (bound(&inside)?, bound(&inside)?),
                 Some((m, "")) => (bound(m)?, usize::MAX),
@@ -193,7 +197,9 @@ fn one(node: &Node, c: char) -> bool {
     match node {
         Node::Char(x) => *x == c,
         Node::Any => c != '\n',
-        Node::Class { ranges, negated } => ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != *negated,
+        Node::Class { ranges, negated } => {
+            ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != *negated
+        }
         _ => false,
     }
 }
