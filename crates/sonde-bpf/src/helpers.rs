@@ -42,6 +42,7 @@ pub mod helper {
     pub const GET_CURRENT_TASK_BTF: u32 = 158;
     pub const FOR_EACH_MAP_ELEM: u32 = 164;
     pub const GET_FUNC_IP: u32 = 173;
+    pub const LOOP: u32 = 181;
     pub const GET_ATTACH_COOKIE: u32 = 174;
     pub const KTIME_GET_TAI_NS: u32 = 208;
     pub const GET_FUNC_ARG: u32 = 183;

@@ -3,7 +3,9 @@
 //! can check what the checker inferred), then each program's annotated disassembly.
 
 use crate::lower::{Compiled, ProgramDef};
-use crate::model::tir::{AggFunc, MapValue, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind};
+use crate::model::tir::{
+    AggFunc, MapValue, StrRead, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind,
+};
 use sonde_bpf::disasm;
 use std::fmt::Write;
 
@@ -208,6 +210,14 @@ impl Names<'_> {
                 }
                 return;
             }
+            TStmtKind::RangeFor { var, start, end, body, .. } => {
+                let (v, s, e) = (self.var(*var), self.var(*start), self.var(*end));
+                let _ = writeln!(out, "{}for {} : {}..{} (bpf_loop)", pad, v, s, e);
+                for t in body {
+                    self.stmt(t, depth + 1, out);
+                }
+                return;
+            }
             TStmtKind::MapFor { map, var, body } => {
                 let _ = writeln!(out, "{}for {} : {}", pad, self.var(*var), self.map(*map));
                 for t in body {
@@ -291,8 +301,14 @@ impl Names<'_> {
             TExprKind::Read { ptr, offset, user } => {
                 format!("read{}({} + {})", if *user { "_user" } else { "" }, self.expr(ptr), offset)
             }
-            TExprKind::ReadStr { ptr, user } => {
-                format!("str{}({})", if *user { "_user" } else { "" }, self.expr(ptr))
+            TExprKind::ReadStr { ptr, user, len } => {
+                let user = if *user { "_user" } else { "" };
+                match len {
+                    StrRead::Bounded(n) => {
+                        format!("str{}({}, {})", user, self.expr(ptr), self.expr(n))
+                    }
+                    _ => format!("str{}({})", user, self.expr(ptr)),
+                }
             }
             TExprKind::ReadMem { ptr, user } => {
                 format!("mem{}({})", if *user { "_user" } else { "" }, self.expr(ptr))

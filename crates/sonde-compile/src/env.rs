@@ -105,6 +105,10 @@ pub trait Env {
     }
 }
 
+/// `max_strlen` unless the program says: 63 characters and the NUL fill a 64-byte slot of
+/// the 512-byte BPF stack.
+pub const STRING_SIZE: usize = 63;
+
 /// Compile-time facts that come from the session rather than the kernel.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -116,7 +120,8 @@ pub struct Options {
     pub start_ns: u64,
     /// `--unsafe`: actions that change the traced system (bpftrace's `signal()`) are allowed.
     pub allow_unsafe: bool,
-    /// Default size of strings read with `str()` and `dyn()`.
+    /// The characters a string read with `str()` keeps by default (bpftrace's `max_strlen`):
+    /// its `char[N]`, read with one byte more to tell a string cut there.
     pub string_size: usize,
     /// The words after the program: bpftrace's positional parameters `$1`.., `$#`.
     pub params: Vec<String>,
@@ -143,6 +148,6 @@ pub struct Options {
 
 impl Options {
     pub fn new() -> Options {
-        Options { string_size: 64, ..Options::default() }
+        Options { string_size: STRING_SIZE, ..Options::default() }
     }
 }

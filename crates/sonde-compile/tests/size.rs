@@ -75,6 +75,6 @@ fn a_value_larger_than_an_offset_reaches_is_refused_not_a_panic() {
         format!("BEGIN {{ @t[(1, \"{big}\")] = count(); }}"),
     ] {
         let err = compile(&text).unwrap_err();
-        assert!(err.contains("this needs more than the 512 bytes of BPF stack"), "{err}");
+        assert!(err.contains("this needs more than 32 KB of BPF scratch space"), "{err}");
     }
 }

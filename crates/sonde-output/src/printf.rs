@@ -1,6 +1,6 @@
 //! printf format strings: parsed once at compile time (to check the arguments) and applied to
 //! decoded values at run time, with glibc's output for the conversions we support:
-//! `d i u x X o c s p %`, flags `- 0 + space #`, a numeric width and precision, and length
+//! `d i u x X o c s p %`, bpftrace's `f F e E g G a A` (float.rs) and `%gr` (gfp.rs), flags `- 0 + space #`, a numeric width and precision, and length
 //! modifiers `hh h l ll j z t`; and ply's `%v`: any value as `print` shows it (width, `-` and a
 //! precision cut apply to that text, as for `%s`).
 //!
@@ -59,8 +59,8 @@ pub struct Spec {
     pub width: Option<usize>,
     pub precision: Option<usize>,
     pub length: Length,
-    /// One of `d i u x X o c s p v r`, or `R` and `H` for bpftrace's `%rx` and `%rh` (`%%` never
-    /// becomes a Spec).
+    /// One of `d i u x X o c s p v r f F e E g G a A`, or `R` and `H` for bpftrace's `%rx` and
+    /// `%rh`, `M` for its `%gr` (`%%` never becomes a Spec).
     pub conv: char,
 }
 
@@ -74,7 +74,11 @@ impl Spec {
         self.conv == 'v'
     }
     pub fn wants_integer(&self) -> bool {
-        matches!(self.conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 'p')
+        matches!(self.conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 'p' | 'M') || self.is_float()
+    }
+    /// bpftrace's `%f %e %g %a` (either case): the integer printed as a double.
+    pub fn is_float(&self) -> bool {
+        matches!(self.conv, 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A')
     }
     /// `%d`/`%i`: the argument is read as signed.
     pub fn is_signed(&self) -> bool {
@@ -118,7 +122,7 @@ impl fmt::Display for FormatError {
             FormatError::UnknownConversion { pos, conv } => write!(
                 f,
                 "unknown or unsupported conversion '%{conv}' at offset {pos} \
-                 (supported: %d %i %u %x %X %o %c %s %p %v %r %rx %rh %%)"
+                 (supported: %d %i %u %x %X %o %c %s %p %v %r %rx %rh %f %e %g %a %gr %%)"
             ),
             FormatError::StarWidth { pos } => write!(
                 f,
@@ -227,14 +231,20 @@ fn parse_spec(fmt: &[u8], pos: usize) -> Result<(Option<Spec>, usize), FormatErr
             i += 1;
             'H'
         }
+        // bpftrace's `%gr`: GFP flags by name.
+        b'g' if fmt.get(i + 1) == Some(&b'r') => {
+            i += 1;
+            'M'
+        }
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' | b'p' | b'v' | b'r' => c as char,
+        b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => c as char,
         _ => {
             let s = String::from_utf8_lossy(&fmt[i..fmt.len().min(i + 4)]);
             let conv = s.chars().next().unwrap_or('?');
             return Err(FormatError::UnknownConversion { pos, conv });
         }
     };
-    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v' | 'r' | 'R' | 'H') {
+    if length != Length::None && matches!(conv, 's' | 'c' | 'p' | 'v' | 'r' | 'R' | 'H' | 'M') {
         return Err(FormatError::LengthNotAllowed { pos, conv });
     }
     Ok((Some(Spec { flags, width, precision, length, conv }), i + 1))
@@ -292,6 +302,20 @@ fn conv(out: &mut Vec<u8>, spec: &Spec, arg: &Value) {
             pad(out, spec, b"", &text[..cut], false);
         }
         ('c', Some(v)) => pad(out, spec, b"", &[v as u8], false),
+        ('M', Some(v)) => pad(out, spec, b"", gfp::names(v).as_bytes(), false),
+        (_, Some(v)) if spec.is_float() => {
+            let x = match arg {
+                Value::Int { v, signed: true } => *v as i64 as f64,
+                _ => v as f64,
+            };
+            let mut text = float::text(spec, x);
+            if spec.flags.plus && x >= 0.0 {
+                text.insert(0, '+');
+            }
+            let (sign, digits) = text.split_at(usize::from(text.starts_with(['-', '+'])));
+            let zero = spec.flags.zero && !spec.flags.minus;
+            pad(out, spec, sign.as_bytes(), digits.as_bytes(), zero)
+        }
         ('p', Some(0)) => pad(out, spec, b"", b"(nil)", false),
         (_, Some(v)) => int(out, spec, v),
         (_, None) => pad(out, spec, b"", arg.to_string().as_bytes(), false),
@@ -378,5 +402,7 @@ fn pad(out: &mut Vec<u8>, spec: &Spec, prefix: &[u8], body: &[u8], zero: bool) {
     }
 }
 
+mod float;
+mod gfp;
 #[cfg(test)]
 mod tests;

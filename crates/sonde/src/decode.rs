@@ -1,6 +1,7 @@
 //! Raw bytes from the kernel (event records, map keys and values) -> values to print. Pure but
 //! for the symbolizer, which names addresses; stacks stay ids here (`collect.rs` reads them).
 
+use sonde_compile::env::STRING_SIZE;
 use sonde_compile::tir::{AggFunc, MapInfo, MapValue, TsAgg};
 use sonde_compile::types::Type;
 use sonde_output::value::Value;
@@ -27,6 +28,30 @@ fn bitfield(b: &[u8], offset: usize, (shift, bits): (u32, u32), signed: bool) ->
     Value::Int { v, signed: false }
 }
 
+/// What the run's program prints after a string `str()` cut (bpftrace's `str_trunc_trailer`),
+/// and the size of `str()`'s strings (`max_strlen`); set once, before any value is read.
+static TRUNC: std::sync::OnceLock<(Vec<u8>, usize)> = std::sync::OnceLock::new();
+
+/// Sets the trailer of cut strings and `str()`'s size (the defaults are bpftrace's `..` and
+/// sonde's 63).
+pub fn set_trunc_trailer(trailer: &str, max_strlen: usize) {
+    let _ = TRUNC.set((trailer.as_bytes().to_vec(), max_strlen));
+}
+
+/// A `char[N]`'s text, up to its NUL. A string of `str()`'s size that fills all its bytes was
+/// cut there (the read takes one byte more than the string keeps) and gets the trailer, as
+/// bpftrace prints it; a char array of another size may fill its bytes whole (`char s[5]`
+/// holding "hello") and prints as it is, as in bpftrace.
+fn string(s: &[u8]) -> Vec<u8> {
+    let (trailer, size) =
+        TRUNC.get().map_or((&b".."[..], STRING_SIZE), |(t, n)| (t.as_slice(), *n));
+    match s.iter().position(|&c| c == 0) {
+        Some(end) => s[..end].to_vec(),
+        None if s.len() == size => [s, trailer].concat(),
+        None => s.to_vec(),
+    }
+}
+
 /// One value of type `ty` from its slot (see `Type::slot_size`).
 pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
     match ty {
@@ -38,11 +63,7 @@ pub fn value(ty: &Type, b: &[u8], sym: &mut Symbolizer) -> Value {
         Type::Strftime(f) => Value::Str(crate::strftime::local(f, u64_at(b, 0))),
         Type::Sym => Value::Sym { addr: u64_at(b, 0), name: sym.ksym(u64_at(b, 0)) },
         Type::USym => Value::Sym { addr: u64_at(b, 0), name: sym.usym(u64_at(b, 0)) },
-        Type::Str(n) => {
-            let s = &b[..(*n).min(b.len())];
-            let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
-            Value::Str(s[..end].to_vec())
-        }
+        Type::Str(n) => Value::Str(string(&b[..(*n).min(b.len())])),
         Type::Bytes(n) => Value::Bytes(b[..(*n).min(b.len())].to_vec()),
         Type::Tuple(elems) => Value::Tuple(values(elems, b, sym)),
         Type::Record { names, elems } => {
@@ -374,6 +395,20 @@ mod tests {
         assert_eq!(read(Type::S64, &mut sym), "{ .x = 0, .y = -1, .z = -1 }");
         let ptr = Type::Ptr { to: Box::new(Type::U32), user: false };
         assert_eq!(value(&ptr, &0x36u64.to_le_bytes(), &mut sym).to_string(), "0x36");
+    }
+
+    #[test]
+    fn a_string_of_str_s_size_that_fills_it_was_cut_and_says_so() {
+        use sonde_compile::env::STRING_SIZE;
+        use sonde_output::value::Value;
+        let mut sym = Symbolizer::new(None);
+        let mut full = vec![b'x'; STRING_SIZE];
+        let cut = value(&Type::Str(STRING_SIZE), &full, &mut sym);
+        assert_eq!(cut, Value::Str([&full[..], b".."].concat()));
+        full[3] = 0;
+        assert_eq!(value(&Type::Str(STRING_SIZE), &full, &mut sym), Value::Str(b"xxx".to_vec()));
+        // A char array of another size is whole when it fills its bytes.
+        assert_eq!(value(&Type::Str(5), b"hello", &mut sym), Value::Str(b"hello".to_vec()));
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod map_full;
 mod misses;
 mod options;
 mod output;
+mod probe_filter;
 mod run;
 mod self_test;
 mod session;

@@ -30,6 +30,8 @@ pub struct Output<'a> {
     health: Health,
     /// Parsed printf formats, by event id.
     formats: Vec<Option<Vec<Piece>>>,
+    /// The most bytes of a file `cat()` prints.
+    max_cat_bytes: usize,
     /// `-u`: flush after every record, not once per ring-buffer drain.
     unbuffered: bool,
     /// `--no-warnings`: `warnf()` prints nothing.
@@ -102,6 +104,7 @@ impl<'a> Output<'a> {
             formats,
             unbuffered: false,
             no_warnings: false,
+            max_cat_bytes: usize::MAX,
             program,
             source_name: sonde_syntax::diag::PROGRAM_TEXT.into(),
         }
@@ -122,6 +125,12 @@ impl<'a> Output<'a> {
     /// ply's `-u`: every record reaches stdout as soon as it is written.
     pub fn unbuffered(mut self, yes: bool) -> Self {
         self.unbuffered = yes;
+        self
+    }
+
+    /// The most bytes of a file `cat()` prints (config `max_cat_bytes`).
+    pub fn max_cat_bytes(mut self, n: usize) -> Self {
+        self.max_cat_bytes = n;
         self
     }
 
@@ -176,13 +185,6 @@ impl<'a> Output<'a> {
             EventKind::PrintMap { map, top, div } => self.print_map(*map, Shown::Asked, *top, *div),
             EventKind::ClearMap { map, keep_keys: false } => self.collector.clear(*map),
             EventKind::ClearMap { map, keep_keys: true } => self.collector.zero(*map),
-            EventKind::Cat { path } => {
-                let path = String::from_utf8_lossy(path);
-                match std::fs::read(&*path) {
-                    Ok(text) => self.writer.printed("cat", &text),
-                    Err(e) => eprintln!("sonde: cat({}): {}", path, e),
-                }
-            }
             EventKind::Join { sep } => {
                 let line = crate::decode::join(&rec[8..], sep);
                 self.writer.text("join", &line);
@@ -210,12 +212,31 @@ impl<'a> Output<'a> {
                 self.system(&text);
                 return;
             }
+            Sink::Cat => {
+                self.cat(&text);
+                return;
+            }
         };
         let (line, col) = sonde_syntax::line_col(self.program, span.lo);
         let (_, end_col) = sonde_syntax::line_col(self.program, span.hi);
         let at = SourceAt { file: self.source_name.clone(), line, col, end_col };
         let text = text.strip_suffix('\n').unwrap_or(&text);
         self.writer.message(level, text, &at);
+    }
+
+    /// `cat()`: the first `max_cat_bytes` of the file, or bpftrace's error line.
+    fn cat(&mut self, path: &str) {
+        use std::io::Read;
+        let mut text = Vec::new();
+        let read = std::fs::File::open(path)
+            .and_then(|f| f.take(self.max_cat_bytes as u64).read_to_end(&mut text));
+        match read {
+            Ok(_) => self.writer.printed("cat", &text),
+            Err(e) => {
+                let why = crate::decode::strerror(e.raw_os_error().unwrap_or(0).into());
+                eprintln!("ERROR: failed to open file '{}' ({})", path, why)
+            }
+        }
     }
 
     /// `system()`: the command under `sh -c`, its stdout and stderr together, printed when it

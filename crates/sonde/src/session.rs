@@ -58,8 +58,12 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     warn(cli, &typed, &env, &source)?;
     let print_maps = typed.print_maps_on_exit;
-    let compiled =
+    crate::decode::set_trunc_trailer(&typed.str_trunc_trailer, typed.max_strlen);
+    let mut compiled =
         sonde_compile::lower(&typed, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
+    if let Some(pattern) = &cli.probe_filter {
+        crate::probe_filter::apply(&mut compiled, pattern)?;
+    }
     if cli.dump {
         crate::stdout::println(&sonde_compile::dump::compiled(&compiled, &source.text))?;
     }
@@ -99,16 +103,20 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         symbols,
     )
     .unbuffered(cli.unbuffer)
+    .max_cat_bytes(typed.max_cat_bytes)
     .without_warnings(cli.no_warnings)
     .source_name(&source.name);
     let health = output.health();
     let ring = loaded.ring()?;
     let misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));
+    // BEGIN runs before the probes attach, as bpftrace's does: what it sets (`@start = nsecs`)
+    // is there before any probe can read it. Its records wait in the ring buffer until after
+    // the attach line; the -c command is still held before its exec.
+    loaded.run_special(&compiled, &AttachPoint::Begin)?;
     target.settle();
     let attached = loaded.attach(&compiled, &env, cli.pid)?;
     output.attached(attached.probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
-    loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let mut events = ScriptEvents {
         cli,
         ring,
@@ -116,6 +124,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         misses,
         full: FullMaps::new(&compiled, &loaded.maps),
         programs: &loaded.programs,
+        on_usr1: loaded.special(&compiled, &AttachPoint::Signal { name: "SIGUSR1".into() }),
         lost_seen: 0,
         last_misses: Instant::now(),
     };
@@ -214,6 +223,8 @@ struct ScriptEvents<'a> {
     misses: Misses,
     full: FullMaps<'a>,
     programs: &'a [Program],
+    /// The `self:signal:SIGUSR1` probes, which SIGUSR1 runs (else it prints the maps).
+    on_usr1: Vec<&'a Program>,
     lost_seen: u64,
     last_misses: Instant,
 }
@@ -241,7 +252,13 @@ impl Events for ScriptEvents<'_> {
             })
             .map_err(Failure::kernel)?;
         if signals::print_requested() {
-            output.print_all_maps();
+            if self.on_usr1.is_empty() {
+                output.print_all_maps();
+            }
+            // The probes' records are read with the next drain.
+            for p in &self.on_usr1 {
+                p.test_run(&[]).map_err(Failure::kernel)?;
+            }
         }
         output.flush();
         if failed(output) {

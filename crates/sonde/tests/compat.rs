@@ -291,8 +291,16 @@ fn cat_prints_a_file() {
     o.assert_ok();
     let ostype = std::fs::read_to_string("/proc/sys/kernel/ostype").unwrap_or_default();
     assert!(o.stdout.contains(&format!("os: {ostype}")), "{}", o.describe());
-    let o = sonde(&["-e", "BEGIN { cat(\"/proc/%d/status\", pid); }"]);
-    assert!(o.stderr.contains("cat() takes a file name as a string literal"), "{}", o.describe());
+    // The name is a printf format of its arguments, as in bpftrace (BEGIN runs in sonde).
+    let o = sonde(&["BEGIN { cat(\"/proc/%d/%s\", pid, \"status\"); exit(); }"]);
+    o.assert_ok();
+    assert!(o.stdout.starts_with("Name:\tsonde"), "{}", o.describe());
+    let o = Sonde::new(&["BEGIN { cat(\"/proc/loadavg\"); cat(\"/no/such\"); exit(); }"])
+        .env("BPFTRACE_MAX_CAT_BYTES", "1")
+        .run();
+    assert_eq!(o.stdout.chars().filter(|c| !c.is_whitespace()).count(), 1, "{}", o.describe());
+    let missing = "ERROR: failed to open file '/no/such' (No such file or directory)";
+    assert!(o.stderr.contains(missing), "{}", o.describe());
 }
 
 #[test]

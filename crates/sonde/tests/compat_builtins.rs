@@ -76,7 +76,7 @@ fn getopt_refuses_options_the_program_does_not_read() {
     let o = sonde(&["-e", &script("getopt.bt"), "--", "--limit=many"]);
     assert_eq!(o.code, Some(2), "{}", o.describe());
     assert!(
-        o.stderr.contains("--limit=many: the option `limit` takes an integer or `true`/`false`"),
+        o.stderr.contains("--limit=many: the option `limit` takes an integer (its default is one)"),
         "{}",
         o.describe()
     );

@@ -153,7 +153,8 @@ fn delete_of_a_map_without_keys_removes_its_value() {
 #[test]
 fn str_concat_of_long_strings_is_refused_with_a_sentence() {
     require_bpf!();
-    let o = sonde(&["BEGIN { $s = str_concat(str(0, 200), str(0, 200)); exit(); }"]);
+    let long = "config = { max_strlen = 200 } BEGIN { $s = str_concat(str(0, 200), str(0, 200)); exit(); }";
+    let o = sonde(&[long]);
     assert!(
         o.stderr.contains("str_concat() of strings of 200 and 200 bytes is too large"),
         "{}",

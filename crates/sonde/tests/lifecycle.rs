@@ -78,3 +78,40 @@ fn wait_for_programs(before: &BpfObjects) {
     // `Attached` follows loading within milliseconds; the signal should find the loop running.
     std::thread::sleep(Duration::from_millis(300));
 }
+
+/// BEGIN runs before the probes attach, as bpftrace's does: what it sets is there for the
+/// first event any probe sees (sonde's own write of its attach line, at the latest).
+#[test]
+fn begin_runs_before_the_probes_attach() {
+    if let Some(reason) = common::skip_reason_tracepoints() {
+        eprintln!("skipped: {}", reason);
+        return;
+    }
+    let program = "BEGIN { @begun = 1; } \
+        tracepoint:syscalls:sys_enter_write /@first == 0/ { @first = 1; @seen_begun = @begun; } \
+        interval:ms:100 { exit(); }";
+    let o = Sonde::new(&[program]).timeout(Duration::from_secs(30)).run();
+    o.assert_ok();
+    assert!(o.stdout.contains("@seen_begun: 1\n"), "{}", o.describe());
+}
+
+/// bpftrace's `self:signal:SIGUSR1` probes run, in the program's order, when sonde receives
+/// SIGUSR1 (which then does not print the maps).
+#[test]
+fn sigusr1_runs_the_programs_signal_probes_in_order() {
+    if let Some(reason) = common::skip_reason() {
+        eprintln!("skipped: {}", reason);
+        return;
+    }
+    let before = BpfObjects::now();
+    let program = "BEGIN { @m = 1; } self:signal:SIGUSR1 { printf(\"first\"); } \
+        self:signal:SIGUSR1 { printf(\" second\\n\"); exit(); }";
+    let run = Sonde::new(&[program]).timeout(Duration::from_secs(30)).spawn();
+    wait_for_programs(&before);
+    run.signal(libc::SIGUSR1);
+    let o = run.wait();
+    o.assert_ok();
+    assert!(o.stdout.starts_with("first second\n"), "{}", o.describe());
+    // The maps print once, at the end.
+    assert_eq!(o.stdout.matches("@m: 1").count(), 1, "{}", o.describe());
+}

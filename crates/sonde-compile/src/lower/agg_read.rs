@@ -30,7 +30,7 @@ impl Lower<'_> {
         self.e.bind(top);
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         self.e.stack_addr(Reg::R2, key);
-        self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, cpu));
+        self.e.emit(Insn::load(Size::DW, Reg::R3, self.e.fp, cpu));
         self.e.call(h::MAP_LOOKUP_PERCPU_ELEM);
         self.e.jmp_imm(Cond::Eq, Reg::R0, 0, next);
         if func == AggFunc::Avg {
@@ -41,44 +41,44 @@ impl Lower<'_> {
             return self.average(acc, set, signed);
         }
         self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, 0));
-        self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, acc));
+        self.e.emit(Insn::load(Size::DW, Reg::R2, self.e.fp, acc));
         match func {
             AggFunc::Min | AggFunc::Max => {
                 // This CPU's {value, set}: skipped unset; taken when nothing is yet or it wins.
                 self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::R0, 8));
                 self.e.jmp_imm(Cond::Eq, Reg::R3, 0, next);
-                self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, set));
+                self.e.emit(Insn::load(Size::DW, Reg::R3, self.e.fp, set));
                 self.e.jmp_imm(Cond::Eq, Reg::R3, 0, take);
                 self.e.jmp_reg(super::stmt::min_max_keeps(func, signed), Reg::R1, Reg::R2, next);
                 self.e.bind(take);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, acc, Reg::R1));
-                self.e.emit(Insn::store_imm(Size::DW, Reg::FP, set, 1));
+                self.e.emit(Insn::store(Size::DW, self.e.fp, acc, Reg::R1));
+                self.e.emit(Insn::store_imm(Size::DW, self.e.fp, set, 1));
             }
             _ => {
                 self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R2, Reg::R1));
-                self.e.emit(Insn::store(Size::DW, Reg::FP, acc, Reg::R2));
+                self.e.emit(Insn::store(Size::DW, self.e.fp, acc, Reg::R2));
             }
         }
         self.e.bind(next);
         self.next_cpu(cpu, top);
         let d = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::DW, d, Reg::FP, acc));
+        self.e.emit(Insn::load(Size::DW, d, self.e.fp, acc));
         d
     }
 
     /// `*(u64 *)(fp + slot) += *(u64 *)(value + off)` (uses r1 and r2).
     fn add_to_stack(&mut self, value: Reg, off: i16, slot: i16) {
         self.e.emit(Insn::load(Size::DW, Reg::R1, value, off));
-        self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, slot));
+        self.e.emit(Insn::load(Size::DW, Reg::R2, self.e.fp, slot));
         self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R2, Reg::R1));
-        self.e.emit(Insn::store(Size::DW, Reg::FP, slot, Reg::R2));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, slot, Reg::R2));
     }
 
     /// The loop's step: the next CPU, back to `top` while there is one.
     fn next_cpu(&mut self, cpu: i16, top: super::emit::Label) {
-        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, cpu));
+        self.e.emit(Insn::load(Size::DW, Reg::R1, self.e.fp, cpu));
         self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R1, 1));
-        self.e.emit(Insn::store(Size::DW, Reg::FP, cpu, Reg::R1));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, cpu, Reg::R1));
         self.e.jmp_imm(Cond::Lt, Reg::R1, self.tp.cpu_ids.max(1) as i32, top);
     }
 
@@ -86,8 +86,8 @@ impl Lower<'_> {
     fn average(&mut self, sum: i16, count: i16, signed: bool) -> Reg {
         let d = self.e.alloc_reg();
         let n = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::DW, d, Reg::FP, sum));
-        self.e.emit(Insn::load(Size::DW, n, Reg::FP, count));
+        self.e.emit(Insn::load(Size::DW, d, self.e.fp, sum));
+        self.e.emit(Insn::load(Size::DW, n, self.e.fp, count));
         if signed {
             for insn in super::division::signed(Alu::Div, d, n, self.tp.signed_division) {
                 self.e.emit(insn);

@@ -22,7 +22,7 @@ impl Lower<'_> {
                 let at = self.e.alloc_stack(slot);
                 if a.ty.is_scalar() {
                     let r = self.scalar(a);
-                    self.e.emit(Insn::store(Size::DW, Reg::FP, at, r));
+                    self.e.emit(Insn::store(Size::DW, self.e.fp, at, r));
                     self.e.free_reg(r);
                     Held::Int(at)
                 } else {
@@ -37,11 +37,11 @@ impl Lower<'_> {
         text.resize(text.len().next_multiple_of(4), 0);
         for (i, chunk) in text.chunks(4).enumerate() {
             let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            self.e.emit(Insn::store_imm(Size::W, Reg::FP, past(fmt, 4 * i), v as i32));
+            self.e.emit(Insn::store_imm(Size::W, self.e.fp, past(fmt, 4 * i), v as i32));
         }
         for (h, reg) in held.iter().zip([Reg::R3, Reg::R4, Reg::R5]) {
             match *h {
-                Held::Int(at) => self.e.emit(Insn::load(Size::DW, reg, Reg::FP, at)),
+                Held::Int(at) => self.e.emit(Insn::load(Size::DW, reg, self.e.fp, at)),
                 Held::Str(at) => self.e.stack_addr(reg, at),
             }
         }

@@ -8,6 +8,11 @@ use sonde_syntax::ast::Span;
 pub const STACK_LIMIT: i32 = 512;
 /// What a program whose stack does not fit is told.
 pub const STACK_SENTENCE: &str = "this needs more than the 512 bytes of BPF stack";
+/// A frame in scratch space (see [`Emitter::scratch`]) is at most a per-CPU array's largest
+/// value (the kernel's PCPU_MIN_UNIT_SIZE), which its 16-bit offsets reach.
+pub const SCRATCH_LIMIT: i32 = 32 << 10;
+/// The register that holds the frame's base in scratch space.
+pub const SCRATCH_FP: Reg = Reg::R8;
 
 /// The offset `delta` bytes past `base` (on the stack, or from a base register). Capped at
 /// `i16::MAX`: only an object larger than the stack, already refused by `alloc_stack` (whose
@@ -41,10 +46,21 @@ pub struct Emitter {
     /// Instructions this program needs, counted on past [`MAX_INSNS`] where `insns` stops.
     pub count: usize,
     free: Vec<Reg>,
-    /// Bytes of stack in use; slots are at negative offsets from the frame pointer.
+    /// Bytes of the frame in use; slots are at negative offsets from `fp`.
     pub stack: i32,
-    /// The most bytes of stack ever in use: the frame the verifier counts.
+    /// The most bytes of the frame ever in use (statements reuse their temporaries' bytes).
     pub peak: i32,
+    /// The frame's base: the BPF stack's frame pointer, or [`SCRATCH_FP`] for a frame in
+    /// scratch space.
+    pub fp: Reg,
+    /// Bytes of the BPF stack itself in use, for a frame in scratch space (what must be on the
+    /// stack: a callback's context, the scratch map's key).
+    real_stack: i32,
+    /// The frame did not fit in the 512 bytes of stack: the probe is lowered again with its
+    /// frame in scratch space.
+    pub wants_scratch: bool,
+    /// The instructions (`fp += size`) that get the frame's size once it is known.
+    pub frame_adds: Vec<usize>,
     /// The first construct that did not fit in the stack or the registers.
     pub overflow: Option<(Span, &'static str)>,
     /// False after an unconditional jump or exit until a label is bound: code emitted there
@@ -66,9 +82,25 @@ impl Emitter {
             free: vec![Reg::R8, Reg::R7, Reg::R6],
             stack: 0,
             peak: 0,
+            fp: Reg::FP,
+            real_stack: 0,
+            wants_scratch: false,
+            frame_adds: Vec::new(),
             overflow: None,
             reachable: true,
         }
+    }
+
+    /// An emitter whose frame is in scratch space, its first `stack` bytes already taken (a
+    /// callback's frame goes on after its caller's): bpftrace keeps big strings in per-CPU
+    /// scratch maps, and a probe whose values outgrow the 512-byte stack has its whole frame
+    /// in a per-CPU array's value, addressed from [`SCRATCH_FP`] (which the temporaries give up).
+    pub fn scratch(stack: i32) -> Emitter {
+        Emitter { fp: SCRATCH_FP, stack, free: vec![Reg::R7, Reg::R6], ..Emitter::new() }
+    }
+
+    pub fn in_scratch(&self) -> bool {
+        self.fp == SCRATCH_FP
     }
 
     pub fn emit(&mut self, i: Insn) {
@@ -197,29 +229,61 @@ impl Emitter {
         self.free.len()
     }
 
-    /// Reserve `size` bytes (rounded up to 8) of stack; returns the offset from the frame pointer.
+    /// Reserve `size` bytes (rounded up to 8) of the frame; returns the offset from `fp`.
     pub fn alloc_stack(&mut self, size: usize) -> i16 {
         let size = ((size + 7) & !7) as i32;
         self.stack += size;
-        self.peak = self.peak.max(self.stack.min(STACK_LIMIT));
-        if self.stack > STACK_LIMIT {
-            self.overflow.get_or_insert((self.span, STACK_SENTENCE));
-            self.stack = STACK_LIMIT; // keep offsets in range so emission can go on
-            return -(STACK_LIMIT as i16);
+        self.peak = self.peak.max(self.stack);
+        let limit = if self.in_scratch() { SCRATCH_LIMIT } else { STACK_LIMIT };
+        if self.stack > limit {
+            self.wants_scratch = true;
+            let why = if self.in_scratch() {
+                "this needs more than 32 KB of BPF scratch space"
+            } else {
+                STACK_SENTENCE
+            };
+            self.overflow.get_or_insert((self.span, why));
+            self.stack = limit; // keep offsets in range so emission can go on
+            return -(limit.min(i16::MAX as i32) as i16);
         }
         -(self.stack as i16)
+    }
+
+    /// The bytes of the BPF stack itself this frame uses: what the verifier counts for it in a
+    /// chain of calls.
+    pub fn verifier_frame(&self) -> i32 {
+        if self.in_scratch() {
+            self.real_stack
+        } else {
+            self.peak.min(STACK_LIMIT)
+        }
+    }
+
+    /// Reserve `size` bytes (rounded up to 8) of the BPF stack itself, what a helper wants on
+    /// the stack; the frame's own when the frame is the stack. Returns the offset from r10.
+    pub fn alloc_real_stack(&mut self, size: usize) -> i16 {
+        if !self.in_scratch() {
+            return self.alloc_stack(size);
+        }
+        self.real_stack += ((size + 7) & !7) as i32;
+        if self.real_stack > STACK_LIMIT {
+            self.overflow
+                .get_or_insert((self.span, "this needs more than the 512 bytes of BPF stack"));
+            self.real_stack = STACK_LIMIT;
+        }
+        -(self.real_stack as i16)
     }
 
     /// Zero `size` bytes (a multiple of 8) of stack at `off`.
     pub fn zero_stack(&mut self, off: i16, size: usize) {
         for i in (0..size).step_by(8) {
-            self.emit(Insn::store_imm(sonde_bpf::Size::DW, Reg::FP, past(off, i), 0));
+            self.emit(Insn::store_imm(sonde_bpf::Size::DW, self.fp, past(off, i), 0));
         }
     }
 
     /// `dst = fp + off`
     pub fn stack_addr(&mut self, dst: Reg, off: i16) {
-        self.emit(Insn::mov64_reg(dst, Reg::FP));
+        self.emit(Insn::mov64_reg(dst, self.fp));
         self.emit(Insn::alu64_imm(sonde_bpf::Alu::Add, dst, off as i32));
     }
 

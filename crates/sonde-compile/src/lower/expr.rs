@@ -35,7 +35,7 @@ impl Lower<'_> {
             }
             TExprKind::Var(i) => {
                 let d = self.e.alloc_reg();
-                self.e.emit(Insn::load(Size::DW, d, Reg::FP, self.vars[*i].0));
+                self.e.emit(Insn::load(Size::DW, d, self.e.fp, self.vars[*i].0));
                 d
             }
             TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
@@ -116,7 +116,7 @@ impl Lower<'_> {
                 self.value_into(a, buf, slot);
                 let d = self.e.alloc_reg();
                 let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
-                self.e.emit(Insn::load(size, d, Reg::FP, buf));
+                self.e.emit(Insn::load(size, d, self.e.fp, buf));
                 self.extend(d, &x.ty);
                 d
             }
@@ -148,7 +148,7 @@ impl Lower<'_> {
                 }
                 self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ });
                 let size = Size::of_bytes(x.ty.size()).unwrap_or(Size::DW);
-                self.e.emit(Insn::load(size, p, Reg::FP, tmp));
+                self.e.emit(Insn::load(size, p, self.e.fp, tmp));
                 self.extend(p, &x.ty);
                 p
             }
@@ -331,11 +331,11 @@ impl Lower<'_> {
             return (l, r);
         }
         let slot = self.e.alloc_stack(8);
-        self.e.emit(Insn::store(Size::DW, Reg::FP, slot, l));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, slot, l));
         self.e.free_reg(l);
         let r = self.scalar(rhs);
         let l = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::DW, l, Reg::FP, slot));
+        self.e.emit(Insn::load(Size::DW, l, self.e.fp, slot));
         (l, r)
     }
 
@@ -392,7 +392,7 @@ impl Lower<'_> {
     pub fn value_into(&mut self, x: &TExpr, off: i16, size: usize) {
         if x.ty.is_scalar() {
             let r = self.scalar(x);
-            self.e.emit(Insn::store(Size::DW, Reg::FP, off, r));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, off, r));
             self.e.free_reg(r);
             if size > 8 {
                 self.e.zero_stack(off + 8, size - 8);
@@ -413,7 +413,7 @@ impl Lower<'_> {
                 data.resize(size, 0);
                 for (i, chunk) in data.chunks(4).enumerate() {
                     let v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                    self.e.emit(Insn::store_imm(Size::W, Reg::FP, past(off, 4 * i), v as i32));
+                    self.e.emit(Insn::store_imm(Size::W, self.e.fp, past(off, 4 * i), v as i32));
                 }
             }
             TExprKind::Builtin(Builtin::Comm) => {
@@ -433,6 +433,9 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, *offset as i32));
                 self.e.call(h::PROBE_READ_KERNEL);
             }
+            TExprKind::CtxDataLoc { offset } if x.ty.is_string() => {
+                self.data_loc_str_into(*offset, x.ty.size(), off, size)
+            }
             TExprKind::CtxDataLoc { offset } => {
                 // The u32 holds (length << 16 | offset from the start of the record).
                 self.e.zero_stack(off, size);
@@ -441,27 +444,19 @@ impl Lower<'_> {
                 self.e.emit(Insn::alu64_reg(Alu::Add, Reg::R3, CTX));
                 self.e.stack_addr(Reg::R1, off);
                 self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
-                self.e.call(if x.ty.is_string() {
-                    h::PROBE_READ_KERNEL_STR
-                } else {
-                    h::PROBE_READ_KERNEL
-                });
+                self.e.call(h::PROBE_READ_KERNEL);
             }
-            TExprKind::ReadStr { ptr, user } | TExprKind::ReadMem { ptr, user } => {
-                let is_str = matches!(x.kind, TExprKind::ReadStr { .. });
+            TExprKind::ReadStr { ptr, user, len } => {
+                self.read_str_into(ptr, *user, len, x.ty.size(), off, size)
+            }
+            TExprKind::ReadMem { ptr, user } => {
                 let p = self.scalar(ptr);
                 self.e.zero_stack(off, size);
                 self.e.stack_addr(Reg::R1, off);
                 self.e.emit(Insn::mov64_imm(Reg::R2, len as i32));
                 self.e.emit(Insn::mov64_reg(Reg::R3, p));
                 self.e.free_reg(p);
-                let helper = match (is_str, *user) {
-                    (true, true) => h::PROBE_READ_USER_STR,
-                    (true, false) => h::PROBE_READ_STR,
-                    (false, true) => h::PROBE_READ_USER,
-                    (false, false) => h::PROBE_READ,
-                };
-                self.e.call(helper);
+                self.e.call(if *user { h::PROBE_READ_USER } else { h::PROBE_READ });
             }
             // A char array (or other buffer) inside a struct in memory: `task->comm`.
             TExprKind::Read { ptr, offset, user } => {
@@ -479,7 +474,7 @@ impl Lower<'_> {
             TExprKind::Var(i) => {
                 let from = self.vars[*i].0;
                 let n = x.ty.slot_size().min(size);
-                self.copy_stack(Reg::FP, from, off, n);
+                self.copy_stack(self.e.fp, from, off, n);
                 if size > n {
                     self.e.zero_stack(past(off, n), size - n);
                 }
@@ -487,7 +482,7 @@ impl Lower<'_> {
             TExprKind::MapGet { map, keys } if self.tp.maps[*map].is_percpu() => {
                 let key = self.build_key(*map, keys, 0);
                 let r = self.agg_read(*map, key);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, off, r));
+                self.e.emit(Insn::store(Size::DW, self.e.fp, off, r));
                 self.e.free_reg(r);
                 if size > 8 {
                     self.e.zero_stack(off + 8, size - 8);
@@ -554,7 +549,7 @@ impl Lower<'_> {
     pub(super) fn copy_stack(&mut self, base: Reg, from: i16, to: i16, n: usize) {
         for i in (0..n).step_by(8) {
             self.e.emit(Insn::load(Size::DW, Reg::R1, base, past(from, i)));
-            self.e.emit(Insn::store(Size::DW, Reg::FP, past(to, i), Reg::R1));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, past(to, i), Reg::R1));
         }
     }
 

@@ -33,7 +33,7 @@ impl Lower<'_> {
                     self.e.emit(Insn::mov64_reg(ARG_REGS[i], r));
                     self.e.free_reg(r);
                 }
-                Held::Stack(off) => self.e.emit(Insn::load(Size::DW, ARG_REGS[i], Reg::FP, off)),
+                Held::Stack(off) => self.e.emit(Insn::load(Size::DW, ARG_REGS[i], self.e.fp, off)),
             }
         }
         let at = self.e.insns.len();
@@ -64,11 +64,11 @@ impl Lower<'_> {
                 Held::Reg(r) => r,
                 Held::Stack(off) => {
                     let r = self.e.alloc_reg();
-                    self.e.emit(Insn::load(Size::DW, r, Reg::FP, off));
+                    self.e.emit(Insn::load(Size::DW, r, self.e.fp, off));
                     r
                 }
             };
-            self.e.emit(Insn::store(Size::DW, Reg::FP, slots[i].0, r));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, slots[i].0, r));
             self.e.free_reg(r);
         }
         let kept = self.spill_temporaries();
@@ -96,7 +96,7 @@ impl Lower<'_> {
         used.into_iter()
             .map(|r| {
                 let slot = self.e.alloc_stack(8);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, slot, r));
+                self.e.emit(Insn::store(Size::DW, self.e.fp, slot, r));
                 self.e.free_reg(r);
                 (r, slot)
             })
@@ -106,7 +106,7 @@ impl Lower<'_> {
     fn unspill_temporaries(&mut self, kept: Vec<(Reg, i16)>) {
         for (r, slot) in kept {
             self.e.take_reg(r);
-            self.e.emit(Insn::load(Size::DW, r, Reg::FP, slot));
+            self.e.emit(Insn::load(Size::DW, r, self.e.fp, slot));
         }
     }
 
@@ -121,7 +121,7 @@ impl Lower<'_> {
                 continue;
             }
             let slot = self.e.alloc_stack(8);
-            self.e.emit(Insn::store(Size::DW, Reg::FP, slot, r));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, slot, r));
             self.e.free_reg(r);
             held.push(Held::Stack(slot));
         }
@@ -161,7 +161,7 @@ impl Lower<'_> {
         let size = self.vars.iter().map(|&(off, _)| -(off as i32)).max().unwrap_or(0);
         self.e.zero_stack(-(size as i16), size as usize);
         for (i, &reg) in ARG_REGS.iter().enumerate().take(f.params) {
-            self.e.emit(Insn::store(Size::DW, Reg::FP, self.vars[i].0, reg));
+            self.e.emit(Insn::store(Size::DW, self.e.fp, self.vars[i].0, reg));
         }
         self.exit = self.e.label();
         self.block(&f.body);

@@ -46,7 +46,7 @@ impl Lower<'_> {
             self.e.emit(Insn::mov64_reg(Reg::R3, base));
             self.e.emit(Insn::alu64_imm(Alu::Add, Reg::R3, (8 * i) as i32));
             self.e.call(read);
-            self.e.emit(Insn::load(Size::DW, Reg::R3, Reg::FP, ptr));
+            self.e.emit(Insn::load(Size::DW, Reg::R3, self.e.fp, ptr));
             let present = self.e.label();
             self.e.jmp_imm(Cond::Ne, Reg::R3, 0, present);
             self.e.emit(Insn::store_imm(Size::B, rec, slot as i16, 0));

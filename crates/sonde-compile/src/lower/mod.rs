@@ -16,6 +16,9 @@ mod len;
 mod ns_pid;
 pub use len::len_counter;
 mod map_for;
+mod range_for;
+mod read_str;
+mod scratch;
 mod stack_len;
 mod stmt;
 mod str_concat;
@@ -135,7 +138,6 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
             EventKind::Printf { .. }
                 | EventKind::Time { .. }
                 | EventKind::Print
-                | EventKind::Cat { .. }
                 | EventKind::Join { .. }
                 | EventKind::Formatted { .. }
         )
@@ -209,17 +211,33 @@ pub fn lower(tp: &TProgram, opts: &Options) -> Result<Compiled, Vec<Diagnostic>>
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     let mut slots = 1..;
-    for probe in &tp.probes {
+    // The scratch map, if a probe needs one, comes after every other map.
+    let scratch_index = maps.len();
+    let mut scratch_frame = 0;
+    for (key, probe) in tp.probes.iter().enumerate() {
         let run_slot = is_interval(probe).then(|| slots.next().unwrap_or(1));
         let extra =
             ExtraMaps { stacks: &stack_maps, stack_len: stack_len_map, dropped: dropped_map };
-        match lower_probe(tp, probe, opts, extra, run_slot) {
-            Ok(p) => programs.push(p),
-            Err(d) => diags.push(d),
+        let lowered = match lower_probe(tp, probe, opts, extra, run_slot, None) {
+            Err((_, true)) => {
+                let s = scratch::Scratch { map: scratch_index, key: key as u32 };
+                lower_probe(tp, probe, opts, extra, run_slot, Some(s))
+            }
+            other => other,
+        };
+        match lowered {
+            Ok((p, frame)) => {
+                scratch_frame = scratch_frame.max(frame);
+                programs.push(p)
+            }
+            Err((d, _)) => diags.push(d),
         }
     }
     if !diags.is_empty() {
         return Err(diags);
+    }
+    if scratch_frame > 0 {
+        maps.push(scratch::scratch_map(scratch_frame, tp.probes.len() as u32));
     }
     Ok(Compiled {
         maps,
@@ -268,6 +286,8 @@ pub(crate) struct Lower<'a> {
     /// The context's pointer arguments are typed by BTF (`rawtracepoint:` as tp_btf): the
     /// kernel lets their integer members be loaded directly (expr.rs).
     pub btf_ctx: bool,
+    /// The frame is in scratch space, this program's element of this map (scratch.rs).
+    pub scratch: Option<scratch::Scratch>,
 }
 
 fn is_interval(probe: &TProbe) -> bool {
@@ -286,36 +306,33 @@ struct ExtraMaps<'a> {
     dropped: Option<usize>,
 }
 
-/// The probe's program, its `fn`s called as BPF global functions where the frames of every
-/// chain of calls fit the verifier's 512 bytes, inlined otherwise.
+/// The probe's program and the size of its frame in scratch space (0 when on the stack); on
+/// error, whether the frame outgrew the stack (the probe is then lowered again with `scratch`).
+/// Its `fn`s are called as BPF global functions where the frames of every chain of calls fit
+/// the verifier's 512 bytes, lowered in place otherwise.
 fn lower_probe(
     tp: &TProgram,
     probe: &TProbe,
     opts: &Options,
     extra: ExtraMaps,
     run_slot: Option<usize>,
-) -> Result<ProgramDef, Diagnostic> {
-    match lower_probe_with(tp, probe, opts, extra, run_slot, false) {
-        Err(Lowered::TooDeep) => lower_probe_with(tp, probe, opts, extra, run_slot, true)
-            .map_err(|e| e.diagnostic(probe.span)),
-        r => r.map_err(|e| e.diagnostic(probe.span)),
-    }
+    scratch: Option<scratch::Scratch>,
+) -> Result<(ProgramDef, u32), (Diagnostic, bool)> {
+    let lowered = match lower_probe_with(tp, probe, opts, extra, run_slot, scratch, false) {
+        Err(Lowered::TooDeep) => lower_probe_with(tp, probe, opts, extra, run_slot, scratch, true),
+        r => r,
+    };
+    lowered.map_err(|e| match e {
+        Lowered::Refused(d, wants_scratch) => (d, wants_scratch),
+        Lowered::TooDeep => (Diagnostic::error(probe.span, emit::STACK_SENTENCE), false),
+    })
 }
 
-/// Why a lowering gave up: a mistake to report, or a chain of calls too deep for global
-/// functions (the caller inlines them instead).
+/// Why a lowering gave up: a mistake to report (and whether the frame outgrew the stack), or a
+/// chain of calls too deep for global functions (the caller lowers them in place instead).
 enum Lowered {
-    Refused(Diagnostic),
+    Refused(Diagnostic, bool),
     TooDeep,
-}
-
-impl Lowered {
-    fn diagnostic(self, span: Span) -> Diagnostic {
-        match self {
-            Lowered::Refused(d) => d,
-            Lowered::TooDeep => Diagnostic::error(span, emit::STACK_SENTENCE),
-        }
-    }
 }
 
 fn lower_probe_with(
@@ -324,9 +341,10 @@ fn lower_probe_with(
     opts: &Options,
     extra: ExtraMaps,
     run_slot: Option<usize>,
+    scratch: Option<scratch::Scratch>,
     inline: bool,
-) -> Result<ProgramDef, Lowered> {
-    let mut e = Emitter::new();
+) -> Result<(ProgramDef, u32), Lowered> {
+    let mut e = if scratch.is_some() { Emitter::scratch(0) } else { Emitter::new() };
     e.span = probe.span;
     let exit = e.label();
     let kind = probe.sites[0].kind;
@@ -345,8 +363,12 @@ fn lower_probe_with(
         functions: Vec::new(),
         inline_functions: inline,
         btf_ctx: kind == ProgKind::TpBtf,
+        scratch,
     };
     lw.e.emit(Insn::mov64_reg(CTX, Reg::R1));
+    if let Some(s) = scratch {
+        lw.scratch_frame(s);
+    }
     for (_, ty) in &probe.vars {
         let off = lw.e.alloc_stack(ty.slot_size());
         lw.vars.push((off, ty.slot_size()));
@@ -389,8 +411,14 @@ fn lower_probe_with(
     if !lw.functions.is_empty() && depth > STACK_LIMIT {
         return Err(Lowered::TooDeep);
     }
+    let frame = lw.callbacks.iter().map(|c| c.0.peak).fold(e.peak, i32::max);
     let functions = lw.functions;
-    let (e, starts) = map_for::link(e, &lw.callback_refs, lw.callbacks);
+    let (mut e, starts) = map_for::link(e, &lw.callback_refs, lw.callbacks);
+    if scratch.is_some() {
+        for &at in &e.frame_adds {
+            e.insns[at].imm = frame;
+        }
+    }
     let is_function = |i: &usize| functions.iter().any(|&(_, sub)| sub == *i);
     let callbacks = (0..starts.len()).filter(|i| !is_function(i)).map(|i| starts[i]).collect();
     let functions = functions
@@ -402,20 +430,25 @@ fn lower_probe_with(
         })
         .collect();
     if e.full() {
-        return Err(Lowered::Refused(Diagnostic::error(
-            probe.span,
-            format!(
+        return Err(Lowered::Refused(
+            Diagnostic::error(
+                probe.span,
+                format!(
                 "this probe needs {} BPF instructions; the kernel loads at most {} in one program \
                  (split the work across probes)",
                 e.count,
                 emit::MAX_INSNS
             ),
-        )));
+            ),
+            false,
+        ));
     }
     if let Some((span, msg)) = e.overflow {
-        return Err(Lowered::Refused(Diagnostic::error(span, msg)));
+        let wants_scratch = e.wants_scratch && scratch.is_none();
+        return Err(Lowered::Refused(Diagnostic::error(span, msg), wants_scratch));
     }
-    Ok(ProgramDef {
+    let frame = if scratch.is_some() { frame as u32 } else { 0 };
+    let program = ProgramDef {
         name: probe.sites[0].point.describe(),
         kind,
         sites: probe.sites.clone(),
@@ -425,7 +458,8 @@ fn lower_probe_with(
         run_slot,
         callbacks,
         functions,
-    })
+    };
+    Ok((program, frame))
 }
 
 /// The BPF helper ids this lowering calls (include/uapi/linux/bpf.h).
@@ -457,5 +491,6 @@ pub(crate) mod h {
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const GET_FUNC_IP: u32 = 173;
     pub const FOR_EACH_MAP_ELEM: u32 = 164;
+    pub const LOOP: u32 = 181;
     pub const MAP_LOOKUP_PERCPU_ELEM: u32 = 195;
 }

@@ -18,7 +18,7 @@ impl Lower<'_> {
         self.e.call(sonde_bpf::helper::GET_NS_CURRENT_PID_TGID);
         let d = self.e.alloc_reg();
         let at = if thread { info } else { info + 4 };
-        self.e.emit(Insn::load(Size::W, d, Reg::FP, at));
+        self.e.emit(Insn::load(Size::W, d, self.e.fp, at));
         d
     }
 }

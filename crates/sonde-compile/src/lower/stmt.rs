@@ -90,6 +90,9 @@ impl Lower<'_> {
             TStmtKind::Override(rc) => self.override_return(rc),
             TStmtKind::DebugPrintf { format, args } => self.debugf(format, args),
             TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
+            TStmtKind::RangeFor { var, start, end, signed, body } => {
+                self.range_for(*var, (*start, *end), *signed, body)
+            }
         }
     }
 
@@ -127,7 +130,7 @@ impl Lower<'_> {
         let insert = self.e.label();
         let done = self.e.label();
         self.e.jmp_imm(Cond::Eq, Reg::R0, 0, insert);
-        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, val));
+        self.e.emit(Insn::load(Size::DW, Reg::R1, self.e.fp, val));
         self.e.emit(Insn::store(Size::DW, Reg::R0, 0, Reg::R1));
         self.e.goto(done);
         self.e.bind(insert);
@@ -141,7 +144,7 @@ impl Lower<'_> {
         let size = def.record_size();
         let slots: Vec<usize> = def.args.iter().map(|t| t.slot_size()).collect();
         let rec = self.e.alloc_stack(size);
-        self.e.emit(Insn::store_imm(Size::DW, Reg::FP, rec, event as i32));
+        self.e.emit(Insn::store_imm(Size::DW, self.e.fp, rec, event as i32));
         let mut at = rec + 8;
         for (a, s) in args.iter().zip(slots) {
             self.value_into(a, at, s);
@@ -160,7 +163,7 @@ impl Lower<'_> {
     /// `lost[0] += 1` (per CPU, so no atomics needed), then on to `ok`.
     pub(super) fn count_lost(&mut self, ok: super::emit::Label) {
         let key = self.e.alloc_stack(8);
-        self.e.emit(Insn::store_imm(Size::W, Reg::FP, key, 0));
+        self.e.emit(Insn::store_imm(Size::W, self.e.fp, key, 0));
         self.e.ld_map(Reg::R1, LOST_MAP);
         self.e.stack_addr(Reg::R2, key);
         self.e.call(h::MAP_LOOKUP_ELEM);
@@ -187,7 +190,7 @@ impl Lower<'_> {
         if func.has_bucket() {
             if let Some(r) = x.take() {
                 self.bucket(r, func, signed);
-                self.e.emit(Insn::store(Size::DW, Reg::FP, past(key, key_size) - 8, Reg::R3));
+                self.e.emit(Insn::store(Size::DW, self.e.fp, past(key, key_size) - 8, Reg::R3));
                 self.e.free_reg(r);
             }
         }
@@ -233,17 +236,17 @@ impl Lower<'_> {
         let size = func.value_size();
         let val = self.e.alloc_stack(size);
         let store_x = |lw: &mut Lower, off: i16| match x {
-            Some(r) => lw.e.emit(Insn::store(Size::DW, Reg::FP, off, r)),
-            None => lw.e.emit(Insn::store_imm(Size::DW, Reg::FP, off, 1)),
+            Some(r) => lw.e.emit(Insn::store(Size::DW, lw.e.fp, off, r)),
+            None => lw.e.emit(Insn::store_imm(Size::DW, lw.e.fp, off, 1)),
         };
         match func {
             AggFunc::Avg | AggFunc::Stats => {
-                self.e.emit(Insn::store_imm(Size::DW, Reg::FP, val, 1));
+                self.e.emit(Insn::store_imm(Size::DW, self.e.fp, val, 1));
                 store_x(self, val + 8);
             }
             AggFunc::Min | AggFunc::Max => {
                 store_x(self, val);
-                self.e.emit(Insn::store_imm(Size::DW, Reg::FP, val + 8, 1));
+                self.e.emit(Insn::store_imm(Size::DW, self.e.fp, val + 8, 1));
             }
             _ => store_x(self, val),
         }

@@ -19,20 +19,20 @@ impl Lower<'_> {
         let starts: Vec<_> = (0..=a_len).map(|_| self.e.label()).collect();
         let end = self.e.label();
         for (k, start) in starts.iter().enumerate().take(a_len) {
-            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(off, k)));
+            self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(off, k)));
             self.e.jmp_imm(Cond::Eq, Reg::R1, 0, *start);
         }
         for (k, start) in starts.into_iter().enumerate() {
             self.e.bind(start);
             for j in 0..b.ty.size().min(len.saturating_sub(k)) {
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(bb, j)));
-                self.e.emit(Insn::store(Size::B, Reg::FP, past(off, k + j), Reg::R1));
+                self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(bb, j)));
+                self.e.emit(Insn::store(Size::B, self.e.fp, past(off, k + j), Reg::R1));
             }
             self.e.goto(end);
         }
         self.e.bind(end);
         if len > 0 {
-            self.e.emit(Insn::store_imm(Size::B, Reg::FP, past(off, len) - 1, 0));
+            self.e.emit(Insn::store_imm(Size::B, self.e.fp, past(off, len) - 1, 0));
         }
     }
 

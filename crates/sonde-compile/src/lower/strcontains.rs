@@ -36,7 +36,7 @@ impl Lower<'_> {
                     Some(s) if j == s.len() => self.e.goto(found),
                     Some(s) => self.e.emit(Insn::mov64_imm(Reg::R2, s[j] as i32)),
                     None => {
-                        self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, past(n, j)));
+                        self.e.emit(Insn::load(Size::B, Reg::R2, self.e.fp, past(n, j)));
                         self.e.jmp_imm(Cond::Eq, Reg::R2, 0, found);
                     }
                 }
@@ -49,7 +49,7 @@ impl Lower<'_> {
                     self.e.goto(absent);
                     break;
                 }
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(h, i + j)));
+                self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(h, i + j)));
                 self.e.jmp_imm(Cond::Eq, Reg::R1, 0, absent);
                 self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, next);
             }

@@ -25,7 +25,7 @@ impl Lower<'_> {
             let n = (lit.len() + 1).min(other.ty.size());
             for i in 0..n {
                 let want = lit.get(i).copied().unwrap_or(0);
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(buf, i)));
+                self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(buf, i)));
                 self.e.jmp_imm(Cond::Ne, Reg::R1, want as i32, ne);
             }
         } else {
@@ -36,8 +36,8 @@ impl Lower<'_> {
             self.value_into(b, bb, sb);
             let eq = self.e.label();
             for i in 0..a.ty.size().min(b.ty.size()) {
-                self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(ba, i)));
-                self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, past(bb, i)));
+                self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(ba, i)));
+                self.e.emit(Insn::load(Size::B, Reg::R2, self.e.fp, past(bb, i)));
                 self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, ne);
                 if !whole {
                     self.e.jmp_imm(Cond::Eq, Reg::R1, 0, eq);
@@ -66,8 +66,8 @@ impl Lower<'_> {
         let equal = self.e.label();
         let end = self.e.label();
         for i in 0..a.ty.size().min(b.ty.size()).min(n) {
-            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(ba, i)));
-            self.e.emit(Insn::load(Size::B, Reg::R2, Reg::FP, past(bb, i)));
+            self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(ba, i)));
+            self.e.emit(Insn::load(Size::B, Reg::R2, self.e.fp, past(bb, i)));
             self.e.jmp_reg(Cond::Ne, Reg::R1, Reg::R2, differ);
             self.e.jmp_imm(Cond::Eq, Reg::R1, 0, equal);
         }

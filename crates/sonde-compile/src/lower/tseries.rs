@@ -26,13 +26,13 @@ impl Lower<'_> {
         let now = self.e.alloc_stack(8);
         let epoch = self.e.alloc_stack(8);
         self.now_ns();
-        self.e.emit(Insn::store(Size::DW, Reg::FP, now, Reg::R0));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, now, Reg::R0));
         self.e.mov_const(Reg::R1, interval_ns);
         self.e.emit(Insn::alu64_reg(Alu::Div, Reg::R0, Reg::R1));
-        self.e.emit(Insn::store(Size::DW, Reg::FP, epoch, Reg::R0));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, epoch, Reg::R0));
         self.e.mov_const(Reg::R1, intervals);
         self.e.emit(Insn::alu64_reg(Alu::Mod, Reg::R0, Reg::R1));
-        self.e.emit(Insn::store(Size::DW, Reg::FP, past(key, key_size) - 8, Reg::R0));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, past(key, key_size) - 8, Reg::R0));
         self.e.ld_map(Reg::R1, FIRST_USER_MAP + map);
         self.e.stack_addr(Reg::R2, key);
         self.e.call(h::MAP_LOOKUP_ELEM);
@@ -43,7 +43,7 @@ impl Lower<'_> {
             // An older epoch's slot: its value and meta start again.
             let same = self.e.label();
             self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::R0, EPOCH));
-            self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, epoch));
+            self.e.emit(Insn::load(Size::DW, Reg::R2, self.e.fp, epoch));
             self.e.jmp_reg(Cond::Eq, Reg::R1, Reg::R2, same);
             self.e.emit(Insn::store_imm(Size::DW, Reg::R0, VALUE, 0));
             self.e.emit(Insn::store_imm(Size::DW, Reg::R0, META, 0));
@@ -54,7 +54,7 @@ impl Lower<'_> {
         self.e.bind(missing);
         let val = self.e.alloc_stack(24);
         self.e.zero_stack(val, 24);
-        self.tseries_fields(Reg::FP, val, (x, signed), agg, (now, epoch));
+        self.tseries_fields(self.e.fp, val, (x, signed), agg, (now, epoch));
         self.update(map, key, val, sonde_bpf::map_update::BPF_NOEXIST);
         self.count_insert(map);
         self.e.bind(done);
@@ -83,7 +83,7 @@ impl Lower<'_> {
         match agg {
             TsAgg::Last => {
                 self.e.emit(Insn::store(Size::DW, base, off + VALUE, x));
-                self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, now));
+                self.e.emit(Insn::load(Size::DW, Reg::R1, self.e.fp, now));
                 self.e.emit(Insn::store(Size::DW, base, off + META, Reg::R1));
             }
             TsAgg::Sum => add(self, VALUE, Some(x)),
@@ -105,7 +105,7 @@ impl Lower<'_> {
                 self.e.bind(keep);
             }
         }
-        self.e.emit(Insn::load(Size::DW, Reg::R1, Reg::FP, epoch));
+        self.e.emit(Insn::load(Size::DW, Reg::R1, self.e.fp, epoch));
         self.e.emit(Insn::store(Size::DW, base, off + EPOCH, Reg::R1));
     }
 

@@ -42,7 +42,7 @@ impl Lower<'_> {
         let at = self.field_at(base, offset);
         let d = self.e.alloc_reg();
         let size = Size::of_bytes(ty.size()).unwrap_or(Size::DW);
-        self.e.emit(Insn::load(size, d, Reg::FP, at));
+        self.e.emit(Insn::load(size, d, self.e.fp, at));
         self.extend(d, ty);
         d
     }
@@ -51,7 +51,7 @@ impl Lower<'_> {
     pub fn field_into(&mut self, base: &TExpr, offset: usize, ty: &Type, off: i16, size: usize) {
         let at = self.field_at(base, offset);
         let n = ty.slot_size().min(size);
-        self.copy_stack(Reg::FP, at, off, n);
+        self.copy_stack(self.e.fp, at, off, n);
         if size > n {
             self.e.zero_stack(past(off, n), size - n);
         }

@@ -51,11 +51,11 @@ impl Lower<'_> {
         self.e.emit(Insn::mov64_reg(Reg::R2, n));
         self.e.free_reg(n);
         clamp(self);
-        self.e.emit(Insn::store(Size::DW, Reg::FP, off, Reg::R2));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, off, Reg::R2));
         let p = self.scalar(ptr);
         self.e.emit(Insn::mov64_reg(Reg::R3, p));
         self.e.free_reg(p);
-        self.e.emit(Insn::load(Size::DW, Reg::R2, Reg::FP, off));
+        self.e.emit(Insn::load(Size::DW, Reg::R2, self.e.fp, off));
         clamp(self);
         self.e.stack_addr(Reg::R1, off + 8);
         self.e.call(if user { h::PROBE_READ_USER } else { h::PROBE_READ });
@@ -72,7 +72,7 @@ impl Lower<'_> {
         let end = self.e.label();
         for i in 0..n {
             self.e.emit(Insn::mov64_imm(d, i as i32));
-            self.e.emit(Insn::load(Size::B, Reg::R1, Reg::FP, past(buf, i)));
+            self.e.emit(Insn::load(Size::B, Reg::R1, self.e.fp, past(buf, i)));
             self.e.jmp_imm(Cond::Eq, Reg::R1, 0, end);
         }
         self.e.emit(Insn::mov64_imm(d, n as i32));

@@ -11,6 +11,11 @@ pub enum AttachPoint {
     Begin,
     /// Run once after tracing stops.
     End,
+    /// bpftrace's `self:signal:SIGUSR1`: run (through BPF_PROG_TEST_RUN) each time sonde
+    /// receives the signal.
+    Signal {
+        name: String,
+    },
     Tracepoint {
         category: String,
         name: String,
@@ -69,6 +74,7 @@ impl AttachPoint {
         match self {
             AttachPoint::Begin => "BEGIN".into(),
             AttachPoint::End => "END".into(),
+            AttachPoint::Signal { name } => format!("self:signal:{}", name),
             AttachPoint::Tracepoint { category, name } => {
                 format!("tracepoint:{}:{}", category, name)
             }

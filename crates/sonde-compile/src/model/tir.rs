@@ -186,10 +186,12 @@ pub enum TExprKind {
         offset: i64,
         user: bool,
     },
-    /// `str(ptr, size)`: a NUL-terminated string read from memory.
+    /// `str(ptr[, size])`: a NUL-terminated string read from memory, as many bytes as `len`
+    /// says.
     ReadStr {
         ptr: Box<TExpr>,
         user: bool,
+        len: StrRead,
     },
     /// `mem(ptr, size)`: raw bytes read from memory.
     ReadMem {
@@ -289,6 +291,18 @@ pub enum TStmtKind {
     MapFor {
         map: usize,
         var: usize,
+        body: Vec<TStmt>,
+    },
+    /// bpftrace's `for ($i : a..b) { body }` whose end is known only at run time (read from a
+    /// map): `body` runs `end - start` times with `$i` (variable `var`) from the value of
+    /// variable `start` on, in a callback of `bpf_loop` (5.17+; see lower/range_for.rs), which
+    /// the verifier needs no bound for.
+    RangeFor {
+        var: usize,
+        start: usize,
+        end: usize,
+        /// The bounds compare as signed numbers (C's conversions of their two types).
+        signed: bool,
         body: Vec<TStmt>,
     },
 }
@@ -455,16 +469,12 @@ pub enum EventKind {
         map: usize,
         keep_keys: bool,
     },
-    /// bpftrace's `cat("FILE")`: user space prints the file's contents when the record arrives.
-    Cat {
-        path: Vec<u8>,
-    },
     /// bpftrace's `join()`: `JOIN_ARGS` strings of `JOIN_ARG_SIZE` bytes (`lower/join.rs`),
     /// printed up to the first empty one with `sep` between them.
     Join {
         sep: Vec<u8>,
     },
-    /// bpftrace's `warnf`, `errorf` and `system`: a printf format whose text goes to `to`.
+    /// bpftrace's `warnf`, `errorf`, `system` and `cat`: a printf format whose text goes to `to`.
     Formatted {
         format: Vec<u8>,
         to: Sink,
@@ -480,6 +490,8 @@ pub enum Sink {
     Error(Span),
     /// `system`: the text is a command run by `sh -c`, its output printed (`--unsafe`).
     System,
+    /// `cat`: the text names a file whose contents are printed.
+    Cat,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -552,4 +564,24 @@ pub struct TProgram {
     pub signed_division: bool,
     /// The maps print when the run ends (config `print_maps_on_exit`).
     pub print_maps_on_exit: bool,
+    /// What a string that filled its `char[N]` prints after its characters (config
+    /// `str_trunc_trailer`).
+    pub str_trunc_trailer: String,
+    /// The size of `str()`'s strings (config `max_strlen`): those of that size that fill it were
+    /// cut.
+    pub max_strlen: usize,
+    /// The most bytes of a file `cat()` prints (config `max_cat_bytes`).
+    pub max_cat_bytes: usize,
+}
+
+/// How many bytes `str()` reads into its `char[N]` (bpftrace's rules).
+#[derive(Clone, Debug)]
+pub enum StrRead {
+    /// `str(p)`: N + 1 bytes, so a string of N characters or more fills the N bytes without a
+    /// NUL, which is how it prints as cut (`config = { str_trunc_trailer = ".." }`).
+    Whole,
+    /// `str(p, N)` with a constant N: N bytes, the NUL included (never printed as cut).
+    Exact,
+    /// `str(p, n)` with a size known only at run time: n bytes, at most N + 1.
+    Bounded(Box<TExpr>),
 }

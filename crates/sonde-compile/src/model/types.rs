@@ -281,6 +281,16 @@ impl Type {
                 }
                 *a = elems.into();
             }
+            // Field by field, by name (a record may be given one of another field order).
+            (Type::Record { names, elems }, Type::Record { names: m, elems: b }) => {
+                let mut widened = elems.to_vec();
+                for (x, name) in widened.iter_mut().zip(names.iter()) {
+                    if let Some(y) = m.iter().position(|n| n == name).and_then(|j| b.get(j)) {
+                        x.widen_strings(y);
+                    }
+                }
+                *elems = widened.into();
+            }
             _ => {}
         }
     }
@@ -369,5 +379,21 @@ pub fn arith_type(a: &Type, b: &Type) -> Type {
         Type::U64
     } else {
         Type::S64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Type;
+
+    #[test]
+    fn a_record_widens_its_strings_field_by_name() {
+        let record = |names: &[&str], elems: Vec<Type>| Type::Record {
+            names: names.iter().map(|n| n.to_string()).collect(),
+            elems: elems.into(),
+        };
+        let mut held = record(&["foo", "y"], vec![Type::S64, Type::Str(2)]);
+        held.widen_strings(&record(&["y", "foo"], vec![Type::Str(3), Type::S64]));
+        assert_eq!(held, record(&["foo", "y"], vec![Type::S64, Type::Str(3)]));
     }
 }

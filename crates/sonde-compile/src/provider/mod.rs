@@ -35,6 +35,7 @@ pub fn expand(
     match provider {
         // bpftrace's current spelling is lowercase.
         "BEGIN" | "END" | "begin" | "end" => special::expand(provider, definition),
+        "self" => special::expand_self(definition),
         "tracepoint" | "t" => tracepoint::expand(definition, env),
         "interval" | "i" => interval::expand(definition),
         "kprobe" | "k" => kprobe::expand(definition, false, env, notes),
@@ -55,6 +56,7 @@ pub fn expand(
 pub const PROVIDERS: &[&str] = &[
     "BEGIN",
     "END",
+    "self",
     "tracepoint",
     "interval",
     "kprobe",

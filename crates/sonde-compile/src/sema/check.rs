@@ -22,6 +22,8 @@ pub fn check(
     let mut diags = Vec::new();
     let mut warnings = Vec::new();
     let config = super::config::read(&program.config, &opts.settings, &mut diags);
+    let opts =
+        &Options { string_size: config.max_strlen.unwrap_or(opts.string_size), ..opts.clone() };
     let mut groups = Vec::new();
     for probe in program.probes.iter().enumerate() {
         let said = (&mut diags, &mut warnings);
@@ -84,6 +86,9 @@ pub fn check(
         let mut typed = typed.program(maps, warnings);
         typed.signed_division = env.has_signed_division();
         typed.print_maps_on_exit = config.print_maps_on_exit;
+        typed.str_trunc_trailer = config.str_trunc_trailer;
+        typed.max_cat_bytes = config.max_cat_bytes;
+        typed.max_strlen = opts.string_size;
         Ok(typed)
     } else {
         Err(diags)
@@ -173,6 +178,9 @@ impl Typed {
             cpu_ids: self.cpu_ids,
             signed_division: true,
             print_maps_on_exit: true,
+            str_trunc_trailer: super::config::TRUNC_TRAILER.to_string(),
+            max_cat_bytes: super::config::MAX_CAT_BYTES,
+            max_strlen: crate::env::STRING_SIZE,
         }
     }
 }
@@ -266,7 +274,7 @@ impl<'a> Checker<'a> {
         use crate::model::types::Type;
         let mut out: HashMap<String, Type> = HashMap::new();
         for v in &self.vars {
-            if !matches!(v.ty, Type::Str(_) | Type::Tuple(_)) {
+            if !matches!(v.ty, Type::Str(_) | Type::Tuple(_) | Type::Record { .. }) {
                 continue;
             }
             match out.get_mut(&v.name) {

@@ -7,14 +7,26 @@ use sonde_syntax::ast::Setting;
 use sonde_syntax::diag::Diagnostic;
 
 /// The settings sonde honours.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Config {
     pub missing: MissingProbes,
     /// How `kstack`/`ustack` print where the call does not say (`stack_mode`).
     pub stack_mode: StackMode,
     /// Whether the maps print when the run ends (`print_maps_on_exit`).
     pub print_maps_on_exit: bool,
+    /// The characters `str()` keeps (`max_strlen`); None: the session's default.
+    pub max_strlen: Option<usize>,
+    /// What a string cut at `max_strlen` prints after its characters (`str_trunc_trailer`).
+    pub str_trunc_trailer: String,
+    /// The most bytes of a file `cat()` prints (`max_cat_bytes`).
+    pub max_cat_bytes: usize,
 }
+
+/// bpftrace's `max_cat_bytes` default.
+pub const MAX_CAT_BYTES: usize = 10240;
+
+/// bpftrace's `str_trunc_trailer` default.
+pub const TRUNC_TRAILER: &str = "..";
 
 impl Default for Config {
     fn default() -> Config {
@@ -22,6 +34,9 @@ impl Default for Config {
             missing: MissingProbes::Error,
             stack_mode: StackMode::Bpftrace,
             print_maps_on_exit: true,
+            max_strlen: None,
+            str_trunc_trailer: TRUNC_TRAILER.to_string(),
+            max_cat_bytes: MAX_CAT_BYTES,
         }
     }
 }
@@ -45,10 +60,13 @@ pub enum SettingError {
     BadValue(String),
 }
 
+/// The longest `max_strlen`: a string and its NUL in the largest value a BPF program can
+/// address from one register (its 16-bit offsets).
+pub const MAX_STRLEN: usize = 32_000;
+
 /// Settings bpftrace knows that change nothing here (buffer sizes, output of its runtime): accepted
 /// so its scripts run unmodified.
 const ACCEPTED: &[&str] = &[
-    "max_strlen",
     "max_map_keys",
     "max_bpf_progs",
     "max_probes",
@@ -59,7 +77,6 @@ const ACCEPTED: &[&str] = &[
     "cache_user_symbols",
     "cpp_demangle",
     "lazy_symbolication",
-    "str_trunc_trailer",
     "show_debug_info",
     "unstable_map_decl",
     "unstable_import",
@@ -68,7 +85,14 @@ const ACCEPTED: &[&str] = &[
 ];
 
 /// The settings sonde honours, by name.
-const HONOURED: &[&str] = &["missing_probes", "stack_mode", "print_maps_on_exit"];
+const HONOURED: &[&str] = &[
+    "missing_probes",
+    "stack_mode",
+    "print_maps_on_exit",
+    "max_strlen",
+    "str_trunc_trailer",
+    "max_cat_bytes",
+];
 
 impl Config {
     /// Sets `name` (bpftrace's name, or its environment variable's: `BPFTRACE_STACK_MODE`) to
@@ -104,6 +128,25 @@ impl Config {
                         return Err(SettingError::BadValue(why));
                     }
                 }
+            }
+            "max_strlen" => {
+                self.max_strlen = match value.parse::<usize>() {
+                    Ok(n) if (1..=MAX_STRLEN).contains(&n) => Some(n),
+                    _ => {
+                        let why = format!(
+                            "`max_strlen` is a number of bytes from 1 to {}, not `{}`",
+                            MAX_STRLEN, value
+                        );
+                        return Err(SettingError::BadValue(why));
+                    }
+                }
+            }
+            "str_trunc_trailer" => self.str_trunc_trailer = value.to_string(),
+            "max_cat_bytes" => {
+                self.max_cat_bytes = value.parse().map_err(|_| {
+                    let why = format!("`max_cat_bytes` is a number of bytes, not `{}`", value);
+                    SettingError::BadValue(why)
+                })?
             }
             n if ACCEPTED.contains(&n) => {}
             n => {
@@ -193,7 +236,12 @@ mod tests {
     fn unknown_names_get_the_closest_known_one() {
         let err = Config::default().set("stack_mod", "raw").unwrap_err();
         assert_eq!(err, SettingError::Unknown { closest: Some("stack_mode") });
-        assert!(Config::default().set("max_strlen", "100").is_ok());
+        let mut c = Config::default();
+        c.set("max_strlen", "100").unwrap();
+        c.set("BPFTRACE_STR_TRUNC_TRAILER", "_xxx").unwrap();
+        assert_eq!((c.max_strlen, c.str_trunc_trailer.as_str()), (Some(100), "_xxx"));
+        assert!(matches!(c.set("max_strlen", "0"), Err(SettingError::BadValue(_))));
+        assert!(matches!(c.set("max_strlen", "99999"), Err(SettingError::BadValue(_))));
         let mut c = Config::default();
         c.set("print_maps_on_exit", "false").unwrap();
         assert!(!c.print_maps_on_exit);

@@ -116,6 +116,9 @@ impl Checker<'_> {
             let s = stmt(StmtKind::Let { name: name.into(), ty: None, value: Some(value.clone()) });
             out.extend(self.stmt(&s));
         }
+        if self.runtime_bound(&out) {
+            return self.range_callback(var, &end_name, body, out, span);
+        }
         let kind =
             ExprKind::Binary { op: BinOp::Lt, lhs: Box::new(v(var)), rhs: Box::new(v(&end_name)) };
         let cond = self.scalar(&Expr { kind, span }, "a `for` range");

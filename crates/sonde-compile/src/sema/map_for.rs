@@ -99,7 +99,7 @@ impl Checker<'_> {
         }
         let d = Diagnostic::error(
             span,
-            "a `for ($kv : @map)` body runs without the probe's context: it cannot read arguments, `retval`, `regs`, `func` or stacks",
+            "a `for` body run as a BPF callback (`for ($kv : @map)`, or a range whose bounds are known only at run time) runs without the probe's context: it cannot read arguments, `retval`, `regs`, `func` or stacks",
         )
         .with_help("read it into a variable before the loop (`$x = args.fd;`) and use the variable in the body");
         self.error(d);

@@ -14,6 +14,7 @@ mod map_for;
 mod maps;
 mod param_literals;
 mod params;
+mod range_for;
 mod script_types;
 mod sites;
 mod spec_params;

@@ -60,7 +60,7 @@ fn parse_lengths_and_counts() {
 #[test]
 fn parse_errors() {
     assert_eq!(parse(b"ab %q"), Err(FormatError::UnknownConversion { pos: 3, conv: 'q' }));
-    assert_eq!(parse(b"%f"), Err(FormatError::UnknownConversion { pos: 0, conv: 'f' }));
+    assert_eq!(parse(b"%k"), Err(FormatError::UnknownConversion { pos: 0, conv: 'k' }));
     assert_eq!(parse(b"%n"), Err(FormatError::UnknownConversion { pos: 0, conv: 'n' }));
     assert_eq!(parse("%é".as_bytes()), Err(FormatError::UnknownConversion { pos: 0, conv: 'é' }));
     assert_eq!(parse(b"%*d"), Err(FormatError::StarWidth { pos: 0 }));
@@ -206,4 +206,28 @@ fn buffers_print_escaped_as_hex_escapes_or_as_hex_bytes() {
     // `%rx` is one conversion; `%rxy` leaves `y` as text.
     assert_eq!(f("%rxy", &[Value::Buf(vec![1])]), "\\x01y");
     assert!(parse(b"%lrx").is_err());
+}
+
+#[test]
+fn floats_print_as_bpftrace_streams_them() {
+    // No precision: the stream's general form, six significant digits.
+    assert_eq!(f("%f|%e|%g|%G", &[i(3), i(-2), u(1234567), i(100000)]), "3|-2|1.23457e+06|100000");
+    assert_eq!(
+        f("%.2f|%.3e|%.2g|%.0f", &[i(3), i(1500), i(1500), i(7)]),
+        "3.00|1.500e+03|1.5e+03|7"
+    );
+    assert_eq!(
+        f("%8.1f|%-6g|%+g|%08.2f", &[i(5), i(2), i(4), i(-3)]),
+        "     5.0|2     |+4|-0003.00"
+    );
+    assert!(parse(b"%hf").is_ok());
+}
+
+#[test]
+fn gr_names_gfp_flags_compound_names_first() {
+    assert_eq!(f("%gr", &[u(1)]), "GFP_DMA");
+    assert_eq!(f("%gr", &[u(0)]), "0");
+    // GFP_KERNEL (reclaim, IO, FS) and __GFP_ZERO.
+    assert_eq!(f("%gr", &[u(0xcc0 | 0x100)]), "GFP_KERNEL|__GFP_ZERO");
+    assert_eq!(f("%gr|%g", &[u(1 << 40), i(2)]), "0x10000000000|2");
 }

@@ -69,6 +69,10 @@ pub struct Cli {
     #[arg(short = 'k', long = "keep-going")]
     pub keep_going: bool,
 
+    /// Attach only the probes whose names REGEX matches (anywhere in the name; BEGIN and END always run), as bpftrace's --probe-filter.
+    #[arg(long = "probe-filter", value_name = "REGEX")]
+    pub probe_filter: Option<String>,
+
     /// Say no warnings: the compiler's, and the program's warnf() (bpftrace's --no-warnings).
     #[arg(long = "no-warnings")]
     pub no_warnings: bool,

@@ -65,6 +65,7 @@ impl Loaded {
         }
         probes += self.special(compiled, &AttachPoint::Begin).len();
         probes += self.special(compiled, &AttachPoint::End).len();
+        probes += self.special(compiled, &AttachPoint::Signal { name: "SIGUSR1".into() }).len();
         Ok(Attached { links, probes, at: Instant::now() })
     }
 
@@ -76,7 +77,8 @@ impl Loaded {
         Ok(())
     }
 
-    fn special(&self, c: &Compiled, point: &AttachPoint) -> Vec<&Program> {
+    /// The programs run by hand at `point`, in the program's order.
+    pub fn special(&self, c: &Compiled, point: &AttachPoint) -> Vec<&Program> {
         c.programs
             .iter()
             .zip(&self.programs)

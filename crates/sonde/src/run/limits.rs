@@ -17,7 +17,13 @@ pub fn needed(c: &Compiled) -> u64 {
         .iter()
         .flat_map(|p| &p.sites)
         .filter(|s| {
-            !matches!(s.point, AttachPoint::Begin | AttachPoint::End | AttachPoint::Kprobe { .. })
+            !matches!(
+                s.point,
+                AttachPoint::Begin
+                    | AttachPoint::End
+                    | AttachPoint::Signal { .. }
+                    | AttachPoint::Kprobe { .. }
+            )
         })
         .count();
     (c.maps.len() + c.programs.len() + sites) as u64 + OWN_FILES

@@ -101,10 +101,10 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Int(addr), ty: Type::Ptr { to, user: true }, span: c.span }
     }
 
-    /// `buf(ptr, len)`: up to the string size (64 bytes by default) of raw memory, printed by
+    /// `buf(ptr, len)`: up to a string's slot (64 bytes by default) of raw memory, printed by
     /// `%r` (or `%s`) with non-printable bytes as `\xNN`. Without `len`, the whole size.
     pub(super) fn buf(&mut self, c: &Call) -> TExpr {
-        let max = self.opts.string_size;
+        let max = self.opts.string_size + 1;
         let p = self.expr(&c.args[0]);
         if let TExprKind::Str(text) = &p.kind {
             return self.literal_buf(c, text.clone());

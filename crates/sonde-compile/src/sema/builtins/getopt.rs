@@ -6,18 +6,31 @@
 //! program is compiled, so each `getopt` is a constant.
 
 use super::spec::Call;
-use crate::model::tir::TExpr;
+use crate::model::tir::{TExpr, TExprKind};
+use crate::model::types::Type;
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind, Span, UnOp};
 use sonde_syntax::diag::Diagnostic;
 
-/// How an option's word reads: `true`/`1` and `false`/`0` as bpftrace's booleans take them,
-/// other integers as positional parameters read (decimal, `0x` hex, an optional `-`).
-fn parse_int(text: &str) -> Option<i64> {
+/// How a boolean option's word reads, as bpftrace's: `true`/`1` and `false`/`0` (any case).
+fn parse_bool(text: &str) -> Option<bool> {
     match text.to_ascii_lowercase().as_str() {
-        "true" => Some(1),
-        "false" => Some(0),
-        _ => crate::sema::params::parse_int(text),
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// An integer option's word as a positional parameter reads (decimal, `0x` hex, leading-0
+/// octal, an optional `-`), typed as that literal in the program would be: past `i64::MAX` a
+/// `u64`.
+fn int_value(text: &str, span: Span) -> Option<TExpr> {
+    match crate::sema::params::parse_param(text)? {
+        (true, v) => Some(TExpr::const_s64((v as i64).wrapping_neg(), span)),
+        (false, v) if v > i64::MAX as u64 => {
+            Some(TExpr { kind: TExprKind::Int(v), ty: Type::U64, span })
+        }
+        (false, v) => Some(TExpr::const_s64(v as i64, span)),
     }
 }
 
@@ -137,23 +150,32 @@ impl Checker<'_> {
     ) -> TExpr {
         match (default, given) {
             (Default::Bool(d), given) => {
-                let v = self.option_value(name, Default::Int(d as i64), given, span);
-                crate::sema::expr::cast::as_bool(v, span)
+                let v = match given {
+                    None => d,
+                    // `--name` alone is true, as bpftrace's boolean options are.
+                    Some(None) => true,
+                    Some(Some(text)) => parse_bool(&text).unwrap_or_else(|| {
+                        let msg = format!(
+                            "--{}={}: the option `{}` is true or false (`true`, `false`, 1 or 0)",
+                            name, text, name
+                        );
+                        self.error(Diagnostic::error(span, msg));
+                        false
+                    }),
+                };
+                crate::sema::expr::cast::as_bool(TExpr::const_s64(v as i64, span), span)
             }
             (Default::Int(d), None) => TExpr::const_s64(d, span),
-            // `--name` alone is true (1), as bpftrace's boolean options are.
+            // `--name` alone is 1, as bpftrace reads it.
             (Default::Int(_), Some(None)) => TExpr::const_s64(1, span),
-            (Default::Int(_), Some(Some(text))) => match parse_int(&text) {
-                Some(v) => TExpr::const_s64(v, span),
-                None => {
-                    let msg = format!(
-                        "--{}={}: the option `{}` takes an integer or `true`/`false` (its default is one)",
-                        name, text, name
-                    );
-                    self.error(Diagnostic::error(span, msg));
-                    TExpr::const_s64(0, span)
-                }
-            },
+            (Default::Int(_), Some(Some(text))) => int_value(&text, span).unwrap_or_else(|| {
+                let msg = format!(
+                    "--{}={}: the option `{}` takes an integer (its default is one)",
+                    name, text, name
+                );
+                self.error(Diagnostic::error(span, msg));
+                TExpr::const_s64(0, span)
+            }),
             (Default::Str(s), None) => TExpr::const_str(s, span),
             (Default::Str(_), Some(Some(text))) => TExpr::const_str(text.into_bytes(), span),
             (Default::Str(_), Some(None)) => {
@@ -170,13 +192,20 @@ impl Checker<'_> {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::tir::TExprKind;
+    use crate::model::types::Type;
+
     #[test]
     fn option_words_read_as_bpftrace_reads_them() {
-        assert_eq!(super::parse_int("35"), Some(35));
-        assert_eq!(super::parse_int("-3"), Some(-3));
-        assert_eq!(super::parse_int("0x10"), Some(16));
-        assert_eq!(super::parse_int("true"), Some(1));
-        assert_eq!(super::parse_int("false"), Some(0));
-        assert_eq!(super::parse_int("yes"), None);
+        let int = |t: &str| super::int_value(t, Default::default()).map(|e| (e.kind, e.ty));
+        assert!(matches!(int("35"), Some((TExprKind::Int(35), Type::Int { signed: true, .. }))));
+        assert!(matches!(int("-3"), Some((TExprKind::Int(v), _)) if v as i64 == -3));
+        assert!(matches!(int("0x10"), Some((TExprKind::Int(16), _))));
+        assert!(matches!(int("0xffffffffffffffff"), Some((TExprKind::Int(u64::MAX), Type::U64))));
+        // An integer option is not a boolean one.
+        assert!(int("False").is_none() && int("yes").is_none());
+        assert_eq!(super::parse_bool("False"), Some(false));
+        assert_eq!(super::parse_bool("1"), Some(true));
+        assert_eq!(super::parse_bool("yes"), None);
     }
 }

@@ -186,6 +186,7 @@ impl Checker<'_> {
         use crate::model::site::AttachPoint as P;
         let name = match self.sites.first().map(|s| &s.point) {
             Some(P::Begin | P::End) | None => "special",
+            Some(P::Signal { .. }) => "signal",
             Some(P::Tracepoint { .. }) => "tracepoint",
             Some(P::Interval { .. }) => "interval",
             Some(P::Kprobe { retprobe: false, .. }) => "kprobe",

@@ -61,16 +61,6 @@ impl Checker<'_> {
         Some(TStmtKind::Emit { event, args: vec![] })
     }
 
-    /// bpftrace's `cat("FILE")`: user space prints the file when the record arrives.
-    pub(super) fn cat(&mut self, c: &Call) -> Option<TStmtKind> {
-        let [Expr { kind: ExprKind::Str(path), .. }] = c.args else {
-            return self.usage_error(c);
-        };
-        let kind = EventKind::Cat { path: path.clone() };
-        let event = self.add_event(EventDef { kind, args: vec![] });
-        Some(TStmtKind::Emit { event, args: vec![] })
-    }
-
     /// bpftrace's `time(fmt)` (default `"%H:%M:%S\n"`) is `printf("%s", strftime(fmt, nsecs))`.
     pub(super) fn time(&mut self, c: &Call) -> Option<TStmtKind> {
         let args = time_as_printf(c.args, c.span);

@@ -141,11 +141,13 @@ impl Checker<'_> {
         }
     }
 
-    /// `warnf(fmt, ...)`, `errorf(fmt, ...)` and `system(fmt, ...)`: printf's checks, another sink.
+    /// `warnf(fmt, ...)`, `errorf(fmt, ...)`, `system(fmt, ...)` and `cat(fmt, ...)`: printf's
+    /// checks, another sink.
     pub(super) fn formatted(&mut self, c: &Call) -> Option<TStmtKind> {
         let to = match c.name {
             "warnf" => Sink::Warning(c.span),
             "errorf" => Sink::Error(c.span),
+            "cat" => Sink::Cat,
             _ => {
                 self.needs_unsafe("system() runs a command", c.span)?;
                 Sink::System

@@ -3,7 +3,7 @@
 
 use super::spec::Call;
 use crate::model::site::Site;
-use crate::model::tir::{TExpr, TExprKind};
+use crate::model::tir::{StrRead, TExpr, TExprKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
 use sonde_syntax::ast::{Expr, ExprKind};
@@ -21,21 +21,33 @@ impl Checker<'_> {
                 return text;
             }
         }
-        let size = match c.args.get(1) {
-            None => self.opts.string_size,
-            Some(Expr { kind: ExprKind::Int(n), .. }) if *n > 0 && *n <= 256 => *n as usize,
-            Some(e) => {
+        let max = self.opts.string_size;
+        let (size, len) = match (c.name, c.args.get(1)) {
+            (_, None) => (max, StrRead::Whole),
+            // bpftrace reads at most max_strlen + 1 bytes, whatever size is asked.
+            ("str", Some(Expr { kind: ExprKind::Int(n), .. })) if *n > 0 => match *n as usize {
+                n if n <= max => (n, StrRead::Exact),
+                _ => (max, StrRead::Whole),
+            },
+            (_, Some(Expr { kind: ExprKind::Int(n), .. })) if *n > 0 && *n <= 256 => {
+                (*n as usize, StrRead::Exact)
+            }
+            ("str", Some(e)) if crate::sema::stmt::constant(e).is_none() => {
+                let n = self.scalar(e, "the size of str()");
+                (max, StrRead::Bounded(Box::new(n)))
+            }
+            (_, Some(e)) => {
                 let msg = "the size must be a constant between 1 and 256";
                 self.error(Diagnostic::error(e.span, msg));
                 return self.poisoned(span);
             }
         };
         let a = self.expr(&c.args[0]);
-        self.read_from(c, a, size)
+        self.read_from(c, a, size, len)
     }
 
     /// What `str`/`mem` make of their address `a`.
-    fn read_from(&mut self, c: &Call, a: TExpr, size: usize) -> TExpr {
+    fn read_from(&mut self, c: &Call, a: TExpr, size: usize, len: StrRead) -> TExpr {
         let bytes = c.name == "mem";
         let user = match (&a.ty, &a.kind) {
             // Already a string (a char array field, a __data_loc field, comm): keep it, resized.
@@ -63,7 +75,7 @@ impl Checker<'_> {
         let (kind, ty) = if bytes {
             (TExprKind::ReadMem { ptr, user }, Type::Bytes(size))
         } else {
-            (TExprKind::ReadStr { ptr, user }, Type::Str(size))
+            (TExprKind::ReadStr { ptr, user, len }, Type::Str(size))
         };
         TExpr { kind, ty, span: c.span }
     }

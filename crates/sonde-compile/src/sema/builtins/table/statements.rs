@@ -64,11 +64,11 @@ pub const STATEMENTS: &[Spec] = &[
     },
     Spec {
         name: "cat",
-        params: &[arg("file", Kind::StrLiteral)],
-        takes: "a file name as a string literal, like `cat(\"/proc/loadavg\")` (bpftrace's format arguments are not supported)",
-        doc: "Prints a file's contents when the record is printed.",
+        params: FORMATTED,
+        takes: "a file name as a printf format string literal, then the values it formats, like `cat(\"/proc/%d/status\", pid)`",
+        doc: "Prints a file's contents (its first `max_cat_bytes`, 10240 unless configured) when the record is printed.",
         example: "interval:1s { cat(\"/proc/loadavg\"); }",
-        check: Check::Stmt(|cx, c| cx.cat(c)),
+        check: Check::Stmt(|cx, c| cx.formatted(c)),
         ..STATEMENT
     },
     Spec {
