@@ -11,6 +11,7 @@ const ORDER: &[&str] = &[
     "host/clock",
     "host/cpus",
     "host/process",
+    "host/pid_namespace",
     "host/run_dir",
     "tracefs",
     "tracefs/events",

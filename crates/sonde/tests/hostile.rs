@@ -125,15 +125,18 @@ fn a_1_mb_program_is_refused_at_compile_time() {
 
 // ---------------------------------------------------------------- accepted nonsense
 
+// A divisor that is zero at run time gives 1, with bpftrace's warning (docs/language.md).
 #[test]
-fn a_zero_divisor_at_run_time_follows_the_kernels_rule() {
+fn a_zero_divisor_at_run_time_gives_one_and_a_warning() {
     require_bpf!();
     let o = quick(
         &["BEGIN { $z = 0; printf(\"%d %d\\n\", 7 / $z, 7 % $z); exit(); }"],
         Duration::from_secs(10),
     );
     o.assert_ok();
-    assert_eq!(o.stdout, "0 7\n\n\n", "{}", o.describe());
+    assert_eq!(o.stdout, "1 1\n\n\n", "{}", o.describe());
+    let warning = "WARNING: Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as the result.";
+    assert_eq!(o.stderr.matches(warning).count(), 2, "{}", o.describe());
 }
 
 // ---------------------------------------------------------------- the bad-input matrix
