@@ -253,6 +253,9 @@ mod tests {
             assert!(text.contains("print(100, tid, 32);"), "{text}");
             assert!(text.contains("$mh = (uint64 *)(uint64)cp1[tid];"), "{text}");
             assert!(text.contains("$il = $il - (int64)$iv[1];"), "{text}");
+            // The buffers after the first in a range, tagged by their place.
+            assert!(text.contains("$im = 8; for ($ik : 1..$im)"), "{text}");
+            assert!(text.contains("print(92 + $ik, tid, mem($iv[0], 256));"), "{text}");
             // epoll_wait's events one by one, as many as it returned.
             assert!(text.contains("print(17, tid, mem(cp1[tid], 12));"), "{text}");
             assert!(

@@ -63,32 +63,30 @@ impl Plan<'_> {
         };
         // At exit each buffer takes its length from what is left; at entry each counts one.
         let step = if at_exit { "$iv[1]" } else { "1" };
-        let _ = write!(out, " $il = {limit}; if ($ia != 0) {{");
-        for k in 0..IOV_COPIED {
-            // The first buffer goes on in chunks, as far as its length (and at exit the
-            // bytes filled) reach.
-            let chunks: String = match k {
-                0 => (1..memory::MESSAGE_CHUNKS)
-                    .map(|j| {
-                        let from = j * MESSAGE;
-                        let filled = if at_exit { format!(" && $il > {from}") } else { String::new() };
-                        format!(
-                            " if ($iv[1] > {from}{filled}) {{ print({}, tid, mem($iv[0] + {from}, {MESSAGE})); }}",
-                            tag(memory::NESTED_CHUNKS + j - 1)
-                        )
-                    })
-                    .collect(),
-                _ => String::new(),
-            };
-            let _ = write!(
-                out,
-                " if ($il > 0) {{ $iv = (uint64 *)($ia + {}); \
-                 if ($iv[0] != 0) {{ print({}, tid, mem($iv[0], {MESSAGE}));{chunks} }} \
-                 $il = $il - (int64){step}; }}",
-                k * IOVEC,
-                tag(memory::NESTED_BUFFERS + k)
-            );
-        }
+        // The first buffer goes on in chunks, as far as its length (and at exit the bytes
+        // filled) reach.
+        let chunks: String = (1..memory::MESSAGE_CHUNKS)
+            .map(|j| {
+                let from = j * MESSAGE;
+                let filled = if at_exit { format!(" && $il > {from}") } else { String::new() };
+                format!(
+                    " if ($iv[1] > {from}{filled}) {{ print({}, tid, mem($iv[0] + {from}, {MESSAGE})); }}",
+                    tag(memory::NESTED_CHUNKS + j - 1)
+                )
+            })
+            .collect();
+        // The others in a range ending at a variable: a `bpf_loop` callback where the kernel
+        // has one (see copies.rs); `$il` only falls, so the first empty one ends the walk.
+        let _ = write!(
+            out,
+            " $il = {limit}; if ($ia != 0) {{ if ($il > 0) {{ $iv = (uint64 *)$ia; \
+             if ($iv[0] != 0) {{ print({first}, tid, mem($iv[0], {MESSAGE}));{chunks} }} \
+             $il = $il - (int64){step}; }} $im = {IOV_COPIED}; for ($ik : 1..$im) {{ \
+             if ($il <= 0) {{ break; }} $iv = (uint64 *)($ia + $ik * {IOVEC}); \
+             if ($iv[0] != 0) {{ print({first} + $ik, tid, mem($iv[0], {MESSAGE})); }} \
+             $il = $il - (int64){step}; }}",
+            first = tag(memory::NESTED_BUFFERS)
+        );
         out.push_str(" }");
         out
     }
