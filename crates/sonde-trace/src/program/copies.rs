@@ -259,7 +259,7 @@ mod tests {
             // epoll_wait's events one by one, as many as it returned.
             assert!(text.contains("print(17, tid, mem(cp1[tid], 12));"), "{text}");
             assert!(
-                text.contains("> 1) { print(112, tid, mem((uint64)cp1[tid] + 12, 12)); }"),
+                text.contains("$eb = (uint64)cp1[tid]; $em = 9; for ($ek : 1..$em) { if ($el <= $ek) { break; } print(111 + $ek, tid, mem($eb + $ek * 12, 12)); }"),
                 "{text}"
             );
         }

@@ -19,16 +19,16 @@ impl Plan<'_> {
             // Its copy at entry is the one shown.
             Size::Message if at_exit => return String::new(),
             Size::Message => return shown,
+            // As many events as the call returned, in a range (see copies.rs): the first is
+            // the argument's copy.
             Size::EpollEvents => {
-                return (1..memory::EPOLL_EVENTS_COPIED)
-                    .map(|k| {
-                        format!(
-                            " if ({limit} > {k}) {{ print({}, tid, mem((uint64){ptr} + {}, {EPOLL_EVENT})); }}",
-                            tag(memory::NESTED_BUFFERS + k - 1),
-                            k * EPOLL_EVENT
-                        )
-                    })
-                    .collect()
+                return format!(
+                    " $el = {limit}; $eb = (uint64){ptr}; $em = {}; for ($ek : 1..$em) {{ \
+                     if ($el <= $ek) {{ break; }} \
+                     print({} + $ek, tid, mem($eb + $ek * {EPOLL_EVENT}, {EPOLL_EVENT})); }}",
+                    memory::EPOLL_EVENTS_COPIED,
+                    tag(memory::NESTED_BUFFERS) - 1
+                )
             }
             Size::SigmaskPair => {
                 return format!(
