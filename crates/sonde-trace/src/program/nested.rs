@@ -22,13 +22,13 @@ impl Plan<'_> {
             // As many events as the call returned, in a range (see copies.rs): the first is
             // the argument's copy.
             Size::EpollEvents => {
-                return format!(
-                    " $el = {limit}; $eb = (uint64){ptr}; $em = {}; for ($ek : 1..$em) {{ \
-                     if ($el <= $ek) {{ break; }} \
-                     print({} + $ek, tid, mem($eb + $ek * {EPOLL_EVENT}, {EPOLL_EVENT})); }}",
-                    memory::EPOLL_EVENTS_COPIED,
+                let each = format!(
+                    "if ($el <= $ek) {{ break; }} \
+                     print({} + $ek, tid, mem($eb + $ek * {EPOLL_EVENT}, {EPOLL_EVENT}));",
                     tag(memory::NESTED_BUFFERS) - 1
-                )
+                );
+                let walk = self.bounded(("$ek", "$em"), 1..memory::EPOLL_EVENTS_COPIED, &each);
+                return format!(" $el = {limit}; $eb = (uint64){ptr}; {walk}");
             }
             Size::SigmaskPair => {
                 return format!(
@@ -75,17 +75,20 @@ impl Plan<'_> {
                 )
             })
             .collect();
-        // The others in a range ending at a variable: a `bpf_loop` callback where the kernel
-        // has one (see copies.rs); `$il` only falls, so the first empty one ends the walk.
+        // The others in a loop (see copies.rs); `$il` only falls, so the first empty one ends
+        // the walk.
+        let first = tag(memory::NESTED_BUFFERS);
+        let each = format!(
+            "if ($il <= 0) {{ break; }} $iv = (uint64 *)($ia + $ik * {IOVEC}); \
+             if ($iv[0] != 0) {{ print({first} + $ik, tid, mem($iv[0], {MESSAGE})); }} \
+             $il = $il - (int64){step};"
+        );
         let _ = write!(
             out,
             " $il = {limit}; if ($ia != 0) {{ if ($il > 0) {{ $iv = (uint64 *)$ia; \
              if ($iv[0] != 0) {{ print({first}, tid, mem($iv[0], {MESSAGE}));{chunks} }} \
-             $il = $il - (int64){step}; }} $im = {IOV_COPIED}; for ($ik : 1..$im) {{ \
-             if ($il <= 0) {{ break; }} $iv = (uint64 *)($ia + $ik * {IOVEC}); \
-             if ($iv[0] != 0) {{ print({first} + $ik, tid, mem($iv[0], {MESSAGE})); }} \
-             $il = $il - (int64){step}; }}",
-            first = tag(memory::NESTED_BUFFERS)
+             $il = $il - (int64){step}; }} {}",
+            self.bounded(("$ik", "$im"), 1..IOV_COPIED, &each)
         );
         out.push_str(" }");
         out
