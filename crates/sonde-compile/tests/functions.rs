@@ -96,3 +96,18 @@ fn functions_are_inlined_where_the_frames_of_a_call_do_not_fit() {
     assert!(c.programs[0].functions.is_empty());
     assert!(!c.programs[0].insns.iter().any(|i| i.code == 0x85 && i.src == 1), "no call left");
 }
+
+#[test]
+fn a_loop_callback_whose_frame_and_its_caller_s_outgrow_the_stack_goes_to_scratch_space() {
+    // A bpf_loop callback's frame holds the probe's variables again: 300 + 300 bytes of them
+    // pass the 512 the verifier allows a chain of calls, where 300 alone fit.
+    let scratch = |n: usize| {
+        let text = format!(
+            "BEGIN {{ $s = \"{}\"; @n = 3; for ($i : 0..@n) {{ @c = $i; }} }}",
+            "x".repeat(n)
+        );
+        compiled(&text).maps.iter().any(|m| m.name == "scratch")
+    };
+    assert!(!scratch(200));
+    assert!(scratch(300));
+}

@@ -48,6 +48,7 @@ pub fn plan<'a>(t: &'a SyscallTable, sel: &'a Selection) -> Plan<'a> {
         events: Vec::new(),
         raw_tracepoints: false,
         copies: true,
+        bpf_loop: true,
         fate: false,
         summary_rows: None,
         paths: Default::default(),

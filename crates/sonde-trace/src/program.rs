@@ -102,6 +102,9 @@ pub struct Plan<'a> {
     pub raw_tracepoints: bool,
     /// strace's layout: copy the user memory its decoders read (structs, filled buffers).
     pub copies: bool,
+    /// The kernel has `bpf_loop` (5.17+): the copies' loops are ranges the compiler builds as
+    /// its callbacks (see program/copies.rs), rather than `while` loops the verifier walks.
+    pub bpf_loop: bool,
     /// The kernel's BTF types siginfo and task_struct: lines show signals and each task's end.
     pub fate: bool,
     /// `--summary-rows`: rows of the summary's tables of (thread, syscall) pairs; by default

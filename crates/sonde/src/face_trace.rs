@@ -63,7 +63,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let mut target = Target::start(a.command.as_ref(), &watched)?;
     // A kept program needs no BTF read: its file's presence says what the program can use.
     let btf = std::path::Path::new(sonde_btf::Btf::VMLINUX_PATH).exists();
-    let plan = plan(a, &table, &selection, &target, &events, btf);
+    let plan = plan(a, &table, &selection, &target, &events, (btf, &env));
     let (plan, compiled, source, fast) = compile(a, plan, &env, target.command_pid())?;
     let loaded = Loaded::load(&compiled, &source)?;
     fill_string_kinds(&plan, &compiled, &loaded.maps)?;
@@ -200,7 +200,7 @@ pub(crate) fn plan<'a>(
     selection: &'a Selection,
     target: &Target,
     events: &[events::Event],
-    btf: bool,
+    (btf, env): (bool, &HostEnv),
 ) -> Plan<'a> {
     Plan {
         table,
@@ -226,6 +226,8 @@ pub(crate) fn plan<'a>(
         raw_tracepoints: btf,
         // Only strace's layout prints what they hold: the others save their cost.
         copies: a.layout == Layout::Strace,
+        bpf_loop: a.layout == Layout::Strace
+            && sonde_compile::Env::has_helper(env, sonde_bpf::helper::LOOP),
         // perf trace's layout prints no fate: nothing to attach for it.
         fate: a.layout != Layout::Perf && (a.show_exits || a.show_signals) && btf,
         summary_rows: a.summary_rows,

@@ -1,7 +1,8 @@
 # vm-cost: 14
 # sonde trace --strace decodes structs and buffers from the memory its program copies, with
-# bounded loops for execve's arrays and getdents' entries: the verifier of each kernel takes the
-# program, and the uapi layouts read back as strace prints them.
+# loops for execve's arrays, getdents' entries and iovecs (bpf_loop callbacks on 6.1 and 6.12,
+# bounded loops on 5.10): the verifier of each kernel takes the program, and the uapi layouts
+# read back as strace prints them.
 run_cmd sonde trace --strace -o - -- sonde-workload openat 1 /etc/hostname read 1 10 connect 1 9 sleep 1 fork wl_kid
 expect_status 0
 has() { grep -qF -- "$1" "$SONDE_OUT_FILE"; }

@@ -411,6 +411,11 @@ fn lower_probe_with(
     if !lw.functions.is_empty() && depth > STACK_LIMIT {
         return Err(Lowered::TooDeep);
     }
+    // The verifier adds a callback's frame to its caller's: a probe that fits the stack alone
+    // may not with its loop bodies, and then goes to scratch space as a larger one does.
+    if scratch.is_none() && depth > STACK_LIMIT {
+        return Err(Lowered::Refused(Diagnostic::error(probe.span, emit::STACK_SENTENCE), true));
+    }
     let frame = lw.callbacks.iter().map(|c| c.0.peak).fold(e.peak, i32::max);
     let functions = lw.functions;
     let (mut e, starts) = map_for::link(e, &lw.callback_refs, lw.callbacks);

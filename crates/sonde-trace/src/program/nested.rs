@@ -19,16 +19,16 @@ impl Plan<'_> {
             // Its copy at entry is the one shown.
             Size::Message if at_exit => return String::new(),
             Size::Message => return shown,
+            // As many events as the call returned, in a range (see copies.rs): the first is
+            // the argument's copy.
             Size::EpollEvents => {
-                return (1..memory::EPOLL_EVENTS_COPIED)
-                    .map(|k| {
-                        format!(
-                            " if ({limit} > {k}) {{ print({}, tid, mem((uint64){ptr} + {}, {EPOLL_EVENT})); }}",
-                            tag(memory::NESTED_BUFFERS + k - 1),
-                            k * EPOLL_EVENT
-                        )
-                    })
-                    .collect()
+                let each = format!(
+                    "if ($el <= $ek) {{ break; }} \
+                     print({} + $ek, tid, mem($eb + $ek * {EPOLL_EVENT}, {EPOLL_EVENT}));",
+                    tag(memory::NESTED_BUFFERS) - 1
+                );
+                let walk = self.bounded(("$ek", "$em"), 1..memory::EPOLL_EVENTS_COPIED, &each);
+                return format!(" $el = {limit}; $eb = (uint64){ptr}; {walk}");
             }
             Size::SigmaskPair => {
                 return format!(
@@ -63,32 +63,33 @@ impl Plan<'_> {
         };
         // At exit each buffer takes its length from what is left; at entry each counts one.
         let step = if at_exit { "$iv[1]" } else { "1" };
-        let _ = write!(out, " $il = {limit}; if ($ia != 0) {{");
-        for k in 0..IOV_COPIED {
-            // The first buffer goes on in chunks, as far as its length (and at exit the
-            // bytes filled) reach.
-            let chunks: String = match k {
-                0 => (1..memory::MESSAGE_CHUNKS)
-                    .map(|j| {
-                        let from = j * MESSAGE;
-                        let filled = if at_exit { format!(" && $il > {from}") } else { String::new() };
-                        format!(
-                            " if ($iv[1] > {from}{filled}) {{ print({}, tid, mem($iv[0] + {from}, {MESSAGE})); }}",
-                            tag(memory::NESTED_CHUNKS + j - 1)
-                        )
-                    })
-                    .collect(),
-                _ => String::new(),
-            };
-            let _ = write!(
-                out,
-                " if ($il > 0) {{ $iv = (uint64 *)($ia + {}); \
-                 if ($iv[0] != 0) {{ print({}, tid, mem($iv[0], {MESSAGE}));{chunks} }} \
-                 $il = $il - (int64){step}; }}",
-                k * IOVEC,
-                tag(memory::NESTED_BUFFERS + k)
-            );
-        }
+        // The first buffer goes on in chunks, as far as its length (and at exit the bytes
+        // filled) reach.
+        let chunks: String = (1..memory::MESSAGE_CHUNKS)
+            .map(|j| {
+                let from = j * MESSAGE;
+                let filled = if at_exit { format!(" && $il > {from}") } else { String::new() };
+                format!(
+                    " if ($iv[1] > {from}{filled}) {{ print({}, tid, mem($iv[0] + {from}, {MESSAGE})); }}",
+                    tag(memory::NESTED_CHUNKS + j - 1)
+                )
+            })
+            .collect();
+        // The others in a loop (see copies.rs); `$il` only falls, so the first empty one ends
+        // the walk.
+        let first = tag(memory::NESTED_BUFFERS);
+        let each = format!(
+            "if ($il <= 0) {{ break; }} $iv = (uint64 *)($ia + $ik * {IOVEC}); \
+             if ($iv[0] != 0) {{ print({first} + $ik, tid, mem($iv[0], {MESSAGE})); }} \
+             $il = $il - (int64){step};"
+        );
+        let _ = write!(
+            out,
+            " $il = {limit}; if ($ia != 0) {{ if ($il > 0) {{ $iv = (uint64 *)$ia; \
+             if ($iv[0] != 0) {{ print({first}, tid, mem($iv[0], {MESSAGE}));{chunks} }} \
+             $il = $il - (int64){step}; }} {}",
+            self.bounded(("$ik", "$im"), 1..IOV_COPIED, &each)
+        );
         out.push_str(" }");
         out
     }

@@ -112,7 +112,8 @@ mod tests {
             let a = crate::cli::tests::trace(flags);
             let (selection, events) = select(&a, &table, &env).unwrap();
             let target = Target::new(None, &[]).unwrap();
-            let real = Plan { targets, ..plan(&a, &table, &selection, &target, &events, true) };
+            let real =
+                Plan { targets, ..plan(&a, &table, &selection, &target, &events, (true, &env)) };
             let (targets, pids) = stand_ins(&real, command, &real.program());
             assert_eq!(pids.len(), 1, "{flags:?}");
             let kept = Plan { targets, ..real.clone() };
@@ -130,7 +131,7 @@ mod tests {
         let target = Target::new(None, &[]).unwrap();
         let real = Plan {
             targets: Targets::Pids(vec![65]),
-            ..plan(&a, &table, &selection, &target, &events, true)
+            ..plan(&a, &table, &selection, &target, &events, (true, &env))
         };
         let (targets, pids) = stand_ins(&real, Some(65), &real.program());
         assert_eq!((targets, pids), (Targets::Pids(vec![65]), vec![]));
@@ -146,7 +147,7 @@ mod tests {
         let target = Target::new(None, &[]).unwrap();
         let plan = Plan {
             targets: Targets::Pids(vec![65]),
-            ..plan(&a, &table, &selection, &target, &events, true)
+            ..plan(&a, &table, &selection, &target, &events, (true, &env))
         };
         let c = compiled(plan.program(), &plan, &env);
         let probe_read = sonde_bpf::insn::Insn::call(4);
