@@ -89,10 +89,14 @@ impl Lower<'_> {
         d
     }
 
-    /// The temporaries in use, each stored in a stack slot of its own and freed.
+    /// The temporaries in use, each stored in a stack slot of its own and freed (not r8 where
+    /// it holds a frame in scratch space: no temporary then).
     fn spill_temporaries(&mut self) -> Vec<(Reg, i16)> {
-        let used: Vec<Reg> =
-            [Reg::R6, Reg::R7, Reg::R8].into_iter().filter(|r| !self.e.is_free(*r)).collect();
+        let fp = self.e.fp;
+        let used: Vec<Reg> = [Reg::R6, Reg::R7, Reg::R8]
+            .into_iter()
+            .filter(|&r| r != fp && !self.e.is_free(r))
+            .collect();
         used.into_iter()
             .map(|r| {
                 let slot = self.e.alloc_stack(8);
