@@ -92,14 +92,12 @@ impl Checker<'_> {
     }
 
     /// `return value;` in a function: its value, converted to the function's type, then back.
+    /// (The parser writes a probe's `return value;` as the value dropped, then `return`.)
     pub(super) fn return_value(&mut self, value: &Expr, span: Span) -> Option<TStmtKind> {
         let Some(index) = self.in_fn else {
-            let v = self.expr(value);
-            let var = self.declare("(dropped)", v.ty.clone());
-            return Some(TStmtKind::Seq(vec![
-                TStmt { kind: TStmtKind::SetVar { var, value: v }, span },
-                TStmt { kind: TStmtKind::Return, span },
-            ]));
+            let msg = "internal error: `return VALUE` outside a `fn`";
+            self.error(Diagnostic::error(span, msg));
+            return None;
         };
         let params = self.funcs[index].params.len();
         if self.funcs[index].ret == Type::Void {

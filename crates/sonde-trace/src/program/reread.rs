@@ -34,8 +34,8 @@ impl Plan<'_> {
             match self.calls_functions() {
                 true => format!("{READ_AGAIN}({tag}, {i}); "),
                 false => format!(
-                    "$u{i} = {UNREAD}[tid, {i}]; if ($u{i}) {{ print({tag}, tid, str($u{i}, {})); delete {UNREAD}[tid, {i}]; }} ",
-                    self.string_size
+                    "{} ",
+                    self.path_again(&tag.to_string(), &i.to_string(), &format!("$u{i}"))
                 ),
             }
         };
@@ -44,8 +44,15 @@ impl Plan<'_> {
 
     /// The definition of the function [`Plan::read_again`] calls.
     pub(super) fn read_again_function(&self) -> String {
+        let body = self.path_again("$tag", "$i", "$u");
+        format!("fn {READ_AGAIN}($tag: int64, $i: int64) {{ {body} }}\n")
+    }
+
+    /// Path argument `i` read again under `tag` if its pointer was remembered (held in `var`),
+    /// and forgotten: in place, or as `read_again`'s body.
+    fn path_again(&self, tag: &str, i: &str, var: &str) -> String {
         format!(
-            "fn {READ_AGAIN}($tag: int64, $i: int64) {{ $u = {UNREAD}[tid, $i]; if ($u) {{ print($tag, tid, str($u, {})); delete {UNREAD}[tid, $i]; }} }}\n",
+            "{var} = {UNREAD}[tid, {i}]; if ({var}) {{ print({tag}, tid, str({var}, {})); delete {UNREAD}[tid, {i}]; }}",
             self.string_size
         )
     }

@@ -57,13 +57,21 @@ impl Plan<'_> {
         match (buffer, self.calls_functions()) {
             (true, true) => format!("{COPY_BUFFER}({tag}, {ptr});"),
             (false, true) => format!("{COPY_PATH}({tag}, {i}, {ptr});"),
-            (true, false) => format!("print({tag}, tid, str({ptr}, {}));", self.string_size(true)),
-            (false, false) => format!(
-                "print({tag}, tid, str({ptr}, {}));{}",
-                self.string_size(false),
-                self.remember_unread(ptr, &i.to_string())
-            ),
+            (true, false) => self.buffer_copy(&tag.to_string(), ptr),
+            (false, false) => self.path_copy(&tag.to_string(), &i.to_string(), ptr),
         }
+    }
+
+    /// A path's copy under `tag` (argument `i` at `ptr`), its pointer remembered when it came
+    /// out empty: in place, or as `copy_path`'s body (with its parameters' names).
+    fn path_copy(&self, tag: &str, i: &str, ptr: &str) -> String {
+        let again = self.remember_unread(ptr, i);
+        format!("print({tag}, tid, str({ptr}, {}));{again}", self.string_size(false))
+    }
+
+    /// The start of a written buffer at `ptr`, copied under `tag`.
+    fn buffer_copy(&self, tag: &str, ptr: &str) -> String {
+        format!("print({tag}, tid, str({ptr}, {}));", self.string_size(true))
     }
 
     /// Are the copies calls of the program's functions (BPF global functions, each verified
@@ -80,19 +88,13 @@ impl Plan<'_> {
         let mut defs = String::new();
         let calls = |name: &str| text.contains(&format!("{name}("));
         if calls(COPY_PATH) {
-            let size = self.string_size(false);
-            let again = self.remember_unread("$p", "$i");
-            let _ = writeln!(
-                defs,
-                "fn {COPY_PATH}($tag: int64, $i: int64, $p: int64) {{ print($tag, tid, str($p, {size}));{again} }}"
-            );
+            let body = self.path_copy("$tag", "$i", "$p");
+            let _ =
+                writeln!(defs, "fn {COPY_PATH}($tag: int64, $i: int64, $p: int64) {{ {body} }}");
         }
         if calls(COPY_BUFFER) {
-            let size = self.string_size(true);
-            let _ = writeln!(
-                defs,
-                "fn {COPY_BUFFER}($tag: int64, $p: int64) {{ print($tag, tid, str($p, {size})); }}"
-            );
+            let body = self.buffer_copy("$tag", "$p");
+            let _ = writeln!(defs, "fn {COPY_BUFFER}($tag: int64, $p: int64) {{ {body} }}");
         }
         if calls(super::reread::READ_AGAIN) {
             defs.push_str(&self.read_again_function());
