@@ -2,8 +2,9 @@
 //! structs/unions kept by id (`Type::Btf`) so members are looked up only when a program uses them.
 
 use crate::model::site::FuncSig;
-use crate::model::types::Type;
+use crate::model::types::{EnumDef, Type};
 use sonde_btf::{Btf, Kind, TypeId};
+use std::rc::Rc;
 
 pub fn func_sig(btf: &Btf, name: &str) -> Option<FuncSig> {
     let f = btf.find_func(name)?;
@@ -95,6 +96,8 @@ pub struct MemberType {
     pub offset: usize,
     pub ty: Type,
     pub bitfield: Option<(u32, u32)>,
+    /// The enum the member is declared with, whose names its values print as.
+    pub symbols: Option<Rc<EnumDef>>,
 }
 
 /// Look `name` up in the struct or union with BTF id `id` (through anonymous members).
@@ -104,14 +107,24 @@ pub fn member(btf: &Btf, id: u32, name: &str) -> Result<MemberType, Vec<String>>
         return Err(btf.member_names(TypeId(id)));
     };
     let ty = convert(btf, m.ty);
-    if m.bitfield_size == 0 {
-        return Ok(MemberType { offset: m.byte_offset() as usize, ty, bitfield: None });
+    let bitfield = (m.bitfield_size != 0).then_some((m.bit_offset % 8, m.bitfield_size));
+    Ok(MemberType { offset: m.byte_offset() as usize, ty, bitfield, symbols: enum_def(btf, m.ty) })
+}
+
+/// The enum BTF type `id` is (through typedefs and modifiers), with its enumerators.
+pub fn enum_def(btf: &Btf, id: TypeId) -> Option<Rc<EnumDef>> {
+    match btf.kind(btf.strip(id)) {
+        Kind::Enum { name, values, .. } if !values.is_empty() => {
+            Some(Rc::new(EnumDef { name, values }))
+        }
+        _ => None,
     }
-    Ok(MemberType {
-        offset: m.byte_offset() as usize,
-        ty,
-        bitfield: Some((m.bit_offset % 8, m.bitfield_size)),
-    })
+}
+
+/// `enum NAME` in the kernel's BTF, with its enumerators.
+pub fn named_enum(btf: &Btf, name: &str) -> Option<Rc<EnumDef>> {
+    let id = btf.find_named(sonde_btf::NamedKind::Enum, name.trim())?;
+    enum_def(btf, id)
 }
 
 /// A type named in a cast: `struct task_struct`, `union x`, a typedef (`pid_t`), a base type.

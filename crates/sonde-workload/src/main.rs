@@ -36,6 +36,10 @@ COMMANDS:
                       (CPU clocks by the kernel's encoding; some fail with EINVAL)
     timer N           timer_gettime(-K, &its) for K = 1..N: negative timer_t values,
                       each EINVAL
+    landlock N        landlock_add_rule(-1, TYPE, NULL, 0) for K = 1..N, TYPE 1
+                      (LANDLOCK_RULE_PATH_BENEATH) for odd K and 2 (NET_PORT) for
+                      even K: an enum argument; each fails (EBADF, or ENOSYS/
+                      EOPNOTSUPP without Landlock)
     openat N PATH     N openat(AT_FDCWD, PATH, O_RDONLY) calls; each fd that
                       opened is closed (close() is not counted by the N); failed
                       opens count too (a missing PATH gives -ENOENT)
@@ -186,6 +190,15 @@ fn clock_negative(n: u64) {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     for k in 1..=n as libc::c_long {
         unsafe { libc::syscall(libc::SYS_clock_gettime, -k, &mut ts) };
+    }
+}
+
+/// `landlock N`: landlock_add_rule() on no ruleset, rule types 1 and 2 in turn.
+fn landlock_rules(n: u64) {
+    for k in 1..=n {
+        let rule_type = 2 - k % 2;
+        let null = std::ptr::null::<u8>();
+        unsafe { libc::syscall(libc::SYS_landlock_add_rule, -1, rule_type, null, 0) };
     }
 }
 
@@ -459,6 +472,7 @@ fn run(args: &[String]) {
             }
             "clock" => clock_negative(num("N", it.next())),
             "timer" => timer_negative(num("N", it.next())),
+            "landlock" => landlock_rules(num("N", it.next())),
             "openat" => {
                 let n = num("N", it.next());
                 openat(n, arg("PATH", it.next()));

@@ -371,6 +371,7 @@ mod tests {
             align: None,
             fields: vec![field("m", 0, Type::S32), field("n", 4, Type::U16)],
             bitfields: Vec::new(),
+            enums: Vec::new(),
         };
         let foo = Type::Struct(std::rc::Rc::new(def));
         assert_eq!(
@@ -385,6 +386,7 @@ mod tests {
                 align: None,
                 fields: ["x", "y", "z"].iter().map(|n| field(n, 0, ty.clone())).collect(),
                 bitfields: vec![("x".into(), 0, 1), ("y".into(), 1, 1), ("z".into(), 2, 2)],
+                enums: Vec::new(),
             };
             Type::Struct(std::rc::Rc::new(def))
         };

@@ -765,6 +765,26 @@ fn kernel_members_of_every_shape_read_known_values() {
     assert_eq!(o.stdout.trim_end(), "1 1 do_no_restart_syscall 1 0 0 m", "{}", o.describe());
 }
 
+/// Values declared with a kernel enum print as its enumerators' names with `%s` and as map
+/// keys, and as numbers with `%d`: a tracepoint field (`enum landlock_rule_type rule_type`,
+/// 3 calls of type 1 and 2 of type 2) and a struct member (`restart_block.nanosleep.type`).
+#[test]
+fn kernel_enums_print_their_names() {
+    require_tracepoints!();
+    require_btf!();
+    let _g = shared();
+    let program = r#"tracepoint:syscalls:sys_enter_landlock_add_rule /pid == cpid/ {
+        printf("%d %s\n", args.rule_type, args.rule_type); @[args.rule_type] = count(); }
+        tracepoint:syscalls:sys_exit_nanosleep /pid == cpid/ {
+        printf("%s\n", curtask->restart_block.nanosleep.type); }"#;
+    let o = traced_ok(&["landlock", "5", "sleep", "1"], program);
+    let want = "1 LANDLOCK_RULE_PATH_BENEATH\n2 LANDLOCK_RULE_NET_PORT\n\
+                1 LANDLOCK_RULE_PATH_BENEATH\n2 LANDLOCK_RULE_NET_PORT\n\
+                1 LANDLOCK_RULE_PATH_BENEATH\nTT_NATIVE\n\n\n\
+                @[LANDLOCK_RULE_NET_PORT]: 2\n@[LANDLOCK_RULE_PATH_BENEATH]: 3";
+    assert_eq!(o.stdout.trim_end(), want, "{}", o.describe());
+}
+
 #[test]
 fn index_past_a_fixed_array_member_exits_2() {
     require_btf!();

@@ -199,6 +199,7 @@ impl FuncSig {
             align: None,
             fields,
             bitfields: Vec::new(),
+            enums: Vec::new(),
         }
     }
 }

@@ -2,9 +2,10 @@
 //! its type; maps, variables and output events are resolved to indices.
 
 use super::site::Site;
-use super::types::Type;
+use super::types::{EnumDef, Type};
 use sonde_syntax::ast::{BinOp, Span};
 use sonde_syntax::diag::Diagnostic;
+use std::rc::Rc;
 
 #[derive(Clone, Debug)]
 pub struct TExpr {
@@ -14,6 +15,17 @@ pub struct TExpr {
 }
 
 impl TExpr {
+    /// This value read as declared with enum `symbols`: printed as its enumerators' names.
+    pub fn symbolized(self, symbols: Option<Rc<EnumDef>>) -> TExpr {
+        match symbols {
+            Some(def) if self.ty.is_scalar() => {
+                let span = self.span;
+                TExpr { kind: TExprKind::Cast(Box::new(self)), ty: Type::Enum(def), span }
+            }
+            _ => self,
+        }
+    }
+
     /// A signed 64-bit constant (positional parameters, options, enumerators).
     pub fn const_s64(v: i64, span: Span) -> TExpr {
         TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span }

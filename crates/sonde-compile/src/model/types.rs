@@ -119,12 +119,21 @@ pub struct StructDef {
     /// its width.
     #[serde(default)]
     pub bitfields: Vec<(String, u32, u32)>,
+    /// Fields declared with a kernel enum (`enum skb_drop_reason reason`): read, they are that
+    /// enum's values, printed by `%s` and in maps as their enumerators' names.
+    #[serde(default)]
+    pub enums: Vec<(String, Rc<EnumDef>)>,
 }
 
 impl StructDef {
     /// Where bitfield `name` is in the bytes at its field's offset: (shift, width).
     pub fn bitfield(&self, name: &str) -> Option<(u32, u32)> {
         self.bitfields.iter().find(|b| b.0 == name).map(|b| (b.1, b.2))
+    }
+
+    /// The enum field `name` was declared with, if any.
+    pub fn enum_of(&self, name: &str) -> Option<&Rc<EnumDef>> {
+        self.enums.iter().find(|e| e.0 == name).map(|e| &e.1)
     }
 }
 

@@ -119,12 +119,15 @@ pub fn record_field<'s>(
 }
 
 /// A field read from the record the program's context points at (tracepoints, fentry/fexit).
-pub fn read_field(f: &Field, cx: &Cx) -> TExpr {
+pub fn read_field(site: &Site, f: &Field, cx: &Cx) -> TExpr {
     if f.data_loc {
         return cx.expr(TExprKind::CtxDataLoc { offset: f.offset }, Type::Str(cx.opts.string_size));
     }
+    let symbols = site.args.as_ref().and_then(|r| r.enum_of(&f.name)).cloned();
     match &f.ty {
-        t if t.is_scalar() => cx.expr(TExprKind::CtxLoad { offset: f.offset }, t.clone()),
+        t if t.is_scalar() => {
+            cx.expr(TExprKind::CtxLoad { offset: f.offset }, t.clone()).symbolized(symbols)
+        }
         t => cx.expr(TExprKind::CtxBuf { offset: f.offset, len: t.size() }, t.clone()),
     }
 }

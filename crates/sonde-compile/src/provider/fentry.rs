@@ -66,7 +66,7 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         }
         ContextName::Caller => caller(site, cx),
         ContextName::Field { field, .. } => {
-            record_field(site, field, cx.span)?.map(|f| read_field(f, cx))
+            record_field(site, field, cx.span)?.map(|f| read_field(site, f, cx))
         }
         _ => return None,
     })

@@ -195,7 +195,7 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
     Some(match name {
         ContextName::Arg(n) => slot_arg(site, n, "the tracepoint", cx),
         ContextName::Field { field, .. } => {
-            record_field(site, field, cx.span)?.map(|f| read_field(f, cx))
+            record_field(site, field, cx.span)?.map(|f| read_field(site, f, cx))
         }
         _ => return None,
     })

@@ -60,7 +60,7 @@ fn unknown(category: &str, name: &str, env: &dyn Env) -> String {
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
     match name {
         ContextName::Field { field, .. } => {
-            record_field(site, field, cx.span).map(|r| r.map(|f| read_field(f, cx)))
+            record_field(site, field, cx.span).map(|r| r.map(|f| read_field(site, f, cx)))
         }
         _ => None,
     }

@@ -25,7 +25,7 @@ pub fn parse_format(category: &str, name: &str, text: &str) -> Result<StructDef,
         return Err(format!("the format of tracepoint {}:{} lists no fields", category, name));
     }
     let name = format!("{}_{}", category, name);
-    Ok(StructDef { name, size, align: None, fields, bitfields: Vec::new() })
+    Ok(StructDef { name, size, align: None, fields, bitfields: Vec::new(), enums: Vec::new() })
 }
 
 /// `const char * filename;\toffset:24;\tsize:8;\tsigned:0;`: the field and its slot size.

@@ -35,6 +35,11 @@ pub fn parse_typed(
     }
     let Ok(btf) = env.btf() else { return Ok(def) };
     for (base, field) in integers {
+        if let Some(e) =
+            base.strip_prefix("enum ").and_then(|n| crate::btf_types::named_enum(btf, n))
+        {
+            def.enums.push((field.to_string(), e));
+        }
         let Some(ty) = crate::btf_types::named(btf, &base) else { continue };
         for f in def.fields.iter_mut().filter(|f| f.name == field) {
             retype_integer(f, &ty, category == "syscalls");
@@ -242,6 +247,24 @@ mod tests {
             "enum landlock_rule_type"
         );
         assert_eq!(typedef_name("unsigned long len"), None);
+    }
+
+    /// A field declared with a kernel enum keeps its integer slot and records the enum, whose
+    /// names its values print as.
+    #[test]
+    fn enum_fields_record_their_enum() {
+        let mut b = Builder::new();
+        b.enum32("drop_reason", 4, false, &[("NOT_SPECIFIED", 2), ("NO_SOCKET", 3)]);
+        let env = BtfEnv(Btf::from_bytes(b.build()).unwrap());
+        let text = "format:
+\tfield:void * skbaddr;\toffset:8;\tsize:8;\tsigned:0;
+\tfield:enum drop_reason reason;\toffset:16;\tsize:4;\tsigned:0;
+";
+        let def = parse_typed("skb", "kfree_skb", text, &env).unwrap();
+        assert_eq!(field(&def, "reason"), &Type::U32);
+        let e = def.enum_of("reason").expect("the enum is recorded");
+        assert_eq!((e.name.as_str(), e.name_of(3)), ("drop_reason", Some("NO_SOCKET")));
+        assert!(def.enum_of("skbaddr").is_none());
     }
 
     #[test]

@@ -86,6 +86,7 @@ impl ScriptTypes {
                         align: (align != natural || attributes.packed).then_some(align),
                         fields: laid,
                         bitfields,
+                        enums: Vec::new(),
                     };
                     out.structs.insert(name.clone(), Rc::new(def));
                 }

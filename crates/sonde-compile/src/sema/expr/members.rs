@@ -132,10 +132,11 @@ impl Checker<'_> {
             Some(binary) => crate::btf_types::of_user(m.ty, binary),
             None => m.ty,
         };
-        match m.bitfield {
+        let value = match m.bitfield {
             None => place.read(m.offset, ty, span),
             Some((shift, bits)) => bitfield(place, m.offset, (shift, bits), ty.is_signed(), span),
-        }
+        };
+        value.symbolized(m.symbols)
     }
 }
 
