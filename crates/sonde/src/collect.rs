@@ -118,8 +118,9 @@ impl<'a> Collector<'a> {
     }
 
     /// What `print(@m)` shows for a key-less map with no element (never set, or cleared), as
-    /// bpftrace prints it: its integer or stats zero. `None` for other maps.
-    pub fn zero_entry(&self, map: usize) -> Option<MapEntries> {
+    /// bpftrace prints it: its integer, stats, tuple, record, string or bool zero. `None` for
+    /// other maps.
+    pub fn zero_entry(&self, map: usize, sym: &mut Symbolizer) -> Option<MapEntries> {
         let info: &MapInfo = &self.compiled.user_maps[map];
         if !info.keys.is_empty() {
             return None;
@@ -138,6 +139,13 @@ impl<'a> Collector<'a> {
             }
             MapValue::Plain(Type::Int { signed, .. }) => {
                 Some(MapEntries::Values(vec![(Vec::new(), zero(*signed))]))
+            }
+            // Zeroed bytes, as bpftrace prints them: `(0, )`, `{ .a = 0 }`, `false`, ``.
+            MapValue::Plain(
+                ty @ (Type::Tuple(_) | Type::Record { .. } | Type::Str(_) | Type::Bool),
+            ) => {
+                let bytes = vec![0; ty.slot_size()];
+                Some(MapEntries::Values(vec![(Vec::new(), decode::value(ty, &bytes, sym))]))
             }
             MapValue::Plain(_) => None,
         }

@@ -297,7 +297,9 @@ impl<'a> Output<'a> {
         let entries = match self.collector.map(map, &mut self.symbols) {
             Ok(entries) if entries.is_empty() => match shown {
                 Shown::AtExit => return,
-                Shown::Asked => self.collector.zero_entry(map).unwrap_or(entries),
+                Shown::Asked => {
+                    self.collector.zero_entry(map, &mut self.symbols).unwrap_or(entries)
+                }
             },
             Ok(entries) if top > 0 => entries.top(top).divided(div),
             Ok(entries) => entries.divided(div),

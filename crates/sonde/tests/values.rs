@@ -118,6 +118,12 @@ fn an_empty_map_prints_nothing_at_exit_and_its_zero_when_asked() {
     o.assert_ok();
     let want = "@n: 0\n\n@s: { .count = 0, .average = 0, .total = 0 }\n\n\n";
     assert!(o.stdout.starts_with(want), "{}", o.describe());
+    // Records, tuples, strings and bools print their zeroed bytes (`print_empty_scalar_record_map`).
+    let o = sonde(&[r#"BEGIN { print(@r); print(@t); print(@b); exit(); }
+        END { @r = (a=1, b=(2, "hi")); @t = (1, "x"); @b = true; }"#]);
+    o.assert_ok();
+    let want = "@r: { .a = 0, .b = (0, ) }\n\n@t: (0, )\n\n@b: false\n\n";
+    assert!(o.stdout.starts_with(want), "{}", o.describe());
 }
 
 #[test]

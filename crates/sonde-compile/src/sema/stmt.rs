@@ -244,11 +244,15 @@ impl Checker<'_> {
     fn call_stmt(&mut self, e: &Expr) -> Option<TStmt> {
         let span = e.span;
         let ExprKind::Call { name, args } = &e.kind else {
-            self.error(Diagnostic::error(
-                span,
-                "this expression does nothing: assign it or print it",
-            ));
-            return None;
+            // Run for what it reads (as bpftrace does), with a warning: nothing keeps its value.
+            let v = self.expr_or_poison(e)?;
+            let msg = "this expression does nothing: assign it or print it";
+            self.warn(Diagnostic::warning(span, msg));
+            if !v.ty.is_scalar() {
+                return None;
+            }
+            let var = self.declare("(unused value)", v.ty.clone());
+            return Some(TStmt { kind: TStmtKind::SetVar { var, value: v }, span });
         };
         if let Some(kind) = self.statement_call(name, args, span) {
             return kind.map(|kind| TStmt { kind, span });

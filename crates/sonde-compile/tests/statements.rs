@@ -1,0 +1,27 @@
+//! Statements bpftrace accepts that do nothing visible: an expression whose value nothing keeps
+//! is run, with a warning, as a C compiler warns of a statement without effect.
+
+mod common;
+
+use common::FixtureEnv;
+use sonde_compile::Options;
+
+fn checked(program: &str) -> Result<Vec<String>, Vec<String>> {
+    let ast = sonde_syntax::parse(program).unwrap();
+    match sonde_compile::check(&ast, &FixtureEnv::new(), &Options::new()) {
+        Ok(typed) => Ok(typed.warnings.iter().map(|w| w.message.clone()).collect()),
+        Err(errors) => Err(errors.iter().map(|d| d.message.clone()).collect()),
+    }
+}
+
+#[test]
+fn an_expression_statement_is_kept_with_a_warning() {
+    let w = checked("tracepoint:syscalls:sys_enter_read { args->count; 1 + 2; }").unwrap();
+    assert_eq!(w, ["this expression does nothing: assign it or print it"; 2]);
+}
+
+#[test]
+fn an_expression_statement_is_still_checked() {
+    let e = checked("tracepoint:syscalls:sys_enter_read { args->nosuchfield; }").unwrap_err();
+    assert!(e.iter().any(|m| m.contains("nosuchfield")), "{:?}", e);
+}
