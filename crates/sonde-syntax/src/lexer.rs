@@ -550,8 +550,6 @@ pub fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// bpftrace's integer `1e6` (decimal digits, `e`, decimal digits): `Some(None)` when it overflows,
-/// `None` when the text is not of that form.
 /// bpftrace's duration literals (`100ms`, `1s`): the suffix's nanoseconds.
 fn duration_unit(suffix: &str) -> Option<u64> {
     Some(match suffix {
@@ -566,7 +564,9 @@ fn duration_unit(suffix: &str) -> Option<u64> {
     })
 }
 
-fn exponent(text: &str) -> Option<Option<u64>> {
+/// bpftrace's integer `1e6` (decimal digits, `e`, decimal digits): `Some(None)` when it overflows,
+/// `None` when the text is not of that form.
+pub fn exponent(text: &str) -> Option<Option<u64>> {
     let (m, e) = text.split_once(['e', 'E'])?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if !digits(m) || !digits(e) || (m.len() > 1 && m.starts_with('0')) {

@@ -339,6 +339,17 @@ impl Call {
         // strace prints what the call fills when it returns: those arguments and the ones
         // after them go to the resumed line.
         let split = sc.and_then(|s| memory::first_filled(&s.name)).filter(|&i| i < args.len());
+        let ioctl = sc.is_some_and(|s| s.name == "ioctl") && args.len() > 2;
+        if ioctl && crate::beauty::tty::ioctl_fills(self.entry.args[1] as u32) {
+            // strace's ioctl decoders print the separator with what the call filled.
+            let (entry, filled) = (args[..2].join(", "), args[2..].join(", "));
+            return match resumed {
+                true => {
+                    format!("{prefix}<... {name} resumed>, {filled}) = {}", self.result(sc, names))
+                }
+                false => format!("{prefix}{name}({entry} <unfinished ...>"),
+            };
+        }
         match (resumed, split) {
             (true, None) => format!("{prefix}<... {name} resumed>) = {}", self.result(sc, names)),
             (true, Some(i)) => format!(

@@ -107,9 +107,11 @@ pub(super) fn perf_event<'e>(
     };
     let period = match count {
         None => default,
+        // bpftrace's spellings of a count: `1000000` and `1e6`.
         Some(c) => c
             .parse::<u64>()
             .ok()
+            .or_else(|| sonde_syntax::lexer::exponent(c).flatten())
             .filter(|&p| p > 0)
             .ok_or_else(|| format!("`{}` is not a count of events", c))?,
     };
@@ -159,5 +161,12 @@ mod tests {
             AttachPoint::Software { event: "context-switches".into(), period: 10 }
         );
         assert!(expand_software("nosuch").is_err());
+        let s = expand_software("cpu:1e6").unwrap();
+        assert_eq!(
+            s[0].point,
+            AttachPoint::Software { event: "cpu-clock".into(), period: 1_000_000 }
+        );
+        assert!(expand_software("cpu:0e6").is_err());
+        assert!(expand_software("cpu:9e99").is_err());
     }
 }

@@ -13,17 +13,22 @@ pub const IOCTL_ARG: usize = 36;
 /// entry and again at exit for those that read it), or None where strace prints the number.
 pub fn ioctl_arg(request: u32, copy: &[u8], ret: i64) -> Option<String> {
     let int = || u32_at(copy, 0).map(|v| format!("[{}]", v as i32));
-    let filled = ret >= 0;
+    if ioctl_fills(request) && ret < 0 {
+        return None;
+    }
     match request {
-        0x5401 if filled => termios(copy),
-        0x5402..=0x5404 => termios(copy),
-        0x5413 if filled => winsize(copy),
-        0x5414 => winsize(copy),
+        0x5401..=0x5404 => termios(copy),
+        0x5413 | 0x5414 => winsize(copy),
         // FIONREAD, TIOCGPGRP, TIOCGPTN fill an int; TIOCSPGRP, TIOCSPTLCK, FIONBIO read one.
-        0x541b | 0x540f | 0x8004_5430 if filled => int(),
-        0x5410 | 0x4004_5431 | 0x5421 => int(),
+        0x541b | 0x540f | 0x8004_5430 | 0x5410 | 0x4004_5431 | 0x5421 => int(),
         _ => None,
     }
+}
+
+/// The requests whose argument the kernel fills (TCGETS, TIOCGWINSZ, FIONREAD, TIOCGPGRP,
+/// TIOCGPTN): strace prints it when the call returns, and only when it succeeded.
+pub fn ioctl_fills(request: u32) -> bool {
+    matches!(request, 0x5401 | 0x5413 | 0x541b | 0x540f | 0x8004_5430)
 }
 
 fn winsize(b: &[u8]) -> Option<String> {

@@ -277,6 +277,40 @@ fn what_a_call_fills_is_printed_when_it_returns() {
     );
 }
 
+/// An ioctl that fills its argument (TCGETS) prints it at its end, and as an address when it
+/// failed, even where the entry's copy holds bytes: `ioctl(1, TCGETS <unfinished ...>`.
+#[test]
+fn an_ioctl_prints_what_it_fills_when_it_returns() {
+    let t = SyscallTable::load(&fixtures()).unwrap();
+    let tcgets = |ret: i64| Call {
+        entry: Entry {
+            tid: 100,
+            pid: 100,
+            time_ns: 0,
+            nr: 16,
+            args: [1, 0x5401, 0x7fff_0000, 0, 0, 0],
+            comm: "ls".into(),
+            strings: vec![(crate::memory::in_index(2), vec![0; 60])],
+        },
+        exit_ns: 0,
+        ret,
+    };
+    let sc = t.get(16);
+    assert_eq!(sc.map(|s| s.name.as_str()), Some("ioctl"));
+    assert_eq!(
+        tcgets(-25).strace_split_line(sc, 100, &NoNames, false),
+        "ioctl(1, TCGETS <unfinished ...>"
+    );
+    assert_eq!(
+        tcgets(-25).strace_split_line(sc, 100, &NoNames, true),
+        "<... ioctl resumed>, 0x7fff0000) = -1 ENOTTY (Inappropriate ioctl for device)"
+    );
+    assert_eq!(
+        tcgets(-25).strace_line(sc, 100, &NoNames),
+        "ioctl(1, TCGETS, 0x7fff0000) = -1 ENOTTY (Inappropriate ioctl for device)"
+    );
+}
+
 #[test]
 fn written_bytes_keep_their_nuls_unless_the_copy_failed() {
     let t = SyscallTable::load(&fixtures()).unwrap();
