@@ -64,6 +64,12 @@ pub trait Env {
     fn has_signed_division(&self) -> bool {
         true
     }
+    /// A constant of the C headers bpftrace's scripts include that sonde has no table of:
+    /// syscall numbers (`__NR_read`, `SYS_read`) and errno values (`EPERM`). None otherwise.
+    fn c_constant(&self, name: &str) -> Option<i64> {
+        let _ = name;
+        None
+    }
     /// How many CPUs are online, for bpftrace's `ncpus`. None when unknown.
     fn online_cpus(&self) -> Option<u32> {
         None

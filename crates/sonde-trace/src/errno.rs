@@ -160,6 +160,15 @@ pub fn name(errno: i32) -> Option<&'static str> {
         .or_else(|| KERNEL_ONLY.iter().find(|(v, ..)| *v == errno).map(|(_, n, _)| *n))
 }
 
+/// 2 for `ENOENT`; None for a name that is no errno.
+pub fn value(name: &str) -> Option<i32> {
+    NAMES
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(v, _)| *v)
+        .or_else(|| KERNEL_ONLY.iter().find(|(_, n, _)| *n == name).map(|(v, ..)| *v))
+}
+
 /// `No such file or directory` for 2.
 pub fn message(errno: i32) -> String {
     if let Some((_, _, m)) = KERNEL_ONLY.iter().find(|(v, ..)| *v == errno) {
@@ -185,6 +194,11 @@ mod tests {
     #[test]
     fn names_and_messages() {
         assert_eq!(name(2), Some("ENOENT"));
+        assert_eq!(
+            (value("ENOENT"), value("EAGAIN"), value("ERESTARTSYS")),
+            (Some(2), Some(11), Some(512))
+        );
+        assert_eq!(value("ENOSUCH"), None);
         assert_eq!(message(2), "No such file or directory");
         assert_eq!(name(11), Some("EAGAIN"), "EAGAIN before its alias EWOULDBLOCK");
         assert_eq!(name(95), Some("EOPNOTSUPP"));

@@ -69,6 +69,13 @@ impl HostEnv {
 }
 
 impl Env for HostEnv {
+    fn c_constant(&self, name: &str) -> Option<i64> {
+        if let Some(call) = name.strip_prefix("__NR_").or_else(|| name.strip_prefix("SYS_")) {
+            return sonde_trace::nr::number(call).map(i64::from);
+        }
+        sonde_trace::errno::value(name).map(i64::from)
+    }
+
     fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError> {
         self.tracefs()?.tracepoint_format(category, name).map_err(|e| match e {
             sonde_kernel::error::KernelError::UnknownTracepoint { .. } => {

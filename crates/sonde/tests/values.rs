@@ -139,3 +139,16 @@ fn execve_argv_is_an_array_of_strings() {
     o.assert_ok();
     assert_eq!(o.keyed("@", "wl-exec, getppid"), "1", "{}", o.describe());
 }
+
+/// Syscall numbers and errno values bpftrace's scripts take from `<sys/syscall.h>` and
+/// `<errno.h>` (x86-64 numbers), with or without the `#include`.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn syscall_numbers_and_errno_values_by_name() {
+    require_bpf!();
+    let o = sonde(&[
+        "#include <sys/syscall.h>\nBEGIN { print((__NR_nanosleep, SYS_getpid, EPERM, ENOENT)); print(strerror(EACCES)); exit(); }",
+    ]);
+    o.assert_ok();
+    assert_eq!(o.lines(), vec!["(35, 39, 1, 2)", "Permission denied"], "{}", o.describe());
+}

@@ -9,7 +9,7 @@ use sonde_syntax::diag::Diagnostic;
 
 impl Checker<'_> {
     /// A bare name: a builtin variable, a map (ply's `m` for `@m`), an enum constant of the
-    /// script's or the kernel's.
+    /// script's or the kernel's, a syscall number or errno value of C's headers.
     pub(super) fn ident(&mut self, name: &str, span: Span) -> TExpr {
         if let Some(v) = self.builtin_variable(name, span, false) {
             return v;
@@ -25,6 +25,9 @@ impl Checker<'_> {
         }
         if let Some(v) = self.kernel_enum(name, span) {
             return v;
+        }
+        if let Some(v) = self.env.c_constant(name) {
+            return TExpr { kind: TExprKind::Int(v as u64), ty: Type::S64, span };
         }
         self.unknown_variable(name, span)
     }
