@@ -36,6 +36,8 @@ pub struct Output<'a> {
     unbuffered: bool,
     /// `--no-warnings`: `warnf()` prints nothing.
     no_warnings: bool,
+    /// `system()` commands left unrun because a signal asked the run to stop.
+    systems_skipped: bool,
     /// The program's text and file name, for the locations `warnf`/`errorf` print.
     program: &'a str,
     source_name: String,
@@ -104,6 +106,7 @@ impl<'a> Output<'a> {
             formats,
             unbuffered: false,
             no_warnings: false,
+            systems_skipped: false,
             max_cat_bytes: usize::MAX,
             program,
             source_name: sonde_syntax::diag::PROGRAM_TEXT.into(),
@@ -242,6 +245,15 @@ impl<'a> Output<'a> {
     /// `system()`: the command under `sh -c`, its stdout and stderr together, printed when it
     /// exits 0 (as bpftrace: else an error line), followed by a newline as bpftrace prints it.
     fn system(&mut self, command: &str) {
+        // Once asked to stop, queued commands are not run: each may fire probes that queue
+        // more (a `sched_switch` probe), and Ctrl-C must end the run now.
+        if crate::signals::stop_requested().is_some() {
+            if !self.systems_skipped {
+                eprintln!("sonde: stopping: the system() commands still queued are not run");
+                self.systems_skipped = true;
+            }
+            return;
+        }
         self.writer.flush();
         match run_capturing(command) {
             Ok((status, out)) if status.success() => self.writer.text("syscall", &out),

@@ -68,6 +68,38 @@ fn sigint_and_sigterm_stop_every_bpf_face_cleanly() {
     }
 }
 
+/// A program whose `system()` commands fire its own probe again (each command's processes switch
+/// the CPU) never runs dry; SIGINT still ends it at once, its queued commands not run, and END
+/// runs (bpftrace's `sigint under heavy load`).
+#[test]
+fn sigint_ends_a_run_whose_system_commands_refill_its_queue() {
+    if let Some(reason) = common::skip_reason_tracepoints() {
+        eprintln!("skipped: {}", reason);
+        return;
+    }
+    let before = BpfObjects::now();
+    let program = r#"tracepoint:sched:sched_switch { system("echo foo"); } END { print("end"); }"#;
+    let run = Sonde::new(&["--unsafe", program]).timeout(Duration::from_secs(60)).spawn();
+    wait_for_programs(&before);
+    std::thread::sleep(Duration::from_millis(700));
+    let asked = std::time::Instant::now();
+    run.signal(libc::SIGINT);
+    let o = run.wait();
+    o.assert_ok();
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "took {:?}\n{}",
+        asked.elapsed(),
+        o.describe()
+    );
+    assert!(o.stdout.contains("foo\n") && o.stdout.contains("end\n"), "{}", o.describe());
+    assert!(
+        o.stderr.contains("the system() commands still queued are not run"),
+        "{}",
+        o.describe()
+    );
+}
+
 /// Waits until a BPF program appeared since `before` (the face has loaded and is attaching).
 fn wait_for_programs(before: &BpfObjects) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
