@@ -33,6 +33,7 @@ const ORDER: &[&str] = &[
     "attach/pmu",
     "attach/tracepoint",
     "attach/perf_event",
+    "attach/breakpoint",
     "attach/kprobe",
     "attach/uprobe",
     "attach/kprobe_multi",

@@ -8,6 +8,7 @@ use crate::host_env::HostEnv;
 use crate::map_full::FullMaps;
 use crate::misses::{Misses, ProbeRuns};
 use crate::output::{Action, Output};
+use crate::run::attach::Traced;
 use crate::run::bpf::Loaded;
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
@@ -114,7 +115,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // the attach line; the -c command is still held before its exec.
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     target.settle();
-    let attached = loaded.attach(&compiled, &env, cli.pid)?;
+    let traced = Traced { pid: cli.pid, command: target.command_pid() };
+    let attached = loaded.attach(&compiled, &env, traced)?;
     output.attached(attached.probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
     let mut events = ScriptEvents {

@@ -66,6 +66,12 @@ pub enum AttachPoint {
         config: u64,
         period: u64,
     },
+    /// A hardware breakpoint on `len` bytes at `addr`, firing on `mode` (`rw`, `w`, `x`).
+    Watchpoint {
+        addr: u64,
+        len: u64,
+        mode: String,
+    },
 }
 
 impl AttachPoint {
@@ -97,6 +103,9 @@ impl AttachPoint {
             AttachPoint::Profile { hz, cpu: Some(c) } => format!("profile:{}:{}hz", c, hz),
             AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
             AttachPoint::Hardware { event, period, .. } => format!("hardware:{}:{}", event, period),
+            AttachPoint::Watchpoint { addr, len, mode } => {
+                format!("watchpoint:{:#x}:{}:{}", addr, len, mode)
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ mod tracepoint;
 pub mod tracepoint_format;
 pub mod tracepoint_types;
 mod uprobe;
+mod watchpoint;
 
 pub use kprobe::{is_syscall_wrapper, on_address, signature as kprobe_signature};
 
@@ -48,6 +49,7 @@ pub fn expand(
         "profile" | "p" => profile::expand_profile(definition),
         "software" | "s" => profile::expand_software(definition),
         "hardware" | "h" => hardware::expand(definition),
+        "watchpoint" | "w" => watchpoint::expand(definition),
         _ => Err(format!("unknown provider `{}`", provider)),
     }
 }
@@ -71,4 +73,5 @@ pub const PROVIDERS: &[&str] = &[
     "profile",
     "software",
     "hardware",
+    "watchpoint",
 ];

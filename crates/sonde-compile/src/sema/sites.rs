@@ -101,6 +101,7 @@ fn expand(
             AttachPoint::Profile { .. } => "profile",
             AttachPoint::Software { .. } => "software",
             AttachPoint::Hardware { .. } => "hardware",
+            AttachPoint::Watchpoint { .. } => "watchpoint",
             // `begin` or `BEGIN`, as written (bpftrace's current spelling is lower case).
             AttachPoint::Begin | AttachPoint::End => {
                 site.written = Some(spec.provider.as_str().into());

@@ -1,8 +1,9 @@
 //! Attaching loaded programs. `link` (what keeps a program attached, and `detach_all`) is at
 //! the bottom, then `perf_attach` (a program on a perf event fd), `pmu` (the kprobe and uprobe
 //! PMUs), then each kind: `tracepoint`, `perf_event`, `kprobe`, `uprobe`, `kprobe_multi`,
-//! `fentry`.
+//! `fentry`, `breakpoint`.
 
+pub mod breakpoint;
 pub mod fentry;
 pub mod kprobe;
 pub mod kprobe_multi;

@@ -1,7 +1,7 @@
 //! Steps 3, 5 and 6 for the faces that run BPF programs: load, attach, run BEGIN and END,
 //! silence every probe at once, detach in the background.
 
-use super::attach::attach_program;
+use super::attach::{attach_program, Traced};
 use super::{Events, Reason, Target};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -36,13 +36,13 @@ impl Loaded {
         RingBuf::new(&self.maps[sonde_compile::abi::EVENTS_MAP]).map_err(Failure::kernel)
     }
 
-    /// Attaches every program but BEGIN's and END's; `pid` restricts uprobes. A stop signal
+    /// Attaches every program but BEGIN's and END's, where `traced` says. A stop signal
     /// before the last is attached detaches them all again: the run never began.
     pub fn attach(
         &self,
         compiled: &Compiled,
         env: &HostEnv,
-        pid: Option<u32>,
+        traced: Traced,
     ) -> Result<Attached, Failure> {
         let mut links = Vec::new();
         let mut probes = 0;
@@ -56,7 +56,7 @@ impl Loaded {
             if crate::signals::stopping() {
                 return Err(Failure::Interrupted);
             }
-            let (l, n) = attach_program(def, prog, env, pid)?;
+            let (l, n) = attach_program(def, prog, env, traced)?;
             links.extend(l);
             probes += n;
         }

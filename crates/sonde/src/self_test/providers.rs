@@ -67,7 +67,7 @@ fn attempt(env: &HostEnv, text: &str) -> Result<(), Failure> {
     let typed = sonde_compile::check(&ast, env, &opts).map_err(compile_error)?;
     let compiled = sonde_compile::lower(&typed, &opts).map_err(compile_error)?;
     let loaded = Loaded::load(&compiled, &source)?;
-    let attached = loaded.attach(&compiled, env, None)?;
+    let attached = loaded.attach(&compiled, env, Default::default())?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     loaded.run_special(&compiled, &AttachPoint::End)?;
     attached.detach(false).finish();

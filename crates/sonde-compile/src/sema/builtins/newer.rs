@@ -199,6 +199,7 @@ impl Checker<'_> {
             Some(P::Profile { .. }) => "profile",
             Some(P::Software { .. }) => "software",
             Some(P::Hardware { .. }) => "hardware",
+            Some(P::Watchpoint { .. }) => "watchpoint",
         };
         TExpr::const_str(name.as_bytes().to_vec(), span)
     }
