@@ -38,6 +38,7 @@ const ORDER: &[&str] = &[
     "attach/uprobe",
     "attach/kprobe_multi",
     "attach/fentry",
+    "attach/iter",
     "features/kconfig",
     "features",
 ];

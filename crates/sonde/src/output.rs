@@ -252,6 +252,11 @@ impl<'a> Output<'a> {
         }
     }
 
+    /// Text the kernel formatted: an iterator's bpf_seq_printf output, as printf's.
+    pub fn printed_by_kernel(&mut self, text: &[u8]) {
+        self.writer.printf(text);
+    }
+
     /// Events the ring buffer had no room for, summed over CPUs.
     pub fn lost_events(&self) -> Result<u64, Failure> {
         self.collector.lost_events().map_err(Failure::kernel)

@@ -139,6 +139,11 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     target.release();
     let reason = match begun {
         Some(r) => r,
+        // An iterator's run is one pass over its objects, then the run ends.
+        None if attached.has_iterators() => {
+            attached.iterate(|text| events.output.printed_by_kernel(text))?;
+            events.drain()?.unwrap_or(Reason::Exit(0))
+        }
         // Nothing can fire after BEGIN: the run ends, as bpftrace's does (not with a -c
         // command, which runs to its end).
         None if only_begin_end(&compiled) && !target.has_command() => Reason::Exit(0),

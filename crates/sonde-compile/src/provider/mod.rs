@@ -6,6 +6,7 @@ pub mod context;
 mod fentry;
 pub mod hardware;
 mod interval;
+pub mod iter;
 pub mod kernel_functions;
 mod kprobe;
 pub mod profile;
@@ -50,6 +51,7 @@ pub fn expand(
         "software" | "s" => profile::expand_software(definition),
         "hardware" | "h" => hardware::expand(definition),
         "watchpoint" | "w" => watchpoint::expand(definition),
+        "iter" | "it" => iter::expand(definition, env),
         _ => Err(format!("unknown provider `{}`", provider)),
     }
 }
@@ -74,4 +76,5 @@ pub const PROVIDERS: &[&str] = &[
     "software",
     "hardware",
     "watchpoint",
+    "iter",
 ];

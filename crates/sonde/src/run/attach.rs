@@ -6,6 +6,7 @@ use sonde_compile::provider::AttachPoint;
 use sonde_compile::ProgramDef;
 use sonde_kernel::attach::breakpoint::{attach_breakpoint, Access, Breakpoint};
 use sonde_kernel::attach::fentry::attach_tracing;
+use sonde_kernel::attach::iter::attach_iter;
 use sonde_kernel::attach::kprobe::{attach_kprobe, KprobeSpec};
 use sonde_kernel::attach::kprobe_multi::attach_kprobe_multi;
 use sonde_kernel::attach::link::Link;
@@ -122,6 +123,7 @@ pub fn attach_program(
                 let spec = PerfEventSpec { kind, sampling: Sampling::Period(*period), cpu: 0 };
                 links.extend(attach_on_every_cpu(prog, spec).map_err(failed)?);
             }
+            AttachPoint::Iter { .. } => links.push(attach_iter(prog).map_err(failed)?),
             AttachPoint::Watchpoint { addr, len, mode } => {
                 let access = Access {
                     read: mode.contains('r'),
