@@ -6,21 +6,7 @@
 use sonde_btf::{builder::Builder, Btf};
 use sonde_compile::provider::{iter, AttachPoint, ProgKind};
 use sonde_compile::tir::{KernelText, TStmtKind};
-use sonde_compile::{Env, EnvError, Options};
-
-struct BtfEnv(Btf);
-
-impl Env for BtfEnv {
-    fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
-        Err(EnvError::NotFound("none".into()))
-    }
-    fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
-        Ok(Vec::new())
-    }
-    fn btf(&self) -> Result<&Btf, EnvError> {
-        Ok(&self.0)
-    }
-}
+use sonde_compile::{BtfOnly as BtfEnv, Options};
 
 fn env() -> BtfEnv {
     let mut b = Builder::new();
