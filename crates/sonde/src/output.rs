@@ -252,9 +252,12 @@ impl<'a> Output<'a> {
         }
     }
 
-    /// Text the kernel formatted: an iterator's bpf_seq_printf output, as printf's.
+    /// Text the kernel formatted: an iterator's bpf_seq_printf output, as printf's, a line at a
+    /// time (one JSON record a line, as each printf of a line is one).
     pub fn printed_by_kernel(&mut self, text: &[u8]) {
-        self.writer.printf(text);
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            self.writer.printf(line);
+        }
     }
 
     /// Events the ring buffer had no room for, summed over CPUs.

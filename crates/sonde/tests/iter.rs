@@ -104,3 +104,22 @@ fn without_privilege_the_sentence_says_so() {
     assert!(o.stderr.starts_with("sonde: needs root"), "{}", o.describe());
     assert!(!o.stderr.contains("panicked"), "{}", o.describe());
 }
+
+#[test]
+fn json_has_one_printf_record_a_line() {
+    require_bpf!();
+    // This test's own process: its main thread, once.
+    let me = std::process::id();
+    let prog = format!(
+        r#"iter:task /ctx.task.pid == {me}/ {{ printf("a %d\n", 1); printf("b %d\n", 2); }}"#
+    );
+    let o = sonde(&["-f", "json", &prog]);
+    o.assert_ok();
+    let printed: Vec<String> = o
+        .json()
+        .iter()
+        .filter(|r| r["type"] == "printf")
+        .map(|r| r["data"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(printed, ["a 1\n", "b 2\n"], "{}", o.describe());
+}
