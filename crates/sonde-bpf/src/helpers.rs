@@ -35,6 +35,7 @@ pub mod helper {
     pub const PROBE_READ_KERNEL_STR: u32 = 115;
     pub const GET_NS_CURRENT_PID_TGID: u32 = 120;
     pub const KTIME_GET_BOOT_NS: u32 = 125;
+    pub const SEQ_PRINTF: u32 = 126;
     pub const RINGBUF_OUTPUT: u32 = 130;
     pub const RINGBUF_RESERVE: u32 = 131;
     pub const RINGBUF_SUBMIT: u32 = 132;
@@ -289,6 +290,7 @@ mod tests {
             (helper::PROBE_READ, "bpf_probe_read"),
             (helper::KTIME_GET_NS, "bpf_ktime_get_ns"),
             (helper::TRACE_PRINTK, "bpf_trace_printk"),
+            (helper::SEQ_PRINTF, "bpf_seq_printf"),
             (helper::GET_PRANDOM_U32, "bpf_get_prandom_u32"),
             (helper::GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id"),
             (helper::GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid"),

@@ -4,7 +4,7 @@
 
 use crate::lower::{Compiled, ProgramDef};
 use crate::model::tir::{
-    AggFunc, MapValue, StrRead, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind,
+    AggFunc, KernelText, MapValue, StrRead, TExpr, TExprKind, TProbe, TProgram, TStmt, TStmtKind,
 };
 use sonde_bpf::disasm;
 use std::fmt::Write;
@@ -171,9 +171,13 @@ impl Names<'_> {
                 )
             }
             TStmtKind::Override(rc) => format!("override({})", self.expr(rc)),
-            TStmtKind::DebugPrintf { format, args } => {
+            TStmtKind::KernelPrintf { to, format, args } => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                format!("debugf({:?}, {})", String::from_utf8_lossy(format), args.join(", "))
+                let name = match to {
+                    KernelText::TracePipe => "debugf",
+                    KernelText::Iterator => "seq_printf",
+                };
+                format!("{}({:?}, {})", name, String::from_utf8_lossy(format), args.join(", "))
             }
             TStmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{}if {}", pad, self.expr(cond));

@@ -157,3 +157,19 @@ impl Options {
         Options { string_size: STRING_SIZE, ..Options::default() }
     }
 }
+
+/// A kernel known only by its types: no tracepoints, nothing else. What a test that builds
+/// its own BTF compiles against.
+pub struct BtfOnly(pub sonde_btf::Btf);
+
+impl Env for BtfOnly {
+    fn tracepoint_format(&self, category: &str, name: &str) -> Result<String, EnvError> {
+        Err(EnvError::NotFound(format!("no tracepoint {}:{}", category, name)))
+    }
+    fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+        Ok(Vec::new())
+    }
+    fn btf(&self) -> Result<&sonde_btf::Btf, EnvError> {
+        Ok(&self.0)
+    }
+}

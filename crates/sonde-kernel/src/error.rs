@@ -58,6 +58,10 @@ pub enum KernelError {
     )]
     NeedsKernel { what: &'static str, version: &'static str },
 
+    /// A hardware breakpoint found no free debug register (ENOSPC).
+    #[error("the CPU has no free debug register for another watchpoint (x86 has 4, shared with debuggers and other watchpoints): watch fewer addresses at once")]
+    NoDebugRegisters,
+
     /// Neither the kprobe PMU nor tracefs `kprobe_events` exists.
     #[error("this kernel has no kprobes (CONFIG_KPROBES): use tracepoints")]
     NoKprobes,

@@ -33,10 +33,12 @@ const ORDER: &[&str] = &[
     "attach/pmu",
     "attach/tracepoint",
     "attach/perf_event",
+    "attach/breakpoint",
     "attach/kprobe",
     "attach/uprobe",
     "attach/kprobe_multi",
     "attach/fentry",
+    "attach/iter",
     "features/kconfig",
     "features",
 ];

@@ -83,9 +83,11 @@ pub fn ready(p: &ProgramDef, maps: &[Map]) -> Ready {
         insns[at].imm = maps[map].fd();
     }
     let btf_id = match p.sites.first().map(|s| &s.point) {
-        Some(AttachPoint::Fentry { btf_id, .. } | AttachPoint::RawTracepoint { btf_id, .. }) => {
-            *btf_id
-        }
+        Some(
+            AttachPoint::Fentry { btf_id, .. }
+            | AttachPoint::RawTracepoint { btf_id, .. }
+            | AttachPoint::Iter { btf_id, .. },
+        ) => *btf_id,
         _ => 0,
     };
     Ready {
@@ -126,6 +128,7 @@ impl Ready {
             ProgKind::Fentry => ProgSpec::fentry(bytes, name, btf_id),
             ProgKind::Fexit => ProgSpec::fexit(bytes, name, btf_id),
             ProgKind::TpBtf => ProgSpec::tp_btf(bytes, name, btf_id),
+            ProgKind::Iter => ProgSpec::iter(bytes, name, btf_id),
         };
         let opts = sonde_kernel::object::prog::LoadOptions {
             callbacks: &self.callbacks,

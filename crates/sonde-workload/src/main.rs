@@ -79,6 +79,9 @@ COMMANDS:
                       no syscalls (for uprobes on this binary)
     libc-getpid N     N calls of libc's getpid() wrapper (one syscall each; for
                       uprobes on libc)
+    poke N ADDR       one mmap of a page at ADDR (hex 0x..., page-aligned), then N
+                      8-byte writes to ADDR and N 8-byte reads of it (for watchpoints),
+                      then one munmap
     personality N     personality(N): the task's personality word becomes N
     reset-on-fork     sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK):
                       sets the task's sched_reset_on_fork bit (a kernel bitfield)
@@ -105,6 +108,32 @@ fn errno() -> i32 {
 fn num(what: &str, s: Option<&String>) -> u64 {
     let s = s.unwrap_or_else(|| die(&format!("missing {what}")));
     s.parse().unwrap_or_else(|_| die(&format!("bad {what}: {s:?} (want a non-negative integer)")))
+}
+
+fn hex(what: &str, s: Option<&String>) -> u64 {
+    let s = arg(what, s);
+    let digits =
+        s.strip_prefix("0x").unwrap_or_else(|| die(&format!("{what}: {s:?} is not 0x...")));
+    u64::from_str_radix(digits, 16).unwrap_or_else(|_| die(&format!("{what}: {s:?} is not hex")))
+}
+
+/// `poke N ADDR`: a page of our own at ADDR, so a watchpoint's address is known before the run.
+fn poke(n: u64, addr: u64) {
+    let len = 4096;
+    let prot = libc::PROT_READ | libc::PROT_WRITE;
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE;
+    let page = unsafe { libc::syscall(libc::SYS_mmap, addr, len, prot, flags, -1, 0) };
+    if page as u64 != addr {
+        die(&format!("mmap at {addr:#x}: errno {}", errno()));
+    }
+    let cell = addr as *mut u64;
+    for i in 0..n {
+        unsafe { std::ptr::write_volatile(cell, i) };
+    }
+    for _ in 0..n {
+        std::hint::black_box(unsafe { std::ptr::read_volatile(cell) });
+    }
+    unsafe { libc::syscall(libc::SYS_munmap, addr, len) };
 }
 
 fn arg<'a>(what: &str, s: Option<&'a String>) -> &'a String {
@@ -516,6 +545,10 @@ fn run(args: &[String]) {
                 for i in 1..=num("N", it.next()) {
                     std::hint::black_box(sonde_workload_target(std::hint::black_box(i)));
                 }
+            }
+            "poke" => {
+                let n = num("N", it.next());
+                poke(n, hex("ADDR", it.next()));
             }
             "libc-getpid" => {
                 for _ in 0..num("N", it.next()) {

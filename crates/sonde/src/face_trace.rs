@@ -68,7 +68,7 @@ pub fn run(a: &Trace) -> Result<i32, Failure> {
     let loaded = Loaded::load(&compiled, &source)?;
     fill_string_kinds(&plan, &compiled, &loaded.maps)?;
     target.settle();
-    let attached = loaded.attach(&compiled, &env, None)?;
+    let attached = loaded.attach(&compiled, &env, Default::default())?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     let ring = loaded.ring()?;
     let (sink, health) = output_sink(a)?;

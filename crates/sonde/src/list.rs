@@ -1,5 +1,5 @@
 //! `-l [PATTERN]`: the probes a program could use. `tracepoint:`, `kprobe:`/`kretprobe:`,
-//! `fentry:`/`fexit:`, `rawtracepoint:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints,
+//! `fentry:`/`fexit:`, `rawtracepoint:`, `iter:` and `uprobe:BINARY:` patterns; a bare pattern lists tracepoints,
 //! raw tracepoints and kprobes; a glob in the provider's place (`*:BINARY:*`) tries every provider.
 //! Patterns separated by commas are listed one after the other, and `struct NAME` (`union`,
 //! `enum`) lists a kernel type, with -v its definition. A program (text with braces, or a file)
@@ -16,7 +16,7 @@ use sonde_glob::glob_match;
 use std::fmt::Write;
 
 /// The long provider names a glob in the provider's place is matched against.
-const PROVIDERS: [&str; 9] = [
+const PROVIDERS: [&str; 10] = [
     "tracepoint",
     "rawtracepoint",
     "kprobe",
@@ -26,6 +26,7 @@ const PROVIDERS: [&str; 9] = [
     "software",
     "hardware",
     "interval",
+    "iter",
 ];
 
 pub fn run(arg: &str, verbose: bool, pid: Option<u32>) -> Result<i32, Failure> {
@@ -79,6 +80,7 @@ fn one(
         }
         "uprobe" | "u" | "uretprobe" | "ur" => uprobes::list(provider, rest, pid, verbose, out)?,
         "rawtracepoint" | "rt" => rawtracepoints(env, rest, verbose, out)?,
+        "iter" | "it" => iterators(env, rest, out)?,
         "software" | "s" | "hardware" | "h" | "interval" | "i" | "profile" | "p" => {
             timers(&format!("{}:{}", provider, rest), out)
         }
@@ -120,6 +122,8 @@ fn is_provider(p: &str) -> bool {
             | "ur"
             | "rawtracepoint"
             | "rt"
+            | "iter"
+            | "it"
             | "software"
             | "s"
             | "hardware"
@@ -190,6 +194,17 @@ fn rawtracepoints(
             for f in &record.fields {
                 let _ = writeln!(out, "    {} args->{}", f.ty, f.name);
             }
+        }
+    }
+    Ok(())
+}
+
+/// The kernel's BPF iterators (`iter:task`, ...), from BTF.
+fn iterators(env: &HostEnv, pat: &str, out: &mut String) -> Result<(), Failure> {
+    let btf = env.btf().map_err(|e| Failure::Setup(e.to_string()))?;
+    for name in sonde_compile::provider::iter::targets(btf) {
+        if glob_match(pat, &name) {
+            let _ = writeln!(out, "iter:{}", name);
         }
     }
     Ok(())

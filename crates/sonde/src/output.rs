@@ -264,6 +264,14 @@ impl<'a> Output<'a> {
         }
     }
 
+    /// Text the kernel formatted: an iterator's bpf_seq_printf output, as printf's, a line at a
+    /// time (one JSON record a line, as each printf of a line is one).
+    pub fn printed_by_kernel(&mut self, text: &[u8]) {
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            self.writer.printf(line);
+        }
+    }
+
     /// Events the ring buffer had no room for, summed over CPUs.
     pub fn lost_events(&self) -> Result<u64, Failure> {
         self.collector.lost_events().map_err(Failure::kernel)

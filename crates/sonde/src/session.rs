@@ -8,6 +8,7 @@ use crate::host_env::HostEnv;
 use crate::map_full::FullMaps;
 use crate::misses::{Misses, ProbeRuns};
 use crate::output::{Action, Output};
+use crate::run::attach::Traced;
 use crate::run::bpf::Loaded;
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
@@ -114,7 +115,8 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // the attach line; the -c command is still held before its exec.
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     target.settle();
-    let attached = loaded.attach(&compiled, &env, cli.pid)?;
+    let traced = Traced { pid: cli.pid, command: target.command_pid() };
+    let attached = loaded.attach(&compiled, &env, traced)?;
     output.attached(attached.probes);
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
     let mut events = ScriptEvents {
@@ -137,6 +139,11 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     target.release();
     let reason = match begun {
         Some(r) => r,
+        // An iterator's run is one pass over its objects, then the run ends.
+        None if attached.has_iterators() => {
+            attached.iterate(|text| events.output.printed_by_kernel(text))?;
+            events.drain()?.unwrap_or(Reason::Exit(0))
+        }
         // Nothing can fire after BEGIN: the run ends, as bpftrace's does (not with a -c
         // command, which runs to its end).
         None if only_begin_end(&compiled) && !target.has_command() => Reason::Exit(0),

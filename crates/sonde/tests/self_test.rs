@@ -18,6 +18,8 @@ const PROVIDERS: &[(&str, &str)] = &[
     ("fentry", "fentry:vfs_read { @ = count(); }"),
     ("fexit", "fexit:vfs_read { @ = count(); }"),
     ("uprobe", "uprobe:libc:getpid { @ = count(); }"),
+    ("iter", "iter:task { @ = count(); }"),
+    ("watchpoint", "watchpoint:0x10000000:8:w { @ = count(); }"),
 ];
 
 #[test]

@@ -386,14 +386,24 @@ fn lower_probe_with(
         lw.e.emit(Insn::alu64_imm(sonde_bpf::Alu::Add, Reg::R2, 1));
         lw.e.emit(Insn::store(sonde_bpf::Size::DW, Reg::R1, 0, Reg::R2));
     }
-    // Stopped (see CONTROL_MAP): three instructions, no helper call. BEGIN and END run by hand.
-    if kind != ProgKind::RawTracepoint {
+    // Stopped (see CONTROL_MAP): three instructions, no helper call. BEGIN and END run by hand;
+    // an iterator runs while sonde reads it, to its end (an `exit()` there ends the run after).
+    if !matches!(kind, ProgKind::RawTracepoint | ProgKind::Iter) {
         lw.e.ld_map_value(Reg::R1, CONTROL_MAP, 0);
         lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R1, Reg::R1, 0));
         lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R1, 0, exit);
     }
-    // -p / -c: only the traced process. BEGIN and END run in sonde itself and are never filtered.
-    if let (Some(pid), false) = (opts.filter_pid, kind == ProgKind::RawTracepoint) {
+    // An iterator's last run, past its last object, has none (`ctx->task` is NULL): it is not
+    // the program's to see. The object is the context's second pointer in every iterator.
+    if kind == ProgKind::Iter {
+        lw.e.emit(Insn::load(sonde_bpf::Size::DW, Reg::R1, CTX, 8));
+        lw.e.jmp_imm(sonde_bpf::Cond::Eq, Reg::R1, 0, exit);
+    }
+    // -p / -c: only the traced process. BEGIN, END and iterators run in sonde itself and are
+    // never filtered.
+    if let (Some(pid), false) =
+        (opts.filter_pid, matches!(kind, ProgKind::RawTracepoint | ProgKind::Iter))
+    {
         lw.e.call(h::GET_CURRENT_PID_TGID);
         lw.e.emit(Insn::alu64_imm(sonde_bpf::Alu::Rsh, Reg::R0, 32));
         lw.e.jmp_imm(sonde_bpf::Cond::Ne, Reg::R0, pid as i32, exit);

@@ -88,7 +88,7 @@ impl Lower<'_> {
             TStmtKind::Seq(stmts) => self.block(stmts),
             TStmtKind::Join { event, arr, user } => self.join(*event, arr, *user),
             TStmtKind::Override(rc) => self.override_return(rc),
-            TStmtKind::DebugPrintf { format, args } => self.debugf(format, args),
+            TStmtKind::KernelPrintf { to, format, args } => self.kernel_printf(*to, format, args),
             TStmtKind::MapFor { map, var, body } => self.map_for(*map, *var, body),
             TStmtKind::RangeFor { var, start, end, signed, body } => {
                 self.range_for(*var, (*start, *end), *signed, body)

@@ -66,6 +66,17 @@ pub enum AttachPoint {
         config: u64,
         period: u64,
     },
+    /// A BPF iterator: kernel target `bpf_iter_NAME` (its FUNC's BTF id `btf_id`).
+    Iter {
+        name: String,
+        btf_id: u32,
+    },
+    /// A hardware breakpoint on `len` bytes at `addr`, firing on `mode` (`rw`, `w`, `x`).
+    Watchpoint {
+        addr: u64,
+        len: u64,
+        mode: String,
+    },
 }
 
 impl AttachPoint {
@@ -97,6 +108,10 @@ impl AttachPoint {
             AttachPoint::Profile { hz, cpu: Some(c) } => format!("profile:{}:{}hz", c, hz),
             AttachPoint::Software { event, period } => format!("software:{}:{}", event, period),
             AttachPoint::Hardware { event, period, .. } => format!("hardware:{}:{}", event, period),
+            AttachPoint::Iter { name, .. } => format!("iter:{}", name),
+            AttachPoint::Watchpoint { addr, len, mode } => {
+                format!("watchpoint:{:#x}:{}:{}", addr, len, mode)
+            }
         }
     }
 }
@@ -119,6 +134,8 @@ pub enum ProgKind {
     /// BPF_PROG_TYPE_TRACING with BPF_TRACE_RAW_TP (the context is the tracepoint's arguments as
     /// u64s).
     TpBtf,
+    /// BPF_PROG_TYPE_TRACING with BPF_TRACE_ITER (the context is `struct bpf_iter__NAME`).
+    Iter,
 }
 
 /// One attach point with the context its program sees.

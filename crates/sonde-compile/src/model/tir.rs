@@ -230,6 +230,15 @@ pub struct TStmt {
     pub span: Span,
 }
 
+/// Where the kernel's formatted text goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelText {
+    /// bpf_trace_printk: the tracing buffer.
+    TracePipe,
+    /// bpf_seq_printf: the iterator's output, which sonde reads and prints.
+    Iterator,
+}
+
 #[derive(Clone, Debug)]
 pub enum TStmtKind {
     /// Send a record for output event `event` carrying these values (printf, print, exit, clear...).
@@ -292,9 +301,11 @@ pub enum TStmtKind {
     },
     /// bpftrace's `override(rc)`: the probed kernel function returns `rc` without running.
     Override(TExpr),
-    /// bpftrace's `debugf(fmt, ...)`: the kernel's bpf_trace_printk writes the text to the
-    /// tracing buffer (`trace_pipe`), up to three values (`lower/debugf.rs`).
-    DebugPrintf {
+    /// Text the kernel formats (`lower/debugf.rs`): bpftrace's `debugf(fmt, ...)` into the
+    /// tracing buffer (`trace_pipe`, up to three values), or `printf` in an iter probe into the
+    /// iterator's output (up to twelve). `format` is in the kernel's printf dialect.
+    KernelPrintf {
+        to: KernelText,
         format: Vec<u8>,
         args: Vec<TExpr>,
     },

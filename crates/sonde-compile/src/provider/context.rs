@@ -19,6 +19,8 @@ pub enum ContextName<'a> {
     /// `caller` or `func`: the probed function's address.
     Caller,
     Regs,
+    /// `ctx`: the program's context, typed where the provider knows its type.
+    Ctx,
     /// `args->FIELD` (or `data->FIELD`).
     Field {
         base: &'a str,
@@ -50,6 +52,7 @@ pub fn resolve(site: Option<&Site>, name: ContextName, cx: &Cx) -> Result<TExpr,
         AttachPoint::Fentry { .. } => super::fentry::context(site, name, cx),
         AttachPoint::RawTracepoint { .. } => super::rawtracepoint::context(site, name, cx),
         AttachPoint::Tracepoint { .. } => super::tracepoint::context(site, name, cx),
+        AttachPoint::Iter { .. } => super::iter::context(site, name, cx),
         _ => None,
     });
     answer.unwrap_or_else(|| Err(not_here(site, name, cx.span)))
@@ -85,6 +88,7 @@ fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
             "`caller`/`func` exist in kprobe, kretprobe, fentry and uprobe probes",
         ),
         ContextName::Regs => Diagnostic::error(span, "`regs` exists in kprobe and uprobe probes"),
+        ContextName::Ctx => Diagnostic::error(span, "`ctx` exists in iter probes"),
         ContextName::Field { base, .. } => {
             let msg =
                 format!("`{}` exists in tracepoint, rawtracepoint and fentry/fexit probes", base);

@@ -99,7 +99,7 @@ pub fn expand(
 
 /// bpftrace's `kprobe:0xffffffff81234560` (or the address in decimal): an absolute kernel
 /// address, which the kernel checks when the probe is attached.
-fn address(definition: &str) -> Option<u64> {
+pub(super) fn address(definition: &str) -> Option<u64> {
     match definition.strip_prefix("0x") {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
         None if definition.bytes().all(|b| b.is_ascii_digit()) => definition.parse().ok(),

@@ -6,6 +6,7 @@ pub mod context;
 mod fentry;
 pub mod hardware;
 mod interval;
+pub mod iter;
 pub mod kernel_functions;
 mod kprobe;
 pub mod profile;
@@ -15,6 +16,7 @@ mod tracepoint;
 pub mod tracepoint_format;
 pub mod tracepoint_types;
 mod uprobe;
+mod watchpoint;
 
 pub use kprobe::{is_syscall_wrapper, on_address, signature as kprobe_signature};
 
@@ -48,6 +50,8 @@ pub fn expand(
         "profile" | "p" => profile::expand_profile(definition),
         "software" | "s" => profile::expand_software(definition),
         "hardware" | "h" => hardware::expand(definition),
+        "watchpoint" | "w" => watchpoint::expand(definition),
+        "iter" | "it" => iter::expand(definition, env),
         _ => Err(format!("unknown provider `{}`", provider)),
     }
 }
@@ -71,4 +75,6 @@ pub const PROVIDERS: &[&str] = &[
     "profile",
     "software",
     "hardware",
+    "watchpoint",
+    "iter",
 ];

@@ -125,21 +125,8 @@ fn pointee_name(decl: &str) -> Option<(String, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::EnvError;
+    use crate::env::BtfOnly as BtfEnv;
     use sonde_btf::{builder::Builder, Btf};
-
-    struct BtfEnv(Btf);
-    impl Env for BtfEnv {
-        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
-            Err(EnvError::NotFound("none".into()))
-        }
-        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
-            Ok(Vec::new())
-        }
-        fn btf(&self) -> Result<&Btf, EnvError> {
-            Ok(&self.0)
-        }
-    }
 
     const NANOSLEEP: &str = "format:
 \tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;

@@ -29,6 +29,7 @@ pub fn check(
         let said = (&mut diags, &mut warnings);
         groups.extend(super::sites::programs(probe, env, opts, &config, said));
     }
+    super::sites::iterator_alone(&groups, &program.probes, &mut diags);
     if !diags.is_empty() {
         return Err(diags);
     }

@@ -101,6 +101,7 @@ fn expand(
             AttachPoint::Profile { .. } => "profile",
             AttachPoint::Software { .. } => "software",
             AttachPoint::Hardware { .. } => "hardware",
+            AttachPoint::Watchpoint { .. } => "watchpoint",
             // `begin` or `BEGIN`, as written (bpftrace's current spelling is lower case).
             AttachPoint::Begin | AttachPoint::End => {
                 site.written = Some(spec.provider.as_str().into());
@@ -111,6 +112,29 @@ fn expand(
         site.written = Some(format!("{}:{}", provider, definition).into());
     }
     expanded
+}
+
+/// bpftrace's rule: an iter probe is the program's only probe besides BEGIN and END, since its
+/// run is one pass over what it iterates.
+pub(super) fn iterator_alone(
+    groups: &[(usize, Vec<Site>)],
+    probes: &[Probe],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let is_iter = |s: &Site| matches!(s.point, AttachPoint::Iter { .. });
+    let Some(&(index, _)) = groups.iter().find(|(_, sites)| sites.iter().any(is_iter)) else {
+        return;
+    };
+    let others = groups
+        .iter()
+        .flat_map(|(_, sites)| sites)
+        .filter(|s| !matches!(s.point, AttachPoint::Begin | AttachPoint::End))
+        .count();
+    if others > 1 {
+        let msg = "an iter probe must be the program's only probe besides BEGIN and END: its run \
+                   is one pass over what it iterates";
+        diags.push(Diagnostic::error(probes[index].span, msg));
+    }
 }
 
 fn is_provider(spec: &ProbeSpec) -> bool {
@@ -149,7 +173,12 @@ fn share_programs(
     for s in sites {
         // A TRACING program is loaded for one BTF id: one program per function or tracepoint.
         if own_program(&s)
-            || matches!(s.point, AttachPoint::Fentry { .. } | AttachPoint::RawTracepoint { .. })
+            || matches!(
+                s.point,
+                AttachPoint::Fentry { .. }
+                    | AttachPoint::RawTracepoint { .. }
+                    | AttachPoint::Iter { .. }
+            )
         {
             by_kind.push((index, vec![s]));
             continue;

@@ -28,6 +28,12 @@ impl Link {
         self.probe.as_ref().map(TracefsProbe::name)
     }
 
+    /// The BPF link's fd, if the program hangs on one.
+    pub(crate) fn link_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use std::os::fd::AsFd;
+        self.link.as_ref().map(|l| l.as_fd())
+    }
+
     /// A program held by a BPF link alone (kprobe_multi, fentry/fexit, raw tracepoints).
     pub(crate) fn bpf(link: OwnedFd) -> Link {
         Link { link: Some(link), event: None, probe: None }

@@ -47,6 +47,9 @@ pub enum AttachType {
     /// A TRACING program run on return from a kernel function (fexit).
     #[doc(alias = "BPF_TRACE_FEXIT")]
     TraceFexit,
+    /// A TRACING program run for each object a BPF iterator visits (`iter:task`).
+    #[doc(alias = "BPF_TRACE_ITER")]
+    TraceIter,
     #[doc(alias = "BPF_PERF_EVENT")]
     PerfEvent,
     /// A KPROBE program for [`crate::attach::kprobe_multi::attach_kprobe_multi`].
@@ -61,6 +64,7 @@ impl AttachType {
             AttachType::TraceRawTp => 23,
             AttachType::TraceFentry => 24,
             AttachType::TraceFexit => 25,
+            AttachType::TraceIter => 28,
             AttachType::PerfEvent => 41,
             AttachType::TraceKprobeMulti => 42,
         }
@@ -71,6 +75,7 @@ impl AttachType {
             AttachType::TraceRawTp,
             AttachType::TraceFentry,
             AttachType::TraceFexit,
+            AttachType::TraceIter,
             AttachType::PerfEvent,
             AttachType::TraceKprobeMulti,
         ]
@@ -129,6 +134,14 @@ impl<'a> ProgSpec<'a> {
     pub fn tp_btf(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
         ProgSpec::new(ProgType::Tracing, insns, name)
             .with_attach_type(AttachType::TraceRawTp)
+            .with_attach_btf_id(btf_id)
+    }
+
+    /// A TRACING program for the BPF iterator whose `bpf_iter_NAME` FUNC has BTF id `btf_id`:
+    /// its context is `struct bpf_iter__NAME`. Attach it with [`crate::attach::iter::attach_iter`].
+    pub fn iter(insns: &'a [u8], name: &'a str, btf_id: u32) -> ProgSpec<'a> {
+        ProgSpec::new(ProgType::Tracing, insns, name)
+            .with_attach_type(AttachType::TraceIter)
             .with_attach_btf_id(btf_id)
     }
 

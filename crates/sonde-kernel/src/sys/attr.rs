@@ -18,6 +18,7 @@ pub mod cmd {
     pub const BTF_GET_FD_BY_ID: u32 = 19;
     pub const BTF_GET_NEXT_ID: u32 = 23;
     pub const LINK_CREATE: u32 = 28;
+    pub const ITER_CREATE: u32 = 33;
     pub const BTF_LOAD: u32 = 18;
     pub const ENABLE_STATS: u32 = 32;
     pub const MAP_LOOKUP_BATCH: u32 = 24;
@@ -227,6 +228,15 @@ pub struct LinkCreateAttr {
     pub cookie: u64,
 }
 unsafe impl BpfAttr for LinkCreateAttr {}
+
+/// BPF_ITER_CREATE (`iter_create`): a readable fd that runs an iterator link's program.
+#[repr(C)]
+#[derive(Default)]
+pub struct IterCreateAttr {
+    pub link_fd: u32,
+    pub flags: u32,
+}
+unsafe impl BpfAttr for IterCreateAttr {}
 
 /// LINK_CREATE for BPF_TRACE_KPROBE_MULTI (`link_create.kprobe_multi`).
 #[repr(C)]

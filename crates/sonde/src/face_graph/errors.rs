@@ -49,7 +49,7 @@ pub fn run(a: &Graph, e: &Errors) -> Result<i32, Failure> {
     };
     let (compiled, source) = compile(&plan, &env)?;
     let loaded = Loaded::load(&compiled, &source)?;
-    let attached = loaded.attach(&compiled, &env, None)?;
+    let attached = loaded.attach(&compiled, &env, Default::default())?;
     eprintln!(
         "Recording {} and {} function(s) inside it; its failed calls are shown; Ctrl-C to stop",
         functions.entry,

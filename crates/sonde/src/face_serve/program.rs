@@ -120,7 +120,7 @@ pub fn load(prepared: Prepared, env: &HostEnv) -> Result<Loaded, Failure> {
     }
     let c = &prepared.compiled;
     let kernel = bpf::Loaded::load(c, &prepared.source)?;
-    let attached = kernel.attach(c, env, None)?;
+    let attached = kernel.attach(c, env, Default::default())?;
     let loaded = Loaded { prepared, kernel, attached };
     super::events::run_special(&loaded, &AttachPoint::Begin)?;
     Ok(loaded)

@@ -4,7 +4,9 @@ use crate::error::Failure;
 use crate::host_env::HostEnv;
 use sonde_compile::provider::AttachPoint;
 use sonde_compile::ProgramDef;
+use sonde_kernel::attach::breakpoint::{attach_breakpoint, Access, Breakpoint};
 use sonde_kernel::attach::fentry::attach_tracing;
+use sonde_kernel::attach::iter::attach_iter;
 use sonde_kernel::attach::kprobe::{attach_kprobe, KprobeSpec};
 use sonde_kernel::attach::kprobe_multi::attach_kprobe_multi;
 use sonde_kernel::attach::link::Link;
@@ -16,13 +18,29 @@ use sonde_kernel::attach::uprobe::{attach_uprobe, UprobeSpec};
 use sonde_kernel::host::cpus::{format_list, online_cpus};
 use sonde_kernel::object::prog::Program;
 
+/// The processes a run traces: `-p`'s, or the `-c` command's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Traced {
+    /// `-p PID`: uprobes are restricted to it.
+    pub pid: Option<u32>,
+    /// The `-c` command, held before its exec.
+    pub command: Option<u32>,
+}
+
+impl Traced {
+    /// The process whose threads per-task events (watchpoints) go on.
+    pub fn task(&self) -> Option<u32> {
+        self.pid.or(self.command)
+    }
+}
+
 /// Attach `prog` (compiled as `def`) everywhere it goes; returns the links and how many probes
 /// they stand for.
 pub fn attach_program(
     def: &ProgramDef,
     prog: &Program,
     env: &HostEnv,
-    pid: Option<u32>,
+    traced: Traced,
 ) -> Result<(Vec<Link>, usize), Failure> {
     if sonde_load::uses_kprobe_multi(def) {
         let symbols: Vec<&str> = def
@@ -70,7 +88,7 @@ pub fn attach_program(
                     path: std::path::Path::new(path),
                     offset: *offset,
                     retprobe: *retprobe,
-                    pid,
+                    pid: traced.pid,
                 };
                 links.push(attach_uprobe(prog, spec).map_err(failed)?);
             }
@@ -105,6 +123,16 @@ pub fn attach_program(
                 let spec = PerfEventSpec { kind, sampling: Sampling::Period(*period), cpu: 0 };
                 links.extend(attach_on_every_cpu(prog, spec).map_err(failed)?);
             }
+            AttachPoint::Iter { .. } => links.push(attach_iter(prog).map_err(failed)?),
+            AttachPoint::Watchpoint { addr, len, mode } => {
+                let access = Access {
+                    read: mode.contains('r'),
+                    write: mode.contains('w'),
+                    execute: mode.contains('x'),
+                };
+                let bp = Breakpoint { addr: *addr, len: *len, access };
+                links.extend(attach_breakpoint(prog, bp, traced.task()).map_err(failed)?);
+            }
         }
         probes += 1;
     }
@@ -118,6 +146,11 @@ fn reason(point: &AttachPoint, e: sonde_kernel::error::KernelError) -> String {
         }
         AttachPoint::Hardware { .. } if e.errno() == Some(libc::ENOENT) => {
             "this machine's CPUs have no such hardware counter (virtual machines often have none)"
+                .into()
+        }
+        AttachPoint::Watchpoint { .. } if e.errno() == Some(libc::EINVAL) => {
+            "the CPU cannot watch that address with that length and mode (the address must be a \
+             multiple of the length)"
                 .into()
         }
         _ => e.to_string(),

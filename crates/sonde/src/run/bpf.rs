@@ -1,7 +1,7 @@
 //! Steps 3, 5 and 6 for the faces that run BPF programs: load, attach, run BEGIN and END,
 //! silence every probe at once, detach in the background.
 
-use super::attach::attach_program;
+use super::attach::{attach_program, Traced};
 use super::{Events, Reason, Target};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
@@ -36,15 +36,16 @@ impl Loaded {
         RingBuf::new(&self.maps[sonde_compile::abi::EVENTS_MAP]).map_err(Failure::kernel)
     }
 
-    /// Attaches every program but BEGIN's and END's; `pid` restricts uprobes. A stop signal
+    /// Attaches every program but BEGIN's and END's, where `traced` says. A stop signal
     /// before the last is attached detaches them all again: the run never began.
     pub fn attach(
         &self,
         compiled: &Compiled,
         env: &HostEnv,
-        pid: Option<u32>,
+        traced: Traced,
     ) -> Result<Attached, Failure> {
         let mut links = Vec::new();
+        let mut iterators = Vec::new();
         let mut probes = 0;
         // The kernel runs the programs of one uprobe newest first: attached last to first,
         // they run in the program's order, as other probes do.
@@ -56,7 +57,10 @@ impl Loaded {
             if crate::signals::stopping() {
                 return Err(Failure::Interrupted);
             }
-            let (l, n) = attach_program(def, prog, env, pid)?;
+            let (l, n) = attach_program(def, prog, env, traced)?;
+            if def.sites.iter().any(|s| matches!(s.point, AttachPoint::Iter { .. })) {
+                iterators.extend(links.len()..links.len() + l.len());
+            }
             links.extend(l);
             probes += n;
         }
@@ -66,7 +70,7 @@ impl Loaded {
         probes += self.special(compiled, &AttachPoint::Begin).len();
         probes += self.special(compiled, &AttachPoint::End).len();
         probes += self.special(compiled, &AttachPoint::Signal { name: "SIGUSR1".into() }).len();
-        Ok(Attached { links, probes, at: Instant::now() })
+        Ok(Attached { links, iterators, probes, at: Instant::now() })
     }
 
     /// Runs the BEGIN (or END) programs once, by hand.
@@ -136,12 +140,32 @@ pub fn consumed_after_failure(ring: &mut RingBuf, health: &Health) -> Result<boo
 /// The programs' links, and how many probes they stand for.
 pub struct Attached {
     links: Vec<Link>,
+    /// Which of `links` are iterators (`iter:`), read by [`Attached::iterate`].
+    iterators: Vec<usize>,
     pub probes: usize,
     /// When the last probe was attached.
     pub at: Instant,
 }
 
 impl Attached {
+    /// Whether the program is an iterator's, whose run is one pass of [`Attached::iterate`].
+    pub fn has_iterators(&self) -> bool {
+        !self.iterators.is_empty()
+    }
+
+    /// Runs each iterator once to its end, handing `each` what its program printed, a chunk at
+    /// a time; a stop signal ends the pass early.
+    pub fn iterate(&self, mut each: impl FnMut(&[u8])) -> Result<(), Failure> {
+        for &i in &self.iterators {
+            sonde_kernel::attach::iter::iterate(&self.links[i], |chunk| {
+                each(chunk);
+                !crate::signals::stopping()
+            })
+            .map_err(Failure::kernel)?;
+        }
+        Ok(())
+    }
+
     /// Removes every probe: a few BPF links at once, others on a thread of its own (while the
     /// last output is written); [`Detaching::finish`] waits for it, so
     /// sonde never exits before the kernel is as it found it. Where each kprobe is its own perf

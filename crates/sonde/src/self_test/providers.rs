@@ -34,6 +34,8 @@ const TRIALS: &[(&str, &str, bool, &str)] = &[
     ("rawtracepoint", "rawtracepoint:sched_switch { @ = count(); }", false, RAW_TP),
     ("uprobe", "uprobe:libc:getpid { @ = count(); }", false, UPROBES),
     ("uretprobe", "uretprobe:libc:getpid { @ = count(); }", false, UPROBES),
+    ("iter", "iter:task { @ = count(); }", false, ITER),
+    ("watchpoint", "watchpoint:0x10000000:8:w { @ = count(); }", false, BREAKPOINTS),
 ];
 
 const PERF: &str =
@@ -45,6 +47,10 @@ const FENTRY: &str =
 const RAW_TP: &str =
     "the kernel's BTF (CONFIG_DEBUG_INFO_BTF=y) for tp_btf programs; meanwhile tracepoint:";
 const UPROBES: &str = "a kernel built with CONFIG_UPROBE_EVENTS=y";
+const ITER: &str =
+    "Linux 5.8 or later with BTF, and no security policy (lockdown, SELinux, a BPF LSM) refusing tracing programs";
+const BREAKPOINTS: &str =
+    "CONFIG_HAVE_HW_BREAKPOINT and a free debug register on every CPU (debuggers use them too)";
 
 pub fn check(r: &mut Report) {
     let env = HostEnv::new();
@@ -67,7 +73,7 @@ fn attempt(env: &HostEnv, text: &str) -> Result<(), Failure> {
     let typed = sonde_compile::check(&ast, env, &opts).map_err(compile_error)?;
     let compiled = sonde_compile::lower(&typed, &opts).map_err(compile_error)?;
     let loaded = Loaded::load(&compiled, &source)?;
-    let attached = loaded.attach(&compiled, env, None)?;
+    let attached = loaded.attach(&compiled, env, Default::default())?;
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     loaded.run_special(&compiled, &AttachPoint::End)?;
     attached.detach(false).finish();

@@ -17,6 +17,7 @@ mod newer;
 mod newest;
 mod output;
 mod printf;
+mod seq_printf;
 mod signal;
 mod sizes;
 pub mod spec;

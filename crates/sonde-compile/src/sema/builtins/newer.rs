@@ -199,6 +199,8 @@ impl Checker<'_> {
             Some(P::Profile { .. }) => "profile",
             Some(P::Software { .. }) => "software",
             Some(P::Hardware { .. }) => "hardware",
+            Some(P::Watchpoint { .. }) => "watchpoint",
+            Some(P::Iter { .. }) => "iter",
         };
         TExpr::const_str(name.as_bytes().to_vec(), span)
     }

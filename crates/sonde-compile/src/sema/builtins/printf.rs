@@ -2,7 +2,7 @@
 //! another place for the text.
 
 use super::spec::Call;
-use crate::model::tir::{EventDef, EventKind, Sink, TExpr, TStmtKind};
+use crate::model::tir::{EventDef, EventKind, KernelText, Sink, TExpr, TStmtKind};
 use crate::model::types::Type;
 use crate::sema::check::Checker;
 use sonde_output::printf::{self, Piece, Spec as Conversion};
@@ -40,7 +40,7 @@ impl Checker<'_> {
                 return None;
             }
         }
-        Some(TStmtKind::DebugPrintf { format: format.clone(), args })
+        Some(TStmtKind::KernelPrintf { to: KernelText::TracePipe, format: format.clone(), args })
     }
 
     pub(in crate::sema) fn printf(&mut self, c: &Call) -> Option<TStmtKind> {
@@ -72,6 +72,9 @@ impl Checker<'_> {
                 ),
             ));
             return None;
+        }
+        if self.in_iterator() {
+            return self.seq_printf(c, &pieces, values);
         }
         let mut types = Vec::new();
         for (spec, v) in specs.iter().zip(&values) {

@@ -226,6 +226,15 @@ pub const VARIABLES: &[Spec] = &[
         ..VARIABLE
     },
     Spec {
+        name: "ctx",
+        form: NAME,
+        returns: Returns::Computed("`struct bpf_iter__NAME *` in `iter:NAME`, from BTF"),
+        doc: "The probe's context: in an iter probe, the object visited (`ctx.task`, `ctx.file`, `ctx.vma`).",
+        example: "iter:task { printf(\"%d %s\\n\", ctx.task.pid, ctx.task.comm); }",
+        check: Check::Var(|cx, _, span| cx.context(ContextName::Ctx, span)),
+        ..VARIABLE
+    },
+    Spec {
         name: "caller",
         also: &["func"],
         form: NAME,
