@@ -794,6 +794,20 @@ fn index_past_a_fixed_array_member_exits_2() {
     );
 }
 
+/// `ctx` in a probe whose provider gives it no type is the context's address, to cast: an
+/// interval probe's context begins with its registers' address (`bpf_perf_event_data_kern`).
+/// BEGIN has none.
+#[test]
+fn ctx_is_the_context_to_cast() {
+    require_bpf!();
+    let o = sonde(&[
+        "struct x { unsigned long regs; } i:ms:1 { printf(\"%d\\n\", ((struct x *)ctx).regs != 0); exit(); }",
+    ]);
+    o.assert_ok();
+    assert_eq!(o.lines(), vec!["1"], "{}", o.describe());
+    compile_error("BEGIN { print(ctx); }", &["`ctx` exists in every probe but BEGIN and END"]);
+}
+
 #[test]
 fn curtask_unknown_member_exits_2() {
     require_btf!();

@@ -55,6 +55,7 @@ pub fn resolve(site: Option<&Site>, name: ContextName, cx: &Cx) -> Result<TExpr,
         AttachPoint::Iter { .. } => super::iter::context(site, name, cx),
         _ => None,
     });
+    let answer = answer.or_else(|| raw_ctx(site?, name, cx));
     answer.unwrap_or_else(|| Err(not_here(site, name, cx.span)))
 }
 
@@ -70,6 +71,16 @@ pub fn record_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnost
         matches!(site.point, AttachPoint::Tracepoint { .. }) && f.name.starts_with("common_")
     };
     Some(Ok(args.fields.iter().filter(|f| !header(f)).map(|f| f.name.clone()).collect()))
+}
+
+/// `ctx` where the provider gives it no type: the context's address, a kernel `void *` to cast
+/// (`((struct x *)ctx).x`, as bpftrace allows); BEGIN and END have none.
+fn raw_ctx(site: &Site, name: ContextName, cx: &Cx) -> Answer {
+    if name != ContextName::Ctx || matches!(site.point, AttachPoint::Begin | AttachPoint::End) {
+        return None;
+    }
+    let ty = Type::Ptr { to: Box::new(Type::Void), user: false };
+    Some(Ok(cx.expr(TExprKind::Builtin(crate::model::tir::Builtin::Ctx), ty)))
 }
 
 /// Where a name does exist, for probes whose provider does not have it.
@@ -88,7 +99,9 @@ fn not_here(site: Option<&Site>, name: ContextName, span: Span) -> Diagnostic {
             "`caller`/`func` exist in kprobe, kretprobe, fentry and uprobe probes",
         ),
         ContextName::Regs => Diagnostic::error(span, "`regs` exists in kprobe and uprobe probes"),
-        ContextName::Ctx => Diagnostic::error(span, "`ctx` exists in iter probes"),
+        ContextName::Ctx => {
+            Diagnostic::error(span, "`ctx` exists in every probe but BEGIN and END")
+        }
         ContextName::Field { base, .. } => {
             let msg =
                 format!("`{}` exists in tracepoint, rawtracepoint and fentry/fexit probes", base);

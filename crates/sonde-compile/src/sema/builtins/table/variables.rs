@@ -228,8 +228,8 @@ pub const VARIABLES: &[Spec] = &[
     Spec {
         name: "ctx",
         form: NAME,
-        returns: Returns::Computed("`struct bpf_iter__NAME *` in `iter:NAME`, from BTF"),
-        doc: "The probe's context: in an iter probe, the object visited (`ctx.task`, `ctx.file`, `ctx.vma`).",
+        returns: Returns::Computed("`struct bpf_iter__NAME *` in `iter:NAME`, from BTF; elsewhere a kernel `void *`"),
+        doc: "The probe's context: in an iter probe, the object visited (`ctx.task`, `ctx.file`, `ctx.vma`); in other probes but BEGIN and END its address, to cast (`((struct x *)ctx).x`).",
         example: "iter:task { printf(\"%d %s\\n\", ctx.task.pid, ctx.task.comm); }",
         check: Check::Var(|cx, _, span| cx.context(ContextName::Ctx, span)),
         ..VARIABLE
