@@ -96,6 +96,13 @@ pub trait Env {
         let _ = binary;
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+    /// The executable files `-p`'s process has mapped (its binary and libraries), as paths
+    /// this process can open, for `uprobe:*:FUNC`; `Err` says why there are none (no `-p`).
+    fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
+        Err(EnvError::Unavailable(
+            "`uprobe:*:…` probes the files of one process: give it with -p PID".into(),
+        ))
+    }
     /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
     /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
     /// the process), for bpftrace's `uaddr("sym")`.

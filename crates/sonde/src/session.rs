@@ -49,7 +49,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // bpftrace's test hook: tseries() reads the time from this map (its runtime tests use it).
     opts.dummy_ts_map = std::env::var("BPFTRACE_DUMMY_TS_MAP").ok();
     opts.pid_namespace = sonde_kernel::host::pid_namespace::own();
-    let env = HostEnv::for_pid(cli.pid);
+    let env = HostEnv::for_pid(cli.pid).unchecked_uprobes(cli.allow_unsafe);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if crate::options::check(&opts.named, &typed.options)? {

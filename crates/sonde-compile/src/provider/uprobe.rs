@@ -19,11 +19,15 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
             definition
         ));
     };
+    let symbol = &unquoted(symbol);
     if binary.is_empty() || symbol.is_empty() {
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));
     }
     if retprobe && symbol.contains('+') {
         return Err(format!("a uretprobe fires when `{}` returns: it takes no offset", symbol));
+    }
+    if binary == "*" {
+        return in_every_mapped_file(symbol, retprobe, env);
     }
     let symbols = match is_glob(symbol) {
         true => matching_functions(binary, symbol, env)?,
@@ -34,6 +38,43 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
         let (path, offset) = env.user_symbol(binary, &symbol).map_err(|e| e.to_string())?;
         let point = AttachPoint::Uprobe { path, symbol, offset, retprobe };
         sites.push(Site::new(point, ProgKind::Kprobe));
+    }
+    Ok(sites)
+}
+
+/// bpftrace's quoted symbol, `"name"` or `"name"+OFF`, as sonde spells it unquoted.
+fn unquoted(symbol: &str) -> String {
+    let Some(rest) = symbol.strip_prefix('"') else { return symbol.to_string() };
+    match rest.split_once('"') {
+        Some((name, after)) if after.is_empty() || after.starts_with('+') => {
+            format!("{name}{after}")
+        }
+        _ => symbol.to_string(),
+    }
+}
+
+/// Is `symbol` an address (`0x401126`, `4198694`) rather than a name? Such a probe has no
+/// parameters by name.
+fn is_address(symbol: &str) -> bool {
+    symbol.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `uprobe:*:FUNC` (FUNC a name or a glob): FUNC in each file `-p`'s process has mapped that
+/// has it.
+fn in_every_mapped_file(symbol: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
+    let glob = Glob::new(symbol);
+    let mut sites = Vec::new();
+    for binary in env.target_binaries().map_err(|e| e.to_string())? {
+        // A mapped file sonde cannot read symbols from (a font, a cache) holds no function.
+        let Ok(names) = env.user_functions(&binary) else { continue };
+        for name in names.into_iter().filter(|n| glob.matches(n)) {
+            let (path, offset) = env.user_symbol(&binary, &name).map_err(|e| e.to_string())?;
+            let point = AttachPoint::Uprobe { path, symbol: name, offset, retprobe };
+            sites.push(Site::new(point, ProgKind::Kprobe));
+        }
+    }
+    if sites.is_empty() {
+        return Err(format!("no file the process has mapped has a function `{}`", symbol));
     }
     Ok(sites)
 }
@@ -56,7 +97,9 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         return None;
     };
     Some(match name {
-        ContextName::Field { field, .. } if !retprobe && !symbol.contains('+') => {
+        ContextName::Field { field, .. }
+            if !retprobe && !symbol.contains('+') && !is_address(symbol) =>
+        {
             by_name(path, symbol, field, cx)
         }
         ContextName::Arg(n) if retprobe => Err(arg_at_return(n, "uretprobe", "uprobe", cx.span)),
@@ -83,7 +126,7 @@ pub fn param_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnosti
     let AttachPoint::Uprobe { retprobe: false, ref symbol, ref path, .. } = site.point else {
         return None;
     };
-    if symbol.contains('+') {
+    if symbol.contains('+') || is_address(symbol) {
         return None;
     }
     let btf = match cx.env.user_types(path) {
@@ -173,6 +216,66 @@ mod tests {
     fn a_wildcard_that_matches_nothing_says_so() {
         let err = expand("./bin:nope*", false, &Binary).unwrap_err();
         assert_eq!(err, "no function of ./bin matches `nope*`");
+    }
+
+    #[test]
+    fn a_quoted_name_is_the_name() {
+        let sites = expand("./bin:\"main\"", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("main".into(), 0x20)]);
+        assert_eq!(unquoted("\"main\"+0x4"), "main+0x4");
+        assert_eq!(unquoted("\"main\"x"), "\"main\"x");
+    }
+
+    /// [`Binary`] mapped into a process with a library that has `lib1`.
+    struct Process;
+
+    impl Env for Process {
+        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
+            Err(EnvError::NotFound("none".into()))
+        }
+        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+            Ok(Vec::new())
+        }
+        fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
+            Ok(vec!["/bin/prog".into(), "/lib/libx.so".into(), "/etc/unreadable".into()])
+        }
+        fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
+            match binary {
+                "/lib/libx.so" => Ok(vec!["lib1".into(), "main".into()]),
+                "/bin/prog" => Binary.user_functions(binary),
+                _ => Err(EnvError::NotFound(format!("{binary} is not an ELF file"))),
+            }
+        }
+        fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+            let names = self.user_functions(binary)?;
+            let at = names.iter().position(|n| n == symbol).unwrap();
+            Ok((binary.to_string(), at as u64))
+        }
+    }
+
+    fn paths(sites: &[Site]) -> Vec<(String, String)> {
+        let of = |s: &Site| match &s.point {
+            AttachPoint::Uprobe { path, symbol, .. } => (path.clone(), symbol.clone()),
+            other => panic!("not a uprobe: {other:?}"),
+        };
+        sites.iter().map(of).collect()
+    }
+
+    #[test]
+    fn a_star_binary_is_every_mapped_file_that_has_the_function() {
+        let sites = expand("*:main", false, &Process).unwrap();
+        let want = [("/bin/prog", "main"), ("/lib/libx.so", "main")];
+        assert_eq!(paths(&sites), want.map(|(p, s)| (p.to_string(), s.to_string())));
+        let sites = expand("*:lib*", false, &Process).unwrap();
+        assert_eq!(paths(&sites), [("/lib/libx.so".to_string(), "lib1".to_string())]);
+        let err = expand("*:nope", false, &Process).unwrap_err();
+        assert_eq!(err, "no file the process has mapped has a function `nope`");
+    }
+
+    #[test]
+    fn a_star_binary_needs_a_process() {
+        let err = expand("*:main", false, &Binary).unwrap_err();
+        assert_eq!(err, "`uprobe:*:…` probes the files of one process: give it with -p PID");
     }
 
     #[test]
