@@ -2,13 +2,13 @@
 //! something stops the run, END, the maps, detach.
 
 use crate::child::Command;
-use crate::cli::Cli;
+use crate::cli::{Cli, Mode};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::map_full::FullMaps;
 use crate::misses::{Misses, ProbeRuns};
 use crate::output::{Action, Output};
-use crate::run::bpf::Loaded;
+use crate::run::bpf::{Attached, Loaded};
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
@@ -67,6 +67,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if cli.dump {
         crate::stdout::println(&sonde_compile::dump::compiled(&compiled, &source.text))?;
     }
+    check_mode(cli, &compiled)?;
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
     signals::arm();
     signals::usr1_prints();
@@ -114,8 +115,14 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // the attach line; the -c command is still held before its exec.
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     target.settle();
-    let attached = loaded.attach(&compiled, &env, cli.pid)?;
-    output.attached(attached.probes);
+    let bench = cli.mode == Mode::Bench;
+    let attached = if bench {
+        Attached::nothing()
+    } else {
+        let attached = loaded.attach(&compiled, &env, cli.pid)?;
+        output.attached(attached.probes);
+        attached
+    };
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
     let mut events = ScriptEvents {
         cli,
@@ -137,6 +144,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     target.release();
     let reason = match begun {
         Some(r) => r,
+        None if bench => run_benches(&compiled, &loaded, &mut events)?,
         // Nothing can fire after BEGIN: the run ends, as bpftrace's does (not with a -c
         // command, which runs to its end).
         None if only_begin_end(&compiled) && !target.has_command() => Reason::Exit(0),
@@ -197,10 +205,55 @@ fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Resu
     Ok(())
 }
 
-/// Every probe of the program is BEGIN or END.
+/// `--mode bench` with `bench:` probes, or a run without: anything else is a usage error.
+fn check_mode(cli: &Cli, compiled: &Compiled) -> Result<(), Failure> {
+    let benches = bench_names(compiled).len();
+    match cli.mode {
+        Mode::Bench if benches == 0 => Err(Failure::Usage(
+            "--mode bench runs the program's `bench:NAME` probes, and it has none".into(),
+        )),
+        Mode::Run if benches > 0 && only_begin_end(compiled) => Err(Failure::Usage(
+            "the program's `bench:` probes run only with --mode bench, and it has no other".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The names of the program's `bench:NAME` probes, in the program's order.
+fn bench_names(compiled: &Compiled) -> Vec<String> {
+    let names = compiled.programs.iter().flat_map(|p| &p.sites).filter_map(|s| match &s.point {
+        AttachPoint::Bench { name } => Some(name.clone()),
+        _ => None,
+    });
+    names.collect()
+}
+
+/// `--mode bench`: each bench run and its result printed (what the runs print is dropped), then
+/// the run ends as after `exit()`.
+fn run_benches(
+    compiled: &Compiled,
+    loaded: &Loaded,
+    events: &mut ScriptEvents,
+) -> Result<Reason, Failure> {
+    let names = bench_names(compiled);
+    let benches: Vec<(String, &Program)> = names
+        .iter()
+        .map(|n| {
+            let point = AttachPoint::Bench { name: n.clone() };
+            (n.clone(), loaded.special(compiled, &point)[0])
+        })
+        .collect();
+    let ScriptEvents { ring, output, .. } = events;
+    let mut discard = || ring.drain(|_| {}).map(|_| ()).map_err(Failure::kernel);
+    let mut report = |i, average, runs| output.bench(&names, i, average, runs);
+    crate::bench::run(&benches, &mut discard, &mut report)?;
+    Ok(Reason::Exit(0))
+}
+
+/// Every probe of the program is BEGIN or END (or a bench, which only `--mode bench` runs).
 fn only_begin_end(compiled: &Compiled) -> bool {
     let special = |s: &sonde_compile::provider::Site| {
-        matches!(s.point, AttachPoint::Begin | AttachPoint::End)
+        matches!(s.point, AttachPoint::Begin | AttachPoint::End | AttachPoint::Bench { .. })
     };
     compiled.programs.iter().all(|p| p.sites.iter().all(special))
 }
