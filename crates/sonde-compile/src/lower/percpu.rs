@@ -1,12 +1,12 @@
 //! `percpu_kaddr("sym"[, cpu])`: `bpf_per_cpu_ptr(&sym, cpu)` or `bpf_this_cpu_ptr(&sym)`, the
 //! variable's address loaded as a `ksym` (an `ld_imm64` of its BTF id, which the verifier
 //! resolves). The helpers give a pointer the verifier tracks; sonde's pointers into the kernel
-//! are plain integers read through `bpf_probe_read_kernel`, so the pointer is stored and read back
-//! in two halves, which makes it one (a root program may).
+//! are plain integers read through `bpf_probe_read_kernel`, so the pointer is stored and copied
+//! by that helper, whose copy is an integer.
 
 use super::Lower;
 use crate::model::tir::TExpr;
-use sonde_bpf::{helper as h, Alu, Insn, Reg, Size};
+use sonde_bpf::{helper as h, Insn, Reg, Size};
 
 impl Lower<'_> {
     /// The address of per-CPU variable `var` (its BTF id) on `cpu` (the current CPU without),
@@ -22,15 +22,15 @@ impl Lower<'_> {
             }
             None => self.e.call(h::THIS_CPU_PTR),
         }
-        let slot = self.e.alloc_stack(8);
-        self.e.emit(Insn::store(Size::DW, self.e.fp, slot, Reg::R0));
+        // The verifier refuses reading a spilled pointer in parts; a copy by the helper is bytes.
+        let (pointer, copy) = (self.e.alloc_stack(8), self.e.alloc_stack(8));
+        self.e.emit(Insn::store(Size::DW, self.e.fp, pointer, Reg::R0));
+        self.e.stack_addr(Reg::R1, copy);
+        self.e.emit(Insn::mov64_imm(Reg::R2, 8));
+        self.e.stack_addr(Reg::R3, pointer);
+        self.e.call(h::PROBE_READ_KERNEL);
         let d = self.e.alloc_reg();
-        let high = self.e.alloc_reg();
-        self.e.emit(Insn::load(Size::W, d, self.e.fp, slot));
-        self.e.emit(Insn::load(Size::W, high, self.e.fp, slot + 4));
-        self.e.emit(Insn::alu64_imm(Alu::Lsh, high, 32));
-        self.e.emit(Insn::alu64_reg(Alu::Or, d, high));
-        self.e.free_reg(high);
+        self.e.emit(Insn::load(Size::DW, d, self.e.fp, copy));
         d
     }
 }
