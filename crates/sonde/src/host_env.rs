@@ -137,6 +137,15 @@ impl Env for HostEnv {
         Ok(functions.into_iter().map(|f| f.name).collect())
     }
 
+    fn user_function_at(&self, path: &str, offset: u64) -> Option<String> {
+        let mut elf = sonde_symbols::elf::ElfSymbols::load(std::path::Path::new(path)).ok()?;
+        let vaddr = elf.file_offset_to_vaddr(offset)?;
+        if elf.function_holding(vaddr).is_none() {
+            elf.add_debug_symbols();
+        }
+        elf.function_holding(vaddr).map(|(name, _, _)| name)
+    }
+
     fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
         let Some(pid) = self.pid else {
             let why = "`uprobe:*:…` probes the files of one process: give it with -p PID";

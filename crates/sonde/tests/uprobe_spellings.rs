@@ -90,6 +90,13 @@ fn a_virtual_address_is_the_function_it_is_in() {
         let o = count_and_sum(&bin, &spec, &[], 5);
         assert_eq!((o.int("@n"), o.int("@s")), (5, 15), "{spec}\n{}", o.describe());
     }
+    // `func` is the function holding the address, as bpftrace names it.
+    let program =
+        format!("uprobe:{}:{addr:#x} {{ printf(\"%s\\n\", func); exit(); }}", bin.display());
+    let o = run(&["-c", &format!("{} 1", bin.display()), &program]);
+    // The command's own line (its sum, 3) shares the output.
+    let lines: Vec<&str> = o.stdout.lines().filter(|l| !l.is_empty()).collect();
+    assert!(lines == ["target", "3"] || lines == ["3", "target"], "{}", o.describe());
 }
 
 #[test]

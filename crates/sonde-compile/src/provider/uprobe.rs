@@ -53,6 +53,22 @@ fn unquoted(symbol: &str) -> String {
     }
 }
 
+/// The probed function's name, as bpftrace's `func` gives it: SYMBOL without its `+OFF`, or
+/// the function holding an address (the address itself where no function does).
+fn function_name(symbol: &str, path: &str, offset: u64, env: &dyn Env) -> String {
+    if is_address(symbol) {
+        return env.user_function_at(path, offset).unwrap_or_else(|| symbol.to_string());
+    }
+    let is_offset = |off: &str| match off.strip_prefix("0x") {
+        Some(hex) => !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        None => !off.is_empty() && off.bytes().all(|b| b.is_ascii_digit()),
+    };
+    match symbol.rsplit_once('+') {
+        Some((name, off)) if is_offset(off) => name.to_string(),
+        _ => symbol.to_string(),
+    }
+}
+
 /// Is `symbol` an address (`0x401126`, `4198694`) rather than a name? Such a probe has no
 /// parameters by name.
 fn is_address(symbol: &str) -> bool {
@@ -93,7 +109,7 @@ fn matching_functions(binary: &str, pattern: &str, env: &dyn Env) -> Result<Vec<
 /// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
 /// binaries bring no BTF).
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
-    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, .. } = site.point else {
+    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, offset } = site.point else {
         return None;
     };
     Some(match name {
@@ -113,7 +129,7 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         // bpftrace's `func` in a uprobe: the function's name, a constant of the site's own
         // program (`sema::check` gives each uprobe naming it one).
         ContextName::Caller => {
-            let name = symbol.clone().into_bytes();
+            let name = function_name(symbol, path, offset, cx.env).into_bytes();
             Ok(cx.expr(TExprKind::Str(name.clone()), Type::Str(name.len() + 1)))
         }
         _ => return None,
@@ -276,6 +292,14 @@ mod tests {
     fn a_star_binary_needs_a_process() {
         let err = expand("*:main", false, &Binary).unwrap_err();
         assert_eq!(err, "`uprobe:*:…` probes the files of one process: give it with -p PID");
+    }
+
+    #[test]
+    fn func_is_the_function_without_its_offset() {
+        assert_eq!(function_name("main+0x4", "./bin", 0x24, &Binary), "main");
+        assert_eq!(function_name("operator+", "./bin", 0x24, &Binary), "operator+");
+        // An address names itself where the binary cannot say which function holds it.
+        assert_eq!(function_name("0x401126", "./bin", 0x1126, &Binary), "0x401126");
     }
 
     #[test]
