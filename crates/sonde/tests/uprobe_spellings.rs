@@ -90,6 +90,10 @@ fn a_virtual_address_is_the_function_it_is_in() {
         let o = count_and_sum(&bin, &spec, &[], 5);
         assert_eq!((o.int("@n"), o.int("@s")), (5, 15), "{spec}\n{}", o.describe());
     }
+    // A uretprobe at a function's first address: target(i) returns 3 * i.
+    let program = format!("uretprobe:{}:{addr:#x} {{ @r = sum(retval); }}", bin.display());
+    let o = run(&["-c", &format!("{} 5", bin.display()), &program]);
+    assert_eq!(o.int("@r"), 45, "{}", o.describe());
     // `func` is the function holding the address, as bpftrace names it.
     let program =
         format!("uprobe:{}:{addr:#x} {{ printf(\"%s\\n\", func); exit(); }}", bin.display());

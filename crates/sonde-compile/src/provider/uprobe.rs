@@ -36,10 +36,39 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     let mut sites = Vec::with_capacity(symbols.len());
     for symbol in symbols {
         let (path, offset) = env.user_symbol(binary, &symbol).map_err(|e| e.to_string())?;
+        if retprobe && is_address(&symbol) {
+            returns_from_start(binary, &symbol, &path, offset, env)?;
+        }
         let point = AttachPoint::Uprobe { path, symbol, offset, retprobe };
         sites.push(Site::new(point, ProgKind::Kprobe));
     }
     Ok(sites)
+}
+
+/// A uretprobe at an address must be at a function's start: elsewhere the return address is not
+/// where the kernel takes it from, and the traced process would return to the wrong place.
+fn returns_from_start(
+    binary: &str,
+    address: &str,
+    path: &str,
+    offset: u64,
+    env: &dyn Env,
+) -> Result<(), String> {
+    let name = function_name(address, path, offset, env);
+    match env.user_symbol(binary, &name) {
+        Ok((_, start)) if start == offset => Ok(()),
+        Ok((_, start)) => Err(format!(
+            "a uretprobe fires when a function returns: {} is {}+{:#x}, not the start of {}",
+            address,
+            name,
+            offset.wrapping_sub(start),
+            name
+        )),
+        Err(_) => Err(format!(
+            "a uretprobe fires when a function returns: {} in {} starts no function sonde knows",
+            address, binary
+        )),
+    }
 }
 
 /// bpftrace's quoted symbol, `"name"` or `"name"+OFF`, as sonde spells it unquoted.
@@ -292,6 +321,38 @@ mod tests {
     fn a_star_binary_needs_a_process() {
         let err = expand("*:main", false, &Binary).unwrap_err();
         assert_eq!(err, "`uprobe:*:…` probes the files of one process: give it with -p PID");
+    }
+
+    /// [`Binary`] that can say which function holds an offset.
+    struct Named;
+
+    impl Env for Named {
+        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
+            Err(EnvError::NotFound("none".into()))
+        }
+        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+            Ok(Vec::new())
+        }
+        fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+            match u64::from_str_radix(symbol.trim_start_matches("0x"), 16) {
+                Ok(address) => Ok((binary.to_string(), address - 0x400000)),
+                Err(_) => Binary.user_symbol(binary, symbol),
+            }
+        }
+        fn user_function_at(&self, _: &str, offset: u64) -> Option<String> {
+            ["fn1", "fn2", "main"].get(offset as usize / 0x10).map(|n| n.to_string())
+        }
+    }
+
+    #[test]
+    fn a_uretprobe_at_an_address_must_start_a_function() {
+        let sites = expand("./bin:0x400010", true, &Named).unwrap();
+        assert_eq!(symbols(&sites), [("0x400010".into(), 0x10)]);
+        let err = expand("./bin:0x400014", true, &Named).unwrap_err();
+        let want =
+            "a uretprobe fires when a function returns: 0x400014 is fn2+0x4, not the start of fn2";
+        assert_eq!(err, want);
+        assert!(expand("./bin:0x400014", false, &Named).is_ok());
     }
 
     #[test]
