@@ -220,16 +220,23 @@ mod tests {
     use super::*;
     use crate::env::EnvError;
 
+    /// The Env methods these fixtures do not use: a kernel without tracepoints.
+    macro_rules! no_tracepoints {
+        () => {
+            fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
+                Err(EnvError::NotFound("none".into()))
+            }
+            fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+                Ok(Vec::new())
+            }
+        };
+    }
+
     /// A binary with three functions, each at its index times 0x10.
     struct Binary;
 
     impl Env for Binary {
-        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
-            Err(EnvError::NotFound("none".into()))
-        }
-        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
-            Ok(Vec::new())
-        }
+        no_tracepoints!();
         fn user_functions(&self, _: &str) -> Result<Vec<String>, EnvError> {
             Ok(vec!["fn1".into(), "fn2".into(), "main".into()])
         }
@@ -275,12 +282,7 @@ mod tests {
     struct Process;
 
     impl Env for Process {
-        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
-            Err(EnvError::NotFound("none".into()))
-        }
-        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
-            Ok(Vec::new())
-        }
+        no_tracepoints!();
         fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
             Ok(vec!["/bin/prog".into(), "/lib/libx.so".into(), "/etc/unreadable".into()])
         }
@@ -327,12 +329,7 @@ mod tests {
     struct Named;
 
     impl Env for Named {
-        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
-            Err(EnvError::NotFound("none".into()))
-        }
-        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
-            Ok(Vec::new())
-        }
+        no_tracepoints!();
         fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
             match u64::from_str_radix(symbol.trim_start_matches("0x"), 16) {
                 Ok(address) => Ok((binary.to_string(), address - 0x400000)),
