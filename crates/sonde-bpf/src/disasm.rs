@@ -244,6 +244,7 @@ fn ld(insns: &[Insn], i: usize) -> (String, usize) {
                     format!("r{d} = map_value({}) + {} ll", insn.imm, hi.imm)
                 }
                 crate::insn::BPF_PSEUDO_FUNC => format!("r{d} = func pc{:+} ll", insn.imm),
+                crate::insn::BPF_PSEUDO_BTF_ID => format!("r{d} = ksym(btf id {}) ll", insn.imm),
                 src => format!("r{d} = pseudo{src}(0x{imm:x}) ll"),
             };
             (text, 2)

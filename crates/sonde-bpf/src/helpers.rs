@@ -40,6 +40,8 @@ pub mod helper {
     pub const RINGBUF_RESERVE: u32 = 131;
     pub const RINGBUF_SUBMIT: u32 = 132;
     pub const RINGBUF_DISCARD: u32 = 133;
+    pub const PER_CPU_PTR: u32 = 153;
+    pub const THIS_CPU_PTR: u32 = 154;
     pub const GET_CURRENT_TASK_BTF: u32 = 158;
     pub const FOR_EACH_MAP_ELEM: u32 = 164;
     pub const GET_FUNC_IP: u32 = 173;
@@ -311,6 +313,8 @@ mod tests {
             (helper::RINGBUF_RESERVE, "bpf_ringbuf_reserve"),
             (helper::RINGBUF_SUBMIT, "bpf_ringbuf_submit"),
             (helper::RINGBUF_DISCARD, "bpf_ringbuf_discard"),
+            (helper::PER_CPU_PTR, "bpf_per_cpu_ptr"),
+            (helper::THIS_CPU_PTR, "bpf_this_cpu_ptr"),
             (helper::GET_CURRENT_TASK_BTF, "bpf_get_current_task_btf"),
             (helper::GET_FUNC_IP, "bpf_get_func_ip"),
             (helper::GET_ATTACH_COOKIE, "bpf_get_attach_cookie"),

@@ -60,6 +60,9 @@ pub const BPF_X: u8 = 0x08;
 pub const BPF_PSEUDO_MAP_FD: u8 = 1;
 /// `ld_imm64` of the address of a map's value (array maps): imm = fd, the next slot's imm = offset.
 pub const BPF_PSEUDO_MAP_VALUE: u8 = 2;
+/// `ld_imm64` of a kernel variable's address (a `ksym`): imm = the variable's BTF id in vmlinux,
+/// the next slot's imm = 0 (a module's BTF object fd otherwise).
+pub const BPF_PSEUDO_BTF_ID: u8 = 3;
 /// `ld_imm64` of a function of the program (a helper's callback): imm = the function's first
 /// instruction relative to the instruction after the `ld_imm64`.
 pub const BPF_PSEUDO_FUNC: u8 = 4;
@@ -168,6 +171,14 @@ impl Insn {
     pub fn ld_map_fd(dst: Reg, fd: i32) -> [Insn; 2] {
         [
             Insn::new(BPF_LD | BPF_DW | BPF_IMM, dst, Reg(BPF_PSEUDO_MAP_FD), 0, fd),
+            Insn::new(0, Reg(0), Reg(0), 0, 0),
+        ]
+    }
+    /// The two halves of `dst = &var`, the kernel variable of vmlinux BTF id `btf_id` (the
+    /// verifier finds its address; a per-CPU variable's is for `bpf_per_cpu_ptr`).
+    pub fn ld_btf_id(dst: Reg, btf_id: u32) -> [Insn; 2] {
+        [
+            Insn::new(BPF_LD | BPF_DW | BPF_IMM, dst, Reg(BPF_PSEUDO_BTF_ID), 0, btf_id as i32),
             Insn::new(0, Reg(0), Reg(0), 0, 0),
         ]
     }

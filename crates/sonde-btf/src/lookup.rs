@@ -42,6 +42,26 @@ impl Btf {
         found
     }
 
+    /// The kernel variable `name` (a VAR: BTF lists per-CPU variables, and others with
+    /// CONFIG_DEBUG_INFO_BTF's global variables): its id and its type's.
+    pub fn find_var(&self, name: &str) -> Option<(TypeId, TypeId)> {
+        self.ids_named(name).into_iter().find_map(|id| match self.kind(id) {
+            crate::model::Kind::Var { ty, .. } => Some((id, ty)),
+            _ => None,
+        })
+    }
+
+    /// Is variable `var` in the per-CPU section (`.data..percpu`)?
+    pub fn is_percpu_var(&self, var: TypeId) -> bool {
+        let sections = self.ids_named(".data..percpu").into_iter().map(|id| self.kind(id));
+        sections
+            .filter_map(|k| match k {
+                crate::model::Kind::Datasec { vars, .. } => Some(vars),
+                _ => None,
+            })
+            .any(|vars| vars.iter().any(|v| v.ty == var))
+    }
+
     /// Every function (FUNC) name with its id, in id order: what fentry/fexit can attach to.
     /// For a module's split BTF this includes vmlinux's functions first; filter on
     /// `id >= first_id()` for the module's own.

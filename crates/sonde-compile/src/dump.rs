@@ -250,6 +250,10 @@ impl Names<'_> {
                 self.expr(len)
             ),
             TExprKind::StrLen(s) => format!("len({})", self.expr(s)),
+            TExprKind::PercpuAddr { var, cpu: Some(c) } => {
+                format!("per_cpu_ptr(btf#{}, {})", var, self.expr(c))
+            }
+            TExprKind::PercpuAddr { var, cpu: None } => format!("this_cpu_ptr(btf#{})", var),
             TExprKind::StackLen { user, frames } => {
                 format!("len({}({}))", if *user { "ustack" } else { "kstack" }, frames)
             }

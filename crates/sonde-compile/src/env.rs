@@ -102,6 +102,19 @@ pub trait Env {
         let _ = binary;
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+    /// The name of the function holding file offset `offset` of the ELF file `path` (a uprobe
+    /// at an address), for `func`; None when no function does or the file cannot say.
+    fn user_function_at(&self, path: &str, offset: u64) -> Option<String> {
+        let _ = (path, offset);
+        None
+    }
+    /// The executable files `-p`'s process has mapped (its binary and libraries), as paths
+    /// this process can open, for `uprobe:*:FUNC`; `Err` says why there are none (no `-p`).
+    fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
+        Err(EnvError::Unavailable(
+            "`uprobe:*:…` probes the files of one process: give it with -p PID".into(),
+        ))
+    }
     /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
     /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
     /// the process), for bpftrace's `uaddr("sym")`.

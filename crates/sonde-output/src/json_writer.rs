@@ -31,6 +31,13 @@ impl<O: Write> Writer for JsonWriter<O> {
         self.flush();
     }
 
+    fn bench(&mut self, names: &[String], index: usize, average_ns: u64, iterations: u64) {
+        let name = names.get(index).map_or("", String::as_str);
+        self.line(
+            &crate::record::Record::benchmark_result(name, average_ns, iterations).to_string(),
+        );
+    }
+
     fn printf(&mut self, text: &[u8]) {
         self.line(&json::printf(&String::from_utf8_lossy(text)));
     }

@@ -14,6 +14,7 @@
 //! - [`writer`]: the [`Writer`] trait every face prints through; [`TextWriter`] and
 //!   [`JsonWriter`] implement it.
 
+pub mod bench;
 pub mod calendar;
 pub mod file;
 pub mod hist;

@@ -24,6 +24,7 @@ pub enum Type {
     Time,
     Cat,
     LostEvents,
+    BenchmarkResult,
     // sonde's records any face may write.
     MissedRuns,
     MapFull,
@@ -45,7 +46,7 @@ pub enum Type {
 }
 
 impl Type {
-    pub const ALL: [Type; 26] = [
+    pub const ALL: [Type; 27] = [
         Type::AttachedProbes,
         Type::Printf,
         Type::Value,
@@ -58,6 +59,7 @@ impl Type {
         Type::Time,
         Type::Cat,
         Type::LostEvents,
+        Type::BenchmarkResult,
         Type::MissedRuns,
         Type::MapFull,
         Type::Exit,
@@ -89,6 +91,7 @@ impl Type {
             Type::Cat => "cat",
             Type::Syscall => "syscall",
             Type::LostEvents => "lost_events",
+            Type::BenchmarkResult => "benchmark_result",
             Type::MissedRuns => "missed_runs",
             Type::MapFull => "map_full",
             Type::Exit => "exit",
@@ -128,6 +131,12 @@ impl Record {
     /// Tracing has started on `probes` probes.
     pub fn attached_probes(probes: usize) -> Record {
         Record::new(Type::AttachedProbes, serde_json::json!({ "probes": probes }))
+    }
+
+    /// `--mode bench`: bench `name`'s average time per run (ns) over `iters` runs.
+    pub fn benchmark_result(name: &str, average_ns: u64, iters: u64) -> Record {
+        let data = serde_json::json!({ name: { "average": average_ns, "iters": iters } });
+        Record::new(Type::BenchmarkResult, data)
     }
 
     /// `events` records the kernel dropped because the buffer was full.

@@ -67,6 +67,11 @@ pub trait Writer {
         line.push(b'\n');
         self.printf(&line);
     }
+    /// `--mode bench`: bench `names[index]` ran `iterations` times, `average_ns` each; the
+    /// first result comes with the table's heading.
+    fn bench(&mut self, names: &[String], index: usize, average_ns: u64, iterations: u64) {
+        self.printf(crate::bench::row(names, index, average_ns, iterations).as_bytes());
+    }
     /// bpftrace's `warnf`/`errorf` (`level` is `WARNING` or `ERROR`) from the call at `at`:
     /// `FILE:LINE:COL-COL: LEVEL: text` on stderr unless the format says otherwise.
     fn message(&mut self, level: &str, text: &str, at: &SourceAt) {

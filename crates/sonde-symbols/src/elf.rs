@@ -43,23 +43,16 @@ pub struct ElfFunction {
     pub size: u64,
 }
 
-/// Finds `spec` (`name`, `name@@VERSION`, `name+OFF`) in the ELF at `path`.
-/// An offset must start an instruction (see [`crate::insn`]).
+/// Finds `spec` (`name`, `name@@VERSION`, `name+OFF`, or an address) in the ELF at `path`,
+/// checked as [`crate::uprobe::resolve_uprobe`] checks: an offset must start an instruction
+/// (see [`crate::insn`]) of a function with a size.
 pub fn resolve_symbol(path: impl AsRef<Path>, spec: &str) -> Result<UprobeTarget> {
-    let mut elf = ElfSymbols::load(path.as_ref())?;
-    let target = match elf.resolve(spec) {
-        Err(Error::SymbolNotFound { .. }) if elf.add_debug_symbols() => elf.resolve(spec),
-        other => other,
-    }
-    .map_err(|e| moved_into_libc(path.as_ref(), spec, e))?;
-    let (_, off) = split_offset(spec)?;
-    crate::insn::check_boundary(&target.path, &target.symbol, target.offset - off, off)?;
-    Ok(target)
+    crate::uprobe::resolve_uprobe(path.as_ref(), spec, true)
 }
 
 /// glibc 2.34 moved libpthread's, librt's, libdl's and libutil's functions into libc, leaving
 /// stubs: a symbol missing from one of those that libc beside it has is named there.
-fn moved_into_libc(path: &Path, spec: &str, err: Error) -> Error {
+pub(crate) fn moved_into_libc(path: &Path, spec: &str, err: Error) -> Error {
     const MERGED: &[&str] = &["libpthread.so", "librt.so", "libdl.so", "libutil.so"];
     let Error::SymbolNotFound { path: lib, symbol, .. } = &err else { return err };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -280,6 +273,18 @@ impl ElfSymbols {
         (sym.size == 0 || off < sym.size).then_some((&*sym.name, off))
     }
 
+    /// The function whose bounds hold virtual address `vaddr`: its name, the offset into it and
+    /// its size. Unlike [`symbol_at`](Self::symbol_at), a symbol of size 0 holds nothing.
+    pub fn function_holding(&self, vaddr: u64) -> Option<(String, u64, u64)> {
+        let sym = self
+            .syms
+            .iter()
+            .filter(|s| s.is_code() && s.size > 0 && vaddr >= s.address)
+            .filter(|s| vaddr - s.address < s.size)
+            .max_by_key(|s| (s.address, s.display_rank()))?;
+        Some((sym.name.to_string(), vaddr - sym.address, sym.size))
+    }
+
     /// Virtual address → file offset, through the PT_LOAD segment holding it.
     pub fn vaddr_to_file_offset(&self, vaddr: u64) -> Option<u64> {
         self.segments
@@ -313,7 +318,7 @@ fn debug_file(data: &[u8]) -> Option<PathBuf> {
 }
 
 /// `name+0x10` → ("name", 0x10). A `+` not followed by a number stays in the name (C++).
-fn split_offset(spec: &str) -> Result<(&str, u64)> {
+pub(crate) fn split_offset(spec: &str) -> Result<(&str, u64)> {
     let Some((name, off)) = spec.rsplit_once('+') else {
         return Ok((spec, 0));
     };

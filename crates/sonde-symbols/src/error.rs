@@ -70,6 +70,27 @@ pub enum Error {
     )]
     UndecodableCode { path: PathBuf, symbol: String, offset: u64, at: u64 },
 
+    #[error(
+        "{symbol} in {path} has size 0, so sonde cannot tell whether a probe there is on its \
+         code; --unsafe probes it unchecked"
+    )]
+    UnsizedSymbol { path: PathBuf, symbol: String },
+
+    #[error(
+        "address {address:#x} in {path} is in no function with a size, so sonde cannot check \
+         that it starts an instruction; --unsafe probes it unchecked"
+    )]
+    AddressInNoFunction { path: PathBuf, address: u64 },
+
+    #[error(
+        "{path} is not an ELF file, so sonde cannot check that offset {offset:#x} starts an \
+         instruction; --unsafe probes that file offset unchecked"
+    )]
+    UncheckedFileOffset { path: PathBuf, offset: u64 },
+
+    #[error("offset {offset:#x} is past the end of {path}, which is {len} bytes long")]
+    PastEndOfFile { path: PathBuf, offset: u64, len: u64 },
+
     #[error("address {address:#x} in {path} is not inside any loadable segment")]
     NotInLoadSegment { path: PathBuf, address: u64 },
 

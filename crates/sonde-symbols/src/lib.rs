@@ -12,6 +12,7 @@ pub mod maps;
 pub mod process;
 pub mod symbolizer;
 pub mod traceable;
+pub mod uprobe;
 pub mod user_types;
 
 pub use elf::{functions, resolve_symbol, ElfFunction, ElfSymbols, UprobeTarget};
@@ -24,3 +25,4 @@ pub use symbolizer::Symbolizer;
 pub use traceable::{
     address_aliases, tracefs_dir, Blacklist, GlobMatches, SkipReason, Skipped, TraceableFunctions,
 };
+pub use uprobe::resolve_uprobe;

@@ -64,6 +64,19 @@ pub fn locate_for_pid(name: &str, pid: u32) -> Result<PathBuf> {
     Ok(openable(m, pid))
 }
 
+/// An absolute `path` as process `pid` sees it: through /proc/PID/root when that process is in
+/// another mount namespace where the path is another file (or one this namespace lacks).
+pub fn path_for_pid(path: &str, pid: u32) -> PathBuf {
+    let ours = PathBuf::from(path);
+    let theirs = PathBuf::from(format!("/proc/{pid}/root{path}"));
+    match (std::fs::metadata(&ours), std::fs::metadata(&theirs)) {
+        (_, Err(_)) => ours,
+        (Err(_), Ok(_)) => theirs,
+        (Ok(a), Ok(b)) if a.dev() == b.dev() && a.ino() == b.ino() => ours,
+        (Ok(_), Ok(_)) => theirs,
+    }
+}
+
 /// The executable files process `pid` has mapped (its binary and libraries), once each, in
 /// the order of the mappings, as paths this process can open (see [`locate_for_pid`]).
 pub fn mapped_files(pid: u32) -> Result<Vec<PathBuf>> {

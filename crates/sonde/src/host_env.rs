@@ -19,6 +19,8 @@ pub struct HostEnv {
     kallsyms: OnceCell<Option<sonde_symbols::kallsyms::KernelSymbols>>,
     /// `-p PID`: library names in uprobes resolve to what that process has mapped.
     pid: Option<u32>,
+    /// `--unsafe`: uprobes go where sonde cannot check they start an instruction.
+    unchecked_uprobes: bool,
     /// Each user binary's types (casts in uprobes), read once.
     user_types: std::cell::RefCell<HashMap<String, Result<sonde_btf::Btf, String>>>,
 }
@@ -37,8 +39,15 @@ impl HostEnv {
             aliases: OnceCell::new(),
             kallsyms: OnceCell::new(),
             pid,
+            unchecked_uprobes: false,
             user_types: Default::default(),
         }
+    }
+
+    /// With `--unsafe`: uprobes at addresses, offsets and symbols sonde cannot check.
+    pub fn unchecked_uprobes(mut self, unchecked: bool) -> HostEnv {
+        self.unchecked_uprobes = unchecked;
+        self
     }
 
     /// Why the kernel's types were asked for and could not be had, if they were: said once after
@@ -57,7 +66,9 @@ impl HostEnv {
     /// A uprobe's binary: a path as written; a bare name (`bash`, `libc`) found like surftrace
     /// does (in what `-p`'s process has mapped, when given).
     fn locate_binary(&self, binary: &str) -> Result<std::path::PathBuf, EnvError> {
-        let found = if binary.contains('/') {
+        let found = if let (Some(pid), true) = (self.pid, binary.starts_with('/')) {
+            return Ok(sonde_symbols::locate::path_for_pid(binary, pid));
+        } else if binary.contains('/') {
             return Ok(std::path::PathBuf::from(binary));
         } else if let Some(pid) = self.pid {
             sonde_symbols::locate::locate_for_pid(binary, pid)
@@ -121,7 +132,7 @@ impl Env for HostEnv {
 
     fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
         let path = self.locate_binary(binary)?;
-        let target = sonde_symbols::resolve_symbol(&path, symbol)
+        let target = sonde_symbols::resolve_uprobe(&path, symbol, !self.unchecked_uprobes)
             .map_err(|e| EnvError::NotFound(e.to_string()))?;
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
     }
@@ -131,6 +142,25 @@ impl Env for HostEnv {
         let functions =
             sonde_symbols::functions(&path).map_err(|e| EnvError::NotFound(e.to_string()))?;
         Ok(functions.into_iter().map(|f| f.name).collect())
+    }
+
+    fn user_function_at(&self, path: &str, offset: u64) -> Option<String> {
+        let mut elf = sonde_symbols::elf::ElfSymbols::load(std::path::Path::new(path)).ok()?;
+        let vaddr = elf.file_offset_to_vaddr(offset)?;
+        if elf.function_holding(vaddr).is_none() {
+            elf.add_debug_symbols();
+        }
+        elf.function_holding(vaddr).map(|(name, _, _)| name)
+    }
+
+    fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
+        let Some(pid) = self.pid else {
+            let why = "`uprobe:*:…` probes the files of one process: give it with -p PID";
+            return Err(EnvError::Unavailable(why.into()));
+        };
+        let files = sonde_symbols::locate::mapped_files(pid)
+            .map_err(|e| EnvError::Unavailable(e.to_string()))?;
+        Ok(files.into_iter().map(|p| p.to_string_lossy().into_owned()).collect())
     }
 
     fn user_symbol_address(&self, path: &str, symbol: &str) -> Result<(u64, u64), EnvError> {

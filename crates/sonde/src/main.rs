@@ -4,6 +4,7 @@
 //! BPF instructions (sonde-compile) -> loaded programs and maps (sonde-kernel) -> events ->
 //! output (sonde-output). This crate is the glue: flags, the session, signals, `-c`.
 
+mod bench;
 mod cgroup;
 mod child;
 mod cli;

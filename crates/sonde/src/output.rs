@@ -146,6 +146,12 @@ impl<'a> Output<'a> {
         self.writer.attached(probes);
     }
 
+    /// `--mode bench`: one bench's result (see `sonde_output::bench`).
+    pub fn bench(&mut self, names: &[String], index: usize, average_ns: u64, runs: u64) {
+        self.writer.bench(names, index, average_ns, runs);
+        self.writer.flush();
+    }
+
     pub fn flush(&mut self) {
         self.writer.flush();
     }

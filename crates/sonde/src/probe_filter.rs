@@ -32,7 +32,13 @@ pub fn apply(compiled: &mut Compiled, pattern: &str) -> Result<(), Failure> {
 }
 
 fn by_hand(s: &Site) -> bool {
-    matches!(s.point, AttachPoint::Begin | AttachPoint::End | AttachPoint::Signal { .. })
+    matches!(
+        s.point,
+        AttachPoint::Begin
+            | AttachPoint::End
+            | AttachPoint::Signal { .. }
+            | AttachPoint::Bench { .. }
+    )
 }
 
 fn name(s: &Site) -> String {

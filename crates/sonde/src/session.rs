@@ -2,14 +2,14 @@
 //! something stops the run, END, the maps, detach.
 
 use crate::child::Command;
-use crate::cli::Cli;
+use crate::cli::{Cli, Mode};
 use crate::error::Failure;
 use crate::host_env::HostEnv;
 use crate::map_full::FullMaps;
 use crate::misses::{Misses, ProbeRuns};
 use crate::output::{Action, Output};
 use crate::run::attach::Traced;
-use crate::run::bpf::Loaded;
+use crate::run::bpf::{Attached, Loaded};
 use crate::run::{poll, Events, Needs, Reason, Target};
 use crate::signals;
 use sonde_compile::provider::AttachPoint;
@@ -50,7 +50,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // bpftrace's test hook: tseries() reads the time from this map (its runtime tests use it).
     opts.dummy_ts_map = std::env::var("BPFTRACE_DUMMY_TS_MAP").ok();
     opts.pid_namespace = sonde_kernel::host::pid_namespace::own();
-    let env = HostEnv::for_pid(cli.pid);
+    let env = HostEnv::for_pid(cli.pid).unchecked_uprobes(cli.allow_unsafe);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
     if crate::options::check(&opts.named, &typed.options)? {
@@ -68,6 +68,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     if cli.dump {
         crate::stdout::println(&sonde_compile::dump::compiled(&compiled, &source.text))?;
     }
+    check_mode(cli, &compiled)?;
     debug(cli, &format!("compiled {} program(s) in {:?}", compiled.programs.len(), t0.elapsed()));
     signals::arm();
     signals::usr1_prints();
@@ -115,9 +116,15 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     // the attach line; the -c command is still held before its exec.
     loaded.run_special(&compiled, &AttachPoint::Begin)?;
     target.settle();
-    let traced = Traced { pid: cli.pid, command: target.command_pid() };
-    let attached = loaded.attach(&compiled, &env, traced)?;
-    output.attached(attached.probes);
+    let bench = cli.mode == Mode::Bench;
+    let attached = if bench {
+        Attached::nothing()
+    } else {
+        let traced = Traced { pid: cli.pid, command: target.command_pid() };
+        let attached = loaded.attach(&compiled, &env, traced)?;
+        output.attached(attached.probes);
+        attached
+    };
     debug(cli, &format!("attached after {:?}", t0.elapsed()));
     let mut events = ScriptEvents {
         cli,
@@ -144,6 +151,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
             attached.iterate(|text| events.output.printed_by_kernel(text))?;
             events.drain()?.unwrap_or(Reason::Exit(0))
         }
+        None if bench => run_benches(&compiled, &loaded, &mut events)?,
         // Nothing can fire after BEGIN: the run ends, as bpftrace's does (not with a -c
         // command, which runs to its end).
         None if only_begin_end(&compiled) && !target.has_command() => Reason::Exit(0),
@@ -204,10 +212,55 @@ fn warn(cli: &Cli, typed: &TProgram, env: &HostEnv, source: &SourceFile) -> Resu
     Ok(())
 }
 
-/// Every probe of the program is BEGIN or END.
+/// `--mode bench` with `bench:` probes, or a run without: anything else is a usage error.
+fn check_mode(cli: &Cli, compiled: &Compiled) -> Result<(), Failure> {
+    let benches = bench_names(compiled).len();
+    match cli.mode {
+        Mode::Bench if benches == 0 => Err(Failure::Usage(
+            "--mode bench runs the program's `bench:NAME` probes, and it has none".into(),
+        )),
+        Mode::Run if benches > 0 && only_begin_end(compiled) => Err(Failure::Usage(
+            "the program's `bench:` probes run only with --mode bench, and it has no other".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The names of the program's `bench:NAME` probes, in the program's order.
+fn bench_names(compiled: &Compiled) -> Vec<String> {
+    let names = compiled.programs.iter().flat_map(|p| &p.sites).filter_map(|s| match &s.point {
+        AttachPoint::Bench { name } => Some(name.clone()),
+        _ => None,
+    });
+    names.collect()
+}
+
+/// `--mode bench`: each bench run and its result printed (what the runs print is dropped), then
+/// the run ends as after `exit()`.
+fn run_benches(
+    compiled: &Compiled,
+    loaded: &Loaded,
+    events: &mut ScriptEvents,
+) -> Result<Reason, Failure> {
+    let names = bench_names(compiled);
+    let benches: Vec<(String, &Program)> = names
+        .iter()
+        .map(|n| {
+            let point = AttachPoint::Bench { name: n.clone() };
+            (n.clone(), loaded.special(compiled, &point)[0])
+        })
+        .collect();
+    let ScriptEvents { ring, output, .. } = events;
+    let mut discard = || ring.drain(|_| {}).map(|_| ()).map_err(Failure::kernel);
+    let mut report = |i, average, runs| output.bench(&names, i, average, runs);
+    crate::bench::run(&benches, &mut discard, &mut report)?;
+    Ok(Reason::Exit(0))
+}
+
+/// Every probe of the program is BEGIN or END (or a bench, which only `--mode bench` runs).
 fn only_begin_end(compiled: &Compiled) -> bool {
     let special = |s: &sonde_compile::provider::Site| {
-        matches!(s.point, AttachPoint::Begin | AttachPoint::End)
+        matches!(s.point, AttachPoint::Begin | AttachPoint::End | AttachPoint::Bench { .. })
     };
     compiled.programs.iter().all(|p| p.sites.iter().all(special))
 }

@@ -110,6 +110,9 @@ fn the_languages_records_are_valid() {
     let o = sonde(&["-f", "json", prog]);
     o.assert_ok();
     has_all(&records(&o), &["value", "map"], &o);
+    let o = sonde(&["-f", "json", "--mode", "bench", "bench:a { @a = count(); }"]);
+    o.assert_ok();
+    has_all(&records(&o), &["benchmark_result", "map"], &o);
 }
 
 #[test]

@@ -56,6 +56,7 @@ impl Lower<'_> {
             TExprKind::Field { base, offset } => self.field_scalar(base, *offset, &x.ty),
             TExprKind::Bswap { arg, bytes } => self.bswap(arg, *bytes),
             TExprKind::StrLen(s) => self.str_len(s),
+            TExprKind::PercpuAddr { var, cpu } => self.percpu_addr(*var, cpu.as_deref()),
             TExprKind::StackLen { user, frames } => self.stack_len(*user, *frames),
             TExprKind::MapHas { map, keys } => self.map_has(*map, keys),
             TExprKind::MapFind { map, keys, var } => self.map_find(*map, keys, *var),

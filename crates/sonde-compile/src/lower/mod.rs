@@ -14,6 +14,7 @@ mod functions;
 mod join;
 mod len;
 mod ns_pid;
+mod percpu;
 pub use len::len_counter;
 mod map_for;
 mod range_for;

@@ -11,6 +11,11 @@ pub enum AttachPoint {
     Begin,
     /// Run once after tracing stops.
     End,
+    /// bpftrace's `bench:NAME`: run by hand (BPF_PROG_TEST_RUN) many times with `--mode bench`,
+    /// which reports its average time; not run otherwise.
+    Bench {
+        name: String,
+    },
     /// bpftrace's `self:signal:SIGUSR1`: run (through BPF_PROG_TEST_RUN) each time sonde
     /// receives the signal.
     Signal {
@@ -86,6 +91,7 @@ impl AttachPoint {
             AttachPoint::Begin => "BEGIN".into(),
             AttachPoint::End => "END".into(),
             AttachPoint::Signal { name } => format!("self:signal:{}", name),
+            AttachPoint::Bench { name } => format!("bench:{}", name),
             AttachPoint::Tracepoint { category, name } => {
                 format!("tracepoint:{}:{}", category, name)
             }

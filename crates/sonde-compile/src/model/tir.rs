@@ -192,6 +192,12 @@ pub enum TExprKind {
         first: Vec<TStmt>,
         value: Box<TExpr>,
     },
+    /// `percpu_kaddr("sym"[, cpu])`: the address of per-CPU kernel variable `var` (its vmlinux
+    /// BTF id) on CPU `cpu`, or on the current CPU without one; 0 for a CPU that does not exist.
+    PercpuAddr {
+        var: u32,
+        cpu: Option<Box<TExpr>>,
+    },
     /// Read `ty` from memory at `ptr + offset` (pointer dereference, member of a pointed-to struct).
     Read {
         ptr: Box<TExpr>,

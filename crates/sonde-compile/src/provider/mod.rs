@@ -38,6 +38,7 @@ pub fn expand(
         // bpftrace's current spelling is lowercase.
         "BEGIN" | "END" | "begin" | "end" => special::expand(provider, definition),
         "self" => special::expand_self(definition),
+        "bench" => special::expand_bench(definition),
         "tracepoint" | "t" => tracepoint::expand(definition, env),
         "interval" | "i" => interval::expand(definition),
         "kprobe" | "k" => kprobe::expand(definition, false, env, notes),
@@ -61,6 +62,7 @@ pub const PROVIDERS: &[&str] = &[
     "BEGIN",
     "END",
     "self",
+    "bench",
     "tracepoint",
     "interval",
     "kprobe",

@@ -12,6 +12,15 @@ pub fn expand(provider: &str, definition: &str) -> Result<Vec<Site>, String> {
     Ok(vec![Site::new(point, ProgKind::RawTracepoint)])
 }
 
+/// bpftrace's `bench:NAME`, run by `--mode bench`.
+pub fn expand_bench(definition: &str) -> Result<Vec<Site>, String> {
+    if definition.is_empty() || definition.contains(':') {
+        return Err(format!("`bench:` takes a name, as in `bench:lookup`, not `{}`", definition));
+    }
+    let point = AttachPoint::Bench { name: definition.into() };
+    Ok(vec![Site::new(point, ProgKind::RawTracepoint)])
+}
+
 /// `self:signal:SIGUSR1` (the one signal sonde leaves to the program; without such a probe,
 /// SIGUSR1 prints the maps).
 pub fn expand_self(definition: &str) -> Result<Vec<Site>, String> {

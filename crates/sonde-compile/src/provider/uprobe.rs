@@ -19,11 +19,15 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
             definition
         ));
     };
+    let symbol = &unquoted(symbol);
     if binary.is_empty() || symbol.is_empty() {
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));
     }
     if retprobe && symbol.contains('+') {
         return Err(format!("a uretprobe fires when `{}` returns: it takes no offset", symbol));
+    }
+    if binary == "*" {
+        return in_every_mapped_file(symbol, retprobe, env);
     }
     let symbols = match is_glob(symbol) {
         true => matching_functions(binary, symbol, env)?,
@@ -32,8 +36,90 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     let mut sites = Vec::with_capacity(symbols.len());
     for symbol in symbols {
         let (path, offset) = env.user_symbol(binary, &symbol).map_err(|e| e.to_string())?;
+        if retprobe && is_address(&symbol) {
+            returns_from_start(binary, &symbol, &path, offset, env)?;
+        }
         let point = AttachPoint::Uprobe { path, symbol, offset, retprobe };
         sites.push(Site::new(point, ProgKind::Kprobe));
+    }
+    Ok(sites)
+}
+
+/// A uretprobe at an address must be at a function's start: elsewhere the return address is not
+/// where the kernel takes it from, and the traced process would return to the wrong place.
+fn returns_from_start(
+    binary: &str,
+    address: &str,
+    path: &str,
+    offset: u64,
+    env: &dyn Env,
+) -> Result<(), String> {
+    let name = function_name(address, path, offset, env);
+    match env.user_symbol(binary, &name) {
+        Ok((_, start)) if start == offset => Ok(()),
+        Ok((_, start)) => Err(format!(
+            "a uretprobe fires when a function returns: {} is {}+{:#x}, not the start of {}",
+            address,
+            name,
+            offset.wrapping_sub(start),
+            name
+        )),
+        Err(_) => Err(format!(
+            "a uretprobe fires when a function returns: {} in {} starts no function sonde knows",
+            address, binary
+        )),
+    }
+}
+
+/// bpftrace's quoted symbol, `"name"` or `"name"+OFF`, as sonde spells it unquoted.
+fn unquoted(symbol: &str) -> String {
+    let Some(rest) = symbol.strip_prefix('"') else { return symbol.to_string() };
+    match rest.split_once('"') {
+        Some((name, after)) if after.is_empty() || after.starts_with('+') => {
+            format!("{name}{after}")
+        }
+        _ => symbol.to_string(),
+    }
+}
+
+/// The probed function's name, as bpftrace's `func` gives it: SYMBOL without its `+OFF`, or
+/// the function holding an address (the address itself where no function does).
+fn function_name(symbol: &str, path: &str, offset: u64, env: &dyn Env) -> String {
+    if is_address(symbol) {
+        return env.user_function_at(path, offset).unwrap_or_else(|| symbol.to_string());
+    }
+    let is_offset = |off: &str| match off.strip_prefix("0x") {
+        Some(hex) => !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        None => !off.is_empty() && off.bytes().all(|b| b.is_ascii_digit()),
+    };
+    match symbol.rsplit_once('+') {
+        Some((name, off)) if is_offset(off) => name.to_string(),
+        _ => symbol.to_string(),
+    }
+}
+
+/// Is `symbol` an address (`0x401126`, `4198694`) rather than a name? Such a probe has no
+/// parameters by name.
+fn is_address(symbol: &str) -> bool {
+    symbol.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `uprobe:*:FUNC` (FUNC a name or a glob): FUNC in each file `-p`'s process has mapped that
+/// has it.
+fn in_every_mapped_file(symbol: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Site>, String> {
+    let glob = Glob::new(symbol);
+    let mut sites = Vec::new();
+    for binary in env.target_binaries().map_err(|e| e.to_string())? {
+        // A mapped file sonde cannot read symbols from (a font, a cache) holds no function.
+        let Ok(names) = env.user_functions(&binary) else { continue };
+        for name in names.into_iter().filter(|n| glob.matches(n)) {
+            let (path, offset) = env.user_symbol(&binary, &name).map_err(|e| e.to_string())?;
+            let point = AttachPoint::Uprobe { path, symbol: name, offset, retprobe };
+            sites.push(Site::new(point, ProgKind::Kprobe));
+        }
+    }
+    if sites.is_empty() {
+        return Err(format!("no file the process has mapped has a function `{}`", symbol));
     }
     Ok(sites)
 }
@@ -52,11 +138,13 @@ fn matching_functions(binary: &str, pattern: &str, env: &dyn Env) -> Result<Vec<
 /// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
 /// binaries bring no BTF).
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
-    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, .. } = site.point else {
+    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, offset } = site.point else {
         return None;
     };
     Some(match name {
-        ContextName::Field { field, .. } if !retprobe && !symbol.contains('+') => {
+        ContextName::Field { field, .. }
+            if !retprobe && !symbol.contains('+') && !is_address(symbol) =>
+        {
             by_name(path, symbol, field, cx)
         }
         ContextName::Arg(n) if retprobe => Err(arg_at_return(n, "uretprobe", "uprobe", cx.span)),
@@ -70,7 +158,7 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         // bpftrace's `func` in a uprobe: the function's name, a constant of the site's own
         // program (`sema::check` gives each uprobe naming it one).
         ContextName::Caller => {
-            let name = symbol.clone().into_bytes();
+            let name = function_name(symbol, path, offset, cx.env).into_bytes();
             Ok(cx.expr(TExprKind::Str(name.clone()), Type::Str(name.len() + 1)))
         }
         _ => return None,
@@ -83,7 +171,7 @@ pub fn param_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnosti
     let AttachPoint::Uprobe { retprobe: false, ref symbol, ref path, .. } = site.point else {
         return None;
     };
-    if symbol.contains('+') {
+    if symbol.contains('+') || is_address(symbol) {
         return None;
     }
     let btf = match cx.env.user_types(path) {
@@ -132,16 +220,23 @@ mod tests {
     use super::*;
     use crate::env::EnvError;
 
+    /// The Env methods these fixtures do not use: a kernel without tracepoints.
+    macro_rules! no_tracepoints {
+        () => {
+            fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
+                Err(EnvError::NotFound("none".into()))
+            }
+            fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
+                Ok(Vec::new())
+            }
+        };
+    }
+
     /// A binary with three functions, each at its index times 0x10.
     struct Binary;
 
     impl Env for Binary {
-        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, EnvError> {
-            Err(EnvError::NotFound("none".into()))
-        }
-        fn tracepoints(&self) -> Result<Vec<(String, String)>, EnvError> {
-            Ok(Vec::new())
-        }
+        no_tracepoints!();
         fn user_functions(&self, _: &str) -> Result<Vec<String>, EnvError> {
             Ok(vec!["fn1".into(), "fn2".into(), "main".into()])
         }
@@ -173,6 +268,96 @@ mod tests {
     fn a_wildcard_that_matches_nothing_says_so() {
         let err = expand("./bin:nope*", false, &Binary).unwrap_err();
         assert_eq!(err, "no function of ./bin matches `nope*`");
+    }
+
+    #[test]
+    fn a_quoted_name_is_the_name() {
+        let sites = expand("./bin:\"main\"", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("main".into(), 0x20)]);
+        assert_eq!(unquoted("\"main\"+0x4"), "main+0x4");
+        assert_eq!(unquoted("\"main\"x"), "\"main\"x");
+    }
+
+    /// [`Binary`] mapped into a process with a library that has `lib1`.
+    struct Process;
+
+    impl Env for Process {
+        no_tracepoints!();
+        fn target_binaries(&self) -> Result<Vec<String>, EnvError> {
+            Ok(vec!["/bin/prog".into(), "/lib/libx.so".into(), "/etc/unreadable".into()])
+        }
+        fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
+            match binary {
+                "/lib/libx.so" => Ok(vec!["lib1".into(), "main".into()]),
+                "/bin/prog" => Binary.user_functions(binary),
+                _ => Err(EnvError::NotFound(format!("{binary} is not an ELF file"))),
+            }
+        }
+        fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+            let names = self.user_functions(binary)?;
+            let at = names.iter().position(|n| n == symbol).unwrap();
+            Ok((binary.to_string(), at as u64))
+        }
+    }
+
+    fn paths(sites: &[Site]) -> Vec<(String, String)> {
+        let of = |s: &Site| match &s.point {
+            AttachPoint::Uprobe { path, symbol, .. } => (path.clone(), symbol.clone()),
+            other => panic!("not a uprobe: {other:?}"),
+        };
+        sites.iter().map(of).collect()
+    }
+
+    #[test]
+    fn a_star_binary_is_every_mapped_file_that_has_the_function() {
+        let sites = expand("*:main", false, &Process).unwrap();
+        let want = [("/bin/prog", "main"), ("/lib/libx.so", "main")];
+        assert_eq!(paths(&sites), want.map(|(p, s)| (p.to_string(), s.to_string())));
+        let sites = expand("*:lib*", false, &Process).unwrap();
+        assert_eq!(paths(&sites), [("/lib/libx.so".to_string(), "lib1".to_string())]);
+        let err = expand("*:nope", false, &Process).unwrap_err();
+        assert_eq!(err, "no file the process has mapped has a function `nope`");
+    }
+
+    #[test]
+    fn a_star_binary_needs_a_process() {
+        let err = expand("*:main", false, &Binary).unwrap_err();
+        assert_eq!(err, "`uprobe:*:…` probes the files of one process: give it with -p PID");
+    }
+
+    /// [`Binary`] that can say which function holds an offset.
+    struct Named;
+
+    impl Env for Named {
+        no_tracepoints!();
+        fn user_symbol(&self, binary: &str, symbol: &str) -> Result<(String, u64), EnvError> {
+            match u64::from_str_radix(symbol.trim_start_matches("0x"), 16) {
+                Ok(address) => Ok((binary.to_string(), address - 0x400000)),
+                Err(_) => Binary.user_symbol(binary, symbol),
+            }
+        }
+        fn user_function_at(&self, _: &str, offset: u64) -> Option<String> {
+            ["fn1", "fn2", "main"].get(offset as usize / 0x10).map(|n| n.to_string())
+        }
+    }
+
+    #[test]
+    fn a_uretprobe_at_an_address_must_start_a_function() {
+        let sites = expand("./bin:0x400010", true, &Named).unwrap();
+        assert_eq!(symbols(&sites), [("0x400010".into(), 0x10)]);
+        let err = expand("./bin:0x400014", true, &Named).unwrap_err();
+        let want =
+            "a uretprobe fires when a function returns: 0x400014 is fn2+0x4, not the start of fn2";
+        assert_eq!(err, want);
+        assert!(expand("./bin:0x400014", false, &Named).is_ok());
+    }
+
+    #[test]
+    fn func_is_the_function_without_its_offset() {
+        assert_eq!(function_name("main+0x4", "./bin", 0x24, &Binary), "main");
+        assert_eq!(function_name("operator+", "./bin", 0x24, &Binary), "operator+");
+        // An address names itself where the binary cannot say which function holds it.
+        assert_eq!(function_name("0x401126", "./bin", 0x1126, &Binary), "0x401126");
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub fn check(
     let config = super::config::read(&program.config, &opts.settings, &mut diags);
     let opts =
         &Options { string_size: config.max_strlen.unwrap_or(opts.string_size), ..opts.clone() };
+    let program = &super::config_literals::write_in(program, &config, opts.string_size);
     let mut groups = Vec::new();
     for probe in program.probes.iter().enumerate() {
         let said = (&mut diags, &mut warnings);

@@ -20,6 +20,9 @@ pub struct Config {
     pub str_trunc_trailer: String,
     /// The most bytes of a file `cat()` prints (`max_cat_bytes`).
     pub max_cat_bytes: usize,
+    /// The settings accepted with no effect, and `missing_probes`, as last given (name, value):
+    /// what `config()` reports for them.
+    pub given: Vec<(String, String)>,
 }
 
 /// bpftrace's `max_cat_bytes` default.
@@ -37,6 +40,7 @@ impl Default for Config {
             max_strlen: None,
             str_trunc_trailer: TRUNC_TRAILER.to_string(),
             max_cat_bytes: MAX_CAT_BYTES,
+            given: Vec::new(),
         }
     }
 }
@@ -66,7 +70,7 @@ pub const MAX_STRLEN: usize = 32_000;
 
 /// Settings bpftrace knows that change nothing here (buffer sizes, output of its runtime): accepted
 /// so its scripts run unmodified.
-const ACCEPTED: &[&str] = &[
+pub(super) const ACCEPTED: &[&str] = &[
     "max_map_keys",
     "max_bpf_progs",
     "max_probes",
@@ -109,7 +113,8 @@ impl Config {
                             format!("`missing_probes` is `error`, `warn` or `ignore`, not `{}`", v);
                         return Err(SettingError::BadValue(why));
                     }
-                }
+                };
+                self.keep("missing_probes", value);
             }
             "stack_mode" => {
                 self.stack_mode = StackMode::named(value).ok_or_else(|| {
@@ -148,13 +153,23 @@ impl Config {
                     SettingError::BadValue(why)
                 })?
             }
-            n if ACCEPTED.contains(&n) => {}
+            n if ACCEPTED.contains(&n) => self.keep(n, value),
             n => {
                 let closest = sonde_syntax::closest(n, ACCEPTED.iter().chain(HONOURED).copied());
                 return Err(SettingError::Unknown { closest });
             }
         }
         Ok(())
+    }
+
+    fn keep(&mut self, name: &str, value: &str) {
+        self.given.retain(|(n, _)| n != name);
+        self.given.push((name.to_string(), value.to_string()));
+    }
+
+    /// The value `name` was given, if it was.
+    pub fn given(&self, name: &str) -> Option<&str> {
+        self.given.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     /// The settings of the environment (`BPFTRACE_NAME=value`, as `vars` lists them) that name

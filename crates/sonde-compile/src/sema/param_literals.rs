@@ -4,89 +4,11 @@
 //! before the checker runs; a parameter that is not an integer stays `$N` (a string constant).
 
 use super::params::{param_number, parse_param};
-use sonde_syntax::ast::{Block, Expr, ExprKind, ForIter, Program, Stmt, StmtKind, UnOp};
+use sonde_syntax::ast::{Expr, ExprKind, Program, UnOp};
 
 /// `program` with its integer parameters and `str($N)` written as literals.
 pub(super) fn write_in(program: &Program, params: &[String]) -> Program {
-    let mut program = program.clone();
-    for probe in &mut program.probes {
-        if let Some(p) = probe.predicate.as_mut() {
-            expr(p, params);
-        }
-        block(&mut probe.body, params);
-    }
-    for f in &mut program.funcs {
-        block(&mut f.body, params);
-    }
-    program
-}
-
-fn block(b: &mut Block, params: &[String]) {
-    b.stmts.iter_mut().for_each(|s| stmt(s, params));
-}
-
-fn stmt(s: &mut Stmt, params: &[String]) {
-    match &mut s.kind {
-        StmtKind::Expr(e) | StmtKind::Delete(e) | StmtKind::ReturnValue(e) => expr(e, params),
-        StmtKind::Assign { target, value } | StmtKind::AssignOp { target, value, .. } => {
-            expr(target, params);
-            expr(value, params);
-        }
-        StmtKind::If { cond, then, els } => {
-            expr(cond, params);
-            block(then, params);
-            els.iter_mut().for_each(|b| block(b, params));
-        }
-        StmtKind::Return | StmtKind::Break | StmtKind::Continue => {}
-        StmtKind::Block(b) | StmtKind::Seq(b) => block(b, params),
-        StmtKind::Let { value, .. } => value.iter_mut().for_each(|e| expr(e, params)),
-        StmtKind::While { cond: e, body } | StmtKind::Unroll { count: e, body } => {
-            expr(e, params);
-            block(body, params);
-        }
-        StmtKind::For { iter, body, .. } => {
-            match iter {
-                ForIter::Range(a, b) => {
-                    expr(a, params);
-                    expr(b, params);
-                }
-                ForIter::Map(m) => expr(m, params),
-            }
-            block(body, params);
-        }
-    }
-}
-
-fn expr(e: &mut Expr, params: &[String]) {
-    if let Some(literal) = literal(e, params) {
-        *e = literal;
-        return;
-    }
-    match &mut e.kind {
-        ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Var(_) => {}
-        ExprKind::TypeArg(_) => {}
-        ExprKind::Map { keys: es, .. } | ExprKind::Call { args: es, .. } | ExprKind::Tuple(es) => {
-            es.iter_mut().for_each(|e| expr(e, params))
-        }
-        ExprKind::Record(fs) => fs.iter_mut().for_each(|(_, e)| expr(e, params)),
-        ExprKind::Unary { expr: e, .. }
-        | ExprKind::Member { expr: e, .. }
-        | ExprKind::Step { target: e, .. }
-        | ExprKind::Cast { expr: e, .. } => expr(e, params),
-        ExprKind::Binary { lhs: a, rhs: b, .. } | ExprKind::Index { expr: a, index: b } => {
-            expr(a, params);
-            expr(b, params);
-        }
-        ExprKind::Block { stmts, value } => {
-            stmts.iter_mut().for_each(|s| stmt(s, params));
-            expr(value, params);
-        }
-        ExprKind::Ternary { cond, then, els } => {
-            expr(cond, params);
-            expr(then, params);
-            expr(els, params);
-        }
-    }
+    super::rewrite::literals(program, &|e| literal(e, params))
 }
 
 /// The literal `e` stands for: `$N` given as an integer, `$#`, or `str($N)`.
@@ -117,6 +39,7 @@ fn literal(e: &Expr, params: &[String]) -> Option<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sonde_syntax::ast::StmtKind;
 
     fn written(text: &str, params: &[&str]) -> Program {
         let params: Vec<String> = params.iter().map(|p| p.to_string()).collect();

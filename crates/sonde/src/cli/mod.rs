@@ -15,6 +15,15 @@ pub(crate) mod tests;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// What a run does with the program (bpftrace's `--mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Attach the probes and trace.
+    Run,
+    /// Run each `bench:NAME` probe many times by hand and print its average time a run.
+    Bench,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
@@ -105,6 +114,12 @@ pub struct Cli {
     /// Print the version.
     #[arg(long)]
     pub version: bool,
+
+    /// `run` attaches the probes; `bench` runs each `bench:NAME` probe by hand until its runs add
+    /// up to a millisecond and prints its average time a run (bpftrace's --mode bench), between
+    /// BEGIN and END, attaching nothing.
+    #[arg(long, value_enum, default_value = "run")]
+    pub mode: Mode,
 
     /// Output format: text, or one JSON object per line (bpftrace's schema).
     #[arg(short = 'f', long, value_enum, default_value = "text")]

@@ -67,7 +67,10 @@ pub fn attach_program(
             Failure::Attach(site.point.describe(), reason(&site.point, e))
         };
         match &site.point {
-            AttachPoint::Begin | AttachPoint::End | AttachPoint::Signal { .. } => continue,
+            AttachPoint::Begin
+            | AttachPoint::End
+            | AttachPoint::Signal { .. }
+            | AttachPoint::Bench { .. } => continue,
             AttachPoint::Tracepoint { category, name } => {
                 let tfs = env.tracefs().map_err(|e| Failure::Setup(e.to_string()))?;
                 let id = tfs.tracepoint_id(category, name).map_err(Failure::kernel)?;

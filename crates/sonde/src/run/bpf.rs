@@ -166,6 +166,11 @@ impl Attached {
         Ok(())
     }
 
+    /// No probe attached: `--mode bench` runs its programs by hand.
+    pub fn nothing() -> Attached {
+        Attached { links: Vec::new(), iterators: Vec::new(), probes: 0, at: Instant::now() }
+    }
+
     /// Removes every probe: a few BPF links at once, others on a thread of its own (while the
     /// last output is written); [`Detaching::finish`] waits for it, so
     /// sonde never exits before the kernel is as it found it. Where each kprobe is its own perf

@@ -22,6 +22,7 @@ pub fn needed(c: &Compiled) -> u64 {
                 AttachPoint::Begin
                     | AttachPoint::End
                     | AttachPoint::Signal { .. }
+                    | AttachPoint::Bench { .. }
                     | AttachPoint::Kprobe { .. }
             )
         })

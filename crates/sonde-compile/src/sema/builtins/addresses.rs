@@ -76,6 +76,54 @@ impl Checker<'_> {
         TExpr { kind: TExprKind::Int(addr), ty: Type::U64, span: c.span }
     }
 
+    /// `percpu_kaddr("sym"[, cpu])`: a per-CPU kernel variable's address on CPU `cpu` (the
+    /// current one without), typed as a kernel pointer to the variable's type. The variable is
+    /// found in the kernel's BTF; the verifier finds its address (a `ksym`).
+    pub(super) fn percpu_kaddr(&mut self, c: &Call) -> TExpr {
+        let Some(Expr { kind: ExprKind::Str(sym), .. }) = c.args.first() else {
+            return self.usage(c);
+        };
+        let sym = String::from_utf8_lossy(sym).into_owned();
+        let found = match self.env.btf() {
+            Ok(btf) => btf.find_var(&sym).map(|(var, ty)| {
+                let to = crate::btf_types::convert(btf, ty);
+                (var, btf.is_percpu_var(var), Type::Ptr { to: Box::new(to), user: false })
+            }),
+            Err(e) => {
+                self.error(Diagnostic::error(c.span, format!("percpu_kaddr(): {}", e)));
+                return self.poisoned(c.span);
+            }
+        };
+        let (var, ty) = match found {
+            Some((var, true, ty)) => (var, ty),
+            Some(_) => {
+                let msg = format!(
+                    "percpu_kaddr(): `{}` is a kernel variable, but not a per-CPU one",
+                    sym
+                );
+                self.error(Diagnostic::error(c.span, msg).with_help("kaddr() gives its address"));
+                return self.poisoned(c.span);
+            }
+            None => {
+                let msg = format!("percpu_kaddr(): the kernel's BTF has no variable `{}`", sym);
+                self.error(Diagnostic::error(c.span, msg));
+                return self.poisoned(c.span);
+            }
+        };
+        // The verifier looks the address up in kallsyms, which lists data only with
+        // CONFIG_KALLSYMS_ALL.
+        if self.env.kernel_symbol_exists(&sym) == Some(false) {
+            let msg = format!(
+                "percpu_kaddr(): `{}` is not in /proc/kallsyms, where the verifier finds a kernel variable's address (this kernel lists variables only with CONFIG_KALLSYMS_ALL)",
+                sym
+            );
+            self.error(Diagnostic::error(c.span, msg));
+            return self.poisoned(c.span);
+        }
+        let cpu = c.args.get(1).map(|a| Box::new(self.scalar(a, "the CPU of percpu_kaddr()")));
+        TExpr { kind: TExprKind::PercpuAddr { var: var.0, cpu }, ty, span: c.span }
+    }
+
     /// `uaddr("sym")`: the address of a symbol of the uprobe's executable, a constant pointer
     /// to user memory typed by the symbol's size (an unsigned integer of 1, 2, 4 or 8 bytes;
     /// a byte otherwise).

@@ -187,6 +187,7 @@ impl Checker<'_> {
         let name = match self.sites.first().map(|s| &s.point) {
             Some(P::Begin | P::End) | None => "special",
             Some(P::Signal { .. }) => "signal",
+            Some(P::Bench { .. }) => "benchmark",
             Some(P::Tracepoint { .. }) => "tracepoint",
             Some(P::Interval { .. }) => "interval",
             Some(P::Kprobe { retprobe: false, .. }) => "kprobe",

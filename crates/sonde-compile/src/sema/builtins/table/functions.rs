@@ -191,6 +191,16 @@ pub const FUNCTIONS: &[Spec] = &[
         ..FUNCTION
     },
     Spec {
+        name: "percpu_kaddr",
+        params: &[arg("symbol", Kind::StrLiteral), opt("cpu", Kind::Value)],
+        takes: "a per-CPU variable's name as a string literal and an optional CPU, like `percpu_kaddr(\"runqueues\", 0)`",
+        returns: Returns::Computed("a kernel pointer typed as the variable"),
+        doc: "The address of a per-CPU kernel variable (from the kernel's BTF) on the given CPU, or on the CPU running the probe; 0 for a CPU that does not exist.",
+        example: "BEGIN { printf(\"%d\\n\", *percpu_kaddr(\"process_counts\", 0)); }",
+        check: Check::Value(|cx, c| cx.percpu_kaddr(c)),
+        ..FUNCTION
+    },
+    Spec {
         name: "uaddr",
         params: &[arg("symbol", Kind::StrLiteral)],
         takes: "a symbol name as a string literal, like `uaddr(\"counter\")`",
