@@ -96,6 +96,17 @@ pub trait Env {
         let _ = binary;
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+    /// The file and file offset of line `line` of source file `file` in `binary` (found as
+    /// `user_symbol` finds it), from its DWARF line tables, for `uprobe:BIN@FILE:LINE`.
+    fn user_source_line(
+        &self,
+        binary: &str,
+        file: &str,
+        line: u64,
+    ) -> Result<(String, u64), EnvError> {
+        let _ = (binary, file, line);
+        Err(EnvError::Unavailable("user debug info is unavailable".into()))
+    }
     /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
     /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
     /// the process), for bpftrace's `uaddr("sym")`.

@@ -119,6 +119,18 @@ impl Env for HostEnv {
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
     }
 
+    fn user_source_line(
+        &self,
+        binary: &str,
+        file: &str,
+        line: u64,
+    ) -> Result<(String, u64), EnvError> {
+        let path = self.locate_binary(binary)?;
+        let (offset, _) = sonde_symbols::debuginfo::lines::line_offset(&path, file, line)
+            .map_err(EnvError::NotFound)?;
+        Ok((path.to_string_lossy().into_owned(), offset))
+    }
+
     fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
         let path = self.locate_binary(binary)?;
         let functions =

@@ -2,6 +2,8 @@
 //! path or, as in surftrace, a name found on PATH or in the loader's library directories
 //! (`bash:readline`, `libc:fopen`). Arguments are `arg0..arg5`, or by name (`args.n`, at a
 //! function's entry) from the binary's debug info; pointers are user memory.
+//! `uprobe:BINARY@FILE:LINE` (bpftrace's spelling) probes a source line, found in the binary's
+//! DWARF line tables; its site's symbol is `@FILE:LINE`, so the probe reads as written.
 
 use super::context::{arg_at_return, arg_register, regs, Answer, ContextName, Cx};
 use crate::arch::x86_64::RET_REG;
@@ -22,6 +24,17 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     if binary.is_empty() || symbol.is_empty() {
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));
     }
+    if let Some((binary, file, line)) = source_line(binary, symbol) {
+        if retprobe {
+            return Err(format!(
+                "a uretprobe fires when a function returns: `{file}:{line}` is a source line"
+            ));
+        }
+        let (path, offset) = env.user_source_line(binary, file, line).map_err(|e| e.to_string())?;
+        let point =
+            AttachPoint::Uprobe { path, symbol: format!("@{file}:{line}"), offset, retprobe };
+        return Ok(vec![Site::new(point, ProgKind::Kprobe)]);
+    }
     if retprobe && symbol.contains('+') {
         return Err(format!("a uretprobe fires when `{}` returns: it takes no offset", symbol));
     }
@@ -36,6 +49,13 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
         sites.push(Site::new(point, ProgKind::Kprobe));
     }
     Ok(sites)
+}
+
+/// `BIN@FILE` and `LINE` of `uprobe:BIN@FILE:LINE`, as (BIN, FILE, LINE).
+fn source_line<'a>(binary: &'a str, line: &str) -> Option<(&'a str, &'a str, u64)> {
+    let (binary, file) = binary.rsplit_once('@')?;
+    let line = line.parse().ok()?;
+    (!binary.is_empty() && !file.is_empty()).then_some((binary, file, line))
 }
 
 /// The functions of `binary` whose names match the glob `pattern`, by name.
@@ -56,6 +76,10 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         return None;
     };
     Some(match name {
+        ContextName::Field { .. } if symbol.starts_with('@') => {
+            let msg = "a source-line probe has no `args`: they are named at a function's entry";
+            Err(Diagnostic::error(cx.span, msg))
+        }
         ContextName::Field { field, .. } if !retprobe && !symbol.contains('+') => {
             by_name(path, symbol, field, cx)
         }
@@ -83,7 +107,7 @@ pub fn param_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnosti
     let AttachPoint::Uprobe { retprobe: false, ref symbol, ref path, .. } = site.point else {
         return None;
     };
-    if symbol.contains('+') {
+    if symbol.contains('+') || symbol.starts_with('@') {
         return None;
     }
     let btf = match cx.env.user_types(path) {
