@@ -175,6 +175,17 @@ mod tests {
             at.map(|i| (binary.to_string(), i as u64 * 0x10))
                 .ok_or_else(|| EnvError::NotFound(format!("{binary} has no symbol {symbol}")))
         }
+        fn user_source_line(
+            &self,
+            binary: &str,
+            file: &str,
+            line: u64,
+        ) -> Result<(String, u64), EnvError> {
+            match (file, line) {
+                ("prog.c", 22) => Ok((binary.to_string(), 0x1126)),
+                _ => Err(EnvError::NotFound(format!("line {line} of {file} has no code"))),
+            }
+        }
     }
 
     fn symbols(sites: &[Site]) -> Vec<(String, u64)> {
@@ -197,6 +208,17 @@ mod tests {
     fn a_wildcard_that_matches_nothing_says_so() {
         let err = expand("./bin:nope*", false, &Binary).unwrap_err();
         assert_eq!(err, "no function of ./bin matches `nope*`");
+    }
+
+    #[test]
+    fn a_source_line_is_one_site_named_as_written() {
+        let sites = expand("./bin@prog.c:22", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("@prog.c:22".into(), 0x1126)]);
+        assert_eq!(sites[0].point.describe(), "uprobe:./bin@prog.c:22");
+        let err = expand("./bin@prog.c:23", false, &Binary).unwrap_err();
+        assert_eq!(err, "line 23 of prog.c has no code");
+        let err = expand("./bin@prog.c:22", true, &Binary).unwrap_err();
+        assert_eq!(err, "a uretprobe fires when a function returns: `prog.c:22` is a source line");
     }
 
     #[test]
