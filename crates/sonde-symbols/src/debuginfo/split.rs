@@ -11,12 +11,18 @@ use gimli::{EndianRcSlice, LittleEndian, Reader as _};
 
 use super::load::{section, sections, DebugInfo, R};
 
+/// A DWARF with its number (each split file's offsets are its own).
+type Numbered = (usize, Rc<gimli::Dwarf<R>>);
+
+/// A split unit, in its numbered DWARF.
+pub type SplitUnit = (usize, Rc<gimli::Dwarf<R>>, gimli::Unit<R>);
+
 pub struct Split<'a> {
     info: &'a DebugInfo,
     /// `BIN.dwp`, opened on first need (`None` inside when there is none).
     package: Option<Option<gimli::DwarfPackage<R>>>,
     /// Each `.dwo` opened, by path, with its number.
-    dwo: HashMap<PathBuf, Option<(usize, Rc<gimli::Dwarf<R>>)>>,
+    dwo: HashMap<PathBuf, Option<Numbered>>,
     next: usize,
 }
 
@@ -27,10 +33,7 @@ impl<'a> Split<'a> {
 
     /// The split unit a skeleton stands for, with its DWARF and that DWARF's number; `None` for
     /// a unit that is whole, or whose split part is nowhere to be found.
-    pub fn unit_of(
-        &mut self,
-        skeleton: &gimli::Unit<R>,
-    ) -> Result<Option<(usize, Rc<gimli::Dwarf<R>>, gimli::Unit<R>)>, String> {
+    pub fn unit_of(&mut self, skeleton: &gimli::Unit<R>) -> Result<Option<SplitUnit>, String> {
         let Some(id) = skeleton.dwo_id else { return Ok(None) };
         let parent = &self.info.dwarf;
         let package = self.package.get_or_insert_with(|| package(&self.info.binary));
