@@ -9,7 +9,7 @@ use std::process::Command;
 use sonde_symbols::debuginfo::lines::{line_address, LineError};
 use sonde_symbols::debuginfo::{set_search_dirs, DebugInfo, NoDebugInfo};
 use sonde_symbols::user_types::{user_types, NoTypes};
-use sonde_symbols::ElfSymbols;
+use sonde_symbols::{resolve_symbol, ElfSymbols};
 
 const SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tprog.c");
 
@@ -133,6 +133,12 @@ fn debuginfo_directories_are_searched_by_build_id_and_by_name() {
     set_search_dirs(vec![PathBuf::from("ext")]);
     assert_eq!(work_params(&bin), ["struct pt * p"]);
     check_lines(&bin);
+    // A fully stripped copy (no .symtab) finds its functions in the same debug file.
+    assert!(dir.run("objcopy", &["--strip-all", "tprog", "bare"]));
+    let bare = dir.0.join("bare");
+    assert!(ElfSymbols::load(&bare).unwrap().resolve("work").is_err());
+    let work = ElfSymbols::load(&bin).unwrap().resolve("work").unwrap().offset;
+    assert_eq!(resolve_symbol(&bare, "work").unwrap().offset, work);
     std::fs::remove_dir_all(dir.0.join("ext/.build-id")).unwrap();
     std::fs::copy(dir.0.join("tprog.full"), dir.0.join("ext/tprog.debug")).unwrap();
     set_search_dirs(vec![dir.0.join("none"), dir.0.join("ext")]);

@@ -82,6 +82,21 @@ impl DebugInfo {
     }
 }
 
+/// The first separate debug file of `binary` that proves to be this build's, DWARF or not (a
+/// fully stripped binary's symbols are there).
+pub fn separate_file(binary: &Path) -> Option<PathBuf> {
+    let data = std::fs::read(binary).ok()?;
+    let file = object::File::parse(&data[..]).ok()?;
+    candidates(binary, &file).into_iter().find_map(|(candidate, proof)| {
+        if candidate == binary {
+            return None;
+        }
+        let bytes = std::fs::read(&candidate).ok()?;
+        let debug = object::File::parse(&bytes[..]).ok()?;
+        proves(&proof, &bytes, &debug).then_some(candidate)
+    })
+}
+
 fn has_dwarf(file: &object::File) -> bool {
     file.section_by_name(".debug_info").is_some_and(|s| s.size() > 0)
 }

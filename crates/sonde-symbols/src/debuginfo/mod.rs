@@ -8,5 +8,5 @@ mod load;
 mod search;
 mod split;
 
-pub use load::{DebugInfo, NoDebugInfo, R};
+pub use load::{separate_file, DebugInfo, NoDebugInfo, R};
 pub use search::{candidates, set_search_dirs, Proof};
