@@ -96,15 +96,14 @@ pub trait Env {
         let _ = binary;
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
-    /// The file and file offset of line `line` of source file `file` in `binary` (found as
-    /// `user_symbol` finds it), from its DWARF line tables, for `uprobe:BIN@FILE:LINE`.
+    /// The file and file offset of a source position in `binary` (found as `user_symbol` finds
+    /// it), from its DWARF line tables, for `uprobe:BIN@FILE:LINE[:COL]`.
     fn user_source_line(
         &self,
         binary: &str,
-        file: &str,
-        line: u64,
+        place: &SourceLine,
     ) -> Result<(String, u64), EnvError> {
-        let _ = (binary, file, line);
+        let _ = (binary, place);
         Err(EnvError::Unavailable("user debug info is unavailable".into()))
     }
     /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
@@ -114,6 +113,14 @@ pub trait Env {
         let _ = (path, symbol);
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+}
+
+/// A source position a uprobe names: `FILE:LINE[:COL]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceLine<'a> {
+    pub file: &'a str,
+    pub line: u64,
+    pub column: Option<u64>,
 }
 
 /// `max_strlen` unless the program says: 63 characters and the NUL fill a 64-byte slot of

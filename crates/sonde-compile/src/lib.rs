@@ -25,7 +25,7 @@ pub mod model;
 pub mod provider;
 pub mod sema;
 
-pub use env::{Env, EnvError, Options};
+pub use env::{Env, EnvError, Options, SourceLine};
 pub use lower::{lower, Compiled, FunctionDef, MapDef, MapKind, ProgramDef};
 pub use model::{tir, types};
 pub use sema::check;

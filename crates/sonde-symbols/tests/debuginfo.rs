@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sonde_symbols::debuginfo::lines::{line_address, LineError};
+use sonde_symbols::debuginfo::lines::{line_address as place_address, LineError, SourcePlace};
 use sonde_symbols::debuginfo::{set_search_dirs, DebugInfo, NoDebugInfo};
 use sonde_symbols::user_types::{user_types, NoTypes};
 use sonde_symbols::{resolve_symbol, ElfSymbols};
@@ -57,6 +57,10 @@ fn work_params(binary: &Path) -> Vec<String> {
     work.params.iter().map(|p| format!("{} {}", btf.type_name(p.ty), p.name)).collect()
 }
 
+fn line_address(info: &DebugInfo, file: &str, line: u64) -> Result<u64, LineError> {
+    place_address(info, &SourcePlace { file, line, column: None })
+}
+
 /// Line 17 is `work`'s opening brace: at -O0 its first statement is the function's first byte.
 fn check_lines(binary: &Path) {
     let info = DebugInfo::of(binary).unwrap();
@@ -81,6 +85,19 @@ fn check_lines(binary: &Path) {
     );
     // A name matches whole path components only.
     assert!(line_address(&info, "prog.c", 17).is_err());
+    // Line 28's `for` has statements at several columns: the loop's start is at its first.
+    let at = |column| place_address(&info, &SourcePlace { file: "tprog.c", line: 28, column });
+    let first = at(None).unwrap();
+    assert_eq!(at(Some(11)), Ok(first));
+    let err = at(Some(3)).unwrap_err();
+    let LineError::NoColumn { columns, .. } = &err else { panic!("{err}") };
+    assert!(columns.len() > 1 && columns.contains(&11), "{err}");
+    assert!(
+        err.to_string().starts_with(
+            "line 28 of tprog.c has no statement at column 3: its statements start at column "
+        ),
+        "{err}"
+    );
 }
 
 #[test]

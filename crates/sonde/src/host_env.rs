@@ -122,12 +122,12 @@ impl Env for HostEnv {
     fn user_source_line(
         &self,
         binary: &str,
-        file: &str,
-        line: u64,
+        place: &sonde_compile::SourceLine,
     ) -> Result<(String, u64), EnvError> {
+        use sonde_symbols::debuginfo::lines::{line_offset, SourcePlace};
         let path = self.locate_binary(binary)?;
-        let (offset, _) = sonde_symbols::debuginfo::lines::line_offset(&path, file, line)
-            .map_err(EnvError::NotFound)?;
+        let at = SourcePlace { file: place.file, line: place.line, column: place.column };
+        let (offset, _) = line_offset(&path, &at).map_err(EnvError::NotFound)?;
         Ok((path.to_string_lossy().into_owned(), offset))
     }
 

@@ -7,7 +7,7 @@
 
 use super::context::{arg_at_return, arg_register, regs, Answer, ContextName, Cx};
 use crate::arch::x86_64::RET_REG;
-use crate::env::Env;
+use crate::env::{Env, SourceLine};
 use crate::model::site::{AttachPoint, ProgKind, Site};
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
@@ -24,15 +24,18 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     if binary.is_empty() || symbol.is_empty() {
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));
     }
-    if let Some((binary, file, line)) = source_line(binary, symbol) {
+    if let Some((binary, place)) = source_line(binary, symbol) {
+        let written = match place.column {
+            Some(c) => format!("{}:{}:{}", place.file, place.line, c),
+            None => format!("{}:{}", place.file, place.line),
+        };
         if retprobe {
-            return Err(format!(
-                "a uretprobe fires when a function returns: `{file}:{line}` is a source line"
-            ));
+            let msg =
+                format!("a uretprobe fires when a function returns: `{written}` is a source line");
+            return Err(msg);
         }
-        let (path, offset) = env.user_source_line(binary, file, line).map_err(|e| e.to_string())?;
-        let point =
-            AttachPoint::Uprobe { path, symbol: format!("@{file}:{line}"), offset, retprobe };
+        let (path, offset) = env.user_source_line(binary, &place).map_err(|e| e.to_string())?;
+        let point = AttachPoint::Uprobe { path, symbol: format!("@{written}"), offset, retprobe };
         return Ok(vec![Site::new(point, ProgKind::Kprobe)]);
     }
     if retprobe && symbol.contains('+') {
@@ -51,11 +54,17 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     Ok(sites)
 }
 
-/// `BIN@FILE` and `LINE` of `uprobe:BIN@FILE:LINE`, as (BIN, FILE, LINE).
-fn source_line<'a>(binary: &'a str, line: &str) -> Option<(&'a str, &'a str, u64)> {
-    let (binary, file) = binary.rsplit_once('@')?;
-    let line = line.parse().ok()?;
-    (!binary.is_empty() && !file.is_empty()).then_some((binary, file, line))
+/// `uprobe:BIN@FILE:LINE[:COL]` split at its last colon (`binary`, `last`) as BIN and the
+/// source position.
+fn source_line<'a>(binary: &'a str, last: &str) -> Option<(&'a str, SourceLine<'a>)> {
+    let (binary, rest) = binary.rsplit_once('@')?;
+    let last: u64 = last.parse().ok()?;
+    let (file, line, column) = match rest.rsplit_once(':') {
+        Some((file, line)) => (file, line.parse().ok()?, Some(last)),
+        None => (rest, last, None),
+    };
+    let place = SourceLine { file, line, column };
+    (!binary.is_empty() && !file.is_empty()).then_some((binary, place))
 }
 
 /// The functions of `binary` whose names match the glob `pattern`, by name.
@@ -178,12 +187,14 @@ mod tests {
         fn user_source_line(
             &self,
             binary: &str,
-            file: &str,
-            line: u64,
+            place: &SourceLine,
         ) -> Result<(String, u64), EnvError> {
-            match (file, line) {
-                ("prog.c", 22) => Ok((binary.to_string(), 0x1126)),
-                _ => Err(EnvError::NotFound(format!("line {line} of {file} has no code"))),
+            match (place.file, place.line, place.column) {
+                ("prog.c", 22, None) => Ok((binary.to_string(), 0x1126)),
+                ("prog.c", 22, Some(5)) => Ok((binary.to_string(), 0x112a)),
+                (file, line, _) => {
+                    Err(EnvError::NotFound(format!("line {line} of {file} has no code")))
+                }
             }
         }
     }
@@ -217,6 +228,9 @@ mod tests {
         assert_eq!(sites[0].point.describe(), "uprobe:./bin@prog.c:22");
         let err = expand("./bin@prog.c:23", false, &Binary).unwrap_err();
         assert_eq!(err, "line 23 of prog.c has no code");
+        let sites = expand("./bin@prog.c:22:5", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("@prog.c:22:5".into(), 0x112a)]);
+        assert_eq!(sites[0].point.describe(), "uprobe:./bin@prog.c:22:5");
         let err = expand("./bin@prog.c:22", true, &Binary).unwrap_err();
         assert_eq!(err, "a uretprobe fires when a function returns: `prog.c:22` is a source line");
     }
