@@ -106,6 +106,12 @@ pub trait Env {
         let _ = (binary, place);
         Err(EnvError::Unavailable("user debug info is unavailable".into()))
     }
+    /// The name of the function of the user binary `path` that holds file offset `offset`, for
+    /// `func` in a source-line uprobe.
+    fn user_function_at(&self, path: &str, offset: u64) -> Option<String> {
+        let _ = (path, offset);
+        None
+    }
     /// The address and size of `symbol` (a variable, say) in the executable `path` as it is
     /// loaded (its ELF symbol table; not a position-independent one, whose address depends on
     /// the process), for bpftrace's `uaddr("sym")`.

@@ -131,6 +131,14 @@ impl Env for HostEnv {
         Ok((path.to_string_lossy().into_owned(), offset))
     }
 
+    fn user_function_at(&self, path: &str, offset: u64) -> Option<String> {
+        let mut elf = sonde_symbols::ElfSymbols::load(std::path::Path::new(path)).ok()?;
+        let vaddr = elf.file_offset_to_vaddr(offset)?;
+        let name =
+            |elf: &sonde_symbols::ElfSymbols| elf.symbol_at(vaddr).map(|(n, _)| n.to_string());
+        name(&elf).or_else(|| elf.add_debug_symbols().then(|| name(&elf)).flatten())
+    }
+
     fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
         let path = self.locate_binary(binary)?;
         let functions =

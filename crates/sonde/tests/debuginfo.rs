@@ -49,12 +49,12 @@ fn a_stripped_binary_is_probed_by_function_and_by_line_with_its_separate_debug_i
     // Line 17 is work's opening brace (its first byte: di still holds p); line 29 calls it once
     // a loop turn.
     let lines = format!(
-        "uprobe:{bin}@tprog.c:17 {{ printf(\"%s %d\\n\", probe, ((struct pt *)reg(\"di\"))->x); }} uprobe:{bin}@tprog.c:29 {{ @[probe] = count(); }}"
+        "uprobe:{bin}@tprog.c:17 {{ printf(\"%s %s %d\\n\", probe, func, ((struct pt *)reg(\"di\"))->x); }} uprobe:{bin}@tprog.c:29 {{ @[probe] = count(); }}"
     );
     let o = sonde(&["--debuginfo", &ext, &lines, "-c", &format!("{bin} 3")]);
     o.assert_ok();
     let hits: Vec<_> = o.stdout.lines().filter(|l| l.starts_with("uprobe:")).collect();
-    let expected = format!("uprobe:{bin}@tprog.c:17 42");
+    let expected = format!("uprobe:{bin}@tprog.c:17 work 42");
     assert_eq!(hits, [expected.as_str(); 3], "{}", o.describe());
     assert!(o.stdout.contains(&format!("@[uprobe:{bin}@tprog.c:29]: 3\n")), "{}", o.describe());
 

@@ -81,7 +81,7 @@ fn matching_functions(binary: &str, pattern: &str, env: &dyn Env) -> Result<Vec<
 /// What `argN`, `retval` and `regs` mean in a uprobe or uretprobe: registers, untyped (user
 /// binaries bring no BTF).
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
-    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, .. } = site.point else {
+    let AttachPoint::Uprobe { retprobe, ref symbol, ref path, offset } = site.point else {
         return None;
     };
     Some(match name {
@@ -103,7 +103,12 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         // bpftrace's `func` in a uprobe: the function's name, a constant of the site's own
         // program (`sema::check` gives each uprobe naming it one).
         ContextName::Caller => {
-            let name = symbol.clone().into_bytes();
+            // A source line's: the function it is in.
+            let name = match symbol.starts_with('@') {
+                true => cx.env.user_function_at(path, offset).unwrap_or_else(|| symbol.clone()),
+                false => symbol.clone(),
+            };
+            let name = name.into_bytes();
             Ok(cx.expr(TExprKind::Str(name.clone()), Type::Str(name.len() + 1)))
         }
         _ => return None,
