@@ -205,3 +205,18 @@ fn split_dwarf_is_read_from_dwo_files_and_dwp_packages() {
     check_lines(&bin);
     std::mem::forget(pdir); // inside `dir`, removed with it
 }
+
+#[test]
+fn what_is_not_a_binary_or_has_no_dwarf_says_so() {
+    let dir = Dir::new("none");
+    let text = dir.0.join("notes.txt");
+    std::fs::write(&text, "not an ELF file\n").unwrap();
+    let err = DebugInfo::of(&text).err().unwrap();
+    assert!(matches!(err, NoDebugInfo::Unreadable { .. }), "{err}");
+    assert!(err
+        .to_string()
+        .starts_with(&format!("cannot read the debug info of {}: ", text.display())));
+    let bin = dir.build("tprog", &["-g0"]);
+    let err = DebugInfo::of(&bin).err().unwrap();
+    assert_eq!(err.to_string(), format!("{} has no DWARF debug info (none in the file, no separate debug file found): build it with -g, install its debug package, or name its directory with --debuginfo DIR", bin.display()));
+}
