@@ -102,8 +102,18 @@ pub trait Env {
         let _ = binary;
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
-    /// The name of the function holding file offset `offset` of the ELF file `path` (a uprobe
-    /// at an address), for `func`; None when no function does or the file cannot say.
+    /// The file and file offset of a source position in `binary` (found as `user_symbol` finds
+    /// it), from its DWARF line tables, for `uprobe:BIN@FILE:LINE[:COL]`.
+    fn user_source_line(
+        &self,
+        binary: &str,
+        place: &SourceLine,
+    ) -> Result<(String, u64), EnvError> {
+        let _ = (binary, place);
+        Err(EnvError::Unavailable("user debug info is unavailable".into()))
+    }
+    /// The name of the function of the user binary `path` that holds file offset `offset`, for
+    /// `func` in a uprobe at an address or a source line; None when no function does.
     fn user_function_at(&self, path: &str, offset: u64) -> Option<String> {
         let _ = (path, offset);
         None
@@ -122,6 +132,14 @@ pub trait Env {
         let _ = (path, symbol);
         Err(EnvError::Unavailable("user symbols are unavailable".into()))
     }
+}
+
+/// A source position a uprobe names: `FILE:LINE[:COL]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceLine<'a> {
+    pub file: &'a str,
+    pub line: u64,
+    pub column: Option<u64>,
 }
 
 /// `max_strlen` unless the program says: 63 characters and the NUL fill a 64-byte slot of

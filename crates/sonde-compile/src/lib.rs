@@ -25,7 +25,7 @@ pub mod model;
 pub mod provider;
 pub mod sema;
 
-pub use env::{BtfOnly, Env, EnvError, Options};
+pub use env::{BtfOnly, Env, EnvError, Options, SourceLine};
 pub use lower::{lower, Compiled, FunctionDef, MapDef, MapKind, ProgramDef};
 pub use model::{tir, types};
 pub use sema::check;

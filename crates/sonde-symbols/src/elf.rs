@@ -132,8 +132,10 @@ pub struct ElfSymbols {
     /// built on the first address lookup (name lookups do not need it).
     by_addr: OnceLock<Vec<u32>>,
     segments: Vec<Segment>,
-    /// Separate debug file, not read yet.
+    /// Separate debug file found by build-id under /usr/lib/debug.
     debug_file: Option<PathBuf>,
+    /// Whether a separate debug file's symbols were looked for already.
+    debug_read: bool,
 }
 
 impl ElfSymbols {
@@ -152,7 +154,13 @@ impl ElfSymbols {
     /// Adds the symbols of the separate debug file, if there is one not read yet.
     /// Best effort: a broken debug file must not hide the main file's symbols.
     pub fn add_debug_symbols(&mut self) -> bool {
-        let Some(debug) = self.debug_file.take() else {
+        if std::mem::replace(&mut self.debug_read, true) {
+            return false;
+        }
+        // Else wherever the binary's DWARF would be looked for (`--debuginfo` directories,
+        // debuglink), for a fully stripped binary.
+        let found = self.debug_file.take().or_else(|| crate::debuginfo::separate_file(&self.path));
+        let Some(debug) = found else {
             return false;
         };
         let Ok(extra) = read_symbol_parts(&debug).and_then(|d| Self::parse(&debug, &d)) else {
@@ -182,6 +190,7 @@ impl ElfSymbols {
             by_addr: OnceLock::new(),
             segments,
             debug_file: debug_file(data),
+            debug_read: false,
         })
     }
 

@@ -2,6 +2,7 @@
 //! functions (tracefs), ELF symbols for uprobes, finding binaries and libraries
 //! by short name, and turning user-space addresses back into names.
 
+pub mod debuginfo;
 pub mod elf;
 mod elf_read;
 pub mod error;

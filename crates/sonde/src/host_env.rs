@@ -137,6 +137,18 @@ impl Env for HostEnv {
         Ok((target.path.to_string_lossy().into_owned(), target.offset))
     }
 
+    fn user_source_line(
+        &self,
+        binary: &str,
+        place: &sonde_compile::SourceLine,
+    ) -> Result<(String, u64), EnvError> {
+        use sonde_symbols::debuginfo::lines::{line_offset, SourcePlace};
+        let path = self.locate_binary(binary)?;
+        let at = SourcePlace { file: place.file, line: place.line, column: place.column };
+        let (offset, _) = line_offset(&path, &at).map_err(EnvError::NotFound)?;
+        Ok((path.to_string_lossy().into_owned(), offset))
+    }
+
     fn user_functions(&self, binary: &str) -> Result<Vec<String>, EnvError> {
         let path = self.locate_binary(binary)?;
         let functions =

@@ -53,6 +53,7 @@ fn run() -> i32 {
         clap_complete::generate(*shell, &mut cmd, "sonde", &mut std::io::stdout());
         return 0;
     }
+    sonde_symbols::debuginfo::set_search_dirs(cli.debuginfo.clone());
     // Formatting touches nothing of the kernel's or of other runs: it goes first, for any user.
     if cli.fmt {
         return fmt::run(&cli);

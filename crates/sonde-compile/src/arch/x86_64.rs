@@ -13,8 +13,9 @@ pub const IP_REG: usize = 128;
 pub const KPROBE_IP_PAST: u64 = 1;
 
 /// `struct pt_regs`'s registers by the names bpftrace's `reg()` takes (the kernel's field
-/// names), and their offsets: the layout is the kernel's ABI on x86-64.
-pub const REGISTERS: [(&str, usize); 21] = [
+/// names, and bpftrace's `pc` for ip), and their offsets: the layout is the kernel's ABI on
+/// x86-64.
+pub const REGISTERS: [(&str, usize); 22] = [
     ("r15", 0),
     ("r14", 8),
     ("r13", 16),
@@ -32,6 +33,7 @@ pub const REGISTERS: [(&str, usize); 21] = [
     ("di", 112),
     ("orig_ax", 120),
     ("ip", 128),
+    ("pc", 128),
     ("cs", 136),
     ("flags", 144),
     ("sp", 152),

@@ -35,7 +35,8 @@ pub enum AttachPoint {
         offset: u64,
         retprobe: bool,
     },
-    /// An instruction in a user binary: `path` at file offset `offset`; `symbol` as written.
+    /// An instruction in a user binary: `path` at file offset `offset`; `symbol` as written
+    /// (`@FILE:LINE` for a source line).
     Uprobe {
         path: String,
         symbol: String,
@@ -103,6 +104,9 @@ impl AttachPoint {
                 format!("{}:{}", if *retprobe { "kretprobe" } else { "kprobe" }, symbol)
             }
             AttachPoint::Kprobe { symbol, offset, .. } => format!("kprobe:{}+{}", symbol, offset),
+            AttachPoint::Uprobe { path, symbol, .. } if symbol.starts_with('@') => {
+                format!("uprobe:{}{}", path, symbol)
+            }
             AttachPoint::Uprobe { path, symbol, retprobe, .. } => {
                 format!("{}:{}:{}", if *retprobe { "uretprobe" } else { "uprobe" }, path, symbol)
             }

@@ -2,10 +2,12 @@
 //! path or, as in surftrace, a name found on PATH or in the loader's library directories
 //! (`bash:readline`, `libc:fopen`). Arguments are `arg0..arg5`, or by name (`args.n`, at a
 //! function's entry) from the binary's debug info; pointers are user memory.
+//! `uprobe:BINARY@FILE:LINE` (bpftrace's spelling) probes a source line, found in the binary's
+//! DWARF line tables; its site's symbol is `@FILE:LINE`, so the probe reads as written.
 
 use super::context::{arg_at_return, arg_register, regs, Answer, ContextName, Cx};
 use crate::arch::x86_64::RET_REG;
-use crate::env::Env;
+use crate::env::{Env, SourceLine};
 use crate::model::site::{AttachPoint, ProgKind, Site};
 use crate::model::tir::{TExpr, TExprKind};
 use crate::model::types::Type;
@@ -22,6 +24,20 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
     let symbol = &unquoted(symbol);
     if binary.is_empty() || symbol.is_empty() {
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));
+    }
+    if let Some((binary, place)) = source_line(binary, symbol) {
+        let written = match place.column {
+            Some(c) => format!("{}:{}:{}", place.file, place.line, c),
+            None => format!("{}:{}", place.file, place.line),
+        };
+        if retprobe {
+            let msg =
+                format!("a uretprobe fires when a function returns: `{written}` is a source line");
+            return Err(msg);
+        }
+        let (path, offset) = env.user_source_line(binary, &place).map_err(|e| e.to_string())?;
+        let point = AttachPoint::Uprobe { path, symbol: format!("@{written}"), offset, retprobe };
+        return Ok(vec![Site::new(point, ProgKind::Kprobe)]);
     }
     if retprobe && symbol.contains('+') {
         return Err(format!("a uretprobe fires when `{}` returns: it takes no offset", symbol));
@@ -83,9 +99,9 @@ fn unquoted(symbol: &str) -> String {
 }
 
 /// The probed function's name, as bpftrace's `func` gives it: SYMBOL without its `+OFF`, or
-/// the function holding an address (the address itself where no function does).
+/// the function holding an address or a source line (the spec itself where no function does).
 fn function_name(symbol: &str, path: &str, offset: u64, env: &dyn Env) -> String {
-    if is_address(symbol) {
+    if is_address(symbol) || symbol.starts_with('@') {
         return env.user_function_at(path, offset).unwrap_or_else(|| symbol.to_string());
     }
     let is_offset = |off: &str| match off.strip_prefix("0x") {
@@ -124,6 +140,19 @@ fn in_every_mapped_file(symbol: &str, retprobe: bool, env: &dyn Env) -> Result<V
     Ok(sites)
 }
 
+/// `uprobe:BIN@FILE:LINE[:COL]` split at its last colon (`binary`, `last`) as BIN and the
+/// source position.
+fn source_line<'a>(binary: &'a str, last: &str) -> Option<(&'a str, SourceLine<'a>)> {
+    let (binary, rest) = binary.rsplit_once('@')?;
+    let last: u64 = last.parse().ok()?;
+    let (file, line, column) = match rest.rsplit_once(':') {
+        Some((file, line)) => (file, line.parse().ok()?, Some(last)),
+        None => (rest, last, None),
+    };
+    let place = SourceLine { file, line, column };
+    (!binary.is_empty() && !file.is_empty()).then_some((binary, place))
+}
+
 /// The functions of `binary` whose names match the glob `pattern`, by name.
 fn matching_functions(binary: &str, pattern: &str, env: &dyn Env) -> Result<Vec<String>, String> {
     let names = env.user_functions(binary).map_err(|e| e.to_string())?;
@@ -142,6 +171,10 @@ pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
         return None;
     };
     Some(match name {
+        ContextName::Field { .. } if symbol.starts_with('@') => {
+            let msg = "a source-line probe has no `args`: they are named at a function's entry";
+            Err(Diagnostic::error(cx.span, msg))
+        }
         ContextName::Field { field, .. }
             if !retprobe && !symbol.contains('+') && !is_address(symbol) =>
         {
@@ -171,7 +204,7 @@ pub fn param_names(site: &Site, cx: &Cx) -> Option<Result<Vec<String>, Diagnosti
     let AttachPoint::Uprobe { retprobe: false, ref symbol, ref path, .. } = site.point else {
         return None;
     };
-    if symbol.contains('+') || is_address(symbol) {
+    if symbol.contains('+') || is_address(symbol) || symbol.starts_with('@') {
         return None;
     }
     let btf = match cx.env.user_types(path) {
@@ -245,6 +278,19 @@ mod tests {
             let at = names.iter().position(|n| n == symbol);
             at.map(|i| (binary.to_string(), i as u64 * 0x10))
                 .ok_or_else(|| EnvError::NotFound(format!("{binary} has no symbol {symbol}")))
+        }
+        fn user_source_line(
+            &self,
+            binary: &str,
+            place: &SourceLine,
+        ) -> Result<(String, u64), EnvError> {
+            match (place.file, place.line, place.column) {
+                ("prog.c", 22, None) => Ok((binary.to_string(), 0x1126)),
+                ("prog.c", 22, Some(5)) => Ok((binary.to_string(), 0x112a)),
+                (file, line, _) => {
+                    Err(EnvError::NotFound(format!("line {line} of {file} has no code")))
+                }
+            }
         }
     }
 
@@ -358,6 +404,20 @@ mod tests {
         assert_eq!(function_name("operator+", "./bin", 0x24, &Binary), "operator+");
         // An address names itself where the binary cannot say which function holds it.
         assert_eq!(function_name("0x401126", "./bin", 0x1126, &Binary), "0x401126");
+    }
+
+    #[test]
+    fn a_source_line_is_one_site_named_as_written() {
+        let sites = expand("./bin@prog.c:22", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("@prog.c:22".into(), 0x1126)]);
+        assert_eq!(sites[0].point.describe(), "uprobe:./bin@prog.c:22");
+        let err = expand("./bin@prog.c:23", false, &Binary).unwrap_err();
+        assert_eq!(err, "line 23 of prog.c has no code");
+        let sites = expand("./bin@prog.c:22:5", false, &Binary).unwrap();
+        assert_eq!(symbols(&sites), [("@prog.c:22:5".into(), 0x112a)]);
+        assert_eq!(sites[0].point.describe(), "uprobe:./bin@prog.c:22:5");
+        let err = expand("./bin@prog.c:22", true, &Binary).unwrap_err();
+        assert_eq!(err, "a uretprobe fires when a function returns: `prog.c:22` is a source line");
     }
 
     #[test]

@@ -3,17 +3,16 @@
 //! their parameters' names and types (a FUNC_PROTO and a FUNC each), for uprobe arguments. What BTF cannot say
 //! (C++ classes' methods, templates) is left out; a reference to a type left out reads as void.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
-use gimli::{constants as dw, AttributeValue, EndianSlice, LittleEndian, Reader as _};
-use object::{Object, ObjectSection};
+use gimli::{constants as dw, AttributeValue, Reader as _};
 use sonde_btf::builder::Builder;
 
-type R<'a> = EndianSlice<'a, LittleEndian>;
+use crate::debuginfo::{DebugInfo, NoDebugInfo, R};
 
-/// A reference to another type entry: its offset in .debug_info (`None` is void).
-type Ref = Option<usize>;
+/// A reference to another type entry: the number of the DWARF it is in (split DWARF has one a
+/// `.dwo`) and its offset in that DWARF's .debug_info (`None` is void).
+type Ref = Option<(usize, usize)>;
 
 /// One BTF type to write, with its references still DWARF offsets.
 enum Item {
@@ -73,30 +72,23 @@ struct Member {
     bit_size: u32,
 }
 
-/// The DWARF of `file` as a BTF blob.
-pub fn to_btf(file: &object::File) -> Result<Vec<u8>, gimli::Error> {
-    let load = |id: gimli::SectionId| -> Result<Cow<[u8]>, gimli::Error> {
-        Ok(match file.section_by_name(id.name()) {
-            Some(s) => s.uncompressed_data().unwrap_or(Cow::Borrowed(&[])),
-            None => Cow::Borrowed(&[]),
-        })
-    };
-    let sections = gimli::DwarfSections::load(load)?;
-    let dwarf = sections.borrow(|s| EndianSlice::new(s, LittleEndian));
-    let mut c = Collect { items: Vec::new(), ids: HashMap::new() };
-    let mut units = dwarf.units();
-    while let Some(header) = units.next()? {
-        let unit = dwarf.unit(header)?;
+/// A binary's DWARF (split units' included) as a BTF blob.
+pub fn to_btf(info: &DebugInfo) -> Result<Vec<u8>, NoDebugInfo> {
+    let mut c = Collect { items: Vec::new(), ids: HashMap::new(), src: 0 };
+    info.each_unit(|src, dwarf, unit| {
+        c.src = src;
         let mut tree = unit.entries_tree(None)?;
-        c.walk(&dwarf, &unit, tree.root()?)?;
-    }
+        c.walk(dwarf, unit, tree.root()?)
+    })?;
     Ok(c.emit())
 }
 
 struct Collect {
     /// Item `i` becomes BTF type `i + 2`; type 1 is the arrays' index type.
     items: Vec<Item>,
-    ids: HashMap<usize, u32>,
+    ids: HashMap<(usize, usize), u32>,
+    /// The number of the DWARF being walked.
+    src: usize,
 }
 
 impl Collect {
@@ -111,11 +103,11 @@ impl Collect {
         node: gimli::EntriesTreeNode<R>,
     ) -> Result<(), gimli::Error> {
         let e = node.entry();
-        let at = e.offset().to_debug_info_offset(&unit.header).map(|o| o.0);
+        let at = e.offset().to_debug_info_offset(&unit.header).map(|o| (self.src, o.0));
         let tag = e.tag();
         let name = name_of(dwarf, unit, e)?;
         let size = udata(e, dw::DW_AT_byte_size)?.unwrap_or(0) as u32;
-        let ty = reference(unit, e)?;
+        let ty = reference(unit, e, self.src)?;
         let func_name = (tag == dw::DW_TAG_subprogram).then(|| name.clone());
         let item = match tag {
             dw::DW_TAG_base_type => {
@@ -172,7 +164,7 @@ impl Collect {
             let ce = child.entry();
             match (ce.tag(), self.items.get_mut(index)) {
                 (dw::DW_TAG_member, Some(Item::Composite { members, size, .. })) => {
-                    members.push(member(dwarf, unit, ce, *size)?);
+                    members.push(member(dwarf, unit, ce, *size, self.src)?);
                 }
                 (dw::DW_TAG_enumerator, Some(Item::Enum { values, signed, .. })) => {
                     let n = name_of(dwarf, unit, ce)?;
@@ -187,7 +179,7 @@ impl Collect {
                     values.push((n, v));
                 }
                 (dw::DW_TAG_formal_parameter, Some(Item::FuncProto { params, .. })) => {
-                    params.push((name_of(dwarf, unit, ce)?, reference(unit, ce)?));
+                    params.push((name_of(dwarf, unit, ce)?, reference(unit, ce, self.src)?));
                 }
                 (dw::DW_TAG_subrange_type, Some(Item::Array { .. })) => {
                     let len = match (udata(ce, dw::DW_AT_count)?, udata(ce, dw::DW_AT_upper_bound)?)
@@ -300,6 +292,7 @@ fn member(
     unit: &gimli::Unit<R>,
     e: &gimli::DebuggingInformationEntry<R>,
     parent_size: u32,
+    src: usize,
 ) -> Result<Member, gimli::Error> {
     let bit_size = udata(e, dw::DW_AT_bit_size)?.unwrap_or(0) as u32;
     let byte = match e.attr_value(dw::DW_AT_data_member_location)? {
@@ -317,7 +310,7 @@ fn member(
     };
     Ok(Member {
         name: name_of(dwarf, unit, e)?,
-        ty: reference(unit, e)?,
+        ty: reference(unit, e, src)?,
         bit_offset: bit_offset as u32,
         bit_size,
     })
@@ -337,7 +330,7 @@ fn name_of(
     e: &gimli::DebuggingInformationEntry<R>,
 ) -> Result<String, gimli::Error> {
     Ok(match e.attr_value(dw::DW_AT_name)? {
-        Some(v) => dwarf.attr_string(unit, v)?.to_string_lossy().into_owned(),
+        Some(v) => dwarf.attr_string(unit, v)?.to_string_lossy()?.into_owned(),
         None => String::new(),
     })
 }
@@ -353,14 +346,17 @@ fn flag(e: &gimli::DebuggingInformationEntry<R>, at: gimli::DwAt) -> Result<bool
     Ok(matches!(e.attr_value(at)?, Some(AttributeValue::Flag(true))))
 }
 
-/// The entry's `DW_AT_type`, as an offset in .debug_info.
+/// The entry's `DW_AT_type`, as an offset in .debug_info of DWARF number `src`.
 fn reference(
     unit: &gimli::Unit<R>,
     e: &gimli::DebuggingInformationEntry<R>,
+    src: usize,
 ) -> Result<Ref, gimli::Error> {
     Ok(match e.attr_value(dw::DW_AT_type)? {
-        Some(AttributeValue::UnitRef(o)) => o.to_debug_info_offset(&unit.header).map(|o| o.0),
-        Some(AttributeValue::DebugInfoRef(o)) => Some(o.0),
+        Some(AttributeValue::UnitRef(o)) => {
+            o.to_debug_info_offset(&unit.header).map(|o| (src, o.0))
+        }
+        Some(AttributeValue::DebugInfoRef(o)) => Some((src, o.0)),
         _ => None,
     })
 }

@@ -121,6 +121,10 @@ pub struct Cli {
     #[arg(long, value_enum, default_value = "run")]
     pub mode: Mode,
 
+    /// Look for the separate debug info of stripped binaries in DIR too, before the standard places: DIR/.build-id/xx/rest.debug, the binary's .gnu_debuglink name, NAME.debug (bpftrace's --debuginfo; repeatable, or DIR:DIR; a relative DIR is read from the binary's directory, then from the working one).
+    #[arg(long = "debuginfo", value_name = "DIR", value_delimiter = ':')]
+    pub debuginfo: Vec<std::path::PathBuf>,
+
     /// Output format: text, or one JSON object per line (bpftrace's schema).
     #[arg(short = 'f', long, value_enum, default_value = "text")]
     pub format: Format,
