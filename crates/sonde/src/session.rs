@@ -36,20 +36,7 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     let command = cli.command.clone().map(Command::Line);
     // Settled just before the attach: the command's start overlaps the compile and the load.
     let mut target = Target::start(command.as_ref(), &Vec::from_iter(cli.pid))?;
-    let mut opts = Options::new();
-    opts.filter_pid = cli.pid;
-    opts.allow_unsafe = cli.allow_unsafe;
-    opts.exit_silences = true;
-    opts.settings = Config::from_environment(std::env::vars())
-        .map_err(|(name, why)| Failure::Usage(format!("{}: {}", name, why)))?;
-    (opts.params, opts.named) = crate::options::split(&cli.params);
-    opts.child_pid = target.command_pid();
-    opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
-    opts.wall_offset_ns = sonde_kernel::host::clock::realtime_ns()
-        .wrapping_sub(sonde_kernel::host::clock::boottime_ns());
-    // bpftrace's test hook: tseries() reads the time from this map (its runtime tests use it).
-    opts.dummy_ts_map = std::env::var("BPFTRACE_DUMMY_TS_MAP").ok();
-    opts.pid_namespace = sonde_kernel::host::pid_namespace::own();
+    let opts = options(cli, &target)?;
     let env = HostEnv::for_pid(cli.pid).unchecked_uprobes(cli.allow_unsafe);
     let typed =
         sonde_compile::check(&ast, &env, &opts).map_err(|d| Failure::Compile(d, source.clone()))?;
@@ -89,25 +76,9 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
         );
         return Ok(0);
     }
-    // usym() resolves in the -p process or the -c command; the uprobes' executables name
-    // their own addresses once their processes are gone.
-    let uprobed = compiled.programs.iter().flat_map(|p| &p.sites).filter_map(|s| match &s.point {
-        AttachPoint::Uprobe { path, .. } => Some(std::path::Path::new(path.as_str())),
-        _ => None,
-    });
-    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid)).with_executables(uprobed);
-    let mut output = Output::new(
-        cli.format,
-        cli.flame.as_deref(),
-        &source.text,
-        &compiled,
-        &loaded.maps,
-        symbols,
-    )
-    .unbuffered(cli.unbuffer)
-    .max_cat_bytes(typed.max_cat_bytes)
-    .without_warnings(cli.no_warnings)
-    .source_name(&source.name);
+    let mut output = output(cli, &source, &compiled, &loaded, &opts)
+        .max_cat_bytes(typed.max_cat_bytes)
+        .source_name(&source.name);
     let health = output.health();
     let ring = loaded.ring()?;
     let misses = Misses::new(compiled.programs.iter().map(|p| p.name.clone()));
@@ -191,6 +162,47 @@ pub fn run(cli: &Cli, source: SourceFile) -> Result<i32, Failure> {
     }
     detaching.finish();
     Ok(crate::run::conclude(reason, &mut target, &health, lost, cli.keep_going))
+}
+
+/// The compiler's options from the flags, the environment's `BPFTRACE_*` settings and the run's
+/// target and clocks.
+fn options(cli: &Cli, target: &Target) -> Result<Options, Failure> {
+    let mut opts = Options::new();
+    opts.filter_pid = cli.pid;
+    opts.allow_unsafe = cli.allow_unsafe;
+    opts.exit_silences = true;
+    opts.settings = Config::from_environment(std::env::vars())
+        .map_err(|(name, why)| Failure::Usage(format!("{}: {}", name, why)))?;
+    (opts.params, opts.named) = crate::options::split(&cli.params);
+    opts.child_pid = target.command_pid();
+    opts.start_ns = sonde_kernel::host::clock::monotonic_ns();
+    opts.wall_offset_ns = sonde_kernel::host::clock::realtime_ns()
+        .wrapping_sub(sonde_kernel::host::clock::boottime_ns());
+    // bpftrace's test hook: tseries() reads the time from this map (its runtime tests use it).
+    opts.dummy_ts_map = std::env::var("BPFTRACE_DUMMY_TS_MAP").ok();
+    opts.pid_namespace = sonde_kernel::host::pid_namespace::own();
+    Ok(opts)
+}
+
+/// Where the program's records and maps are written, with the flags' format and buffering.
+fn output<'a>(
+    cli: &Cli,
+    source: &'a SourceFile,
+    compiled: &'a Compiled,
+    loaded: &'a Loaded,
+    opts: &Options,
+) -> Output<'a> {
+    // usym() resolves in the -p process or the -c command; the uprobes' executables name
+    // their own addresses once their processes are gone.
+    let uprobed = compiled.programs.iter().flat_map(|p| &p.sites).filter_map(|s| match &s.point {
+        AttachPoint::Uprobe { path, .. } => Some(std::path::Path::new(path.as_str())),
+        _ => None,
+    });
+    let symbols = Symbolizer::new(opts.filter_pid.or(opts.child_pid)).with_executables(uprobed);
+    let format = cli.format;
+    Output::new(format, cli.flame.as_deref(), &source.text, compiled, &loaded.maps, symbols)
+        .unbuffered(cli.unbuffer)
+        .without_warnings(cli.no_warnings)
 }
 
 /// The compiler's warnings (unless `--no-warnings`) and, with `-S`, the typed program.
