@@ -25,3 +25,13 @@ fn an_expression_statement_is_still_checked() {
     let e = checked("tracepoint:syscalls:sys_enter_read { args->nosuchfield; }").unwrap_err();
     assert!(e.iter().any(|m| m.contains("nosuchfield")), "{:?}", e);
 }
+
+/// A tracepoint record's first 8 bytes are out of a BPF program's reach (the kernel's rule; a
+/// syscall tracepoint keeps the registers' address there): its `common_*` header is refused by
+/// name, not by the verifier.
+#[test]
+fn a_tracepoint_header_field_is_refused_by_name() {
+    let e = checked("tracepoint:syscalls:sys_enter_read { @ = args->common_pid; }").unwrap_err();
+    let want = "`common_pid` is in the record's header, which the kernel lets no BPF program read";
+    assert_eq!(e, [want]);
+}

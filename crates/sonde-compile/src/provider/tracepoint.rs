@@ -5,6 +5,7 @@ use super::tracepoint_types::parse_typed;
 use crate::env::{Env, EnvError};
 use crate::model::site::{AttachPoint, ProgKind, Site};
 use sonde_glob::{glob_match, is_glob};
+use sonde_syntax::diag::Diagnostic;
 use std::rc::Rc;
 
 pub fn expand(definition: &str, env: &dyn Env) -> Result<Vec<Site>, String> {
@@ -59,9 +60,24 @@ fn unknown(category: &str, name: &str, env: &dyn Env) -> String {
 /// `args->FIELD` (or `data->FIELD`): a field of the tracepoint's record.
 pub fn context(site: &Site, name: ContextName, cx: &Cx) -> Answer {
     match name {
-        ContextName::Field { field, .. } => {
-            record_field(site, field, cx.span).map(|r| r.map(|f| read_field(site, f, cx)))
-        }
+        ContextName::Field { field, .. } => record_field(site, field, cx.span).map(|r| {
+            let f = r?;
+            match f.offset < HEADER_READABLE_FROM {
+                true => Err(header_field(field, cx.span)),
+                false => Ok(read_field(site, f, cx)),
+            }
+        }),
         _ => None,
     }
+}
+
+/// The kernel lets a tracepoint program read its record only past the first 8 bytes (a syscall
+/// tracepoint's hold the registers' address there, over the `common_*` header).
+const HEADER_READABLE_FROM: usize = 8;
+
+fn header_field(field: &str, span: sonde_syntax::ast::Span) -> Diagnostic {
+    let msg =
+        format!("`{field}` is in the record's header, which the kernel lets no BPF program read");
+    let help = "`pid`, `tid`, `comm` and `cpu` say what the header holds";
+    Diagnostic::error(span, msg).with_help(help)
 }
