@@ -26,18 +26,7 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
         return Err(format!("`{}` is not a uprobe: expected BINARY:SYMBOL", definition));
     }
     if let Some((binary, place)) = source_line(binary, symbol) {
-        let written = match place.column {
-            Some(c) => format!("{}:{}:{}", place.file, place.line, c),
-            None => format!("{}:{}", place.file, place.line),
-        };
-        if retprobe {
-            let msg =
-                format!("a uretprobe fires when a function returns: `{written}` is a source line");
-            return Err(msg);
-        }
-        let (path, offset) = env.user_source_line(binary, &place).map_err(|e| e.to_string())?;
-        let point = AttachPoint::Uprobe { path, symbol: format!("@{written}"), offset, retprobe };
-        return Ok(vec![Site::new(point, ProgKind::Kprobe)]);
+        return line_site(binary, &place, retprobe, env);
     }
     if retprobe && symbol.contains('+') {
         return Err(format!("a uretprobe fires when `{}` returns: it takes no offset", symbol));
@@ -59,6 +48,27 @@ pub fn expand(definition: &str, retprobe: bool, env: &dyn Env) -> Result<Vec<Sit
         sites.push(Site::new(point, ProgKind::Kprobe));
     }
     Ok(sites)
+}
+
+/// The site of `uprobe:BINARY@FILE:LINE[:COL]`, whose symbol is `@FILE:LINE[:COL]` as written.
+fn line_site(
+    binary: &str,
+    place: &SourceLine,
+    retprobe: bool,
+    env: &dyn Env,
+) -> Result<Vec<Site>, String> {
+    let written = match place.column {
+        Some(c) => format!("{}:{}:{}", place.file, place.line, c),
+        None => format!("{}:{}", place.file, place.line),
+    };
+    if retprobe {
+        return Err(format!(
+            "a uretprobe fires when a function returns: `{written}` is a source line"
+        ));
+    }
+    let (path, offset) = env.user_source_line(binary, place).map_err(|e| e.to_string())?;
+    let point = AttachPoint::Uprobe { path, symbol: format!("@{written}"), offset, retprobe };
+    Ok(vec![Site::new(point, ProgKind::Kprobe)])
 }
 
 /// A uretprobe at an address must be at a function's start: elsewhere the return address is not
