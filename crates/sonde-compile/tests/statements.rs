@@ -35,3 +35,14 @@ fn a_tracepoint_header_field_is_refused_by_name() {
     let want = "`common_pid` is in the record's header, which the kernel lets no BPF program read";
     assert_eq!(e, [want]);
 }
+
+/// A statement after `exit()`, `return`, `break` or `continue` in its block never runs: a
+/// warning at it, once a block.
+#[test]
+fn a_statement_after_exit_is_warned_about() {
+    let w = checked("interval:ms:100 { @ = 1; exit(); @ = 2; @ = 3; }").unwrap();
+    assert_eq!(w, ["this statement is never reached: `exit()` before it ends the probe"]);
+    let w = checked("BEGIN { while (1) { break; @ = 1; } }").unwrap();
+    assert_eq!(w, ["this statement is never reached: `break` before it leaves the loop"]);
+    assert!(checked("BEGIN { if (1) { exit(); } @ = 1; }").unwrap().is_empty());
+}

@@ -9,6 +9,19 @@ use crate::model::types::Type;
 use sonde_syntax::ast::{BinOp, Block, Expr, ExprKind, ForIter, Span, Stmt, StmtKind, TypeName};
 use sonde_syntax::diag::Diagnostic;
 
+/// What the statement does when it leaves its block whatever follows.
+fn leaves_block(s: &Stmt) -> Option<(&'static str, &'static str)> {
+    match &s.kind {
+        StmtKind::Return | StmtKind::ReturnValue(_) => Some(("return", "returns")),
+        StmtKind::Break => Some(("break", "leaves the loop")),
+        StmtKind::Continue => Some(("continue", "starts the loop's next round")),
+        StmtKind::Expr(Expr { kind: ExprKind::Call { name, .. }, .. }) if name == "exit" => {
+            Some(("exit()", "ends the probe"))
+        }
+        _ => None,
+    }
+}
+
 /// bpftrace's limit on `unroll(N)`.
 const MAX_UNROLL: i64 = 100;
 
@@ -39,7 +52,20 @@ impl Checker<'_> {
 
     /// A block's statements, its `let` variables ending with it.
     pub(super) fn scoped(&mut self, b: &Block) -> Vec<TStmt> {
+        self.warn_unreachable(&b.stmts);
         self.in_scope(|c| b.stmts.iter().filter_map(|s| c.stmt(s)).collect())
+    }
+
+    /// A statement after one that leaves its block (`exit()`, `return`, `break`, `continue`)
+    /// never runs: said once, as bpftrace and C compilers say it.
+    fn warn_unreachable(&mut self, stmts: &[Stmt]) {
+        let Some(at) = stmts.iter().position(|s| leaves_block(s).is_some()) else { return };
+        let (Some(next), Some(how)) = (stmts.get(at + 1), leaves_block(&stmts[at])) else {
+            return;
+        };
+        let (word, what) = how;
+        let msg = format!("this statement is never reached: `{word}` before it {what}");
+        self.warn(Diagnostic::warning(next.span, msg));
     }
 
     /// `f`'s result, the variables it declares with `let` ending with it.
