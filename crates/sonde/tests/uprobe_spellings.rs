@@ -166,6 +166,15 @@ fn a_flat_binary_is_probed_at_a_file_offset_with_unsafe() {
     assert_eq!((o.int("@n"), o.int("@s")), (4, 10), "{}", o.describe());
 }
 
+/// Waits until process `pid` runs `bin`: until its exec, it maps the test's own binary.
+fn exec_done(pid: &str, bin: &Path) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() != Some(bin) {
+        assert!(std::time::Instant::now() < deadline, "{pid} did not exec {}", bin.display());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// A process calling `target` every 10 ms until killed.
 struct Looping(Child);
 
@@ -182,6 +191,7 @@ fn a_star_binary_is_every_file_of_the_process() {
     let bin = program();
     let looping = Looping(Command::new(&bin).arg("loop").spawn().unwrap());
     let pid = looping.0.id().to_string();
+    exec_done(&pid, &bin);
     for spec in ["target", "targ*"] {
         let program =
             format!("uprobe:*:{spec} {{ printf(\"%s %d\\n\", func, arg0 > 0); exit(); }}");
@@ -215,11 +225,7 @@ fn a_path_in_the_process_mount_namespace() {
     let looping = Looping(child);
     let pid = looping.0.id().to_string();
     let inside = dir.join("prog");
-    let ours = std::time::Instant::now();
-    while std::fs::read_link(format!("/proc/{pid}/exe")).map_or(true, |e| e != inside) {
-        assert!(ours.elapsed() < Duration::from_secs(10), "the process never ran {inside:?}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    exec_done(&pid, &inside);
     assert!(!inside.exists(), "{inside:?} is visible outside the process's namespace");
     let program =
         format!("uprobe:{}:target {{ printf(\"%s\\n\", func); exit(); }}", inside.display());
